@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sieve: `make` builds the module, libsieve, the CLI and the BPF objects;
+# `make test` runs every suite; `make demo`; `make bench`. Quiet unless V=1.
+
+.DELETE_ON_ERROR:
+.DEFAULT_GOAL := all
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+MAKEFLAGS += --no-print-directory
+endif
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+RESULTS := $(BUILD)/test-results
+
+# The kernel to build the module for: the running kernel's headers where
+# they exist, else the newest Debian linux-headers-*-amd64 tree.
+DEBIAN_KDIR = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),$(DEBIAN_KDIR))
+
+CC ?= cc
+CLANG ?= clang
+CFLAGS ?= -O2 -g
+SIEVE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
+	-I$(TOP)/include/uapi -I$(TOP)/userspace/lib -I$(TOP)/kmod
+
+# The filter cores: compiled unchanged into sieve.ko and into userspace.
+CORE_SRCS := kmod/filter.c kmod/bloom.c kmod/blocked_bloom.c kmod/cuckoo.c kmod/sizing.c
+CORE_HDRS := kmod/filter.h kmod/sieve_env.h kmod/fixedpoint.h userspace/lib/jhash.h \
+	include/uapi/linux/sieve.h
+CORE_OBJS := $(patsubst kmod/%.c,$(BUILD)/core/%.o,$(CORE_SRCS))
+
+LIB_SRCS := $(wildcard userspace/lib/*.c)
+LIB_OBJS := $(patsubst userspace/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+CLI_SRCS := $(wildcard userspace/cli/*.c)
+CLI_OBJS := $(patsubst userspace/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
+
+.PHONY: all module user bpf deps test demo bench clean
+all: module user bpf
+
+module:
+	$(call msg,KBUILD,kmod/sieve.ko)
+	$(Q)test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 2; }
+	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) $(if $(filter 1,$(V)),V=1) modules >$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
+
+user: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
+
+$(BUILD)/core/%.o: kmod/%.c $(CORE_HDRS)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
+
+$(BUILD)/lib/%.o: userspace/lib/%.c $(CORE_HDRS) $(wildcard userspace/lib/*.h)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
+
+$(BUILD)/cli/%.o: userspace/cli/%.c $(CORE_HDRS) $(wildcard userspace/lib/*.h userspace/cli/*.h)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
+
+$(BUILD)/libsieve.a: $(CORE_OBJS) $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libsieve.so: $(CORE_OBJS) $(LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libsieve.so.0 -o $@ $^
+
+$(BUILD)/sieve: $(CLI_OBJS) $(BUILD)/libsieve.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libsieve.a
+
+# BPF: an XDP program that passes everything, for now.
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+bpf: $(BPF_OBJS)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*.h)
+	$(call msg,BPF,$<)
+	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -target bpf -D__TARGET_ARCH_x86 \
+		-I$(TOP)/include -I$(TOP)/include/uapi -c $< -o $@
+
+# Debian packages the build, the tests and the demo need. Idempotent, and
+# silent when everything is there.
+DEB_PACKAGES := make gcc libc6-dev clang llvm libbpf-dev libelf-dev zlib1g-dev \
+	linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
+	pkg-config kmod
+deps:
+	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS     installing:$$missing"; \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo apt-get update -qq >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+		|| { echo "make deps: apt-get install$$missing failed" >&2; exit 2; }; \
+	fi
+
+# Every suite writes "PASSED FAILED" to $(RESULTS)/<suite>; `make test`
+# runs them all, even after a failure, and sums them up.
+SUITES := unit vm
+test: deps
+	$(Q)rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	$(Q)status=0; for s in $(SUITES); do $(MAKE) test-$$s || status=1; done; \
+		tests/summarize.sh $(RESULTS) $(SUITES) || status=1; exit $$status
+
+include tests/unit/unit.mk
+include tests/vm/vm.mk
+include tests/bench/bench.mk
+
+demo: deps user
+	$(Q)userspace/cli/demo.sh $(BUILD)/sieve
+
+clean:
+	$(Q)if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean >/dev/null; fi
+	$(Q)rm -rf $(BUILD)

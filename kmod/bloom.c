@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classic Bloom filter: m bits, k probes per key spread over the whole
+ * bitmap. m may be any value from 64 up, not only a power of two: a probe
+ * is mapped onto [0, m) by multiply-shift (Lemire's "fast range"), which is
+ * as uniform as '%' and costs one multiplication instead of a division.
+ */
+#include "filter.h"
+#include "fixedpoint.h"
+
+struct sieve_bloom {
+	struct sieve_filter filter;
+	unsigned long bits[];
+};
+
+static struct sieve_bloom *to_bloom(const struct sieve_filter *f)
+{
+	return container_of(f, struct sieve_bloom, filter);
+}
+
+/* [0, range) from the top bits of a 64-bit hash. */
+static inline u64 reduce(u64 x, u64 range)
+{
+	return mul_u64_u64_shr(x, range, 64);
+}
+
+/*
+ * Double hashing (Kirsch and Mitzenmacher): probe i is h1 + i * h2, which
+ * keeps the false-positive rate of k independent hashes. The step is a
+ * bijective mix of the whole 64-bit hash, so the top bits that reduce()
+ * uses differ between the first probe and the step.
+ */
+static inline u64 probe_step(u64 h)
+{
+	return (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
+}
+
+static int bloom_add(struct sieve_filter *f, const void *key, u32 len)
+{
+	struct sieve_bloom *bf = to_bloom(f);
+	u64 h = sieve_hash64(key, len, f->geo.seed);
+	u64 step = probe_step(h);
+	bool present = true;
+	u32 i;
+
+	for (i = 0; i < f->geo.nhashes; i++, h += step) {
+		u64 bit = reduce(h, f->geo.nbits);
+
+		/* Test first: a bit already set costs no atomic write. */
+		if (!test_bit(bit, bf->bits) && !test_and_set_bit(bit, bf->bits))
+			present = false;
+	}
+	return present;
+}
+
+static bool bloom_contains(const struct sieve_filter *f, const void *key, u32 len)
+{
+	const struct sieve_bloom *bf = to_bloom(f);
+	u64 h = sieve_hash64(key, len, f->geo.seed);
+	u64 step = probe_step(h);
+	u32 i;
+
+	for (i = 0; i < f->geo.nhashes; i++, h += step)
+		if (!test_bit(reduce(h, f->geo.nbits), bf->bits))
+			return false;
+	return true;
+}
+
+static u32 bloom_count(const struct sieve_filter *f, const void *key, u32 len)
+{
+	return bloom_contains(f, key, len);
+}
+
+static int bloom_del(struct sieve_filter *f, const void *key, u32 len)
+{
+	return -EOPNOTSUPP;
+}
+
+static u64 bloom_words(const struct sieve_filter *f)
+{
+	return f->table_bytes / sizeof(unsigned long);
+}
+
+static void bloom_clear(struct sieve_filter *f)
+{
+	memset(to_bloom(f)->bits, 0, f->table_bytes);
+}
+
+static int bloom_merge(struct sieve_filter *dst, const struct sieve_filter *src)
+{
+	sieve_words_or(to_bloom(dst)->bits, to_bloom(src)->bits, bloom_words(dst));
+	return 0;
+}
+
+/* Bits past nbits in the last word are never set. */
+static u64 bloom_bits_set(const struct sieve_filter *f)
+{
+	return sieve_words_weight(to_bloom(f)->bits, bloom_words(f));
+}
+
+/*
+ * With X of m bits set by k probes per key, n = -(m / k) * ln(1 - X / m)
+ * (Swamidass and Baldi), computed as (m / k) * ln 2 * log2(m / (m - X)).
+ * A full bitmap says nothing about n: it is read as one bit short of full.
+ */
+static u64 bloom_estimate_items(const struct sieve_filter *f)
+{
+	u64 m = f->geo.nbits, set = min(bloom_bits_set(f), m - 1);
+	u64 log_ratio = fx32_log2(m) - fx32_log2(m - set);	/* Q32 */
+
+	return div64_u64(mul_u64_u64_shr(mul_u64_u64_shr(m, log_ratio, 32),
+					 FX32_LN2, 32), f->geo.nhashes);
+}
+
+/* A query hits k bits, each set with probability X / m. */
+static u32 bloom_fpr_ppb(const struct sieve_filter *f)
+{
+	u64 fill = fx62_div(bloom_bits_set(f), f->geo.nbits);
+
+	return fx62_to_ppb(fx62_pow(fill, f->geo.nhashes));
+}
+
+static const struct sieve_filter_ops sieve_bloom_ops = {
+	.add = bloom_add,
+	.contains = bloom_contains,
+	.del = bloom_del,
+	.count = bloom_count,
+	.clear = bloom_clear,
+	.merge = bloom_merge,
+	.estimate_items = bloom_estimate_items,
+	.fpr_ppb = bloom_fpr_ppb,
+};
+
+int sieve_bloom_check(const struct sieve_geometry *geo, u64 *table_bytes)
+{
+	if (geo->nbits < 64 || geo->nhashes < 1 || geo->nhashes > SIEVE_MAX_HASHES ||
+	    geo->nbuckets || geo->fp_bits)
+		return -EINVAL;
+	if (geo->nbits > SIEVE_MAX_TABLE_BYTES * 8)
+		return -E2BIG;
+	/* Whole words: the bit operations work a word at a time. */
+	*table_bytes = DIV_ROUND_UP_ULL(geo->nbits, BITS_PER_LONG) * sizeof(unsigned long);
+	if (*table_bytes > SIEVE_MAX_TABLE_BYTES)
+		return -E2BIG;
+	return 0;
+}
+
+struct sieve_filter *sieve_bloom_alloc(const struct sieve_geometry *geo, u64 table_bytes)
+{
+	struct sieve_bloom *bf;
+	u64 bytes;
+
+	if (check_add_overflow((u64)sizeof(*bf), table_bytes, &bytes))
+		return NULL;
+	bf = sieve_zalloc(bytes);
+	if (!bf)
+		return NULL;
+	bf->filter.ops = &sieve_bloom_ops;
+	bf->filter.alloc_bytes = bytes;
+	return &bf->filter;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter:
+ * Practically Better Than Bloom"): buckets of 4 fingerprints of f bits,
+ * f from 4 to 16, packed tightly: bucket i lives at bit 4 * f * i, so a
+ * 12-bit table costs 12 bits a slot. A key may sit in bucket i1 or
+ * i2 = i1 ^ hash(fingerprint) (partial-key cuckoo hashing: either bucket
+ * and the fingerprint give the other, so entries can be moved without the
+ * key). Unlike Bloom filters, keys can be deleted and counted.
+ *
+ * Writers (add, delete, clear) must be serialized by the caller; see
+ * filter.h for readers.
+ */
+#include "filter.h"
+#include "fixedpoint.h"
+
+/*
+ * Kicks before an insert gives up and parks the last homeless fingerprint
+ * in the victim slot; 500 is the reference implementation's bound, and
+ * reaches 95-98% load with 4-slot buckets.
+ */
+#define CUCKOO_MAX_KICKS	500
+
+/**
+ * struct sieve_cuckoo - a cuckoo filter
+ * @filter: the common head.
+ * @nitems: fingerprints stored, the victim included.
+ * @bucket_mask: nbuckets - 1.
+ * @slot_mask: (1 << fp_bits) - 1.
+ * @bucket_mask_bits: the 4 * fp_bits bits of one bucket.
+ * @rng: xorshift32 state: picks which slot to kick (deterministic per seed).
+ * @victim_used: a fingerprint is parked in the victim slot: the table is full.
+ * @victim_fp: the parked fingerprint.
+ * @victim_bucket: one of its two buckets.
+ * @table: the buckets, plus 8 bytes so every bucket can be read as one
+ *	unaligned 64-bit word (a bucket is at most 64 bits and starts on a
+ *	4-bit boundary, so it never straddles more than 8 bytes).
+ *
+ * Protected by the caller's writer lock.
+ */
+struct sieve_cuckoo {
+	struct sieve_filter filter;
+	u64 nitems;
+	u32 bucket_mask;
+	u32 slot_mask;
+	u64 bucket_mask_bits;
+	u32 rng;
+	bool victim_used;
+	u16 victim_fp;
+	u32 victim_bucket;
+	u8 table[];
+};
+
+static struct sieve_cuckoo *to_cuckoo(const struct sieve_filter *f)
+{
+	return container_of(f, struct sieve_cuckoo, filter);
+}
+
+static u64 bucket_read(const struct sieve_cuckoo *cf, u32 i)
+{
+	u64 bit = (u64)i * SIEVE_CUCKOO_SLOTS * cf->filter.geo.fp_bits;
+
+	return (get_unaligned_le64(cf->table + bit / 8) >> (bit % 8)) & cf->bucket_mask_bits;
+}
+
+static void bucket_write(struct sieve_cuckoo *cf, u32 i, u64 bucket)
+{
+	u64 bit = (u64)i * SIEVE_CUCKOO_SLOTS * cf->filter.geo.fp_bits;
+	u8 *p = cf->table + bit / 8;
+	u64 mask = cf->bucket_mask_bits << (bit % 8);
+	u64 word = get_unaligned_le64(p);
+
+	put_unaligned_le64((word & ~mask) | (bucket << (bit % 8)), p);
+}
+
+static u32 slot_get(const struct sieve_cuckoo *cf, u64 bucket, u32 slot)
+{
+	return (bucket >> (slot * cf->filter.geo.fp_bits)) & cf->slot_mask;
+}
+
+static u64 slot_set(const struct sieve_cuckoo *cf, u64 bucket, u32 slot, u32 fp)
+{
+	u32 shift = slot * cf->filter.geo.fp_bits;
+
+	return (bucket & ~((u64)cf->slot_mask << shift)) | ((u64)fp << shift);
+}
+
+/* The other bucket of a fingerprint: an involution, as i ^ x ^ x == i. */
+static u32 alt_bucket(const struct sieve_cuckoo *cf, u32 i, u32 fp)
+{
+	return (i ^ (u32)(((u64)fp * 0x9e3779b97f4a7c15ULL) >> 32)) & cf->bucket_mask;
+}
+
+/*
+ * The fingerprint comes from the top half of the hash, spread over
+ * 1..2^f-1 by multiply-shift (0 marks an empty slot); the bucket from the
+ * bottom half, which is an independent jhash.
+ */
+static void key_place(const struct sieve_cuckoo *cf, const void *key, u32 len,
+		      u32 *fp, u32 *i1, u32 *i2)
+{
+	u64 h = sieve_hash64(key, len, cf->filter.geo.seed);
+
+	*fp = (u32)(((h >> 32) * cf->slot_mask) >> 32) + 1;
+	*i1 = (u32)h & cf->bucket_mask;
+	*i2 = alt_bucket(cf, *i1, *fp);
+}
+
+static u32 bucket_count(const struct sieve_cuckoo *cf, u32 i, u32 fp)
+{
+	u64 bucket = bucket_read(cf, i);
+	u32 slot, n = 0;
+
+	for (slot = 0; slot < SIEVE_CUCKOO_SLOTS; slot++)
+		n += slot_get(cf, bucket, slot) == fp;
+	return n;
+}
+
+static u32 cuckoo_count_at(const struct sieve_cuckoo *cf, u32 fp, u32 i1, u32 i2)
+{
+	u32 n = bucket_count(cf, i1, fp);
+
+	if (i2 != i1)
+		n += bucket_count(cf, i2, fp);
+	if (cf->victim_used && cf->victim_fp == fp &&
+	    (cf->victim_bucket == i1 || cf->victim_bucket == i2))
+		n++;
+	return n;
+}
+
+/* Replaces the first slot holding @old in bucket @i by @new; false if none. */
+static bool bucket_replace(struct sieve_cuckoo *cf, u32 i, u32 old, u32 new)
+{
+	u64 bucket = bucket_read(cf, i);
+	u32 slot;
+
+	for (slot = 0; slot < SIEVE_CUCKOO_SLOTS; slot++) {
+		if (slot_get(cf, bucket, slot) == old) {
+			bucket_write(cf, i, slot_set(cf, bucket, slot, new));
+			return true;
+		}
+	}
+	return false;
+}
+
+static u32 next_random(struct sieve_cuckoo *cf)
+{
+	u32 x = cf->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	cf->rng = x;
+	return x;
+}
+
+/*
+ * Stores @fp in bucket @i or its alternate, kicking a random resident to
+ * its own alternate when both are full. After CUCKOO_MAX_KICKS the
+ * fingerprint left in hand is parked in the victim slot: nothing is lost,
+ * and the table reports itself full until a delete makes room.
+ */
+static void cuckoo_place(struct sieve_cuckoo *cf, u32 i, u32 fp)
+{
+	u32 kick;
+
+	if (bucket_replace(cf, i, 0, fp))
+		return;
+	i = alt_bucket(cf, i, fp);
+	for (kick = 0; kick < CUCKOO_MAX_KICKS; kick++) {
+		u64 bucket;
+		u32 slot, evicted;
+
+		if (bucket_replace(cf, i, 0, fp))
+			return;
+		bucket = bucket_read(cf, i);
+		slot = next_random(cf) % SIEVE_CUCKOO_SLOTS;
+		evicted = slot_get(cf, bucket, slot);
+		bucket_write(cf, i, slot_set(cf, bucket, slot, fp));
+		fp = evicted;
+		i = alt_bucket(cf, i, fp);
+	}
+	cf->victim_used = true;
+	cf->victim_fp = fp;
+	cf->victim_bucket = i;
+}
+
+static int cuckoo_add(struct sieve_filter *f, const void *key, u32 len)
+{
+	struct sieve_cuckoo *cf = to_cuckoo(f);
+	u32 fp, i1, i2, copies;
+
+	if (cf->victim_used)
+		return -ENOSPC;
+	key_place(cf, key, len, &fp, &i1, &i2);
+	copies = cuckoo_count_at(cf, fp, i1, i2);
+	/* Its two buckets hold nothing else: kicking could only go round. */
+	if (copies >= (i1 == i2 ? 1 : 2) * SIEVE_CUCKOO_SLOTS)
+		return -ENOSPC;
+	cuckoo_place(cf, i1, fp);
+	cf->nitems++;
+	return copies > 0;
+}
+
+static bool cuckoo_contains(const struct sieve_filter *f, const void *key, u32 len)
+{
+	const struct sieve_cuckoo *cf = to_cuckoo(f);
+	u32 fp, i1, i2;
+
+	key_place(cf, key, len, &fp, &i1, &i2);
+	return bucket_count(cf, i1, fp) || bucket_count(cf, i2, fp) ||
+	       (cf->victim_used && cf->victim_fp == fp &&
+		(cf->victim_bucket == i1 || cf->victim_bucket == i2));
+}
+
+static u32 cuckoo_count(const struct sieve_filter *f, const void *key, u32 len)
+{
+	const struct sieve_cuckoo *cf = to_cuckoo(f);
+	u32 fp, i1, i2;
+
+	key_place(cf, key, len, &fp, &i1, &i2);
+	return cuckoo_count_at(cf, fp, i1, i2);
+}
+
+static int cuckoo_del(struct sieve_filter *f, const void *key, u32 len)
+{
+	struct sieve_cuckoo *cf = to_cuckoo(f);
+	u32 fp, i1, i2;
+
+	key_place(cf, key, len, &fp, &i1, &i2);
+	if (cf->victim_used && cf->victim_fp == fp &&
+	    (cf->victim_bucket == i1 || cf->victim_bucket == i2)) {
+		cf->victim_used = false;
+		cf->nitems--;
+		return 0;
+	}
+	if (!bucket_replace(cf, i1, fp, 0) && !bucket_replace(cf, i2, fp, 0))
+		return -ENOENT;
+	cf->nitems--;
+	/* A slot is free now: give the parked fingerprint another chance. */
+	if (cf->victim_used) {
+		cf->victim_used = false;
+		cuckoo_place(cf, cf->victim_bucket, cf->victim_fp);
+	}
+	return 0;
+}
+
+static void cuckoo_clear(struct sieve_filter *f)
+{
+	struct sieve_cuckoo *cf = to_cuckoo(f);
+
+	memset(cf->table, 0, f->table_bytes);
+	cf->nitems = 0;
+	cf->victim_used = false;
+}
+
+static int cuckoo_merge(struct sieve_filter *dst, const struct sieve_filter *src)
+{
+	return -EOPNOTSUPP;
+}
+
+static u64 cuckoo_estimate_items(const struct sieve_filter *f)
+{
+	return to_cuckoo(f)->nitems;
+}
+
+static u32 cuckoo_fpr_ppb(const struct sieve_filter *f)
+{
+	return sieve_expected_fpr_ppb(&f->geo, to_cuckoo(f)->nitems);
+}
+
+static const struct sieve_filter_ops sieve_cuckoo_ops = {
+	.add = cuckoo_add,
+	.contains = cuckoo_contains,
+	.del = cuckoo_del,
+	.count = cuckoo_count,
+	.clear = cuckoo_clear,
+	.merge = cuckoo_merge,
+	.estimate_items = cuckoo_estimate_items,
+	.fpr_ppb = cuckoo_fpr_ppb,
+};
+
+int sieve_cuckoo_check(const struct sieve_geometry *geo, u64 *table_bytes)
+{
+	u64 bits;
+
+	if (geo->nbuckets < 2 || !is_power_of_2(geo->nbuckets) ||
+	    geo->fp_bits < SIEVE_CUCKOO_MIN_FP_BITS ||
+	    geo->fp_bits > SIEVE_CUCKOO_MAX_FP_BITS || geo->nbits || geo->nhashes)
+		return -EINVAL;
+	if (check_mul_overflow(geo->nbuckets, (u64)SIEVE_CUCKOO_SLOTS * geo->fp_bits, &bits) ||
+	    bits / 8 + 8 > SIEVE_MAX_TABLE_BYTES)
+		return -E2BIG;
+	*table_bytes = DIV_ROUND_UP_ULL(bits, 8) + 8;
+	return 0;
+}
+
+struct sieve_filter *sieve_cuckoo_alloc(const struct sieve_geometry *geo, u64 table_bytes)
+{
+	struct sieve_cuckoo *cf;
+	u64 bytes;
+
+	if (check_add_overflow((u64)sizeof(*cf), table_bytes, &bytes))
+		return NULL;
+	cf = sieve_zalloc(bytes);
+	if (!cf)
+		return NULL;
+	cf->bucket_mask = geo->nbuckets - 1;
+	cf->slot_mask = (1U << geo->fp_bits) - 1;
+	cf->bucket_mask_bits = geo->fp_bits * SIEVE_CUCKOO_SLOTS == 64 ? U64_MAX :
+			       (1ULL << (geo->fp_bits * SIEVE_CUCKOO_SLOTS)) - 1;
+	cf->rng = geo->seed | 1;	/* xorshift must not start at 0 */
+	cf->filter.ops = &sieve_cuckoo_ops;
+	cf->filter.alloc_bytes = bytes;
+	return &cf->filter;
+}

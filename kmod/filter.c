@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every filter type shares: geometry checks, creation, destruction
+ * and merging, dispatched to the type's own file.
+ */
+#include "filter.h"
+
+int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes)
+{
+	switch (geo->type) {
+	case SIEVE_BLOOM:
+		return sieve_bloom_check(geo, table_bytes);
+	case SIEVE_BLOCKED_BLOOM:
+		return sieve_blocked_bloom_check(geo, table_bytes);
+	case SIEVE_CUCKOO:
+		return sieve_cuckoo_check(geo, table_bytes);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* On error *@out is left as it was and nothing stays allocated. */
+int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **out)
+{
+	struct sieve_filter *f;
+	u64 table_bytes;
+	int err;
+
+	err = sieve_geometry_check(geo, &table_bytes);
+	if (err)
+		return err;
+	switch (geo->type) {
+	case SIEVE_BLOOM:
+		f = sieve_bloom_alloc(geo, table_bytes);
+		break;
+	case SIEVE_BLOCKED_BLOOM:
+		f = sieve_blocked_bloom_alloc(geo, table_bytes);
+		break;
+	default:
+		f = sieve_cuckoo_alloc(geo, table_bytes);
+		break;
+	}
+	if (!f)
+		return -ENOMEM;
+	f->geo = *geo;
+	f->table_bytes = table_bytes;
+	*out = f;
+	return 0;
+}
+
+/* Every type is one allocation, header and table together. */
+void sieve_filter_destroy(struct sieve_filter *f)
+{
+	sieve_free(f);
+}
+
+/*
+ * Union is a plain OR of two tables, which is only meaningful when every
+ * key maps to the same bits in both: same type, size, probes and seed.
+ */
+int sieve_filter_merge(struct sieve_filter *dst, const struct sieve_filter *src)
+{
+	if (memcmp(&dst->geo, &src->geo, sizeof(dst->geo)))
+		return -EINVAL;
+	return dst->ops->merge(dst, src);
+}
+
+void sieve_words_or(unsigned long *to, const unsigned long *from, u64 nwords)
+{
+	u64 i;
+
+	for (i = 0; i < nwords; i++) {
+		to[i] |= READ_ONCE(from[i]);
+		if ((i & 4095) == 4095)
+			cond_resched();
+	}
+}
+
+u64 sieve_words_weight(const unsigned long *words, u64 nwords)
+{
+	u64 i, set = 0;
+
+	for (i = 0; i < nwords; i++) {
+		set += hweight_long(READ_ONCE(words[i]));
+		if ((i & 4095) == 4095)
+			cond_resched();
+	}
+	return set;
+}

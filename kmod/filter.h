@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filter cores' common interface.
+ *
+ * A filter is a struct sieve_filter at the head of a type-specific struct,
+ * driven through an ops table. The cores do no locking of their own:
+ *  - Bloom and blocked Bloom: add, contains and count are safe to run
+ *    concurrently with each other (bits are set with atomic bit operations
+ *    and never cleared by them); clear and merge need exclusive access.
+ *  - Cuckoo: every write (add, delete, clear) needs exclusive access against
+ *    other writes; a contains that runs during a write may miss a key that is
+ *    being moved, so readers concurrent with writers must retry (seqcount).
+ * Functions that may walk the whole table (clear, merge, estimate_items,
+ * fpr_ppb) may sleep in the kernel; the others never sleep.
+ */
+#ifndef SIEVE_FILTER_H
+#define SIEVE_FILTER_H
+
+#include "sieve_env.h"
+#include <linux/sieve.h>
+
+struct sieve_filter;
+
+/**
+ * struct sieve_filter_ops - what each filter type implements
+ * @add: insert a key. Returns 1 if the key may have been present already
+ *	(for dedup: test-and-set), 0 if it was certainly new, -ENOSPC if a
+ *	cuckoo table is full (nothing stored before is lost).
+ * @contains: true if the key may be present; never false for a stored key.
+ * @del: remove one copy of a key: 0, -ENOENT if not found, -EOPNOTSUPP for
+ *	the Bloom types.
+ * @count: copies of the key that may be present (Bloom types: 0 or 1).
+ * @clear: forget every key; geometry and seed stay.
+ * @merge: OR @src into @dst; the caller has checked the geometries match.
+ * @estimate_items: items stored (exact for cuckoo, estimated from the fill
+ *	ratio for the Bloom types).
+ * @fpr_ppb: false-positive rate of a query now, in parts per billion.
+ */
+struct sieve_filter_ops {
+	int (*add)(struct sieve_filter *f, const void *key, u32 len);
+	bool (*contains)(const struct sieve_filter *f, const void *key, u32 len);
+	int (*del)(struct sieve_filter *f, const void *key, u32 len);
+	u32 (*count)(const struct sieve_filter *f, const void *key, u32 len);
+	void (*clear)(struct sieve_filter *f);
+	int (*merge)(struct sieve_filter *dst, const struct sieve_filter *src);
+	u64 (*estimate_items)(const struct sieve_filter *f);
+	u32 (*fpr_ppb)(const struct sieve_filter *f);
+};
+
+/**
+ * struct sieve_filter - head of every filter
+ * @ops: the type's operations.
+ * @geo: the geometry the filter was created with (seed included).
+ * @table_bytes: size of the table (bitmap or buckets) in bytes.
+ * @alloc_bytes: everything allocated for the filter, header included.
+ */
+struct sieve_filter {
+	const struct sieve_filter_ops *ops;
+	struct sieve_geometry geo;
+	u64 table_bytes;
+	u64 alloc_bytes;
+};
+
+/* 64 bits of hash from the kernel's jhash: two passes with related seeds. */
+static inline u64 sieve_hash64(const void *key, u32 len, u32 seed)
+{
+	return (u64)jhash(key, len, seed) << 32 | jhash(key, len, ~seed);
+}
+
+int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes);
+int sieve_filter_create(const struct sieve_geometry *geo,
+			struct sieve_filter **out);
+void sieve_filter_destroy(struct sieve_filter *f);
+int sieve_filter_merge(struct sieve_filter *dst, const struct sieve_filter *src);
+
+static inline int sieve_filter_add(struct sieve_filter *f, const void *key, u32 len)
+{
+	return f->ops->add(f, key, len);
+}
+
+static inline bool sieve_filter_contains(const struct sieve_filter *f,
+					 const void *key, u32 len)
+{
+	return f->ops->contains(f, key, len);
+}
+
+static inline int sieve_filter_delete(struct sieve_filter *f, const void *key, u32 len)
+{
+	return f->ops->del(f, key, len);
+}
+
+static inline u32 sieve_filter_count(const struct sieve_filter *f,
+				     const void *key, u32 len)
+{
+	return f->ops->count(f, key, len);
+}
+
+static inline void sieve_filter_clear(struct sieve_filter *f)
+{
+	f->ops->clear(f);
+}
+
+static inline u64 sieve_filter_estimate_items(const struct sieve_filter *f)
+{
+	return f->ops->estimate_items(f);
+}
+
+static inline u32 sieve_filter_fpr_ppb(const struct sieve_filter *f)
+{
+	return f->ops->fpr_ppb(f);
+}
+
+/*
+ * Sizing (sizing.c): the geometry that holds @capacity keys with a
+ * false-positive rate of at most @fpp_ppb parts per billion. The seed is
+ * left 0 for the caller to set. -EINVAL for a bad type, a zero capacity or a
+ * rate outside (0, 1) or below what the type can reach; -E2BIG if the table
+ * would exceed SIEVE_MAX_TABLE_BYTES or the capacity SIEVE_MAX_CAPACITY.
+ */
+int sieve_size(u32 type, u64 capacity, u32 fpp_ppb, struct sieve_geometry *out);
+
+/* The false-positive rate a filter of @geo is expected to have at @nitems. */
+u32 sieve_expected_fpr_ppb(const struct sieve_geometry *geo, u64 nitems);
+
+/* For the Bloom types: whole-table word operations, which may sleep. */
+void sieve_words_or(unsigned long *to, const unsigned long *from, u64 nwords);
+u64 sieve_words_weight(const unsigned long *words, u64 nwords);
+
+/*
+ * For filter.c: each type checks its own geometry (returning the table size)
+ * and allocates a zeroed filter of a geometry it has checked.
+ */
+int sieve_bloom_check(const struct sieve_geometry *geo, u64 *table_bytes);
+struct sieve_filter *sieve_bloom_alloc(const struct sieve_geometry *geo, u64 table_bytes);
+int sieve_blocked_bloom_check(const struct sieve_geometry *geo, u64 *table_bytes);
+struct sieve_filter *sieve_blocked_bloom_alloc(const struct sieve_geometry *geo,
+					       u64 table_bytes);
+int sieve_cuckoo_check(const struct sieve_geometry *geo, u64 *table_bytes);
+struct sieve_filter *sieve_cuckoo_alloc(const struct sieve_geometry *geo, u64 table_bytes);
+
+#endif /* SIEVE_FILTER_H */

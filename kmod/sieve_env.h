@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one environment header of the filter cores.
+ *
+ * The cores (bloom.c, blocked_bloom.c, cuckoo.c, sizing.c) are written
+ * against the kernel's own API and compiled unchanged into sieve.ko and into
+ * userspace (libsieve, the tests, the benchmark). In the kernel this header
+ * only gathers includes; in userspace it provides the few kernel helpers the
+ * cores use, with the same names and semantics.
+ */
+#ifndef SIEVE_ENV_H
+#define SIEVE_ENV_H
+
+#ifdef __KERNEL__
+
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/jhash.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <linux/version.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/* Tables are charged to the memory cgroup of the task that creates them. */
+static inline void *sieve_zalloc(size_t bytes)
+{
+	return kvzalloc(bytes, GFP_KERNEL_ACCOUNT);
+}
+
+static inline void sieve_free(const void *p)
+{
+	kvfree(p);
+}
+
+static inline u32 sieve_random_u32(void)
+{
+	return get_random_u32();
+}
+
+#else /* userspace */
+
+#include <endian.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+
+#include "jhash.h"	/* bit-identical port of <linux/jhash.h> */
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define DIV_ROUND_UP_ULL(n, d)	DIV_ROUND_UP((unsigned long long)(n), (d))
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
+#define min_t(t, a, b)	min((t)(a), (t)(b))
+#define max_t(t, a, b)	max((t)(a), (t)(b))
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#define BITS_PER_LONG	(8 * (int)sizeof(long))
+#define BIT_WORD(nr)	((nr) / BITS_PER_LONG)
+#define BIT_MASK(nr)	(1UL << ((nr) % BITS_PER_LONG))
+#define U32_MAX		UINT32_MAX
+#define U64_MAX		UINT64_MAX
+#define cond_resched()	do { } while (0)
+
+static inline bool test_bit(unsigned long nr, const unsigned long *addr)
+{
+	return (READ_ONCE(addr[BIT_WORD(nr)]) & BIT_MASK(nr)) != 0;
+}
+
+/* Atomic, like the kernel's: concurrent adds never lose a bit. */
+static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)
+{
+	unsigned long mask = BIT_MASK(nr);
+
+	return (__atomic_fetch_or(addr + BIT_WORD(nr), mask, __ATOMIC_SEQ_CST) & mask) != 0;
+}
+
+static inline unsigned int hweight_long(unsigned long w)
+{
+	return __builtin_popcountl(w);
+}
+
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n != 0 && (n & (n - 1)) == 0;
+}
+
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return n <= 1 ? 1 : 1UL << fls64(n - 1);
+}
+
+#define ilog2(n)	(fls64(n) - 1)
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * b) >> shift);
+}
+
+static inline u64 get_unaligned_le64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline void put_unaligned_le64(u64 v, void *p)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void *sieve_zalloc(size_t bytes)
+{
+	return calloc(1, bytes);
+}
+
+static inline void sieve_free(const void *p)
+{
+	free((void *)p);
+}
+
+static inline u32 sieve_random_u32(void)
+{
+	u32 v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		abort();	/* no entropy source at all: nothing sane to do */
+	return v;
+}
+
+#endif /* __KERNEL__ */
+#endif /* SIEVE_ENV_H */
