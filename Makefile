@@ -73,22 +73,24 @@ $(BUILD)/libsieve.so: $(CORE_OBJS) $(LIB_OBJS)
 
 $(BUILD)/sieve: $(CLI_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libsieve.a
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libsieve.a -lm
 
 # BPF: an XDP program that passes everything, for now.
+# <asm/types.h> lives under the multiarch include directory.
+BPF_ARCH_INCLUDE := $(addprefix -I,$(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 bpf: $(BPF_OBJS)
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*.h)
 	$(call msg,BPF,$<)
 	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -target bpf -D__TARGET_ARCH_x86 \
-		-I$(TOP)/include -I$(TOP)/include/uapi -c $< -o $@
+		-I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
 
 # Debian packages the build, the tests and the demo need. Idempotent, and
 # silent when everything is there.
 DEB_PACKAGES := make gcc libc6-dev clang llvm libbpf-dev libelf-dev zlib1g-dev \
 	linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
-	pkg-config kmod
+	pkg-config
 deps:
 	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
