@@ -25,14 +25,7 @@ static struct sieve_blocked_bloom *to_blocked(const struct sieve_filter *f)
 	return container_of(f, struct sieve_blocked_bloom, filter);
 }
 
-/*
- * The block comes from the top bits of the hash, by multiply-shift; the
- * positions inside it from the low 32 bits, stepped by a multiplicative
- * congruential generator whose top 9 bits give each probe. Every 32-bit
- * value yields its own sequence of probes, so two keys that share a block
- * almost never share a whole pattern, and probes are independent enough
- * for the with-replacement formula that sizing.c relies on.
- */
+/* The block: multiply-shift of the top bits of the hash. */
 static unsigned long *key_block(const struct sieve_blocked_bloom *bb, u64 h)
 {
 	u64 block = mul_u64_u64_shr(h, bb->nblocks, 64);
@@ -40,26 +33,56 @@ static unsigned long *key_block(const struct sieve_blocked_bloom *bb, u64 h)
 	return bb->blocks + block * BLOCK_WORDS;
 }
 
-#define PROBE_MULTIPLIER	0x9e3779b1U	/* odd: a bijection of u32 */
+#define PATTERN_MULTIPLIER	0x9e3779b1U	/* odd: x -> x * M is a bijection of u32 */
 
-static inline u32 next_probe(u32 *x)
+/*
+ * The k bits of a key inside its block: k distinct positions, a uniformly
+ * random k-subset of the 512 (Floyd's sampling: exactly k draws, each
+ * from a multiplicative congruential sequence seeded by the low 32 bits
+ * of the hash, so patterns are as varied as 2^31 seeds allow).
+ *
+ * Distinct, uniform subsets are what make sizing.c's rate a bound and not
+ * an approximation: with keys setting random k-subsets, the events "bit j
+ * is set" are negatively associated, so the k distinct bits of a query are
+ * all set with probability at most the product of their marginals,
+ * (1 - (1 - k/512)^i)^k in a block holding i keys.
+ */
+static void key_pattern(u64 h, u32 k, unsigned long pattern[BLOCK_WORDS])
 {
-	*x *= PROBE_MULTIPLIER;
-	return *x >> (32 - 9);
+	u32 x = (u32)h | 1, j;
+
+	memset(pattern, 0, BLOCK_BYTES);
+	for (j = SIEVE_BLOCK_BITS - k; j < SIEVE_BLOCK_BITS; j++) {
+		u32 pick;
+
+		x *= PATTERN_MULTIPLIER;
+		pick = (u32)(((u64)x * (j + 1)) >> 32);	/* uniform in [0, j] */
+		if (pattern[BIT_WORD(pick)] & BIT_MASK(pick))
+			pick = j;
+		pattern[BIT_WORD(pick)] |= BIT_MASK(pick);
+	}
 }
 
 static int blocked_add(struct sieve_filter *f, const void *key, u32 len)
 {
 	u64 h = sieve_hash64(key, len, f->geo.seed);
 	unsigned long *block = key_block(to_blocked(f), h);
-	u32 x = (u32)h | 1, i;
+	unsigned long pattern[BLOCK_WORDS];
 	bool present = true;
+	u32 w;
 
-	for (i = 0; i < f->geo.nhashes; i++) {
-		u32 bit = next_probe(&x);
+	key_pattern(h, f->geo.nhashes, pattern);
+	for (w = 0; w < BLOCK_WORDS; w++) {
+		unsigned long missing = pattern[w] & ~READ_ONCE(block[w]);
 
-		if (!test_bit(bit, block) && !test_and_set_bit(bit, block))
-			present = false;
+		/* Only bits not yet set cost an atomic operation. */
+		while (missing) {
+			u32 bit = __ffs(missing);
+
+			missing &= missing - 1;
+			if (!test_and_set_bit(w * BITS_PER_LONG + bit, block))
+				present = false;
+		}
 	}
 	return present;
 }
@@ -68,12 +91,13 @@ static bool blocked_contains(const struct sieve_filter *f, const void *key, u32 
 {
 	u64 h = sieve_hash64(key, len, f->geo.seed);
 	const unsigned long *block = key_block(to_blocked(f), h);
-	u32 x = (u32)h | 1, i;
+	unsigned long pattern[BLOCK_WORDS], missing = 0;
+	u32 w;
 
-	for (i = 0; i < f->geo.nhashes; i++)
-		if (!test_bit(next_probe(&x), block))
-			return false;
-	return true;
+	key_pattern(h, f->geo.nhashes, pattern);
+	for (w = 0; w < BLOCK_WORDS; w++)
+		missing |= pattern[w] & ~READ_ONCE(block[w]);
+	return !missing;
 }
 
 static u32 blocked_count(const struct sieve_filter *f, const void *key, u32 len)
@@ -108,14 +132,16 @@ static u32 block_weight(const unsigned long *block)
 }
 
 /*
- * The Bloom estimate, block by block: a block with x of its 512 bits set
- * holds about -(512 / k) * ln(1 - x / 512) keys. Summing per block instead
- * of using the global fill matters: blocks fill unevenly, and the estimate
- * is convex in x. A full block is read as one bit short of full.
+ * Keys set random k-subsets, so a bit stays clear after i keys with
+ * probability (1 - k/512)^i: a block with x bits set holds about
+ * log(1 - x/512) / log(1 - k/512) keys. Summing per block instead of using
+ * the global fill matters, since blocks fill unevenly and the estimate is
+ * convex in x. A full block is read as one bit short of full.
  */
 static u64 blocked_estimate_items(const struct sieve_filter *f)
 {
 	const struct sieve_blocked_bloom *bb = to_blocked(f);
+	u64 per_key = fx32_log2(SIEVE_BLOCK_BITS) - fx32_log2(SIEVE_BLOCK_BITS - f->geo.nhashes);
 	u64 b, log_ratios = 0;	/* Q32 sum of log2(512 / (512 - x)) */
 
 	for (b = 0; b < bb->nblocks; b++) {
@@ -126,20 +152,36 @@ static u64 blocked_estimate_items(const struct sieve_filter *f)
 		if ((b & 1023) == 1023)
 			cond_resched();
 	}
-	return div64_u64(mul_u64_u64_shr(log_ratios, FX32_LN2 * SIEVE_BLOCK_BITS, 64),
-			 f->geo.nhashes);
+	return div64_u64(log_ratios + per_key / 2, per_key);
 }
 
-/* A query lands in a uniformly chosen block: average (x / 512)^k over them. */
+/* 1 / (512 - j) in Q62, for the k factors of a block's exact rate. */
+#define INV_LEFT(j)	(FX62_ONE / (SIEVE_BLOCK_BITS - (j)))
+#define INV_LEFT4(j)	INV_LEFT(j), INV_LEFT(j + 1), INV_LEFT(j + 2), INV_LEFT(j + 3)
+static const u64 inv_left[SIEVE_MAX_HASHES] = {
+	INV_LEFT4(0), INV_LEFT4(4), INV_LEFT4(8), INV_LEFT4(12),
+	INV_LEFT4(16), INV_LEFT4(20), INV_LEFT4(24), INV_LEFT4(28),
+};
+
+/*
+ * A query lands in a uniformly chosen block and probes a random k-subset:
+ * with x bits set it is a false positive with probability
+ * C(x, k) / C(512, k) = prod (x - j) / (512 - j). This is the exact rate
+ * of this very table, averaged over blocks.
+ */
 static u32 blocked_fpr_ppb(const struct sieve_filter *f)
 {
 	const struct sieve_blocked_bloom *bb = to_blocked(f);
 	u64 b, sum = 0;		/* Q32 */
+	u32 j;
 
 	for (b = 0; b < bb->nblocks; b++) {
-		u64 fill = (u64)block_weight(bb->blocks + b * BLOCK_WORDS) << (62 - 9);
+		u32 set = block_weight(bb->blocks + b * BLOCK_WORDS);
+		u64 rate = FX62_ONE;
 
-		sum += fx62_pow(fill, f->geo.nhashes) >> 30;
+		for (j = 0; j < f->geo.nhashes && set > j; j++)
+			rate = fx62_mul(rate, (set - j) * inv_left[j]);
+		sum += set >= f->geo.nhashes ? rate >> 30 : 0;
 		if ((b & 1023) == 1023)
 			cond_resched();
 	}
@@ -185,6 +227,7 @@ struct sieve_filter *sieve_blocked_bloom_alloc(const struct sieve_geometry *geo,
 	aligned = ((uintptr_t)bb->storage + BLOCK_BYTES - 1) & ~(uintptr_t)(BLOCK_BYTES - 1);
 	bb->blocks = (unsigned long *)aligned;
 	bb->nblocks = geo->nbits / SIEVE_BLOCK_BITS;
+	bb->filter.table = bb->blocks;
 	bb->filter.ops = &sieve_blocked_bloom_ops;
 	bb->filter.alloc_bytes = bytes;
 	return &bb->filter;

@@ -156,6 +156,7 @@ struct sieve_filter *sieve_bloom_alloc(const struct sieve_geometry *geo, u64 tab
 	if (!bf)
 		return NULL;
 	bf->filter.ops = &sieve_bloom_ops;
+	bf->filter.table = bf->bits;
 	bf->filter.alloc_bytes = bytes;
 	return &bf->filter;
 }

@@ -311,6 +311,7 @@ struct sieve_filter *sieve_cuckoo_alloc(const struct sieve_geometry *geo, u64 ta
 			       (1ULL << (geo->fp_bits * SIEVE_CUCKOO_SLOTS)) - 1;
 	cf->rng = geo->seed | 1;	/* xorshift must not start at 0 */
 	cf->filter.ops = &sieve_cuckoo_ops;
+	cf->filter.table = cf->table;
 	cf->filter.alloc_bytes = bytes;
 	return &cf->filter;
 }

@@ -51,12 +51,16 @@ struct sieve_filter_ops {
  * struct sieve_filter - head of every filter
  * @ops: the type's operations.
  * @geo: the geometry the filter was created with (seed included).
- * @table_bytes: size of the table (bitmap or buckets) in bytes.
+ * @table: the table (bitmap or buckets), @table_bytes long: what a snapshot
+ *	saves, and what is byte-identical whether the kernel or userspace
+ *	built the filter from the same keys.
+ * @table_bytes: size of the table in bytes.
  * @alloc_bytes: everything allocated for the filter, header included.
  */
 struct sieve_filter {
 	const struct sieve_filter_ops *ops;
 	struct sieve_geometry geo;
+	void *table;
 	u64 table_bytes;
 	u64 alloc_bytes;
 };

@@ -111,6 +111,11 @@ static inline unsigned int hweight_long(unsigned long w)
 	return __builtin_popcountl(w);
 }
 
+static inline unsigned long __ffs(unsigned long word)
+{
+	return __builtin_ctzl(word);
+}
+
 static inline int fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;

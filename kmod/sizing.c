@@ -13,6 +13,17 @@ static u64 log2_inv_rate(u32 fpp_ppb)
 	return fx32_log2(SIEVE_PPB) - fx32_log2(fpp_ppb);
 }
 
+/* (1 - (1 - 1/m)^(kn))^k: the exact expectation, not its e^x approximation. */
+static u64 bloom_expected_rate(const struct sieve_geometry *geo, u64 nitems)
+{
+	u64 probes, bit_clear;
+
+	if (check_mul_overflow(nitems, (u64)geo->nhashes, &probes))
+		probes = U64_MAX;
+	bit_clear = fx62_pow(FX62_ONE - fx62_div(1, geo->nbits), probes);
+	return fx62_pow(FX62_ONE - bit_clear, geo->nhashes);
+}
+
 /*
  * The optimal Bloom filter spends log2(1/p) / ln 2 = 1.44 log2(1/p) bits
  * per key with k = log2(1/p) probes: m = -n ln p / ln^2 2, k = (m/n) ln 2.
@@ -22,32 +33,40 @@ static int bloom_size(u64 n, u32 fpp_ppb, struct sieve_geometry *geo)
 	u64 log_rate = log2_inv_rate(fpp_ppb);
 	u64 bits_per_key = mul_u64_u64_shr(log_rate, FX32_LOG2E, 32);	/* Q32 */
 
+	u64 target = fx62_div(fpp_ppb, SIEVE_PPB);
+	u32 step;
+
 	geo->nbits = max_t(u64, 64, mul_u64_u64_shr(n, bits_per_key, 32) + 1);
 	geo->nhashes = clamp_t(u32, (log_rate + FX32_ONE / 2) >> 32, 1, SIEVE_MAX_HASHES);
+	/*
+	 * The formula is asymptotic, and k is rounded: check the exact rate
+	 * and add bits, 0.1% at a time, where a small filter needs them.
+	 */
+	for (step = 0; step < 256 && bloom_expected_rate(geo, n) > target; step++)
+		geo->nbits += geo->nbits / 1024 + 1;
 	return 0;
 }
 
 /*
  * Rate of a blocked Bloom filter whose 512-bit blocks hold @lambda keys on
- * average (Q32): the keys of a block are Poisson distributed, and a block
- * with i keys answers a foreign query yes with (1 - (1 - 1/512)^(ik))^k.
+ * average (Q32), in Q62. The keys of a block are Poisson distributed, and
+ * a block with i keys, each having set a random k-subset of its bits,
+ * answers a foreign query yes with probability at most
+ * (1 - (1 - k/512)^i)^k (see blocked_bloom.c: the bits are negatively
+ * associated), so this is an upper bound, not an approximation.
+ *
  * The Poisson weights are walked from the mode outwards, scaled so the
  * mode weighs 2^52, until they vanish: the sum needs no exp(-lambda), and
  * the far tail (blocks with many keys), which dominates small rates, is
- * kept. Returns the rate in Q62.
+ * kept.
  */
 #define POISSON_MODE_WEIGHT	(1ULL << 52)
 #define POISSON_MAX_MODE	2048	/* keys per block; beyond, every bit is set */
 
-static u64 block_hit_rate(u64 miss_per_key, u32 keys, u32 k)
-{
-	return fx62_pow(FX62_ONE - fx62_pow(miss_per_key, keys), k);
-}
-
 static u64 blocked_rate(u64 lambda, u32 k)
 {
-	u64 miss_per_key = fx62_pow(FX62_ONE - (FX62_ONE >> 9), k);	/* (511/512)^k */
-	u64 inv_lambda, w, weights = 0, hits = 0;
+	u64 clear_per_key = FX62_ONE - ((u64)k << (62 - 9));	/* 1 - k/512 */
+	u64 inv_lambda, w, clear, weights = 0, hits = 0;
 	u32 mode, i;
 
 	lambda = clamp_t(u64, lambda, 1, (u64)POISSON_MAX_MODE << 32);
@@ -55,16 +74,19 @@ static u64 blocked_rate(u64 lambda, u32 k)
 	mode = lambda >> 32;
 
 	w = POISSON_MODE_WEIGHT;
+	clear = fx62_pow(clear_per_key, mode);
 	for (i = mode; w && i <= mode + 2 * POISSON_MAX_MODE; i++) {
 		weights += w;
-		hits += fx62_mul(w, block_hit_rate(miss_per_key, i, k));
+		hits += fx62_mul(w, fx62_pow(FX62_ONE - clear, k));
 		w = div64_u64(mul_u64_u64_shr(w, lambda, 32), i + 1);
+		clear = fx62_mul(clear, clear_per_key);
 	}
 	w = POISSON_MODE_WEIGHT;
 	for (i = mode; w && i > 0; i--) {
 		w = mul_u64_u64_shr(w, i * inv_lambda, 32);
+		clear = fx62_pow(clear_per_key, i - 1);
 		weights += w;
-		hits += fx62_mul(w, block_hit_rate(miss_per_key, i - 1, k));
+		hits += fx62_mul(w, fx62_pow(FX62_ONE - clear, k));
 	}
 	return fx62_div(hits, weights);
 }
@@ -75,16 +97,18 @@ static u64 keys_per_block(u64 eighths)
 	return div64_u64((u64)SIEVE_BLOCK_BITS * 8 << 32, eighths);
 }
 
-/* The k near (m/n) ln 2 that gives the lowest rate, and that rate. */
+/*
+ * The k that gives the lowest rate, and that rate. Blocks fill unevenly,
+ * so the best k lies below the classic (m/n) ln 2, far below at low rates
+ * (14 rather than 21 at 30 bits per key): every k is tried.
+ */
 static u64 blocked_best_rate(u64 eighths, u32 *best_k)
 {
-	u64 k0 = (mul_u64_u64_shr(eighths, FX32_LN2, 3) + FX32_ONE / 2) >> 32;
 	u64 lambda = keys_per_block(eighths), best = FX62_ONE;
-	u32 k, k_max = clamp_t(u64, k0 + 1, 1, SIEVE_MAX_HASHES);
+	u32 k;
 
-	*best_k = k_max;
-	/* Blocks fill unevenly, so the best k lies at or a little below k0. */
-	for (k = k_max > 4 ? k_max - 4 : 1; k <= k_max; k++) {
+	*best_k = 1;
+	for (k = 1; k <= SIEVE_MAX_HASHES; k++) {
 		u64 rate = blocked_rate(lambda, k);
 
 		if (rate < best) {
@@ -135,13 +159,14 @@ static int blocked_size(u64 n, u32 fpp_ppb, struct sieve_geometry *geo)
 
 static int cuckoo_size(u64 n, u32 fpp_ppb, struct sieve_geometry *geo)
 {
-	/* log2(2b) = 3; a hair below an integer still means that integer. */
-	u64 fp_bits = (log2_inv_rate(fpp_ppb) + 3 * FX32_ONE + FX32_ONE - (1 << 12)) >> 32;
 	u64 buckets = DIV_ROUND_UP_ULL(n * 100, SIEVE_CUCKOO_SLOTS * CUCKOO_LOAD_PERCENT);
+	u32 fp_bits = SIEVE_CUCKOO_MIN_FP_BITS;
 
-	if (fp_bits > SIEVE_CUCKOO_MAX_FP_BITS)
-		return -EINVAL;
-	geo->fp_bits = max_t(u32, fp_bits, SIEVE_CUCKOO_MIN_FP_BITS);
+	/* The smallest f with 2^f p >= 2b, in integers: no rounding at the edges. */
+	while (((u64)fpp_ppb << fp_bits) < 2ULL * SIEVE_CUCKOO_SLOTS * SIEVE_PPB)
+		if (++fp_bits > SIEVE_CUCKOO_MAX_FP_BITS)
+			return -EINVAL;
+	geo->fp_bits = fp_bits;
 	geo->nbuckets = roundup_pow_of_two(max_t(u64, buckets, 2));
 	return 0;
 }
@@ -175,17 +200,6 @@ int sieve_size(u32 type, u64 capacity, u32 fpp_ppb, struct sieve_geometry *out)
 	if (!err)
 		*out = geo;
 	return err;
-}
-
-/* (1 - (1 - 1/m)^(kn))^k: the exact expectation, not its e^x approximation. */
-static u64 bloom_expected_rate(const struct sieve_geometry *geo, u64 nitems)
-{
-	u64 probes, bit_clear;
-
-	if (check_mul_overflow(nitems, (u64)geo->nhashes, &probes))
-		probes = U64_MAX;
-	bit_clear = fx62_pow(FX62_ONE - fx62_div(1, geo->nbits), probes);
-	return fx62_pow(FX62_ONE - bit_clear, geo->nhashes);
 }
 
 static u64 blocked_expected_rate(const struct sieve_geometry *geo, u64 nitems)

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The VM suite (included by the top Makefile).
+#
+# `make test-vm` builds sieve.ko and sieve_test.ko for Debian's kernel
+# whose headers are the newest /usr/src/linux-headers-*-amd64 (whatever
+# KDIR the host `make` builds for), boots that kernel's image (fetched with
+# apt-get download, cached in build/vm/kernel/) under qemu in software
+# emulation, runs the in-VM suites and the host-side checks, and fails on
+# any failed test, kernel oops/BUG/WARNING/lockup/hung task, or timeout.
+# `make vm-shell` boots the same VM to an interactive shell.
+#
+# Variables: VM_TIMEOUT (seconds, default 180), VM_KDIR (headers tree).
+# Other suites extend the VM through these lists (use +=):
+#   VM_KBUILD_DIRS  source folders the module build needs (copied to build/vm/src)
+#   VM_MODULES      modules, relative to build/vm/src, put in the VM's /lib/sieve
+#   VM_SCRIPTS      suite scripts run in the VM, in list order (see init.sh)
+#   VM_PROGS        statically linked programs (targets of your own rules)
+#                   put in the VM's /tests/bin
+#   VM_CHECKS       host programs run as `PROG build/vm/run/files` after the
+#                   VM stops; they print KTAP (e.g. the parity check)
+# For example, a suite of ioctl tests would add, in its own .mk:
+#   VM_PROGS += $(BUILD)/ioctl_test     (its rule links it with -static)
+#   VM_SCRIPTS += tests/ioctl/vm.sh     (runs ioctl_test, prints KTAP)
+
+VM_KDIR ?= $(DEBIAN_KDIR)
+VM_ABI = $(patsubst linux-headers-%,%,$(notdir $(VM_KDIR)))
+VM_BUILD := $(BUILD)/vm
+VM_SRC := $(VM_BUILD)/src
+VM_INITRD := $(VM_BUILD)/initramfs.cpio.gz
+VM_TIMEOUT ?= 180
+
+VM_KBUILD_DIRS += kmod include tests/vm tests/cases
+VM_MODULES += kmod/sieve.ko tests/vm/sieve_test.ko
+VM_SCRIPTS += tests/vm/core.sh
+VM_PROGS +=
+VM_CHECKS += $(VM_BUILD)/parity
+
+VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
+
+.PHONY: test-vm vm-kernel vm-modules vm-initrd vm-shell
+
+# Prerequisites expanded late, so lists extended by .mk files included
+# after this one count too.
+.SECONDEXPANSION:
+
+# The VM's modules are built from a copy of the sources in build/vm/src, so
+# the host's own `make module` (for KDIR, maybe another kernel) and this
+# build never share objects. No BTF for the modules: Debian's headers ship
+# no vmlinux to base it on. Copies keep their times, so Kbuild only
+# rebuilds what changed; sources deleted from the tree disappear from the
+# copy, since every source file is removed before copying.
+vm-modules:
+	$(call msg,KBUILD,VM modules for $(VM_ABI))
+	$(Q)test -d "$(VM_KDIR)" || { echo "no Debian linux-headers-*-amd64: run 'make deps'" >&2; exit 2; }
+	$(Q)mkdir -p $(VM_SRC) && find $(VM_SRC) -type f \( -name '*.[chS]' -o -name Kbuild \
+		-o -name Makefile \) ! -name '*.mod.c' -delete
+	$(Q)find -L Kbuild $(VM_KBUILD_DIRS) -type f \( -name '*.[chS]' -o -name Kbuild \
+		-o -name Makefile \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
+	$(Q)$(MAKE) -C $(VM_KDIR) M=$(VM_SRC) $(if $(filter 1,$(V)),V=1) \
+		CONFIG_DEBUG_INFO_BTF_MODULES= modules \
+		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
+
+$(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a $(CORE_HDRS)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -o $@ tests/vm/parity.c \
+		$(BUILD)/libsieve.a
+
+# SRC=DEST entries of the initramfs; scripts are numbered in list order.
+vm_initrd_entries = $(foreach m,$(VM_MODULES),$(VM_SRC)/$(m)=/lib/sieve/$(notdir $(m))) \
+	$(foreach p,$(VM_PROGS),$(p)=/tests/bin/$(notdir $(p)))
+
+vm-initrd: vm-modules $$(VM_PROGS)
+	$(call msg,CPIO,$(VM_INITRD))
+	$(Q)i=10; set --; for s in $(VM_SCRIPTS); do \
+		set -- "$$@" "$$s=/tests/$$i-$${s##*/}"; i=$$((i + 1)); done; \
+		tests/vm/initramfs.sh $(VM_INITRD) tests/vm/init.sh $(vm_initrd_entries) "$$@"
+
+# Debian's image of that kernel, downloaded once (see kernel.sh).
+vm_kernel = tests/vm/kernel.sh $(VM_ABI) $(VM_BUILD)/kernel
+vm-kernel:
+	$(Q)test -n "$(VM_ABI)" || { echo "no Debian linux-headers-*-amd64: run 'make deps'" >&2; exit 2; }
+	$(Q)$(vm_kernel) >/dev/null
+
+test-vm: vm-kernel vm-initrd $$(VM_CHECKS)
+	$(Q)mkdir -p $(RESULTS)
+	$(call msg,VM,booting $(VM_ABI) (timeout $(VM_TIMEOUT)s))
+	$(Q)tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(VM_INITRD) \
+		--out $(VM_BUILD)/run --timeout $(VM_TIMEOUT) $(addprefix --check ,$(VM_CHECKS)) \
+		--results $(RESULTS)/vm $(VM_VERBOSE)
+
+vm-shell: vm-kernel vm-initrd
+	$(Q)tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(VM_INITRD) \
+		--out $(VM_BUILD)/run --shell
