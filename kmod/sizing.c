@@ -32,18 +32,34 @@ static int bloom_size(u64 n, u32 fpp_ppb, struct sieve_geometry *geo)
 {
 	u64 log_rate = log2_inv_rate(fpp_ppb);
 	u64 bits_per_key = mul_u64_u64_shr(log_rate, FX32_LOG2E, 32);	/* Q32 */
-
 	u64 target = fx62_div(fpp_ppb, SIEVE_PPB);
-	u32 step;
+	u64 lo, hi;
 
 	geo->nbits = max_t(u64, 64, mul_u64_u64_shr(n, bits_per_key, 32) + 1);
 	geo->nhashes = clamp_t(u32, (log_rate + FX32_ONE / 2) >> 32, 1, SIEVE_MAX_HASHES);
+	if (bloom_expected_rate(geo, n) <= target)
+		return 0;
 	/*
-	 * The formula is asymptotic, and k is rounded: check the exact rate
-	 * and add bits, 0.1% at a time, where a small filter needs them.
+	 * The formula is asymptotic, and k is rounded (up to 1 where
+	 * log2(1/p) < 1/2, p > 0.71, which needs far more bits than the
+	 * formula says): find the fewest bits above it that meet p by the
+	 * exact rate, which falls as bits are added, doubling then bisecting.
 	 */
-	for (step = 0; step < 256 && bloom_expected_rate(geo, n) > target; step++)
-		geo->nbits += geo->nbits / 1024 + 1;
+	hi = geo->nbits;
+	do {
+		if (hi >= SIEVE_MAX_TABLE_BYTES * 8)
+			return -E2BIG;
+		lo = hi;
+		hi = geo->nbits = min_t(u64, 2 * hi, SIEVE_MAX_TABLE_BYTES * 8);
+	} while (bloom_expected_rate(geo, n) > target);
+	while (lo + 1 < hi) {
+		geo->nbits = lo + (hi - lo) / 2;
+		if (bloom_expected_rate(geo, n) <= target)
+			hi = geo->nbits;
+		else
+			lo = geo->nbits;
+	}
+	geo->nbits = hi;
 	return 0;
 }
 
@@ -61,7 +77,7 @@ static int bloom_size(u64 n, u32 fpp_ppb, struct sieve_geometry *geo)
  * kept.
  */
 #define POISSON_MODE_WEIGHT	(1ULL << 52)
-#define POISSON_MAX_MODE	2048	/* keys per block; beyond, every bit is set */
+#define POISSON_MAX_MODE	2048	/* keys per block; beyond, the rate is taken as 1 */
 
 static u64 blocked_rate(u64 lambda, u32 k)
 {
@@ -69,7 +85,13 @@ static u64 blocked_rate(u64 lambda, u32 k)
 	u64 inv_lambda, w, clear, weights = 0, hits = 0;
 	u32 mode, i;
 
-	lambda = clamp_t(u64, lambda, 1, (u64)POISSON_MAX_MODE << 32);
+	/*
+	 * 1 bounds any rate, and closely here: even with k = 1, 2048 keys
+	 * leave only e^-4 = 2% of a block's bits clear.
+	 */
+	if (lambda > (u64)POISSON_MAX_MODE << 32)
+		return FX62_ONE;
+	lambda = max_t(u64, lambda, 1);
 	inv_lambda = div64_u64(U64_MAX, lambda);	/* 1 / lambda in Q32 */
 	mode = lambda >> 32;
 
@@ -208,8 +230,8 @@ static u64 blocked_expected_rate(const struct sieve_geometry *geo, u64 nitems)
 	u64 whole = div64_u64(nitems, nblocks);
 	u64 lambda;
 
-	if (whole >= POISSON_MAX_MODE)
-		return blocked_rate((u64)POISSON_MAX_MODE << 32, geo->nhashes);
+	if (whole > POISSON_MAX_MODE)
+		return FX62_ONE;
 	lambda = (whole << 32) + div64_u64((nitems - whole * nblocks) << 32, nblocks);
 	return blocked_rate(lambda, geo->nhashes);
 }

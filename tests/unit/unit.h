@@ -93,14 +93,22 @@ double bloom_fpr(double m, double n, double k);
 double bloom_fpr_exact(double m, double n, double k);
 
 /*
- * Blocked Bloom, Putze/Sanders/Singler: sum over i of Poisson(i; lambda) *
- * (1 - (1 - 1/512)^(ik))^k with lambda = 512 n / m.
+ * Blocked Bloom, the bound sizing.c uses: sum over i of Poisson(i; lambda) *
+ * (1 - (1 - k/512)^i)^k with lambda = 512 n / m. A key sets a random
+ * k-subset of its block, so a bit stays clear after i keys with
+ * probability (1 - k/512)^i, and the bits are negatively associated: the
+ * k bits of a query are all set with at most the product of their
+ * probabilities. An upper bound on the expected rate.
  */
-double blocked_fpr(double m, double n, double k);
+double blocked_fpr_bound(double m, double n, double k);
+
+/* C(x, k) / C(512, k): a block with x bits set answers a foreign query yes. */
+double blocked_block_rate(int x, int k);
 
 /*
- * Blocked Bloom, exactly, for k probes per key uniform with replacement
- * over the block (stats.c explains); @block_sd: the spread of one block's rate.
+ * Blocked Bloom, exactly: the expected rate when each key sets a uniformly
+ * random k-subset of its block (stats.c explains); @block_sd: the spread
+ * of one block's rate.
  */
 double blocked_fpr_exact(double m, double n, double k, double *block_sd);
 

@@ -2,12 +2,14 @@
 #
 # tests/unit: the filter cores in userspace under cmocka. Every shared case
 # of tests/cases/core_cases.c plus the tests only userspace can afford
-# (millions of keys, statistics against libm), one cmocka test each.
+# (millions of keys, statistics against libm), one cmocka test each; then
+# the sieve CLI on local filters (cli_test.sh).
 #
 # The runner links its own copy of the cores built with AddressSanitizer and
 # UBSan, so an overrun, a leak or an undefined shift in a core fails the
 # suite; `make test-unit UNIT_SANITIZE=` links the plain $(CORE_OBJS)
-# instead. UNIT_FILTER=substring runs only the matching tests.
+# instead. UNIT_FILTER=substring runs only the matching cmocka tests (and
+# skips the CLI tests, unless UNIT_CLI=1); UNIT_CLI= skips the CLI tests.
 
 UNIT_SANITIZE ?= address,undefined
 UNIT_FILTER ?=
@@ -37,16 +39,33 @@ $(UNIT_BIN): $(UNIT_OBJS) $(UNIT_CORE_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lm
 
-# A runner that dies (a sanitizer report, a crash) leaves no result: the
-# suite then counts as one failure.
+# The suite is two parts: the runner's cmocka cases, then the CLI on local
+# filters (tests/unit/cli_test.sh against $(BUILD)/sieve). Each writes its
+# own "PASSED FAILED"; $(RESULTS)/unit holds their sum, and the last line
+# printed is the sum too. A part that dies (a sanitizer report, a crash)
+# leaves no result: it then counts as one failure.
+UNIT_PARTS := $(UNIT_DIR)/results
+UNIT_CLI ?= $(if $(UNIT_FILTER),,1)
+
 .PHONY: test-unit
-test-unit: $(UNIT_BIN)
+test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve)
 	$(call msg,TEST,unit)
-	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/unit
-	$(Q)UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_BIN) -r $(RESULTS)/unit $(UNIT_FILTER); \
-		status=$$?; \
-		if [ ! -s $(RESULTS)/unit ]; then \
-			echo "sieve-unit died (status $$status)"; echo "0 passed, 1 failed"; \
-			echo "0 1" > $(RESULTS)/unit; status=1; \
+	$(Q)mkdir -p $(RESULTS) $(UNIT_PARTS) && rm -f $(RESULTS)/unit $(UNIT_PARTS)/*
+	$(Q)status=0; \
+		UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_BIN) -r $(UNIT_PARTS)/cmocka $(UNIT_FILTER) || status=$$?; \
+		if [ ! -s $(UNIT_PARTS)/cmocka ]; then \
+			echo "sieve-unit died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/cmocka; \
 		fi; \
-		exit $$status
+		if [ -n "$(UNIT_CLI)" ]; then \
+			tests/unit/cli_test.sh $(BUILD)/sieve $(UNIT_PARTS)/cli || status=$$?; \
+			if [ ! -s $(UNIT_PARTS)/cli ]; then \
+				echo "cli_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/cli; \
+			fi; \
+		fi; \
+		passed=0; failed=0; \
+		for part in $(UNIT_PARTS)/*; do \
+			read p f < $$part; passed=$$((passed + p)); failed=$$((failed + f)); \
+		done; \
+		echo "$$passed $$failed" > $(RESULTS)/unit; \
+		echo "$$passed passed, $$failed failed"; \
+		[ "$$failed" -eq 0 ] && [ "$$status" -eq 0 ]
