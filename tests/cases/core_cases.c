@@ -27,35 +27,25 @@
 /* Key sets: keys of different sets are distinct (when 8 bytes or longer). */
 enum { TC_SET_IN = 1, TC_SET_IN2, TC_SET_OUT, TC_SET_MORE };
 
-/* The splitmix64 finalizer: a bijection of u64 that mixes every bit. */
-static u64 tc_mix64(u64 x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 /* Writes the @len bytes of key (@set, @i) into @buf. */
 static void tc_key_fill(u8 *buf, u32 set, u32 i, u32 len)
 {
-	u64 x = tc_mix64((u64)set << 32 | i);
+	u64 x = sieve_test_mix64((u64)set << 32 | i);
 	u8 word[8];
 	u32 off;
 
 	for (off = 0; off < len; off += 8) {
 		put_unaligned_le64(x, word);
 		memcpy(buf + off, word, min_t(u32, 8, len - off));
-		x = tc_mix64(x + 0x9e3779b97f4a7c15ULL);
+		x = sieve_test_mix64(x + 0x9e3779b97f4a7c15ULL);
 	}
 }
 
 /* Length of key (@set, @i) in the "distinct keys" sets: 8 to 64 bytes. */
 static u32 tc_key_len(u32 set, u32 i)
 {
-	return 8 + (u32)(tc_mix64((u64)i << 32 | set) >> 32) % (TC_KEY_MAX - 8 + 1);
+	return 8 + (u32)(sieve_test_mix64((u64)i << 32 | set) >> 32) % (TC_KEY_MAX - 8 + 1);
 }
 
 /* A generated key, distinct from every other (set, i) of length >= 8. */
@@ -73,7 +63,7 @@ static void tc_key_make(struct tc_key *k, u32 set, u32 i)
 /* Like tc_key_make() but 1 to 64 bytes long: short keys may repeat. */
 static void tc_key_make_any(struct tc_key *k, u32 set, u32 i)
 {
-	k->len = 1 + (u32)(tc_mix64((u64)i << 32 | set) >> 40) % TC_KEY_MAX;
+	k->len = 1 + (u32)(sieve_test_mix64((u64)i << 32 | set) >> 40) % TC_KEY_MAX;
 	tc_key_fill(k->b, set, i, k->len);
 }
 

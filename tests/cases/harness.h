@@ -23,6 +23,17 @@ void sieve_test_fail(struct sieve_test *t, const char *file, int line,
 	do { long long _a = (long long)(a), _b = (long long)(b); \
 	     if (_a != _b) sieve_test_fail(t, __FILE__, __LINE__, #a " == " #b, _a, _b); } while (0)
 
+/* The splitmix64 finalizer: a bijection of u64 that mixes every bit, for keys. */
+static inline u64 sieve_test_mix64(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
 struct sieve_test_case {
 	const char *name;
 	void (*run)(struct sieve_test *t);

@@ -28,7 +28,7 @@ static u32 scale_key(u8 *buf, u32 j)
 		return 2;
 	}
 	j -= NSHORT;
-	r = unit_mix64(j ^ 0xabcdef);
+	r = sieve_test_mix64(j ^ 0xabcdef);
 	len = j % 997 == 0 ? 65 + r % 1436 : 3 + r % 62;
 	unit_key_fill(buf, SET_SCALE, j, len);
 	return len;

@@ -43,16 +43,6 @@ SIEVE_CASE_TABLE(sieve_estimate_cases);
 
 #define UKEY_MAX	2048
 
-/* The splitmix64 finalizer: a bijection of u64. */
-static inline u64 unit_mix64(u64 x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
 
 /*
  * The bytes of key (@set, @i), @len of them. The first 8 bytes are a
@@ -60,21 +50,21 @@ static inline u64 unit_mix64(u64 x)
  */
 static inline void unit_key_fill(u8 *buf, u32 set, u64 i, u32 len)
 {
-	u64 x = unit_mix64((u64)set << 40 ^ i);
+	u64 x = sieve_test_mix64((u64)set << 40 ^ i);
 	u32 off;
 
 	for (off = 0; off < len; off += 8) {
 		u64 le = htole64(x);
 
 		memcpy(buf + off, &le, len - off < 8 ? len - off : 8);
-		x = unit_mix64(x + 0x9e3779b97f4a7c15ULL);
+		x = sieve_test_mix64(x + 0x9e3779b97f4a7c15ULL);
 	}
 }
 
 /* Distinct keys of 8 to 32 bytes: the negative queries of the FPR tests. */
 static inline u32 unit_key_distinct(u8 *buf, u32 set, u64 i)
 {
-	u32 len = 8 + (u32)(unit_mix64(i ^ (u64)set << 48 ^ 0x51) >> 59);	/* 8..39 */
+	u32 len = 8 + (u32)(sieve_test_mix64(i ^ (u64)set << 48 ^ 0x51) >> 59);	/* 8..39 */
 
 	unit_key_fill(buf, set, i, len);
 	return len;
