@@ -63,9 +63,8 @@ static void key_pattern(u64 h, u32 k, unsigned long pattern[BLOCK_WORDS])
 	}
 }
 
-static int blocked_add(struct sieve_filter *f, const void *key, u32 len)
+static int blocked_add(struct sieve_filter *f, u64 h)
 {
-	u64 h = sieve_hash64(key, len, f->geo.seed);
 	unsigned long *block = key_block(to_blocked(f), h);
 	unsigned long pattern[BLOCK_WORDS];
 	bool present = true;
@@ -87,9 +86,8 @@ static int blocked_add(struct sieve_filter *f, const void *key, u32 len)
 	return present;
 }
 
-static bool blocked_contains(const struct sieve_filter *f, const void *key, u32 len)
+static bool blocked_contains(const struct sieve_filter *f, u64 h)
 {
-	u64 h = sieve_hash64(key, len, f->geo.seed);
 	const unsigned long *block = key_block(to_blocked(f), h);
 	unsigned long pattern[BLOCK_WORDS], missing = 0;
 	u32 w;
@@ -100,14 +98,19 @@ static bool blocked_contains(const struct sieve_filter *f, const void *key, u32 
 	return !missing;
 }
 
-static u32 blocked_count(const struct sieve_filter *f, const void *key, u32 len)
+static u32 blocked_count(const struct sieve_filter *f, u64 h)
 {
-	return blocked_contains(f, key, len);
+	return blocked_contains(f, h);
 }
 
-static int blocked_del(struct sieve_filter *f, const void *key, u32 len)
+static int blocked_del(struct sieve_filter *f, u64 h)
 {
 	return -EOPNOTSUPP;
+}
+
+static void blocked_prefetch(const struct sieve_filter *f, u64 h, bool write)
+{
+	sieve_prefetch(key_block(to_blocked(f), h), write);
 }
 
 static void blocked_clear(struct sieve_filter *f)
@@ -193,6 +196,7 @@ static const struct sieve_filter_ops sieve_blocked_bloom_ops = {
 	.contains = blocked_contains,
 	.del = blocked_del,
 	.count = blocked_count,
+	.prefetch_lines = blocked_prefetch,
 	.clear = blocked_clear,
 	.merge = blocked_merge,
 	.estimate_items = blocked_estimate_items,

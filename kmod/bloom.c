@@ -35,10 +35,9 @@ static inline u64 probe_step(u64 h)
 	return (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
 }
 
-static int bloom_add(struct sieve_filter *f, const void *key, u32 len)
+static int bloom_add(struct sieve_filter *f, u64 h)
 {
 	struct sieve_bloom *bf = to_bloom(f);
-	u64 h = sieve_hash64(key, len, f->geo.seed);
 	u64 step = probe_step(h);
 	bool present = true;
 	u32 i;
@@ -53,10 +52,9 @@ static int bloom_add(struct sieve_filter *f, const void *key, u32 len)
 	return present;
 }
 
-static bool bloom_contains(const struct sieve_filter *f, const void *key, u32 len)
+static bool bloom_contains(const struct sieve_filter *f, u64 h)
 {
 	const struct sieve_bloom *bf = to_bloom(f);
-	u64 h = sieve_hash64(key, len, f->geo.seed);
 	u64 step = probe_step(h);
 	u32 i;
 
@@ -66,14 +64,25 @@ static bool bloom_contains(const struct sieve_filter *f, const void *key, u32 le
 	return true;
 }
 
-static u32 bloom_count(const struct sieve_filter *f, const void *key, u32 len)
+static u32 bloom_count(const struct sieve_filter *f, u64 h)
 {
-	return bloom_contains(f, key, len);
+	return bloom_contains(f, h);
 }
 
-static int bloom_del(struct sieve_filter *f, const void *key, u32 len)
+static int bloom_del(struct sieve_filter *f, u64 h)
 {
 	return -EOPNOTSUPP;
+}
+
+/* The k words a key probes, each likely on a cache line of its own. */
+static void bloom_prefetch(const struct sieve_filter *f, u64 h, bool write)
+{
+	const struct sieve_bloom *bf = to_bloom(f);
+	u64 step = probe_step(h);
+	u32 i;
+
+	for (i = 0; i < f->geo.nhashes; i++, h += step)
+		sieve_prefetch(&bf->bits[BIT_WORD(reduce(h, f->geo.nbits))], write);
 }
 
 static u64 bloom_words(const struct sieve_filter *f)
@@ -125,6 +134,7 @@ static const struct sieve_filter_ops sieve_bloom_ops = {
 	.contains = bloom_contains,
 	.del = bloom_del,
 	.count = bloom_count,
+	.prefetch_lines = bloom_prefetch,
 	.clear = bloom_clear,
 	.merge = bloom_merge,
 	.estimate_items = bloom_estimate_items,

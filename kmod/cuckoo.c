@@ -16,10 +16,12 @@
 
 /*
  * Kicks before an insert gives up and parks the last homeless fingerprint
- * in the victim slot; 500 is the reference implementation's bound, and
- * reaches 95-98% load with 4-slot buckets.
+ * in the victim slot. The reference implementation's 500 reaches 96-97%
+ * load on small tables but only about 95.5% at 2^24 buckets, short of the
+ * 96% sizing.c counts on; 1000 reaches 96.4% there (measured, 64M keys).
+ * Long walks only happen near full: a walk costs two cache misses a kick.
  */
-#define CUCKOO_MAX_KICKS	500
+#define CUCKOO_MAX_KICKS	1000
 
 /**
  * struct sieve_cuckoo - a cuckoo filter
@@ -54,6 +56,11 @@ struct sieve_cuckoo {
 static struct sieve_cuckoo *to_cuckoo(const struct sieve_filter *f)
 {
 	return container_of(f, struct sieve_cuckoo, filter);
+}
+
+static const u8 *bucket_addr(const struct sieve_cuckoo *cf, u32 i)
+{
+	return cf->table + (u64)i * SIEVE_CUCKOO_SLOTS * cf->filter.geo.fp_bits / 8;
 }
 
 static u64 bucket_read(const struct sieve_cuckoo *cf, u32 i)
@@ -96,11 +103,8 @@ static u32 alt_bucket(const struct sieve_cuckoo *cf, u32 i, u32 fp)
  * 1..2^f-1 by multiply-shift (0 marks an empty slot); the bucket from the
  * bottom half, which is an independent jhash.
  */
-static void key_place(const struct sieve_cuckoo *cf, const void *key, u32 len,
-		      u32 *fp, u32 *i1, u32 *i2)
+static void key_place(const struct sieve_cuckoo *cf, u64 h, u32 *fp, u32 *i1, u32 *i2)
 {
-	u64 h = sieve_hash64(key, len, cf->filter.geo.seed);
-
 	*fp = (u32)(((h >> 32) * cf->slot_mask) >> 32) + 1;
 	*i1 = (u32)h & cf->bucket_mask;
 	*i2 = alt_bucket(cf, *i1, *fp);
@@ -185,14 +189,14 @@ static void cuckoo_place(struct sieve_cuckoo *cf, u32 i, u32 fp)
 	cf->victim_bucket = i;
 }
 
-static int cuckoo_add(struct sieve_filter *f, const void *key, u32 len)
+static int cuckoo_add(struct sieve_filter *f, u64 h)
 {
 	struct sieve_cuckoo *cf = to_cuckoo(f);
 	u32 fp, i1, i2, copies;
 
 	if (cf->victim_used)
 		return -ENOSPC;
-	key_place(cf, key, len, &fp, &i1, &i2);
+	key_place(cf, h, &fp, &i1, &i2);
 	copies = cuckoo_count_at(cf, fp, i1, i2);
 	/* Its two buckets hold nothing else: kicking could only go round. */
 	if (copies >= (i1 == i2 ? 1 : 2) * SIEVE_CUCKOO_SLOTS)
@@ -202,32 +206,32 @@ static int cuckoo_add(struct sieve_filter *f, const void *key, u32 len)
 	return copies > 0;
 }
 
-static bool cuckoo_contains(const struct sieve_filter *f, const void *key, u32 len)
+static bool cuckoo_contains(const struct sieve_filter *f, u64 h)
 {
 	const struct sieve_cuckoo *cf = to_cuckoo(f);
 	u32 fp, i1, i2;
 
-	key_place(cf, key, len, &fp, &i1, &i2);
+	key_place(cf, h, &fp, &i1, &i2);
 	return bucket_count(cf, i1, fp) || bucket_count(cf, i2, fp) ||
 	       (cf->victim_used && cf->victim_fp == fp &&
 		(cf->victim_bucket == i1 || cf->victim_bucket == i2));
 }
 
-static u32 cuckoo_count(const struct sieve_filter *f, const void *key, u32 len)
+static u32 cuckoo_count(const struct sieve_filter *f, u64 h)
 {
 	const struct sieve_cuckoo *cf = to_cuckoo(f);
 	u32 fp, i1, i2;
 
-	key_place(cf, key, len, &fp, &i1, &i2);
+	key_place(cf, h, &fp, &i1, &i2);
 	return cuckoo_count_at(cf, fp, i1, i2);
 }
 
-static int cuckoo_del(struct sieve_filter *f, const void *key, u32 len)
+static int cuckoo_del(struct sieve_filter *f, u64 h)
 {
 	struct sieve_cuckoo *cf = to_cuckoo(f);
 	u32 fp, i1, i2;
 
-	key_place(cf, key, len, &fp, &i1, &i2);
+	key_place(cf, h, &fp, &i1, &i2);
 	if (cf->victim_used && cf->victim_fp == fp &&
 	    (cf->victim_bucket == i1 || cf->victim_bucket == i2)) {
 		cf->victim_used = false;
@@ -243,6 +247,17 @@ static int cuckoo_del(struct sieve_filter *f, const void *key, u32 len)
 		cuckoo_place(cf, cf->victim_bucket, cf->victim_fp);
 	}
 	return 0;
+}
+
+/* Both buckets of a key: two cache lines at most. */
+static void cuckoo_prefetch(const struct sieve_filter *f, u64 h, bool write)
+{
+	const struct sieve_cuckoo *cf = to_cuckoo(f);
+	u32 fp, i1, i2;
+
+	key_place(cf, h, &fp, &i1, &i2);
+	sieve_prefetch(bucket_addr(cf, i1), write);
+	sieve_prefetch(bucket_addr(cf, i2), write);
 }
 
 static void cuckoo_clear(struct sieve_filter *f)
@@ -274,6 +289,7 @@ static const struct sieve_filter_ops sieve_cuckoo_ops = {
 	.contains = cuckoo_contains,
 	.del = cuckoo_del,
 	.count = cuckoo_count,
+	.prefetch_lines = cuckoo_prefetch,
 	.clear = cuckoo_clear,
 	.merge = cuckoo_merge,
 	.estimate_items = cuckoo_estimate_items,

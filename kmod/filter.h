@@ -23,6 +23,10 @@ struct sieve_filter;
 
 /**
  * struct sieve_filter_ops - what each filter type implements
+ *
+ * A type sees a key only as its 64-bit hash (sieve_filter_hash()): hashing
+ * is the same for every type, and is done once per key by the callers.
+ *
  * @add: insert a key. Returns 1 if the key may have been present already
  *	(for dedup: test-and-set), 0 if it was certainly new, -ENOSPC if a
  *	cuckoo table is full (nothing stored before is lost).
@@ -30,6 +34,8 @@ struct sieve_filter;
  * @del: remove one copy of a key: 0, -ENOENT if not found, -EOPNOTSUPP for
  *	the Bloom types.
  * @count: copies of the key that may be present (Bloom types: 0 or 1).
+ * @prefetch_lines: start loading the cache lines a key touches, for reading or
+ *	(@write) for an add, so the batch operations overlap memory misses.
  * @clear: forget every key; geometry and seed stay.
  * @merge: OR @src into @dst; the caller has checked the geometries match.
  * @estimate_items: items stored (exact for cuckoo, estimated from the fill
@@ -37,10 +43,11 @@ struct sieve_filter;
  * @fpr_ppb: false-positive rate of a query now, in parts per billion.
  */
 struct sieve_filter_ops {
-	int (*add)(struct sieve_filter *f, const void *key, u32 len);
-	bool (*contains)(const struct sieve_filter *f, const void *key, u32 len);
-	int (*del)(struct sieve_filter *f, const void *key, u32 len);
-	u32 (*count)(const struct sieve_filter *f, const void *key, u32 len);
+	int (*add)(struct sieve_filter *f, u64 hash);
+	bool (*contains)(const struct sieve_filter *f, u64 hash);
+	int (*del)(struct sieve_filter *f, u64 hash);
+	u32 (*count)(const struct sieve_filter *f, u64 hash);
+	void (*prefetch_lines)(const struct sieve_filter *f, u64 hash, bool write);
 	void (*clear)(struct sieve_filter *f);
 	int (*merge)(struct sieve_filter *dst, const struct sieve_filter *src);
 	u64 (*estimate_items)(const struct sieve_filter *f);
@@ -77,27 +84,56 @@ int sieve_filter_create(const struct sieve_geometry *geo,
 void sieve_filter_destroy(struct sieve_filter *f);
 int sieve_filter_merge(struct sieve_filter *dst, const struct sieve_filter *src);
 
+static inline u64 sieve_filter_hash(const struct sieve_filter *f, const void *key, u32 len)
+{
+	return sieve_hash64(key, len, f->geo.seed);
+}
+
 static inline int sieve_filter_add(struct sieve_filter *f, const void *key, u32 len)
 {
-	return f->ops->add(f, key, len);
+	return f->ops->add(f, sieve_filter_hash(f, key, len));
 }
 
 static inline bool sieve_filter_contains(const struct sieve_filter *f,
 					 const void *key, u32 len)
 {
-	return f->ops->contains(f, key, len);
+	return f->ops->contains(f, sieve_filter_hash(f, key, len));
 }
 
 static inline int sieve_filter_delete(struct sieve_filter *f, const void *key, u32 len)
 {
-	return f->ops->del(f, key, len);
+	return f->ops->del(f, sieve_filter_hash(f, key, len));
 }
 
 static inline u32 sieve_filter_count(const struct sieve_filter *f,
 				     const void *key, u32 len)
 {
-	return f->ops->count(f, key, len);
+	return f->ops->count(f, sieve_filter_hash(f, key, len));
 }
+
+/**
+ * struct sieve_key - one key of a batch
+ * @data: its bytes.
+ * @len: how many.
+ */
+struct sieve_key {
+	const void *data;
+	u32 len;
+};
+
+/*
+ * Batches: the same operations on @n keys, with @results[i] what the
+ * single-key call returns for @keys[i]. Keys are hashed and their cache
+ * lines prefetched a group at a time before any is touched, so the memory
+ * misses of a group overlap instead of following one another: on a table
+ * far larger than the caches, a batch costs a fraction of single calls.
+ * Keys are added in order, so a key repeated in a batch is reported
+ * present the second time. Same locking rules as the single-key calls.
+ */
+void sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
+			    u32 n, int *results);
+void sieve_filter_contains_batch(const struct sieve_filter *f,
+				 const struct sieve_key *keys, u32 n, bool *results);
 
 static inline void sieve_filter_clear(struct sieve_filter *f)
 {

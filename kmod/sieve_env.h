@@ -22,6 +22,7 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/prefetch.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -33,6 +34,14 @@
 #else
 #include <asm/unaligned.h>
 #endif
+
+static inline void sieve_prefetch(const void *p, bool write)
+{
+	if (write)
+		prefetchw(p);
+	else
+		prefetch(p);
+}
 
 /* Tables are charged to the memory cgroup of the task that creates them. */
 static inline void *sieve_zalloc(size_t bytes)
@@ -155,6 +164,14 @@ static inline void put_unaligned_le64(u64 v, void *p)
 {
 	v = htole64(v);
 	memcpy(p, &v, sizeof(v));
+}
+
+static inline void sieve_prefetch(const void *p, bool write)
+{
+	if (write)
+		__builtin_prefetch(p, 1);
+	else
+		__builtin_prefetch(p, 0);
 }
 
 static inline void *sieve_zalloc(size_t bytes)

@@ -1581,6 +1581,126 @@ static void sieve_test_sizing_expected_fpr_monotonic(struct sieve_test *t)
 	EXPECT_TRUE(t, fpr >= 9596612);
 }
 
+
+/* ---- Batches --------------------------------------------------------------- */
+
+#define TC_BATCH	1000	/* not a multiple of the cores' prefetch group */
+
+/* Keys, their references and room for results, allocated as one. */
+struct tc_batch {
+	struct tc_key keys[TC_BATCH];
+	struct sieve_key refs[TC_BATCH];
+	int added[TC_BATCH];
+	bool found[TC_BATCH];
+};
+
+/* Keys (@set, @from ..): every 100th repeats the one before it. */
+static struct tc_batch *tc_batch_make(struct sieve_test *t, u32 set, u32 from)
+{
+	struct tc_batch *b = sieve_zalloc(sizeof(*b));
+	u32 i;
+
+	EXPECT_TRUE(t, b != NULL);
+	for (i = 0; b && i < TC_BATCH; i++) {
+		tc_key_make(&b->keys[i], set, i % 100 == 99 ? from + i - 1 : from + i);
+		b->refs[i].data = b->keys[i].b;
+		b->refs[i].len = b->keys[i].len;
+	}
+	return b;
+}
+
+/*
+ * A batch does what the same calls one at a time do: the same answers
+ * (a key repeated in the batch is reported present the second time), and
+ * the very same table.
+ */
+static void tc_check_batch_matches_single(struct sieve_test *t, u32 type)
+{
+	struct sieve_filter *batched = tc_new_filter(t, tc_geo_of(type, TC_SEED_A));
+	struct sieve_filter *single = tc_new_filter(t, tc_geo_of(type, TC_SEED_A));
+	struct tc_batch *in = tc_batch_make(t, TC_SET_IN, 0);
+	struct tc_batch *out = tc_batch_make(t, TC_SET_OUT, 0);
+	u32 i, mismatches = 0, found_in = 0, found_out = 0;
+
+	if (!batched || !single || !in || !out)
+		goto out_free;
+	sieve_filter_add_batch(batched, in->refs, TC_BATCH, in->added);
+	for (i = 0; i < TC_BATCH; i++) {
+		mismatches += in->added[i] != sieve_filter_add(single, in->refs[i].data,
+								in->refs[i].len);
+		/* The repeated keys are the only ones reported present. */
+		mismatches += in->added[i] != (i % 100 == 99);
+	}
+	EXPECT_EQ(t, mismatches, 0);
+	EXPECT_EQ(t, memcmp(batched->table, single->table, batched->table_bytes), 0);
+
+	sieve_filter_contains_batch(batched, in->refs, TC_BATCH, in->found);
+	sieve_filter_contains_batch(batched, out->refs, TC_BATCH, out->found);
+	for (i = 0; i < TC_BATCH; i++) {
+		found_in += in->found[i];
+		found_out += out->found[i];
+		mismatches += out->found[i] != sieve_filter_contains(single, out->refs[i].data,
+								     out->refs[i].len);
+	}
+	EXPECT_EQ(t, found_in, TC_BATCH);
+	EXPECT_EQ(t, mismatches, 0);
+	/* These tables are nearly empty: a stray yes would mean a wrong probe. */
+	EXPECT_EQ(t, found_out, 0);
+
+	/* An empty batch touches nothing. */
+	sieve_filter_add_batch(batched, out->refs, 0, out->added);
+	EXPECT_EQ(t, memcmp(batched->table, single->table, batched->table_bytes), 0);
+out_free:
+	sieve_free(out);
+	sieve_free(in);
+	if (single)
+		sieve_filter_destroy(single);
+	if (batched)
+		sieve_filter_destroy(batched);
+}
+
+/* A batch into a cuckoo table too small for it: refusals, no loss. */
+static void sieve_test_cuckoo_batch_fills_up(struct sieve_test *t)
+{
+	struct sieve_filter *f = tc_new_filter(t, tc_cuckoo(64, 12, TC_SEED_A));
+	struct tc_batch *b = tc_batch_make(t, TC_SET_IN, 0);
+	u32 i, stored = 0, refused = 0, lost = 0;
+
+	if (!f || !b)
+		goto out_free;
+	sieve_filter_add_batch(f, b->refs, TC_BATCH, b->added);
+	for (i = 0; i < TC_BATCH; i++) {
+		stored += b->added[i] >= 0;
+		refused += b->added[i] == -ENOSPC;
+	}
+	/* 256 slots and a victim: the first failure comes past 95% load. */
+	EXPECT_TRUE(t, stored >= 244 && stored <= 257);
+	EXPECT_EQ(t, stored + refused, TC_BATCH);
+	sieve_filter_contains_batch(f, b->refs, TC_BATCH, b->found);
+	for (i = 0; i < TC_BATCH; i++)
+		lost += b->added[i] >= 0 && !b->found[i];
+	EXPECT_EQ(t, lost, 0);
+out_free:
+	sieve_free(b);
+	if (f)
+		sieve_filter_destroy(f);
+}
+
+static void sieve_test_bloom_batch_matches_single(struct sieve_test *t)
+{
+	tc_check_batch_matches_single(t, SIEVE_BLOOM);
+}
+
+static void sieve_test_blocked_batch_matches_single(struct sieve_test *t)
+{
+	tc_check_batch_matches_single(t, SIEVE_BLOCKED_BLOOM);
+}
+
+static void sieve_test_cuckoo_batch_matches_single(struct sieve_test *t)
+{
+	tc_check_batch_matches_single(t, SIEVE_CUCKOO);
+}
+
 #define TC_CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_core_cases[] = {
@@ -1637,6 +1757,10 @@ const struct sieve_test_case sieve_core_cases[] = {
 	TC_CASE(sieve_test_cuckoo_smallest_geometry),
 	TC_CASE(sieve_test_cuckoo_merge_not_supported),
 	TC_CASE(sieve_test_cuckoo_fpr_grows_with_fill),
+	TC_CASE(sieve_test_bloom_batch_matches_single),
+	TC_CASE(sieve_test_blocked_batch_matches_single),
+	TC_CASE(sieve_test_cuckoo_batch_matches_single),
+	TC_CASE(sieve_test_cuckoo_batch_fills_up),
 	TC_CASE(sieve_test_geometry_rejects_bad),
 	TC_CASE(sieve_test_geometry_create_rejects_bad),
 	TC_CASE(sieve_test_geometry_accepts_valid),
