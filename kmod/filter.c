@@ -66,43 +66,47 @@ int sieve_filter_merge(struct sieve_filter *dst, const struct sieve_filter *src)
 }
 
 /*
- * Keys hashed and prefetched ahead of use: enough to cover a memory
- * latency with the misses of the keys in between, few enough that the
- * prefetched lines are still in the cache when their turn comes.
+ * Batches run as a pipeline: key i is hashed and its lines prefetched
+ * BATCH_AHEAD keys before it is used, so about that many misses are in
+ * flight at any time. Enough to cover a memory latency with the work of
+ * the keys in between; few enough that the lines are still cached when
+ * their turn comes.
  */
-#define BATCH_GROUP	16
+#define BATCH_AHEAD	16
 
 void sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
 			    u32 n, int *results)
 {
-	u64 hashes[BATCH_GROUP];
-	u32 done, i, group;
+	u64 ahead[BATCH_AHEAD];
+	u32 i;
 
-	for (done = 0; done < n; done += group) {
-		group = min_t(u32, n - done, BATCH_GROUP);
-		for (i = 0; i < group; i++) {
-			hashes[i] = sieve_filter_hash(f, keys[done + i].data, keys[done + i].len);
-			f->ops->prefetch_lines(f, hashes[i], true);
+	for (i = 0; i < n + BATCH_AHEAD; i++) {
+		u32 slot = i % BATCH_AHEAD;
+
+		if (i >= BATCH_AHEAD)
+			results[i - BATCH_AHEAD] = f->ops->add(f, ahead[slot]);
+		if (i < n) {
+			ahead[slot] = sieve_filter_hash(f, keys[i].data, keys[i].len);
+			f->ops->prefetch_lines(f, ahead[slot], true);
 		}
-		for (i = 0; i < group; i++)
-			results[done + i] = f->ops->add(f, hashes[i]);
 	}
 }
 
 void sieve_filter_contains_batch(const struct sieve_filter *f,
 				 const struct sieve_key *keys, u32 n, bool *results)
 {
-	u64 hashes[BATCH_GROUP];
-	u32 done, i, group;
+	u64 ahead[BATCH_AHEAD];
+	u32 i;
 
-	for (done = 0; done < n; done += group) {
-		group = min_t(u32, n - done, BATCH_GROUP);
-		for (i = 0; i < group; i++) {
-			hashes[i] = sieve_filter_hash(f, keys[done + i].data, keys[done + i].len);
-			f->ops->prefetch_lines(f, hashes[i], false);
+	for (i = 0; i < n + BATCH_AHEAD; i++) {
+		u32 slot = i % BATCH_AHEAD;
+
+		if (i >= BATCH_AHEAD)
+			results[i - BATCH_AHEAD] = f->ops->contains(f, ahead[slot]);
+		if (i < n) {
+			ahead[slot] = sieve_filter_hash(f, keys[i].data, keys[i].len);
+			f->ops->prefetch_lines(f, ahead[slot], false);
 		}
-		for (i = 0; i < group; i++)
-			results[done + i] = f->ops->contains(f, hashes[i]);
 	}
 }
 

@@ -123,9 +123,9 @@ struct sieve_key {
 
 /*
  * Batches: the same operations on @n keys, with @results[i] what the
- * single-key call returns for @keys[i]. Keys are hashed and their cache
- * lines prefetched a group at a time before any is touched, so the memory
- * misses of a group overlap instead of following one another: on a table
+ * single-key call returns for @keys[i]. Each key is hashed and its cache
+ * lines prefetched some keys ahead of its turn, so the memory misses of
+ * neighbouring keys overlap instead of following one another: on a table
  * far larger than the caches, a batch costs a fraction of single calls.
  * Keys are added in order, so a key repeated in a batch is reported
  * present the second time. Same locking rules as the single-key calls.

@@ -9,8 +9,9 @@
  * random 8-byte read from a buffer the size of the largest 64M-key table,
  * both independent (many in flight, as queries of different keys are) and
  * dependent (pointer chasing), and every figure is printed again as a
- * multiple of the independent read ("R"). The cost of hashing a key is
- * reported on its own, to tell compute from memory.
+ * multiple of the independent read ("R"), timed again next to every row
+ * since the machine may be shared. The cost of hashing a key is reported
+ * on its own, to tell compute from memory.
  *
  * Nothing here asserts on time: the aims of the issue are printed as
  * MET / NOT MET next to the measured numbers.
@@ -27,7 +28,7 @@
 #include "filter.h"
 
 #define KEY_STRIDE	32		/* one record per key; 8-byte keys use its head */
-#define CHUNK		1000		/* keys read in a row before jumping elsewhere */
+#define CHUNK		1000		/* keys made at a time; operations per timer reading */
 #define SEED		0x5eed1234U
 #define NTYPES		3
 #define NRATES		2
@@ -71,12 +72,20 @@ struct result {
 	u64 false_pos;
 	u32 expected_ppb;
 	double add_ns, pos_ns, neg_ns;
+	double R, D;		/* independent and dependent read, timed next to this row */
 };
 
+/*
+ * The buffer stays for the whole run, and reads are timed again next to
+ * every row: this machine is shared, memory latency drifts with what the
+ * neighbours do, and a row is best compared with a read timed under the
+ * same conditions.
+ */
 struct memref {
 	u64 bytes;
+	u64 nwords;
+	u64 *buf;
 	double indep_ns[2], dep_ns[2];	/* at the start and at the end of the run */
-	double indep, dep;		/* the best of the two */
 };
 
 static FILE *table_out;
@@ -236,9 +245,12 @@ static void make_cycle(u64 *buf, u64 nwords)
 	}
 }
 
-static void time_reads(const u64 *buf, u64 nwords, double *indep, double *dep)
+/* Best of 3 passes of @nindep independent reads; @ndep dependent reads. */
+static void time_reads(const struct memref *m, u64 nindep, u64 ndep, double *indep,
+		       double *dep)
 {
-	const u64 nindep = 32000000, ndep = 4000000;
+	const u64 *buf = m->buf;
+	u64 nwords = m->nwords;
 	double t, best = 1e30;
 	u64 sink = 0;
 	int pass;
@@ -357,7 +369,7 @@ static double time_query(const struct sieve_filter *f, u64 base, u64 n, u64 coun
 	return best;
 }
 
-static int run_one(struct result *r)
+static int run_one(struct result *r, const struct memref *m)
 {
 	const struct size_plan *p = r->plan;
 	struct sieve_filter *f = NULL;
@@ -391,6 +403,7 @@ static int run_one(struct result *r)
 	r->neg_ns = time_query(f, NEG_BASE, p->nneg, p->nneg, r->len, p->passes,
 			       &r->false_pos);
 	sieve_filter_destroy(f);
+	time_reads(m, 8000000, 500000, &r->R, &r->D);
 	return 0;
 }
 
@@ -408,9 +421,10 @@ static double classic_bits(u32 ppb)
 
 /*
  * A blocked Bloom filter at c bits per key: blocks of 512 bits hold
- * Poisson(512 / c) keys, and a block with i keys answers a foreign query
- * yes with (1 - (1 - 1/512)^(ik))^k. Computed here in floating point, apart
- * from the fixed-point sizing it checks.
+ * Poisson(512 / c) keys, each setting a random k-subset of its block, and
+ * a block with i keys answers a foreign query yes with at most
+ * (1 - (1 - k/512)^i)^k (the bound sizing.c uses). Computed here in
+ * floating point, apart from the fixed-point sizing it checks.
  */
 static double blocked_rate(double c, int k)
 {
@@ -420,7 +434,7 @@ static double blocked_rate(double c, int k)
 	for (i = 0; i <= top; i++) {
 		double w = exp(i * log(lambda) - lambda - lgamma(i + 1.0));
 
-		rate += w * pow(1 - pow(1 - 1.0 / SIEVE_BLOCK_BITS, (double)i * k), k);
+		rate += w * pow(1 - pow(1 - (double)k / SIEVE_BLOCK_BITS, i), k);
 	}
 	return rate;
 }
@@ -471,10 +485,11 @@ static double type_bits(u32 type, u32 ppb)
 /* ---- report ---- */
 
 static void print_header(int argc, char **argv, const struct memref *m,
-			 const double hash_ns[NLENS][2])
+			 const double hash_ns[NLENS][2], const struct result *res, int nres)
 {
 	char line[256], model[256] = "unknown", date[64];
 	FILE *cpu = fopen("/proc/cpuinfo", "r");
+	double R = m->indep_ns[0], lo = 1e30, hi = 0;
 	time_t t = time(NULL);
 	int i;
 
@@ -487,6 +502,10 @@ static void print_header(int argc, char **argv, const struct memref *m,
 	if (cpu)
 		fclose(cpu);
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %Z", localtime(&t));
+	for (i = 0; i < nres; i++) {
+		lo = fmin(lo, res[i].R);
+		hi = fmax(hi, res[i].R);
+	}
 
 	out("sieve core benchmark\n");
 	out("  date:     %s\n", date);
@@ -499,17 +518,17 @@ static void print_header(int argc, char **argv, const struct memref *m,
 	    CHUNK, timer_cost);
 	out("memory reference: random 8-byte reads from a %.0f MiB buffer (the largest 64M-key table)\n",
 	    m->bytes / 1048576.0);
-	out("  independent read R = %6.2f ns  (start %.2f, end %.2f; the lower is used)\n",
-	    m->indep, m->indep_ns[0], m->indep_ns[1]);
-	out("  dependent read     = %6.2f ns = %.1f R  (start %.2f, end %.2f)\n",
-	    m->dep, m->dep / m->indep, m->dep_ns[0], m->dep_ns[1]);
+	out("  independent read R: %6.2f ns at the start, %6.2f ns at the end, %.2f to %.2f next to the rows\n",
+	    m->indep_ns[0], m->indep_ns[1], lo, hi);
+	out("  dependent read D:   %6.2f ns at the start, %6.2f ns at the end (= %.1f R)\n",
+	    m->dep_ns[0], m->dep_ns[1], m->dep_ns[0] / R);
 	for (i = 0; i < NLENS; i++)
-		out("  hash of a %2u-byte key: sieve_hash64 %5.2f ns = %.2f R  (one jhash pass %.2f ns)\n",
-		    key_lens[i], hash_ns[i][1], hash_ns[i][1] / m->indep, hash_ns[i][0]);
+		out("  hash of a %2u-byte key: sieve_hash64 %5.2f ns = %.2f R (one jhash pass alone: %.2f ns)\n",
+		    key_lens[i], hash_ns[i][1], hash_ns[i][1] / R, hash_ns[i][0]);
 	out("\n");
 }
 
-static void print_row(const struct result *r, double R)
+static void print_row(const struct result *r)
 {
 	double bits = r->table_bytes * 8.0 / r->plan->nkeys;
 	double theory = type_bits(r->type, r->rate);
@@ -520,11 +539,11 @@ static void print_row(const struct result *r, double R)
 		snprintf(kf, sizeof(kf), "f=%u", r->geo.fp_bits);
 	else
 		snprintf(kf, sizeof(kf), "k=%u", r->geo.nhashes);
-	out("%-4s %3u  %-8s %-5s %-5s %8.2f %7.2f %6.2f %5.2f %5.2f %8.1f %6.2f %8.1f %6.2f %8.1f %6.2f  %7.4f%% %7.4f%%",
+	out("%-4s %3u  %-8s %-5s %-5s %8.2f %7.2f %6.2f %5.2f %5.2f %6.2f %8.1f %5.1f %7.1f %5.1f %7.1f %5.1f  %7.4f%% %7.4f%%",
 	    r->plan->name, r->len, type_names[r->type], rate_name(r->rate),
 	    kf, bits, classic_bits(r->rate), theory, bits / theory, bits / classic_bits(r->rate),
-	    r->add_ns, r->add_ns / R, r->pos_ns, r->pos_ns / R, r->neg_ns, r->neg_ns / R,
-	    100.0 * fpr, r->expected_ppb / 1e7);
+	    r->R, r->add_ns, r->add_ns / r->R, r->pos_ns, r->pos_ns / r->R,
+	    r->neg_ns, r->neg_ns / r->R, 100.0 * fpr, r->expected_ppb / 1e7);
 	if (r->stored < r->plan->nkeys)
 		out("  FULL after %llu adds", (unsigned long long)r->stored);
 	if (r->false_neg)
@@ -532,19 +551,21 @@ static void print_row(const struct result *r, double R)
 	out("\n");
 }
 
-static void print_table(const struct result *res, int nres, double R)
+static void print_table(const struct result *res, int nres)
 {
 	int i;
 
-	out("keys len  type     p     k/f   bits/key classic type-th  x-th x-cls   add ns      R   pos ns      R   neg ns      R  FPR meas  FPR exp\n");
+	out("keys len  type     p     k/f   bits/key classic type-th  x-th x-cls   R ns   add ns   xR   pos ns   xR   neg ns   xR  FPR meas  FPR exp\n");
 	for (i = 0; i < nres; i++) {
 		if (i && res[i].plan != res[i - 1].plan)
 			out("\n");
-		print_row(&res[i], R);
+		print_row(&res[i]);
 	}
 	out("\n  bits/key = table bytes * 8 / keys; classic = 1.44 log2(1/p); type-th = the type's theory:\n"
-	    "  Bloom: classic; blocked: fewest bits/key at which the Poisson block formula reaches p (any k);\n"
-	    "  cuckoo: (log2(1/p) + 3) / 0.95. x-th, x-cls: bits/key over those. R columns: ns / R.\n"
+	    "  Bloom: classic; blocked: fewest bits/key at which the Poisson bound of sizing.c,\n"
+	    "  sum Pois(i; 512/c) (1 - (1 - k/512)^i)^k, reaches p for some k (floating point, independent);\n"
+	    "  cuckoo: (log2(1/p) + 3) / 0.95. x-th, x-cls: bits/key over those.\n"
+	    "  R ns: the independent read, timed again right after the row; xR: the ns before it over it.\n"
 	    "  positive queries: %llu of 1M keys (best of %d passes), %llu of 64M (one pass);\n"
 	    "  negative queries: %llu at 1M, %llu at 64M (distinct keys never added). FPR exp = sieve_expected_fpr_ppb().\n\n",
 	    (unsigned long long)plans[0].npos, plans[0].passes, (unsigned long long)plans[1].npos,
@@ -556,24 +577,31 @@ static const char *verdict(bool met)
 	return met ? "MET" : "NOT MET";
 }
 
-static void print_aims(const struct result *res, int nres, double R)
+static void print_query_aims(const struct result *res, int nres)
 {
 	int i;
 
-	out("aims, query cost at 64M keys (in R = %.2f ns):\n", R);
+	out("aims, query cost at 64M keys in independent reads R (the worse of positive and\n"
+	    "negative decides); D: the same in dependent reads, for scale:\n");
 	for (i = 0; i < nres; i++) {
 		const struct result *r = &res[i];
 		double aim = r->type == SIEVE_BLOCKED_BLOOM ? 1.5 :
 			     r->type == SIEVE_CUCKOO ? 2.5 : r->geo.nhashes;
-		double worst = fmax(r->pos_ns, r->neg_ns) / R;
+		double worst = fmax(r->pos_ns, r->neg_ns);
 
 		if (r->plan != &plans[1])
 			continue;
-		out("  %-8s %-5s %2uB: positive %5.2f R, negative %5.2f R; aim <= %4.1f R%-7s %s\n",
+		out("  %-8s %-5s %2uB: positive %5.2f R, negative %5.2f R; aim <= %4.1f R%-7s %-7s (%.2f D)\n",
 		    type_names[r->type], rate_name(r->rate), r->len,
-		    r->pos_ns / R, r->neg_ns / R, aim,
-		    r->type == SIEVE_BLOOM ? " (= k)" : "", verdict(worst <= aim));
+		    r->pos_ns / r->R, r->neg_ns / r->R, aim,
+		    r->type == SIEVE_BLOOM ? " (= k)" : "", verdict(worst / r->R <= aim), worst / r->D);
 	}
+}
+
+static void print_size_aims(const struct result *res, int nres)
+{
+	int i;
+
 	out("\naims, bits per key within 1.1x of the type's theory (key length does not matter):\n");
 	for (i = 0; i < nres; i++) {
 		const struct result *r = &res[i];
@@ -590,10 +618,17 @@ static void print_aims(const struct result *res, int nres, double R)
 			    bits / classic_bits(r->rate),
 			    verdict(bits / classic_bits(r->rate) <= 1.1));
 		if (r->type == SIEVE_CUCKOO)
-			out("  (load %.1f%%)", 100.0 * r->stored /
-			    (r->geo.nbuckets * (double)SIEVE_CUCKOO_SLOTS));
+			out("  (load %.1f%%%s)", 100.0 * r->stored /
+			    (r->geo.nbuckets * (double)SIEVE_CUCKOO_SLOTS),
+			    r->stored < r->plan->nkeys ? ", table FULL before all keys were in" : "");
 		out("\n");
 	}
+}
+
+static void print_aims(const struct result *res, int nres)
+{
+	print_query_aims(res, nres);
+	print_size_aims(res, nres);
 }
 
 /* ---- main ---- */
@@ -612,25 +647,24 @@ static u64 largest_table(void)
 	return most;
 }
 
-static int measure_memory(struct memref *m, int when)
+static int memref_init(struct memref *m)
 {
-	u64 nwords = m->bytes / 8;
-	u64 *buf = malloc(nwords * 8);
-
-	if (!buf)
+	m->bytes = largest_table() / 64 * 64;
+	m->nwords = m->bytes / 8;
+	m->buf = malloc(m->nwords * 8);
+	if (!m->buf)
 		return -ENOMEM;
-	make_cycle(buf, nwords);
-	time_reads(buf, nwords, &m->indep_ns[when], &m->dep_ns[when]);
-	free(buf);
+	make_cycle(m->buf, m->nwords);
 	return 0;
 }
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-o TABLE_FILE] [-s] [-n LARGE_KEYS]\n"
+	fprintf(stderr, "usage: %s [-o TABLE_FILE] [-s] [-n LARGE_KEYS] [-t TYPE]\n"
 		"  -o  also write the report to TABLE_FILE\n"
 		"  -s  small run: 1M keys only (the memory reference stays full size)\n"
-		"  -n  keys of the large table instead of 64000000\n", prog);
+		"  -n  keys of the large table instead of 64000000\n"
+		"  -t  only this type: bloom, blocked or cuckoo (repeatable)\n", prog);
 }
 
 int main(int argc, char **argv)
@@ -638,9 +672,10 @@ int main(int argc, char **argv)
 	struct result res[NSIZES * NLENS * NTYPES * NRATES];
 	double hash_ns[NLENS][2], t0 = now_ns();
 	int s, l, t, r, n = 0, nsizes = NSIZES, opt, err;
+	u32 wanted = 0;
 	struct memref m = { 0 };
 
-	while ((opt = getopt(argc, argv, "o:sn:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:sn:t:")) != -1) {
 		switch (opt) {
 		case 'o':
 			table_out = fopen(optarg, "w");
@@ -655,6 +690,20 @@ int main(int argc, char **argv)
 		case 'n':
 			plans[1].nkeys = strtoull(optarg, NULL, 0) / CHUNK * CHUNK;
 			plans[1].npos = min(plans[1].npos, plans[1].nkeys);
+			if (!plans[1].nkeys) {
+				usage(argv[0]);
+				return 2;
+			}
+			break;
+		case 't':
+			for (t = 0; t < NTYPES; t++)
+				if (!strcmp(optarg, type_names[types[t]]))
+					break;
+			if (t == NTYPES) {
+				usage(argv[0]);
+				return 2;
+			}
+			wanted |= 1U << t;
 			break;
 		default:
 			usage(argv[0]);
@@ -663,10 +712,12 @@ int main(int argc, char **argv)
 	}
 
 	calibrate_timer();
-	m.bytes = largest_table() / 64 * 64;
-	progress("bench: memory reference (%llu MiB)...\n", (unsigned long long)(m.bytes >> 20));
-	if (measure_memory(&m, 0))
+	if (memref_init(&m)) {
+		fprintf(stderr, "bench: out of memory\n");
 		return 1;
+	}
+	progress("bench: memory reference (%llu MiB)...\n", (unsigned long long)(m.bytes >> 20));
+	time_reads(&m, 32000000, 4000000, &m.indep_ns[0], &m.dep_ns[0]);
 
 	for (l = 0; l < NLENS; l++) {
 		hash_ns[l][0] = time_hash(key_lens[l], 1);
@@ -676,7 +727,7 @@ int main(int argc, char **argv)
 	for (s = 0; s < nsizes; s++)
 		for (l = 0; l < NLENS; l++)
 			for (t = 0; t < NTYPES; t++)
-				for (r = 0; r < NRATES; r++) {
+				for (r = 0; r < NRATES && (!wanted || wanted & 1U << t); r++) {
 					struct result *cur = &res[n++];
 					double t1 = now_ns();
 
@@ -684,7 +735,7 @@ int main(int argc, char **argv)
 								.len = key_lens[l], .plan = &plans[s] };
 					progress("bench: %s keys, %2u bytes, %-8s %-5s ...", plans[s].name,
 						 key_lens[l], type_names[types[t]], rate_names[r]);
-					err = run_one(cur);
+					err = run_one(cur, &m);
 					if (err) {
 						fprintf(stderr, "\nbench: %s\n", strerror(-err));
 						return 1;
@@ -692,14 +743,12 @@ int main(int argc, char **argv)
 					progress(" %.1f s\n", (now_ns() - t1) / 1e9);
 				}
 
-	if (measure_memory(&m, 1))
-		return 1;
-	m.indep = fmin(m.indep_ns[0], m.indep_ns[1]);
-	m.dep = fmin(m.dep_ns[0], m.dep_ns[1]);
+	time_reads(&m, 32000000, 4000000, &m.indep_ns[1], &m.dep_ns[1]);
+	free(m.buf);
 
-	print_header(argc, argv, &m, hash_ns);
-	print_table(res, n, m.indep);
-	print_aims(res, n, m.indep);
+	print_header(argc, argv, &m, hash_ns, res, n);
+	print_table(res, n);
+	print_aims(res, n);
 	out("\ntotal run time: %.1f s\n", (now_ns() - t0) / 1e9);
 	if (table_out)
 		fclose(table_out);
