@@ -20,6 +20,9 @@ struct sieve_blocked_bloom {
 	u8 storage[];
 };
 
+/* sieve_filter_destroy() frees the filter through its head. */
+static_assert(offsetof(struct sieve_blocked_bloom, filter) == 0);
+
 static struct sieve_blocked_bloom *to_blocked(const struct sieve_filter *f)
 {
 	return container_of(f, struct sieve_blocked_bloom, filter);
@@ -33,13 +36,16 @@ static unsigned long *key_block(const struct sieve_blocked_bloom *bb, u64 h)
 	return bb->blocks + block * BLOCK_WORDS;
 }
 
-#define PATTERN_MULTIPLIER	0x9e3779b1U	/* odd: x -> x * M is a bijection of u32 */
+#define PATTERN_MULTIPLIER	0x9e3779b97f4a7c15ULL	/* odd: a bijection of u64 */
 
 /*
  * The k bits of a key inside its block: k distinct positions, a uniformly
  * random k-subset of the 512 (Floyd's sampling: exactly k draws, each
- * from a multiplicative congruential sequence seeded by the low 32 bits
- * of the hash, so patterns are as varied as 2^31 seeds allow).
+ * from a multiplicative congruential sequence seeded by the whole 64-bit
+ * hash). The seed must be the whole hash: with 2^31 patterns, a query
+ * sharing its block and pattern with one of the block's keys would add
+ * about keys-per-block / 2^31 to the false-positive rate, several times a
+ * target of 1e-9.
  *
  * Distinct, uniform subsets are what make sizing.c's rate a bound and not
  * an approximation: with keys setting random k-subsets, the events "bit j
@@ -49,21 +55,22 @@ static unsigned long *key_block(const struct sieve_blocked_bloom *bb, u64 h)
  */
 static void key_pattern(u64 h, u32 k, unsigned long pattern[BLOCK_WORDS])
 {
-	u32 x = (u32)h | 1, j;
+	u64 x = h | 1;
+	u32 j;
 
 	memset(pattern, 0, BLOCK_BYTES);
 	for (j = SIEVE_BLOCK_BITS - k; j < SIEVE_BLOCK_BITS; j++) {
 		u32 pick;
 
 		x *= PATTERN_MULTIPLIER;
-		pick = (u32)(((u64)x * (j + 1)) >> 32);	/* uniform in [0, j] */
+		pick = (u32)mul_u64_u64_shr(x, j + 1, 64);	/* uniform in [0, j] */
 		if (pattern[BIT_WORD(pick)] & BIT_MASK(pick))
 			pick = j;
 		pattern[BIT_WORD(pick)] |= BIT_MASK(pick);
 	}
 }
 
-static int blocked_add(struct sieve_filter *f, u64 h)
+static int blocked_add(struct sieve_filter *f, u64 h, u32 flags)
 {
 	unsigned long *block = key_block(to_blocked(f), h);
 	unsigned long pattern[BLOCK_WORDS];
@@ -115,7 +122,7 @@ static void blocked_prefetch(const struct sieve_filter *f, u64 h, bool write)
 
 static void blocked_clear(struct sieve_filter *f)
 {
-	memset(to_blocked(f)->blocks, 0, f->table_bytes);
+	sieve_zero(to_blocked(f)->blocks, f->table_bytes);
 }
 
 static int blocked_merge(struct sieve_filter *dst, const struct sieve_filter *src)

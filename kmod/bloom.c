@@ -13,6 +13,9 @@ struct sieve_bloom {
 	unsigned long bits[];
 };
 
+/* sieve_filter_destroy() frees the filter through its head. */
+static_assert(offsetof(struct sieve_bloom, filter) == 0);
+
 static struct sieve_bloom *to_bloom(const struct sieve_filter *f)
 {
 	return container_of(f, struct sieve_bloom, filter);
@@ -35,7 +38,7 @@ static inline u64 probe_step(u64 h)
 	return (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
 }
 
-static int bloom_add(struct sieve_filter *f, u64 h)
+static int bloom_add(struct sieve_filter *f, u64 h, u32 flags)
 {
 	struct sieve_bloom *bf = to_bloom(f);
 	u64 step = probe_step(h);
@@ -92,7 +95,7 @@ static u64 bloom_words(const struct sieve_filter *f)
 
 static void bloom_clear(struct sieve_filter *f)
 {
-	memset(to_bloom(f)->bits, 0, f->table_bytes);
+	sieve_zero(to_bloom(f)->bits, f->table_bytes);
 }
 
 static int bloom_merge(struct sieve_filter *dst, const struct sieve_filter *src)

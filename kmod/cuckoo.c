@@ -53,6 +53,9 @@ struct sieve_cuckoo {
 	u8 table[];
 };
 
+/* sieve_filter_destroy() frees the filter through its head. */
+static_assert(offsetof(struct sieve_cuckoo, filter) == 0);
+
 static struct sieve_cuckoo *to_cuckoo(const struct sieve_filter *f)
 {
 	return container_of(f, struct sieve_cuckoo, filter);
@@ -120,16 +123,20 @@ static u32 bucket_count(const struct sieve_cuckoo *cf, u32 i, u32 fp)
 	return n;
 }
 
+/* Is the parked fingerprint one of this key's? */
+static bool victim_matches(const struct sieve_cuckoo *cf, u32 fp, u32 i1, u32 i2)
+{
+	return cf->victim_used && cf->victim_fp == fp &&
+	       (cf->victim_bucket == i1 || cf->victim_bucket == i2);
+}
+
 static u32 cuckoo_count_at(const struct sieve_cuckoo *cf, u32 fp, u32 i1, u32 i2)
 {
 	u32 n = bucket_count(cf, i1, fp);
 
 	if (i2 != i1)
 		n += bucket_count(cf, i2, fp);
-	if (cf->victim_used && cf->victim_fp == fp &&
-	    (cf->victim_bucket == i1 || cf->victim_bucket == i2))
-		n++;
-	return n;
+	return n + victim_matches(cf, fp, i1, i2);
 }
 
 /* Replaces the first slot holding @old in bucket @i by @new; false if none. */
@@ -189,7 +196,7 @@ static void cuckoo_place(struct sieve_cuckoo *cf, u32 i, u32 fp)
 	cf->victim_bucket = i;
 }
 
-static int cuckoo_add(struct sieve_filter *f, u64 h)
+static int cuckoo_add(struct sieve_filter *f, u64 h, u32 flags)
 {
 	struct sieve_cuckoo *cf = to_cuckoo(f);
 	u32 fp, i1, i2, copies;
@@ -198,6 +205,8 @@ static int cuckoo_add(struct sieve_filter *f, u64 h)
 		return -ENOSPC;
 	key_place(cf, h, &fp, &i1, &i2);
 	copies = cuckoo_count_at(cf, fp, i1, i2);
+	if (copies && (flags & SIEVE_ADD_IF_ABSENT))
+		return 1;
 	/* Its two buckets hold nothing else: kicking could only go round. */
 	if (copies >= (i1 == i2 ? 1 : 2) * SIEVE_CUCKOO_SLOTS)
 		return -ENOSPC;
@@ -213,8 +222,7 @@ static bool cuckoo_contains(const struct sieve_filter *f, u64 h)
 
 	key_place(cf, h, &fp, &i1, &i2);
 	return bucket_count(cf, i1, fp) || bucket_count(cf, i2, fp) ||
-	       (cf->victim_used && cf->victim_fp == fp &&
-		(cf->victim_bucket == i1 || cf->victim_bucket == i2));
+	       victim_matches(cf, fp, i1, i2);
 }
 
 static u32 cuckoo_count(const struct sieve_filter *f, u64 h)
@@ -232,8 +240,7 @@ static int cuckoo_del(struct sieve_filter *f, u64 h)
 	u32 fp, i1, i2;
 
 	key_place(cf, h, &fp, &i1, &i2);
-	if (cf->victim_used && cf->victim_fp == fp &&
-	    (cf->victim_bucket == i1 || cf->victim_bucket == i2)) {
+	if (victim_matches(cf, fp, i1, i2)) {
 		cf->victim_used = false;
 		cf->nitems--;
 		return 0;
@@ -264,7 +271,7 @@ static void cuckoo_clear(struct sieve_filter *f)
 {
 	struct sieve_cuckoo *cf = to_cuckoo(f);
 
-	memset(cf->table, 0, f->table_bytes);
+	sieve_zero(cf->table, f->table_bytes);
 	cf->nitems = 0;
 	cf->victim_used = false;
 }

@@ -18,6 +18,7 @@ int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes)
 		return -EINVAL;
 	}
 }
+EXPORT_SYMBOL_GPL(sieve_geometry_check);
 
 /* On error *@out is left as it was and nothing stays allocated. */
 int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **out)
@@ -47,12 +48,14 @@ int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **
 	*out = f;
 	return 0;
 }
+EXPORT_SYMBOL_GPL(sieve_filter_create);
 
-/* Every type is one allocation, header and table together. */
+/* Every type is one allocation, header and table together, header first. */
 void sieve_filter_destroy(struct sieve_filter *f)
 {
 	sieve_free(f);
 }
+EXPORT_SYMBOL_GPL(sieve_filter_destroy);
 
 /*
  * Union is a plain OR of two tables, which is only meaningful when every
@@ -64,6 +67,7 @@ int sieve_filter_merge(struct sieve_filter *dst, const struct sieve_filter *src)
 		return -EINVAL;
 	return dst->ops->merge(dst, src);
 }
+EXPORT_SYMBOL_GPL(sieve_filter_merge);
 
 /*
  * Batches run as a pipeline: key i is hashed and its lines prefetched
@@ -78,27 +82,28 @@ void sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys
 			    u32 n, int *results)
 {
 	u64 ahead[BATCH_AHEAD];
-	u32 i;
+	u64 i;	/* n + BATCH_AHEAD must not wrap */
 
-	for (i = 0; i < n + BATCH_AHEAD; i++) {
+	for (i = 0; i < (u64)n + BATCH_AHEAD; i++) {
 		u32 slot = i % BATCH_AHEAD;
 
 		if (i >= BATCH_AHEAD)
-			results[i - BATCH_AHEAD] = f->ops->add(f, ahead[slot]);
+			results[i - BATCH_AHEAD] = f->ops->add(f, ahead[slot], 0);
 		if (i < n) {
 			ahead[slot] = sieve_filter_hash(f, keys[i].data, keys[i].len);
 			f->ops->prefetch_lines(f, ahead[slot], true);
 		}
 	}
 }
+EXPORT_SYMBOL_GPL(sieve_filter_add_batch);
 
 void sieve_filter_contains_batch(const struct sieve_filter *f,
 				 const struct sieve_key *keys, u32 n, bool *results)
 {
 	u64 ahead[BATCH_AHEAD];
-	u32 i;
+	u64 i;	/* n + BATCH_AHEAD must not wrap */
 
-	for (i = 0; i < n + BATCH_AHEAD; i++) {
+	for (i = 0; i < (u64)n + BATCH_AHEAD; i++) {
 		u32 slot = i % BATCH_AHEAD;
 
 		if (i >= BATCH_AHEAD)
@@ -109,11 +114,29 @@ void sieve_filter_contains_batch(const struct sieve_filter *f,
 		}
 	}
 }
+EXPORT_SYMBOL_GPL(sieve_filter_contains_batch);
+
+/* Zeroes a table of any size, a megabyte at a time so the CPU is not held. */
+void sieve_zero(void *table, u64 bytes)
+{
+	u8 *p = table;
+
+	might_sleep();
+	while (bytes) {
+		size_t chunk = min_t(u64, bytes, SZ_1M);
+
+		memset(p, 0, chunk);
+		p += chunk;
+		bytes -= chunk;
+		cond_resched();
+	}
+}
 
 void sieve_words_or(unsigned long *to, const unsigned long *from, u64 nwords)
 {
 	u64 i;
 
+	might_sleep();
 	for (i = 0; i < nwords; i++) {
 		to[i] |= READ_ONCE(from[i]);
 		if ((i & 4095) == 4095)
@@ -125,6 +148,7 @@ u64 sieve_words_weight(const unsigned long *words, u64 nwords)
 {
 	u64 i, set = 0;
 
+	might_sleep();
 	for (i = 0; i < nwords; i++) {
 		set += hweight_long(READ_ONCE(words[i]));
 		if ((i & 4095) == 4095)

@@ -27,9 +27,12 @@ struct sieve_filter;
  * A type sees a key only as its 64-bit hash (sieve_filter_hash()): hashing
  * is the same for every type, and is done once per key by the callers.
  *
- * @add: insert a key. Returns 1 if the key may have been present already
- *	(for dedup: test-and-set), 0 if it was certainly new, -ENOSPC if a
- *	cuckoo table is full (nothing stored before is lost).
+ * @add: insert a key (enum sieve_add_flags in @flags, already checked).
+ *	Returns 1 if the key may have been present already, 0 if it was
+ *	certainly new, -ENOSPC if a cuckoo table is full (nothing stored
+ *	before is lost). Bloom types: a test-and-set, for dedup; but two
+ *	racing adds of one new key may both return 0. Cuckoo: stores another
+ *	copy of a present key unless %SIEVE_ADD_IF_ABSENT.
  * @contains: true if the key may be present; never false for a stored key.
  * @del: remove one copy of a key: 0, -ENOENT if not found, -EOPNOTSUPP for
  *	the Bloom types.
@@ -43,7 +46,7 @@ struct sieve_filter;
  * @fpr_ppb: false-positive rate of a query now, in parts per billion.
  */
 struct sieve_filter_ops {
-	int (*add)(struct sieve_filter *f, u64 hash);
+	int (*add)(struct sieve_filter *f, u64 hash, u32 flags);
 	bool (*contains)(const struct sieve_filter *f, u64 hash);
 	int (*del)(struct sieve_filter *f, u64 hash);
 	u32 (*count)(const struct sieve_filter *f, u64 hash);
@@ -89,9 +92,17 @@ static inline u64 sieve_filter_hash(const struct sieve_filter *f, const void *ke
 	return sieve_hash64(key, len, f->geo.seed);
 }
 
+static inline int sieve_filter_add_flags(struct sieve_filter *f, const void *key,
+					 u32 len, u32 flags)
+{
+	if (flags & ~SIEVE_ADD_FLAGS_ALL)
+		return -EINVAL;
+	return f->ops->add(f, sieve_filter_hash(f, key, len), flags);
+}
+
 static inline int sieve_filter_add(struct sieve_filter *f, const void *key, u32 len)
 {
-	return f->ops->add(f, sieve_filter_hash(f, key, len));
+	return sieve_filter_add_flags(f, key, len, 0);
 }
 
 static inline bool sieve_filter_contains(const struct sieve_filter *f,
@@ -162,7 +173,8 @@ int sieve_size(u32 type, u64 capacity, u32 fpp_ppb, struct sieve_geometry *out);
 /* The false-positive rate a filter of @geo is expected to have at @nitems. */
 u32 sieve_expected_fpr_ppb(const struct sieve_geometry *geo, u64 nitems);
 
-/* For the Bloom types: whole-table word operations, which may sleep. */
+/* Whole-table operations for the types, which may sleep. */
+void sieve_zero(void *table, u64 bytes);
 void sieve_words_or(unsigned long *to, const unsigned long *from, u64 nwords);
 u64 sieve_words_weight(const unsigned long *words, u64 nwords);
 

@@ -10,17 +10,6 @@
 
 #include "filter.h"
 
-EXPORT_SYMBOL_GPL(sieve_geometry_check);
-EXPORT_SYMBOL_GPL(sieve_filter_create);
-EXPORT_SYMBOL_GPL(sieve_filter_destroy);
-EXPORT_SYMBOL_GPL(sieve_filter_merge);
-EXPORT_SYMBOL_GPL(sieve_filter_add_batch);
-EXPORT_SYMBOL_GPL(sieve_filter_contains_batch);
-EXPORT_SYMBOL_GPL(sieve_size);
-EXPORT_SYMBOL_GPL(sieve_expected_fpr_ppb);
-EXPORT_SYMBOL_GPL(sieve_words_or);
-EXPORT_SYMBOL_GPL(sieve_words_weight);
-
 static int __init sieve_init(void)
 {
 	return 0;

@@ -21,14 +21,21 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/prefetch.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <linux/version.h>
+#if BITS_PER_LONG != 64 || defined(__BIG_ENDIAN)
+/* Tables are arrays of little-endian 64-bit words, the same in userspace. */
+#error "sieve supports 64-bit little-endian kernels only"
+#endif
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/unaligned.h>
 #else
@@ -43,10 +50,13 @@ static inline void sieve_prefetch(const void *p, bool write)
 		prefetch(p);
 }
 
-/* Tables are charged to the memory cgroup of the task that creates them. */
+/*
+ * Tables are charged to the memory cgroup of the task that creates them;
+ * their size is the caller's choice, so a failure is an errno, not a splat.
+ */
 static inline void *sieve_zalloc(size_t bytes)
 {
-	return kvzalloc(bytes, GFP_KERNEL_ACCOUNT);
+	return kvzalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 }
 
 static inline void sieve_free(const void *p)
@@ -61,6 +71,7 @@ static inline u32 sieve_random_u32(void)
 
 #else /* userspace */
 
+#include <assert.h>
 #include <endian.h>
 #include <errno.h>
 #include <limits.h>
@@ -70,6 +81,10 @@ static inline u32 sieve_random_u32(void)
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+
+#if __SIZEOF_LONG__ != 8 || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "sieve supports 64-bit little-endian machines only"
+#endif
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -88,8 +103,9 @@ typedef int64_t s64;
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define DIV_ROUND_UP_ULL(n, d)	DIV_ROUND_UP((unsigned long long)(n), (d))
-#define min(a, b)	((a) < (b) ? (a) : (b))
-#define max(a, b)	((a) > (b) ? (a) : (b))
+/* Each argument evaluated once, as the kernel's. */
+#define min(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a < _b ? _a : _b; })
+#define max(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 #define min_t(t, a, b)	min((t)(a), (t)(b))
 #define max_t(t, a, b)	max((t)(a), (t)(b))
@@ -101,6 +117,9 @@ typedef int64_t s64;
 #define U32_MAX		UINT32_MAX
 #define U64_MAX		UINT64_MAX
 #define cond_resched()	do { } while (0)
+#define might_sleep()	do { } while (0)
+#define EXPORT_SYMBOL_GPL(sym)
+#define SZ_1M		(1 << 20)
 
 static inline bool test_bit(unsigned long nr, const unsigned long *addr)
 {

@@ -1582,6 +1582,60 @@ static void sieve_test_sizing_expected_fpr_monotonic(struct sieve_test *t)
 }
 
 
+/* With SIEVE_ADD_IF_ABSENT a cuckoo filter is a set: repeats store nothing. */
+static void sieve_test_cuckoo_add_if_absent(struct sieve_test *t)
+{
+	struct sieve_filter *f = tc_new_filter(t, tc_geo_of(SIEVE_CUCKOO, TC_SEED_A));
+	struct tc_key k;
+	u32 i;
+
+	if (!f)
+		return;
+	tc_key_make(&k, TC_SET_IN, 7);
+	EXPECT_EQ(t, sieve_filter_add_flags(f, k.b, k.len, SIEVE_ADD_IF_ABSENT), 0);
+	/* Far more repeats than the 8 copies a key may have: never full. */
+	for (i = 0; i < 20; i++)
+		EXPECT_EQ(t, sieve_filter_add_flags(f, k.b, k.len, SIEVE_ADD_IF_ABSENT), 1);
+	EXPECT_EQ(t, sieve_filter_count(f, k.b, k.len), 1);
+	EXPECT_EQ(t, sieve_filter_estimate_items(f), 1);
+	/* One delete and the key is gone. */
+	EXPECT_EQ(t, sieve_filter_delete(f, k.b, k.len), 0);
+	EXPECT_TRUE(t, !sieve_filter_contains(f, k.b, k.len));
+	sieve_filter_destroy(f);
+}
+
+/* An unknown add flag is refused before anything is stored. */
+static void tc_check_add_unknown_flag(struct sieve_test *t, u32 type)
+{
+	struct sieve_filter *f = tc_new_filter(t, tc_geo_of(type, TC_SEED_A));
+	struct tc_key k;
+
+	if (!f)
+		return;
+	tc_key_make(&k, TC_SET_IN, 3);
+	EXPECT_EQ(t, sieve_filter_add_flags(f, k.b, k.len, 1U << 31), -EINVAL);
+	EXPECT_TRUE(t, !sieve_filter_contains(f, k.b, k.len));
+	/* Bloom types are test-and-set with or without the flag. */
+	EXPECT_EQ(t, sieve_filter_add_flags(f, k.b, k.len, SIEVE_ADD_IF_ABSENT), 0);
+	EXPECT_EQ(t, sieve_filter_add_flags(f, k.b, k.len, SIEVE_ADD_IF_ABSENT), 1);
+	sieve_filter_destroy(f);
+}
+
+static void sieve_test_bloom_add_unknown_flag(struct sieve_test *t)
+{
+	tc_check_add_unknown_flag(t, SIEVE_BLOOM);
+}
+
+static void sieve_test_blocked_add_unknown_flag(struct sieve_test *t)
+{
+	tc_check_add_unknown_flag(t, SIEVE_BLOCKED_BLOOM);
+}
+
+static void sieve_test_cuckoo_add_unknown_flag(struct sieve_test *t)
+{
+	tc_check_add_unknown_flag(t, SIEVE_CUCKOO);
+}
+
 /* ---- Batches --------------------------------------------------------------- */
 
 #define TC_BATCH	1000	/* not a multiple of the cores' prefetch group */
@@ -1757,6 +1811,10 @@ const struct sieve_test_case sieve_core_cases[] = {
 	TC_CASE(sieve_test_cuckoo_smallest_geometry),
 	TC_CASE(sieve_test_cuckoo_merge_not_supported),
 	TC_CASE(sieve_test_cuckoo_fpr_grows_with_fill),
+	TC_CASE(sieve_test_cuckoo_add_if_absent),
+	TC_CASE(sieve_test_bloom_add_unknown_flag),
+	TC_CASE(sieve_test_blocked_add_unknown_flag),
+	TC_CASE(sieve_test_cuckoo_add_unknown_flag),
 	TC_CASE(sieve_test_bloom_batch_matches_single),
 	TC_CASE(sieve_test_blocked_batch_matches_single),
 	TC_CASE(sieve_test_cuckoo_batch_matches_single),

@@ -204,12 +204,8 @@ static int cmd_dedup(int argc, char **argv)
 
 		if (len && line[len - 1] == '\n')
 			len--;
-		/*
-		 * Query first: a cuckoo filter counts copies, and adding a
-		 * line seen before would spend a slot on it.
-		 */
-		added = sieve_filter_contains(f, line, (uint32_t)len) ? 1 :
-			sieve_filter_add(f, line, (uint32_t)len);
+		/* A cuckoo filter would otherwise spend a slot on each repeat. */
+		added = sieve_filter_add_flags(f, line, (uint32_t)len, SIEVE_ADD_IF_ABSENT);
 		if (added < 0) {
 			ret = cli_error("filter full after %llu unique lines: raise --capacity",
 					(unsigned long long)unique);

@@ -2,8 +2,8 @@
 /*
  * sieve: probabilistic set-membership filters in the kernel.
  *
- * What userspace and the kernel must agree on. This issue defines only the
- * filter types and their geometry; the /dev/sieve ioctls build on them.
+ * What userspace and the kernel must agree on: the filter types, their
+ * geometry and the flags of their operations.
  */
 #ifndef _UAPI_LINUX_SIEVE_H
 #define _UAPI_LINUX_SIEVE_H
@@ -22,6 +22,18 @@ enum sieve_filter_type {
 	SIEVE_BLOCKED_BLOOM = 2,
 	SIEVE_CUCKOO = 3,
 };
+
+/**
+ * enum sieve_add_flags - how an add treats a key that may be present
+ * @SIEVE_ADD_IF_ABSENT: cuckoo: store nothing if the key may be present
+ *	already (a set, for dedup); without it a cuckoo filter counts copies
+ *	(a multiset, up to 8 of a key). Bloom types always behave so: an add
+ *	is a test-and-set.
+ */
+enum sieve_add_flags {
+	SIEVE_ADD_IF_ABSENT = 1U << 0,
+};
+#define SIEVE_ADD_FLAGS_ALL	SIEVE_ADD_IF_ABSENT
 
 /* Probes per key a Bloom-type filter may use. */
 #define SIEVE_MAX_HASHES	32
