@@ -53,21 +53,27 @@ static unsigned long *key_block(const struct sieve_blocked_bloom *bb, u64 h)
  * all set with probability at most the product of their marginals,
  * (1 - (1 - k/512)^i)^k in a block holding i keys.
  */
+/* Draw number @j of Floyd's sampling: a position not in @pattern yet. */
+static u32 pattern_next(u64 *x, u32 j, unsigned long pattern[BLOCK_WORDS])
+{
+	u32 pick;
+
+	*x *= PATTERN_MULTIPLIER;
+	pick = (u32)mul_u64_u64_shr(*x, j + 1, 64);	/* uniform in [0, j] */
+	if (pattern[BIT_WORD(pick)] & BIT_MASK(pick))
+		pick = j;
+	pattern[BIT_WORD(pick)] |= BIT_MASK(pick);
+	return pick;
+}
+
 static void key_pattern(u64 h, u32 k, unsigned long pattern[BLOCK_WORDS])
 {
 	u64 x = h | 1;
 	u32 j;
 
 	memset(pattern, 0, BLOCK_BYTES);
-	for (j = SIEVE_BLOCK_BITS - k; j < SIEVE_BLOCK_BITS; j++) {
-		u32 pick;
-
-		x *= PATTERN_MULTIPLIER;
-		pick = (u32)mul_u64_u64_shr(x, j + 1, 64);	/* uniform in [0, j] */
-		if (pattern[BIT_WORD(pick)] & BIT_MASK(pick))
-			pick = j;
-		pattern[BIT_WORD(pick)] |= BIT_MASK(pick);
-	}
+	for (j = SIEVE_BLOCK_BITS - k; j < SIEVE_BLOCK_BITS; j++)
+		pattern_next(&x, j, pattern);
 }
 
 static int blocked_add(struct sieve_filter *f, u64 h, u32 flags)
@@ -93,16 +99,18 @@ static int blocked_add(struct sieve_filter *f, u64 h, u32 flags)
 	return present;
 }
 
+/* Bit by bit as they are drawn: most foreign keys miss within two. */
 static bool blocked_contains(const struct sieve_filter *f, u64 h)
 {
 	const unsigned long *block = key_block(to_blocked(f), h);
-	unsigned long pattern[BLOCK_WORDS], missing = 0;
-	u32 w;
+	unsigned long pattern[BLOCK_WORDS] = { 0 };
+	u64 x = h | 1;
+	u32 j;
 
-	key_pattern(h, f->geo.nhashes, pattern);
-	for (w = 0; w < BLOCK_WORDS; w++)
-		missing |= pattern[w] & ~READ_ONCE(block[w]);
-	return !missing;
+	for (j = SIEVE_BLOCK_BITS - f->geo.nhashes; j < SIEVE_BLOCK_BITS; j++)
+		if (!test_bit(pattern_next(&x, j, pattern), block))
+			return false;
+	return true;
 }
 
 static u32 blocked_count(const struct sieve_filter *f, u64 h)

@@ -78,22 +78,25 @@ EXPORT_SYMBOL_GPL(sieve_filter_merge);
  */
 #define BATCH_AHEAD	16
 
-void sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
-			    u32 n, int *results)
+int sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
+			   u32 n, u32 flags, int *results)
 {
 	u64 ahead[BATCH_AHEAD];
 	u64 i;	/* n + BATCH_AHEAD must not wrap */
 
+	if (flags & ~SIEVE_ADD_FLAGS_ALL)
+		return -EINVAL;
 	for (i = 0; i < (u64)n + BATCH_AHEAD; i++) {
 		u32 slot = i % BATCH_AHEAD;
 
 		if (i >= BATCH_AHEAD)
-			results[i - BATCH_AHEAD] = f->ops->add(f, ahead[slot], 0);
+			results[i - BATCH_AHEAD] = f->ops->add(f, ahead[slot], flags);
 		if (i < n) {
 			ahead[slot] = sieve_filter_hash(f, keys[i].data, keys[i].len);
 			f->ops->prefetch_lines(f, ahead[slot], true);
 		}
 	}
+	return 0;
 }
 EXPORT_SYMBOL_GPL(sieve_filter_add_batch);
 

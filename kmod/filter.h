@@ -134,15 +134,17 @@ struct sieve_key {
 
 /*
  * Batches: the same operations on @n keys, with @results[i] what the
- * single-key call returns for @keys[i]. Each key is hashed and its cache
+ * single-key call returns for @keys[i] (an add batch returns -EINVAL for
+ * unknown @flags, having done nothing, else 0). The caller bounds @n:
+ * a batch never sleeps, and holds whatever lock the caller holds. Each key is hashed and its cache
  * lines prefetched some keys ahead of its turn, so the memory misses of
  * neighbouring keys overlap instead of following one another: on a table
  * far larger than the caches, a batch costs a fraction of single calls.
  * Keys are added in order, so a key repeated in a batch is reported
  * present the second time. Same locking rules as the single-key calls.
  */
-void sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
-			    u32 n, int *results);
+int sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
+			   u32 n, u32 flags, int *results);
 void sieve_filter_contains_batch(const struct sieve_filter *f,
 				 const struct sieve_key *keys, u32 n, bool *results);
 

@@ -1678,7 +1678,7 @@ static void tc_check_batch_matches_single(struct sieve_test *t, u32 type)
 
 	if (!batched || !single || !in || !out)
 		goto out_free;
-	sieve_filter_add_batch(batched, in->refs, TC_BATCH, in->added);
+	EXPECT_EQ(t, sieve_filter_add_batch(batched, in->refs, TC_BATCH, 0, in->added), 0);
 	for (i = 0; i < TC_BATCH; i++) {
 		mismatches += in->added[i] != sieve_filter_add(single, in->refs[i].data,
 								in->refs[i].len);
@@ -1701,8 +1701,10 @@ static void tc_check_batch_matches_single(struct sieve_test *t, u32 type)
 	/* These tables are nearly empty: a stray yes would mean a wrong probe. */
 	EXPECT_EQ(t, found_out, 0);
 
-	/* An empty batch touches nothing. */
-	sieve_filter_add_batch(batched, out->refs, 0, out->added);
+	/* An empty batch, or one with an unknown flag, touches nothing. */
+	EXPECT_EQ(t, sieve_filter_add_batch(batched, out->refs, 0, 0, out->added), 0);
+	EXPECT_EQ(t, sieve_filter_add_batch(batched, out->refs, TC_BATCH, 1U << 31, out->added),
+		  -EINVAL);
 	EXPECT_EQ(t, memcmp(batched->table, single->table, batched->table_bytes), 0);
 out_free:
 	sieve_free(out);
@@ -1722,7 +1724,7 @@ static void sieve_test_cuckoo_batch_fills_up(struct sieve_test *t)
 
 	if (!f || !b)
 		goto out_free;
-	sieve_filter_add_batch(f, b->refs, TC_BATCH, b->added);
+	EXPECT_EQ(t, sieve_filter_add_batch(f, b->refs, TC_BATCH, 0, b->added), 0);
 	for (i = 0; i < TC_BATCH; i++) {
 		stored += b->added[i] >= 0;
 		refused += b->added[i] == -ENOSPC;
