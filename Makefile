@@ -24,6 +24,9 @@ RESULTS := $(BUILD)/test-results
 DEBIAN_KDIR = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
 KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),$(DEBIAN_KDIR))
 
+# Headers packages ship no vmlinux to base module BTF on: skip it quietly.
+NO_MODULE_BTF = $(if $(wildcard $(KDIR)/vmlinux),,CONFIG_DEBUG_INFO_BTF_MODULES=)
+
 CC ?= cc
 CLANG ?= clang
 CFLAGS ?= -O2 -g
@@ -47,7 +50,8 @@ all: module user bpf
 module:
 	$(call msg,KBUILD,kmod/sieve.ko)
 	$(Q)test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 2; }
-	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) $(if $(filter 1,$(V)),V=1) modules >$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
+	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) $(if $(filter 1,$(V)),V=1) $(NO_MODULE_BTF) modules \
+		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 
 user: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
 
