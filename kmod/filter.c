@@ -5,18 +5,21 @@
  */
 #include "filter.h"
 
+/* Each type checks its own geometry and allocates its own filters. */
+static const struct {
+	int (*check)(const struct sieve_geometry *geo, u64 *table_bytes);
+	struct sieve_filter *(*alloc)(const struct sieve_geometry *geo, u64 table_bytes);
+} sieve_types[] = {
+	[SIEVE_BLOOM] = { sieve_bloom_check, sieve_bloom_alloc },
+	[SIEVE_BLOCKED_BLOOM] = { sieve_blocked_bloom_check, sieve_blocked_bloom_alloc },
+	[SIEVE_CUCKOO] = { sieve_cuckoo_check, sieve_cuckoo_alloc },
+};
+
 int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes)
 {
-	switch (geo->type) {
-	case SIEVE_BLOOM:
-		return sieve_bloom_check(geo, table_bytes);
-	case SIEVE_BLOCKED_BLOOM:
-		return sieve_blocked_bloom_check(geo, table_bytes);
-	case SIEVE_CUCKOO:
-		return sieve_cuckoo_check(geo, table_bytes);
-	default:
+	if (geo->type >= ARRAY_SIZE(sieve_types) || !sieve_types[geo->type].check)
 		return -EINVAL;
-	}
+	return sieve_types[geo->type].check(geo, table_bytes);
 }
 EXPORT_SYMBOL_GPL(sieve_geometry_check);
 
@@ -30,17 +33,7 @@ int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **
 	err = sieve_geometry_check(geo, &table_bytes);
 	if (err)
 		return err;
-	switch (geo->type) {
-	case SIEVE_BLOOM:
-		f = sieve_bloom_alloc(geo, table_bytes);
-		break;
-	case SIEVE_BLOCKED_BLOOM:
-		f = sieve_blocked_bloom_alloc(geo, table_bytes);
-		break;
-	default:
-		f = sieve_cuckoo_alloc(geo, table_bytes);
-		break;
-	}
+	f = sieve_types[geo->type].alloc(geo, table_bytes);
 	if (!f)
 		return -ENOMEM;
 	f->geo = *geo;

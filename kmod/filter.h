@@ -181,8 +181,8 @@ void sieve_words_or(unsigned long *to, const unsigned long *from, u64 nwords);
 u64 sieve_words_weight(const unsigned long *words, u64 nwords);
 
 /*
- * For filter.c: each type checks its own geometry (returning the table size)
- * and allocates a zeroed filter of a geometry it has checked.
+ * For filter.c's type table: each type checks its own geometry (returning
+ * the table size) and allocates a zeroed filter of a geometry it checked.
  */
 int sieve_bloom_check(const struct sieve_geometry *geo, u64 *table_bytes);
 struct sieve_filter *sieve_bloom_alloc(const struct sieve_geometry *geo, u64 table_bytes);
