@@ -21,7 +21,8 @@ RESULTS := $(BUILD)/test-results
 
 # The kernel to build the module for: the running kernel's headers where
 # they exist, else the newest Debian linux-headers-*-amd64 tree.
-DEBIAN_KDIR = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+DEBIAN_KDIR = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+	grep -E -- '-[0-9]+-amd64$$' | sort -V | tail -n 1)
 KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),$(DEBIAN_KDIR))
 
 # Headers packages ship no vmlinux to base module BTF on: skip it quietly.

@@ -70,6 +70,20 @@ expect_refused "unknown command" "$sieve" frobnicate
 expect_refused "cuckoo below its reach" "$sieve" size -t cuckoo -p 1e-6
 expect_refused "too big a filter" "$sieve" size -t bloom -n 1G -p 1e-9
 expect_refused "missing input file" "$sieve" dedup "$work/none"
+expect_refused "two suffixes" "$sieve" size -n 1kM
+expect_refused "option without its value" "$sieve" size -n
+expect_refused "no type fits" "$sieve" size -n 1G -p 1e-9
+expect_refused "no command" "$sieve"
+expect_refused "help for an unknown command" "$sieve" help nope
+expect_refused "hexadecimal rate" "$sieve" size -p 0x0.01
+expect_refused "rate with a space" "$sieve" size -p " 0.5"
+expect_refused "query count that wraps" "$sieve" measure -q 18446744073709551615
+expect "size -j when cuckoo cannot reach the rate" 0 "$sieve" size -j -p 1e-6
+check "size -j lists the types that can, as valid JSON" \
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert [e["type"] for e in d]==["bloom","blocked"]' <<<"$out"
+if [ -w /dev/full ]; then
+	expect "output to a full disk fails" 2 sh -c "\"$sieve\" size > /dev/full"
+fi
 
 for type in bloom blocked cuckoo; do
 	expect "measure $type" 0 "$sieve" measure -j -t "$type" -n 200k -p 1% -q 400k -s 7

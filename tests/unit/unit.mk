@@ -66,6 +66,9 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve)
 		for part in $(UNIT_PARTS)/*; do \
 			read p f < $$part; passed=$$((passed + p)); failed=$$((failed + f)); \
 		done; \
+		if [ "$$status" -ne 0 ] && [ "$$failed" -eq 0 ]; then \
+			echo "a part exited $$status after counting no failure"; failed=1; \
+		fi; \
 		echo "$$passed $$failed" > $(RESULTS)/unit; \
 		echo "$$passed passed, $$failed failed"; \
 		[ "$$failed" -eq 0 ] && [ "$$status" -eq 0 ]

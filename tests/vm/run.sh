@@ -183,14 +183,20 @@ judge_suites() {
 }
 
 judge_checks() {
-	local check report
+	local check report rc before
 
 	for check in "${checks[@]}"; do
 		report="$out/$(basename "$check").ktap"
 		set +e
 		"$check" "$out/files" >"$report" 2>&1
+		rc=$?
 		set -e
+		before=$failed
 		account "host check $(basename "$check")" "$report"
+		# A check that fails (or crashes) after printing only "ok" lines.
+		if [ "$rc" != 0 ] && [ "$failed" = "$before" ]; then
+			verdict 1 "host check $(basename "$check") exit status ($rc)"
+		fi
 	done
 }
 

@@ -45,7 +45,7 @@ static int parse_local_opts(const struct cli_command *cmd, int argc, char **argv
 	*o = (struct local_opts){ .capacity = 1000000, .rate_ppb = 10000000, .queries = 1000000 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "t:n:p:s:q:jvh", local_long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:n:p:s:q:jvh", local_long_opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (parse_filter_type(optarg, &o->type))
@@ -77,6 +77,8 @@ static int parse_local_opts(const struct cli_command *cmd, int argc, char **argv
 		case 'h':
 			printf("usage: %s\n", cmd->usage);
 			return EXIT_OK;
+		case ':':
+			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
 		default:
 			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -131,7 +133,8 @@ static int cmd_size(int argc, char **argv)
 	static const uint32_t all[] = { SIEVE_BLOOM, SIEVE_BLOCKED_BLOOM, SIEVE_CUCKOO };
 	const struct cli_command *cmd = &local_commands[0];
 	struct local_opts o;
-	unsigned int i, n;
+	struct sieve_geometry geo;
+	unsigned int i, n, last;
 	int ret = parse_local_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
@@ -139,21 +142,22 @@ static int cmd_size(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	n = o.type ? 1 : 3;
+	o.seed_given = true;	/* the seed plays no part in sizing */
+	/* The last type that fits ends the JSON list; if none does, one error line. */
+	for (i = 0, last = n; i < n; i++)
+		if (!sieve_size(o.type ? o.type : all[i], o.capacity, o.rate_ppb, &geo))
+			last = i;
+	if (last == n)
+		return size_for(&o, o.type ? o.type : all[0], &geo);
 	if (o.json)
 		printf("[\n");
 	for (i = 0; i < n; i++) {
-		struct sieve_geometry geo;
 		uint64_t table_bytes;
-		uint32_t type = o.type ? o.type : all[i];
 
-		o.seed_given = true;	/* the seed plays no part in sizing */
-		if (size_for(&o, type, &geo)) {
-			if (o.type)
-				return EXIT_ERROR;
+		if (size_for(&o, o.type ? o.type : all[i], &geo))
 			continue;
-		}
 		sieve_geometry_check(&geo, &table_bytes);
-		print_geometry(&o, &geo, table_bytes, i + 1 == n);
+		print_geometry(&o, &geo, table_bytes, i == last);
 	}
 	if (o.json)
 		printf("]\n");
@@ -261,7 +265,7 @@ static int cmd_measure(int argc, char **argv)
 		return ret;
 	if (optind != argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (o.capacity > UINT64_MAX / 2 - o.queries)
+	if (o.queries > UINT64_MAX / 2 || o.capacity > UINT64_MAX / 2 - o.queries)
 		return cli_usage_error(cmd, "capacity and query count too large");
 	ret = create_local(&o, &f);
 	if (ret)

@@ -4,6 +4,7 @@
  * subcommand tables; each subcommand parses its own options and returns
  * an exit code (0 success, 1 not present, 2 error).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,13 +43,14 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
+	int ret;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_ERROR;
-	}
+	if (argc < 2)
+		return cli_error("no command given (see 'sieve --help')");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		if (argc > 2 && (cmd = find_command(argv[2]))) {
+		if (argc > 2) {
+			if (!(cmd = find_command(argv[2])))
+				return cli_error("unknown command '%s' (see 'sieve --help')", argv[2]);
 			printf("usage: %s\n", cmd->usage);
 			return EXIT_OK;
 		}
@@ -58,5 +60,9 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return cli_error("unknown command '%s' (see 'sieve --help')", argv[1]);
-	return cmd->run(argc - 1, argv + 1);
+	ret = cmd->run(argc - 1, argv + 1);
+	/* Output that never got written (a full disk) is a failure too. */
+	if (fflush(stdout) || ferror(stdout))
+		return cli_error("writing output: %s", strerror(errno));
+	return ret;
 }

@@ -54,6 +54,7 @@ int parse_u64(const char *s, uint64_t *out)
 		if (*end == scales[i].suffix) {
 			scale = scales[i].scale;
 			end++;
+			break;
 		}
 	if (*end || __builtin_mul_overflow(val, scale, &val))
 		return -EINVAL;
@@ -77,7 +78,8 @@ int parse_rate_ppb(const char *s, uint32_t *out)
 	double rate, ppb;
 	char *end;
 
-	if (!s || !*s)
+	/* Decimal only: strtod would also take spaces, hex, "inf" and "nan". */
+	if (!s || !*s || s[strspn(s, "0123456789.eE+-%")])
 		return -EINVAL;
 	errno = 0;
 	rate = strtod(s, &end);
