@@ -5,6 +5,8 @@
 
 .DELETE_ON_ERROR:
 .DEFAULT_GOAL := all
+# Prerequisites may name lists that fragments included later extend ($$(X)).
+.SECONDEXPANSION:
 
 ifeq ($(V),1)
 Q :=
@@ -35,8 +37,9 @@ SIEVE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
 	-I$(TOP)/include/uapi -I$(TOP)/userspace/lib -I$(TOP)/kmod
 
 # The filter cores: compiled unchanged into sieve.ko and into userspace.
-CORE_SRCS := kmod/filter.c kmod/bloom.c kmod/blocked_bloom.c kmod/cuckoo.c kmod/sizing.c
-CORE_HDRS := kmod/filter.h kmod/sieve_env.h kmod/fixedpoint.h userspace/lib/jhash.h \
+CORE_SRCS := kmod/filter.c kmod/bloom.c kmod/blocked_bloom.c kmod/cuckoo.c kmod/sizing.c \
+	kmod/snapshot.c
+CORE_HDRS := kmod/filter.h kmod/snapshot.h kmod/sieve_env.h kmod/fixedpoint.h userspace/lib/jhash.h \
 	include/uapi/linux/sieve.h
 CORE_OBJS := $(patsubst kmod/%.c,$(BUILD)/core/%.o,$(CORE_SRCS))
 
@@ -76,9 +79,12 @@ $(BUILD)/libsieve.so: $(CORE_OBJS) $(LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libsieve.so.0 -o $@ $^
 
-$(BUILD)/sieve: $(CLI_OBJS) $(BUILD)/libsieve.a
+# Other parts of the CLI (the XDP loader) add their objects and libraries.
+CLI_EXTRA_OBJS ?=
+CLI_LDLIBS ?=
+$(BUILD)/sieve: $(CLI_OBJS) $$(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libsieve.a -lm
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a $(CLI_LDLIBS) -lm
 
 # BPF: an XDP program that passes everything, for now.
 # <asm/types.h> lives under the multiarch include directory.
@@ -119,9 +125,14 @@ test: deps
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 include tests/bench/bench.mk
+# Fragments of other parts (the XDP blocklist and its suites) extend
+# SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and CLI_LDLIBS.
+include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk))
 
+# `make demo` runs each demo script in turn, with the CLI's path.
+DEMOS := userspace/cli/demo.sh $(DEMOS)
 demo: deps user
-	$(Q)userspace/cli/demo.sh $(BUILD)/sieve
+	$(Q)for d in $(DEMOS); do $$d $(BUILD)/sieve || exit $$?; done
 
 clean:
 	$(Q)if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean >/dev/null; fi

@@ -132,6 +132,16 @@ static u32 bloom_fpr_ppb(const struct sieve_filter *f)
 	return fx62_to_ppb(fx62_pow(fill, f->geo.nhashes));
 }
 
+/* A snapshot's bitmap must not set bits past nbits: no add ever does. */
+static int bloom_load_state(struct sieve_filter *f, const struct sieve_snapshot_layer *l)
+{
+	u64 tail = f->geo.nbits % BITS_PER_LONG;
+
+	if (tail && to_bloom(f)->bits[bloom_words(f) - 1] >> tail)
+		return -EINVAL;
+	return 0;
+}
+
 static const struct sieve_filter_ops sieve_bloom_ops = {
 	.add = bloom_add,
 	.contains = bloom_contains,
@@ -142,6 +152,7 @@ static const struct sieve_filter_ops sieve_bloom_ops = {
 	.merge = bloom_merge,
 	.estimate_items = bloom_estimate_items,
 	.fpr_ppb = bloom_fpr_ppb,
+	.load_state = bloom_load_state,
 };
 
 int sieve_bloom_check(const struct sieve_geometry *geo, u64 *table_bytes)

@@ -298,6 +298,56 @@ static u32 cuckoo_fpr_ppb(const struct sieve_filter *f)
 	return sieve_expected_fpr_ppb(&f->geo, to_cuckoo(f)->nitems);
 }
 
+static void cuckoo_save_state(const struct sieve_filter *f, struct sieve_snapshot_layer *l)
+{
+	const struct sieve_cuckoo *cf = to_cuckoo(f);
+
+	l->items = cf->nitems;
+	l->victim_fp = cf->victim_used ? cf->victim_fp : 0;
+	l->victim_bucket = cf->victim_used ? cf->victim_bucket : 0;
+}
+
+/* Fingerprints in the table; every nonzero slot is one. */
+static u64 cuckoo_recount(const struct sieve_cuckoo *cf)
+{
+	u64 n = 0;
+	u32 i, slot;
+
+	for (i = 0; i <= cf->bucket_mask; i++) {
+		u64 bucket = bucket_read(cf, i);
+
+		for (slot = 0; slot < SIEVE_CUCKOO_SLOTS; slot++)
+			n += slot_get(cf, bucket, slot) != 0;
+		if ((i & 65535) == 65535)
+			cond_resched();
+	}
+	return n;
+}
+
+/*
+ * The table came from a snapshot: the 8 padding bytes must be zero, the
+ * victim a possible fingerprint in a real bucket, and the item count the
+ * table's own (an add trusts it to say when the table is full).
+ */
+static int cuckoo_load_state(struct sieve_filter *f, const struct sieve_snapshot_layer *l)
+{
+	struct sieve_cuckoo *cf = to_cuckoo(f);
+	u64 pad = get_unaligned_le64(cf->table + f->table_bytes - 8);
+	u64 n;
+
+	if (pad || l->victim_fp > cf->slot_mask || l->victim_bucket > cf->bucket_mask ||
+	    (!l->victim_fp && l->victim_bucket))
+		return -EINVAL;
+	n = cuckoo_recount(cf) + (l->victim_fp != 0);
+	if (n != l->items)
+		return -EINVAL;
+	cf->nitems = n;
+	cf->victim_used = l->victim_fp != 0;
+	cf->victim_fp = l->victim_fp;
+	cf->victim_bucket = l->victim_bucket;
+	return 0;
+}
+
 static const struct sieve_filter_ops sieve_cuckoo_ops = {
 	.add = cuckoo_add,
 	.contains = cuckoo_contains,
@@ -308,6 +358,8 @@ static const struct sieve_filter_ops sieve_cuckoo_ops = {
 	.merge = cuckoo_merge,
 	.estimate_items = cuckoo_estimate_items,
 	.fpr_ppb = cuckoo_fpr_ppb,
+	.save_state = cuckoo_save_state,
+	.load_state = cuckoo_load_state,
 };
 
 int sieve_cuckoo_check(const struct sieve_geometry *geo, u64 *table_bytes)

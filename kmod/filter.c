@@ -128,13 +128,20 @@ void sieve_zero(void *table, u64 bytes)
 	}
 }
 
+/*
+ * Atomic ORs, so a merge keeps the bits that lock-free adds set in @to
+ * meanwhile; words with nothing to add cost no locked write.
+ */
 void sieve_words_or(unsigned long *to, const unsigned long *from, u64 nwords)
 {
 	u64 i;
 
 	might_sleep();
 	for (i = 0; i < nwords; i++) {
-		to[i] |= READ_ONCE(from[i]);
+		unsigned long bits = READ_ONCE(from[i]);
+
+		if (bits & ~READ_ONCE(to[i]))
+			sieve_atomic_or(bits, &to[i]);
 		if ((i & 4095) == 4095)
 			cond_resched();
 	}

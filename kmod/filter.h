@@ -20,6 +20,7 @@
 #include <linux/sieve.h>
 
 struct sieve_filter;
+struct sieve_snapshot_layer;
 
 /**
  * struct sieve_filter_ops - what each filter type implements
@@ -44,6 +45,12 @@ struct sieve_filter;
  * @estimate_items: items stored (exact for cuckoo, estimated from the fill
  *	ratio for the Bloom types).
  * @fpr_ppb: false-positive rate of a query now, in parts per billion.
+ * @save_state: optional: put the state a snapshot needs beyond the table
+ *	(cuckoo: items, victim slot) in a snapshot's layer header.
+ * @load_state: optional: a snapshot's table has just been copied into a new
+ *	filter: check it (bits or bytes that must be zero) and take the rest
+ *	of the state from the untrusted layer header, checking that too.
+ *	0 or -EINVAL. May sleep.
  */
 struct sieve_filter_ops {
 	int (*add)(struct sieve_filter *f, u64 hash, u32 flags);
@@ -55,6 +62,8 @@ struct sieve_filter_ops {
 	int (*merge)(struct sieve_filter *dst, const struct sieve_filter *src);
 	u64 (*estimate_items)(const struct sieve_filter *f);
 	u32 (*fpr_ppb)(const struct sieve_filter *f);
+	void (*save_state)(const struct sieve_filter *f, struct sieve_snapshot_layer *l);
+	int (*load_state)(struct sieve_filter *f, const struct sieve_snapshot_layer *l);
 };
 
 /**

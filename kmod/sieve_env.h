@@ -18,6 +18,7 @@
 #include <linux/jhash.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/atomic.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -62,6 +63,12 @@ static inline void *sieve_zalloc(size_t bytes)
 static inline void sieve_free(const void *p)
 {
 	kvfree(p);
+}
+
+/* ORs @v into *@p so that bits other CPUs set meanwhile are kept. */
+static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
+{
+	atomic_long_or(v, (atomic_long_t *)p);
 }
 
 static inline u32 sieve_random_u32(void)
@@ -127,6 +134,11 @@ static inline bool test_bit(unsigned long nr, const unsigned long *addr)
 }
 
 /* Atomic, like the kernel's: concurrent adds never lose a bit. */
+static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
+{
+	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+}
+
 static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)
 {
 	unsigned long mask = BIT_MASK(nr);

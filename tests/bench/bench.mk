@@ -14,8 +14,10 @@ BENCH_CFLAGS := -O2 -g
 BENCH_CORE_OBJS := $(patsubst kmod/%.c,$(BENCH_DIR)/core/%.o,$(CORE_SRCS))
 BENCH_ARGS ?=
 
-.PHONY: bench
-bench: $(BENCH_DIR)/bench
+# Other parts add their benchmark targets to BENCHES; `make bench` runs all.
+.PHONY: bench bench-cores
+bench: bench-cores $$(BENCHES)
+bench-cores: $(BENCH_DIR)/bench
 	$(call msg,BENCH,$(BENCH_DIR)/cores.txt)
 	$(Q)$(BENCH_DIR)/bench -o $(BENCH_DIR)/cores.txt $(BENCH_ARGS)
 

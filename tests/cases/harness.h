@@ -41,5 +41,7 @@ struct sieve_test_case {
 
 extern const struct sieve_test_case sieve_core_cases[];
 extern const unsigned int sieve_core_ncases;
+extern const struct sieve_test_case sieve_snapshot_cases[];
+extern const unsigned int sieve_snapshot_ncases;
 
 #endif /* SIEVE_TEST_HARNESS_H */

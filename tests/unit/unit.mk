@@ -19,7 +19,8 @@ UNIT_SANFLAGS := $(if $(UNIT_SANITIZE),-fsanitize=$(UNIT_SANITIZE) \
 UNIT_BIN := $(UNIT_DIR)/sieve-unit
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
-UNIT_OBJS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%.o,$(UNIT_SRCS)) $(UNIT_DIR)/core_cases.o
+UNIT_OBJS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%.o,$(UNIT_SRCS)) \
+	$(patsubst tests/cases/%.c,$(UNIT_DIR)/%.o,$(wildcard tests/cases/*.c))
 UNIT_CORE_OBJS := $(if $(UNIT_SANITIZE),$(patsubst kmod/%.c,$(UNIT_DIR)/core/%.o,$(CORE_SRCS)),$(CORE_OBJS))
 UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/unit/unit.h
 
@@ -31,7 +32,7 @@ $(UNIT_DIR)/%.o: tests/unit/%.c $(UNIT_HDRS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
-$(UNIT_DIR)/core_cases.o: tests/cases/core_cases.c $(UNIT_HDRS)
+$(UNIT_DIR)/%.o: tests/cases/%.c $(UNIT_HDRS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 

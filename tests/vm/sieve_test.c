@@ -79,23 +79,35 @@ void sieve_test_fail(struct sieve_test *t, const char *file, int line,
 		ktap_line(t->ktap, "# %s: more failures not shown", t->tc->name);
 }
 
+static const struct {
+	const struct sieve_test_case *cases;
+	const unsigned int *n;
+} case_tables[] = {
+	{ sieve_core_cases, &sieve_core_ncases },
+	{ sieve_snapshot_cases, &sieve_snapshot_ncases },
+};
+
 static void run_cases(struct report *r)
 {
 	struct sieve_test t = { .ktap = r };
-	unsigned int i, failed = 0;
+	unsigned int i, n = 0, total = 0, failed = 0, tab;
 
+	for (tab = 0; tab < ARRAY_SIZE(case_tables); tab++)
+		total += *case_tables[tab].n;
 	ktap_line(r, "KTAP version 1");
-	ktap_line(r, "1..%u", sieve_core_ncases);
-	for (i = 0; i < sieve_core_ncases; i++) {
-		t.tc = &sieve_core_cases[i];
-		t.failures = 0;
-		t.tc->run(&t);
-		if (t.failures)
-			failed++;
-		ktap_line(r, "%s %u %s", t.failures ? "not ok" : "ok", i + 1, t.tc->name);
-		cond_resched();
+	ktap_line(r, "1..%u", total);
+	for (tab = 0; tab < ARRAY_SIZE(case_tables); tab++) {
+		for (i = 0; i < *case_tables[tab].n; i++) {
+			t.tc = &case_tables[tab].cases[i];
+			t.failures = 0;
+			t.tc->run(&t);
+			if (t.failures)
+				failed++;
+			ktap_line(r, "%s %u %s", t.failures ? "not ok" : "ok", ++n, t.tc->name);
+			cond_resched();
+		}
 	}
-	ktap_line(r, "# sieve_core: %u passed, %u failed", sieve_core_ncases - failed, failed);
+	ktap_line(r, "# sieve_core: %u passed, %u failed", total - failed, failed);
 }
 
 static void parity_emit(struct parity_out *out, const char *line)
@@ -159,6 +171,7 @@ module_exit(sieve_test_exit);
 
 /* The shared cases, compiled against the kernel's environment. */
 #include "../cases/core_cases.c"
+#include "../cases/snapshot_cases.c"
 
 MODULE_DESCRIPTION("sieve: in-kernel tests of the filter cores");
 MODULE_AUTHOR("sieve developers");

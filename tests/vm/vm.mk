@@ -40,9 +40,8 @@ VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 
 .PHONY: test-vm vm-kernel vm-modules vm-initrd vm-shell
 
-# Prerequisites expanded late, so lists extended by .mk files included
-# after this one count too.
-.SECONDEXPANSION:
+# Prerequisites written $$(LIST) are expanded late (.SECONDEXPANSION in the
+# top Makefile), so lists extended by .mk files included after this one count.
 
 # The VM's modules are built from a copy of the sources in build/vm/src, so
 # the host's own `make module` (for KDIR, maybe another kernel) and this

@@ -2,12 +2,14 @@
 /*
  * sieve: probabilistic set-membership filters in the kernel.
  *
- * What userspace and the kernel must agree on: the filter types, their
- * geometry and the flags of their operations.
+ * What userspace and the kernel must agree on: the filter types and their
+ * geometry, the ioctls of /dev/sieve, and the snapshot format that the
+ * kernel's export and libsieve write and that both read.
  */
 #ifndef _UAPI_LINUX_SIEVE_H
 #define _UAPI_LINUX_SIEVE_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 /**
@@ -74,6 +76,506 @@ struct sieve_geometry {
 	__u64 nbuckets;
 	__u32 nhashes;
 	__u32 fp_bits;
+};
+
+
+/*
+ * ---------------------------------------------------------------------------
+ * /dev/sieve
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * DOC: The /dev/sieve ioctls
+ *
+ * Filters live in the kernel, in one registry per system, under a name and
+ * an id. Every command takes one struct whose first two fields are @size
+ * (the caller's sizeof the struct, so the struct can grow: a larger struct
+ * must have zeros past the end the kernel knows; a smaller one must still
+ * hold every field of the first version) and @flags. Fields marked "out"
+ * are written back on success and, where said, on failure. Reserved fields
+ * must be zero. Keys are 1 to %SIEVE_MAX_KEY_LEN bytes.
+ *
+ * A file opened read-only may only QUERY, QUERY batches, INFO, LIST, OPEN
+ * and EXPORT; anything else gets -EBADF. The device is 0600 root by default.
+ *
+ * Errors, for every command:
+ *
+ * - ENOTTY: unknown command.
+ * - EINVAL: a bad @size, unknown or conflicting @flags, a nonzero reserved
+ *   field, or a field out of its documented range (each command lists its
+ *   own); a corrupted snapshot (any header field, a table whose unused bits
+ *   are set, a wrong checksum, a chunk at the wrong offset).
+ * - EFAULT: a pointer (or the struct itself) that cannot be read or
+ *   written.
+ * - EBADF: a command that changes filters on a file opened read-only.
+ * - ENOENT: no filter has this id or name (it never existed or was
+ *   destroyed); ids are not reused soon after a destroy.
+ *
+ * And per command:
+ *
+ * - CREATE, IMPORT: EEXIST the name is taken; E2BIG the table would exceed
+ *   %SIEVE_MAX_TABLE_BYTES or the capacity %SIEVE_MAX_CAPACITY; ENOSPC the
+ *   module's limit on filters (max_filters) is reached; ENOMEM no memory,
+ *   or the module's limit on memory (max_memory_mb) or the caller's memory
+ *   cgroup would be exceeded.
+ * - ADD and ADD batches: ENOSPC a cuckoo filter is full (a scalable one:
+ *   its last layer is full); nothing stored before is lost. ENOMEM a
+ *   scalable filter could not grow.
+ * - DELETE: EOPNOTSUPP the type cannot delete (the Bloom types). A key that
+ *   is not stored is not an error: @result says 0.
+ * - Batches: EINTR a fatal signal arrived between two chunks. On any error
+ *   after the call started, @done says how many keys were applied, in
+ *   order, with their results written; the rest were not touched.
+ * - MERGE: EINVAL the two filters differ in type, geometry or seed, are the
+ *   same filter, are scalable, or are cuckoo filters.
+ * - IMPORT: EALREADY (offset > 0) no import is in progress on this file.
+ */
+
+#define SIEVE_IOC_MAGIC		0xB9
+
+/* Longest key, in bytes. */
+#define SIEVE_MAX_KEY_LEN	4096
+/* Filter names: 1 to 31 bytes of [A-Za-z0-9._-], NUL-terminated. */
+#define SIEVE_NAME_MAX		32
+/* Keys one batch call may carry. */
+#define SIEVE_MAX_BATCH		(1U << 20)
+/* Layers a scalable filter may grow to. */
+#define SIEVE_MAX_LAYERS	32
+
+/**
+ * enum sieve_create_flags - how a filter is created
+ * @SIEVE_CREATE_EPHEMERAL: destroy the filter when the file that created it
+ *	is closed (the last reference to that open file goes away).
+ * @SIEVE_CREATE_SCALABLE: when the newest layer holds its capacity (or a
+ *	cuckoo layer is full), stack a new layer @growth times larger whose
+ *	rate is half the previous one's. Layer i is sized for fpp/2^(i+1), so
+ *	the rate of the whole filter stays below fpp at any size. Needs
+ *	capacity and fpp, not an explicit geometry.
+ * @SIEVE_CREATE_GEOMETRY: use @geo as given instead of sizing from
+ *	@capacity and @fpp_ppb.
+ * @SIEVE_CREATE_SEED: use @seed instead of a random one.
+ */
+enum sieve_create_flags {
+	SIEVE_CREATE_EPHEMERAL	= 1U << 0,
+	SIEVE_CREATE_SCALABLE	= 1U << 1,
+	SIEVE_CREATE_GEOMETRY	= 1U << 2,
+	SIEVE_CREATE_SEED	= 1U << 3,
+};
+#define SIEVE_CREATE_FLAGS_ALL	(SIEVE_CREATE_EPHEMERAL | SIEVE_CREATE_SCALABLE | \
+				 SIEVE_CREATE_GEOMETRY | SIEVE_CREATE_SEED)
+
+/**
+ * struct sieve_create - SIEVE_IOC_CREATE: make a named filter
+ * @size: sizeof(struct sieve_create).
+ * @flags: enum sieve_create_flags.
+ * @name: 1 to 31 bytes of [A-Za-z0-9._-], then NUL; the bytes after the
+ *	NUL must be zero. Else -EINVAL; -EEXIST if another filter has it.
+ * @type: enum sieve_filter_type.
+ * @fpp_ppb: target false-positive rate in parts per billion, 1 to
+ *	%SIEVE_PPB - 1 (without %SIEVE_CREATE_GEOMETRY).
+ * @capacity: keys the filter must hold at that rate, 1 to
+ *	%SIEVE_MAX_CAPACITY (without %SIEVE_CREATE_GEOMETRY). Scalable: of the
+ *	first layer.
+ * @geo: with %SIEVE_CREATE_GEOMETRY, the exact geometry (geo.type equal to
+ *	@type, geo.seed 0: the seed comes from @seed); else all zero.
+ * @seed: with %SIEVE_CREATE_SEED, the hash seed; else 0 (a random seed).
+ * @growth: scalable: each layer's capacity is @growth times the previous
+ *	one's, 2 to 16 (0 means 2). Else 0.
+ * @max_layers: scalable: at most this many layers, 2 to
+ *	%SIEVE_MAX_LAYERS (0 means 8). Else 0.
+ * @id: out: the new filter's id.
+ * @__reserved: must be 0.
+ */
+struct sieve_create {
+	__u32 size;
+	__u32 flags;
+	char name[SIEVE_NAME_MAX];
+	__u32 type;
+	__u32 fpp_ppb;
+	__u64 capacity;
+	struct sieve_geometry geo;
+	__u32 seed;
+	__u32 growth;
+	__u32 max_layers;
+	__u32 id;
+	__u32 __reserved[2];
+};
+
+/**
+ * struct sieve_open - SIEVE_IOC_OPEN: find a filter by name
+ * @size: sizeof(struct sieve_open).
+ * @flags: must be 0.
+ * @name: the name, as for create.
+ * @id: out: its id.
+ * @__reserved: must be 0.
+ */
+struct sieve_open {
+	__u32 size;
+	__u32 flags;
+	char name[SIEVE_NAME_MAX];
+	__u32 id;
+	__u32 __reserved;
+};
+
+/**
+ * struct sieve_id - SIEVE_IOC_DESTROY, SIEVE_IOC_CLEAR: act on one filter
+ * @size: sizeof(struct sieve_id).
+ * @flags: must be 0.
+ * @id: the filter. Destroy removes the name and id at once; operations
+ *	already running on the filter finish, and its memory is freed after
+ *	the last of them. Clear forgets every key and zeroes the counters of
+ *	keys (inserted, deleted); a scalable filter goes back to one layer.
+ * @__reserved: must be 0.
+ */
+struct sieve_id {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 __reserved;
+};
+
+/**
+ * struct sieve_list_entry - one filter, as SIEVE_IOC_LIST reports it
+ * @id: its id.
+ * @type: enum sieve_filter_type.
+ * @flags: the enum sieve_create_flags it was created with.
+ * @__reserved: 0.
+ * @name: its name, NUL-terminated.
+ */
+struct sieve_list_entry {
+	__u32 id;
+	__u32 type;
+	__u32 flags;
+	__u32 __reserved;
+	char name[SIEVE_NAME_MAX];
+};
+
+/**
+ * struct sieve_list - SIEVE_IOC_LIST: one page of filters, by id
+ * @size: sizeof(struct sieve_list).
+ * @flags: must be 0.
+ * @start_id: list filters whose id is at least this.
+ * @count: in: room at @entries (0 to 4096); out: entries written.
+ * @entries: pointer to @count struct sieve_list_entry.
+ * @next_id: out: @start_id of the next page, 0 when this page is the last.
+ * @__reserved: must be 0.
+ */
+struct sieve_list {
+	__u32 size;
+	__u32 flags;
+	__u32 start_id;
+	__u32 count;
+	__u64 entries;
+	__u32 next_id;
+	__u32 __reserved;
+};
+
+/**
+ * struct sieve_key_op - SIEVE_IOC_ADD, SIEVE_IOC_QUERY, SIEVE_IOC_DELETE
+ * @size: sizeof(struct sieve_key_op).
+ * @flags: add: enum sieve_add_flags; else 0.
+ * @id: the filter.
+ * @key_len: bytes at @key, 1 to %SIEVE_MAX_KEY_LEN.
+ * @key: pointer to the key.
+ * @result: out: 1 if the key may have been present before the call (add:
+ *	not new, so a dedup can drop it; query: maybe present; delete: a copy
+ *	was found and removed), 0 if not.
+ * @__reserved: must be 0.
+ */
+struct sieve_key_op {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 key_len;
+	__u64 key;
+	__u32 result;
+	__u32 __reserved;
+};
+
+/**
+ * enum sieve_batch_op - what a batch does to each key
+ * @SIEVE_BATCH_ADD: add, as SIEVE_IOC_ADD.
+ * @SIEVE_BATCH_QUERY: query, as SIEVE_IOC_QUERY.
+ * @SIEVE_BATCH_DELETE: delete, as SIEVE_IOC_DELETE.
+ */
+enum sieve_batch_op {
+	SIEVE_BATCH_ADD = 1,
+	SIEVE_BATCH_QUERY = 2,
+	SIEVE_BATCH_DELETE = 3,
+};
+
+/**
+ * struct sieve_batch - SIEVE_IOC_BATCH: one operation on many keys
+ * @size: sizeof(struct sieve_batch).
+ * @flags: add: enum sieve_add_flags; else 0.
+ * @id: the filter.
+ * @op: enum sieve_batch_op.
+ * @count: keys, 1 to %SIEVE_MAX_BATCH.
+ * @done: out, on success and failure: keys applied, in order; their
+ *	results are written.
+ * @keys: pointer to the keys' bytes, back to back, no padding.
+ * @keys_bytes: bytes at @keys: the sum of @lens.
+ * @lens: pointer to @count __u32 key lengths, each 1 to %SIEVE_MAX_KEY_LEN.
+ * @results: pointer to @count __u8, each set as &struct sieve_key_op's
+ *	@result for its key; or 0 when the caller wants only @present.
+ * @present: out, on success and failure: how many of the @done results
+ *	are 1.
+ * @__reserved: must be 0.
+ *
+ * The kernel reads keys and writes results a chunk at a time; it never
+ * allocates memory sized by @count.
+ */
+struct sieve_batch {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 op;
+	__u32 count;
+	__u32 done;
+	__u64 keys;
+	__u64 keys_bytes;
+	__u64 lens;
+	__u64 results;
+	__u32 present;
+	__u32 __reserved;
+};
+
+/**
+ * struct sieve_info - SIEVE_IOC_INFO: a filter's shape and counters
+ * @size: sizeof(struct sieve_info).
+ * @flags: must be 0.
+ * @id: the filter.
+ * @create_flags: out: the enum sieve_create_flags it was created with.
+ * @name: out: its name.
+ * @geo: out: the geometry of its first layer (the seed included).
+ * @capacity: out: keys it was sized for, all layers together (0 for an
+ *	explicit geometry).
+ * @fpp_ppb: out: the target rate it was sized for (0 for an explicit
+ *	geometry).
+ * @nlayers: out: layers in use (1 unless scalable).
+ * @max_layers: out: scalable: the most layers it may have; else 1.
+ * @growth: out: scalable: capacity factor between layers; else 0.
+ * @fill_ppm: out: of the newest layer, Bloom types: bits set, cuckoo:
+ *	slots used, in parts per million.
+ * @fpr_ppb: out: the false-positive rate of a query now (all layers).
+ * @__reserved0: 0.
+ * @items: out: keys stored (cuckoo: exact; Bloom types: estimated from
+ *	the bits set).
+ * @inserted: out: adds that stored a key (not reported present).
+ * @deleted: out: deletes that removed a key.
+ * @queries: out: queries (single and batched).
+ * @hits: out: queries that answered "maybe present".
+ * @memory_bytes: out: memory the filter holds, tables and headers.
+ * @snapshot_bytes: out: size of its snapshot (SIEVE_IOC_EXPORT), now.
+ */
+struct sieve_info {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 create_flags;
+	char name[SIEVE_NAME_MAX];
+	struct sieve_geometry geo;
+	__u64 capacity;
+	__u32 fpp_ppb;
+	__u32 nlayers;
+	__u32 max_layers;
+	__u32 growth;
+	__u32 fill_ppm;
+	__u32 fpr_ppb;
+	__u64 items;
+	__u64 inserted;
+	__u64 deleted;
+	__u64 queries;
+	__u64 hits;
+	__u64 memory_bytes;
+	__u64 snapshot_bytes;
+};
+
+/**
+ * struct sieve_export - SIEVE_IOC_EXPORT: read a filter's snapshot
+ * @size: sizeof(struct sieve_export).
+ * @flags: must be 0.
+ * @id: the filter.
+ * @__reserved: must be 0.
+ * @offset: byte of the snapshot to start at. Offset 0 takes a new
+ *	snapshot of the filter, consistent as of this call, held by the open
+ *	file (and counted in the module's memory) until its last byte is
+ *	read, another export starts on the file, or the file is closed. Later
+ *	offsets read that snapshot (-EINVAL if none is held for @id, or
+ *	@offset is past its end).
+ * @buf: pointer to @buf_len bytes to fill.
+ * @buf_len: room at @buf; 0 only asks for @total.
+ * @copied: out: bytes written to @buf.
+ * @total: out: the snapshot's size.
+ */
+struct sieve_export {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 __reserved;
+	__u64 offset;
+	__u64 buf;
+	__u64 buf_len;
+	__u64 copied;
+	__u64 total;
+};
+
+/**
+ * struct sieve_import - SIEVE_IOC_IMPORT: make a filter from a snapshot
+ * @size: sizeof(struct sieve_import).
+ * @flags: %SIEVE_CREATE_EPHEMERAL or 0.
+ * @name: the new filter's name, as for create (checked at offset 0 and
+ *	again when the filter is made).
+ * @offset: bytes of the snapshot given before this chunk. Offset 0 starts
+ *	a new import on this file (dropping an unfinished one); a chunk must
+ *	start where the previous one ended.
+ * @buf: pointer to the chunk.
+ * @buf_len: bytes at @buf, 1 or more; the first chunk must hold at least
+ *	the header (struct sieve_snapshot_header).
+ * @id: out: 0 while more bytes are expected; the new filter's id once the
+ *	last byte has arrived and the whole snapshot checked out.
+ * @__reserved: must be 0.
+ *
+ * The snapshot is untrusted: the header is validated in full before
+ * anything is allocated, each table is checked as it completes, the
+ * checksum at the end. On any error the import is dropped and nothing is
+ * created.
+ */
+struct sieve_import {
+	__u32 size;
+	__u32 flags;
+	char name[SIEVE_NAME_MAX];
+	__u64 offset;
+	__u64 buf;
+	__u64 buf_len;
+	__u32 id;
+	__u32 __reserved;
+};
+
+/**
+ * struct sieve_merge - SIEVE_IOC_MERGE: OR one Bloom filter into another
+ * @size: sizeof(struct sieve_merge).
+ * @flags: must be 0.
+ * @dst_id: the filter that receives the union.
+ * @src_id: the filter whose keys are added; unchanged.
+ *
+ * Both must be non-scalable Bloom or blocked-Bloom filters with the same
+ * geometry and seed. Adds running on @dst meanwhile are kept.
+ */
+struct sieve_merge {
+	__u32 size;
+	__u32 flags;
+	__u32 dst_id;
+	__u32 src_id;
+};
+
+#define SIEVE_IOC_CREATE	_IO(SIEVE_IOC_MAGIC, 0x00)
+#define SIEVE_IOC_OPEN		_IO(SIEVE_IOC_MAGIC, 0x01)
+#define SIEVE_IOC_LIST		_IO(SIEVE_IOC_MAGIC, 0x02)
+#define SIEVE_IOC_DESTROY	_IO(SIEVE_IOC_MAGIC, 0x03)
+#define SIEVE_IOC_ADD		_IO(SIEVE_IOC_MAGIC, 0x04)
+#define SIEVE_IOC_QUERY		_IO(SIEVE_IOC_MAGIC, 0x05)
+#define SIEVE_IOC_DELETE	_IO(SIEVE_IOC_MAGIC, 0x06)
+#define SIEVE_IOC_BATCH		_IO(SIEVE_IOC_MAGIC, 0x07)
+#define SIEVE_IOC_CLEAR		_IO(SIEVE_IOC_MAGIC, 0x08)
+#define SIEVE_IOC_INFO		_IO(SIEVE_IOC_MAGIC, 0x09)
+#define SIEVE_IOC_EXPORT	_IO(SIEVE_IOC_MAGIC, 0x0a)
+#define SIEVE_IOC_IMPORT	_IO(SIEVE_IOC_MAGIC, 0x0b)
+#define SIEVE_IOC_MERGE		_IO(SIEVE_IOC_MAGIC, 0x0c)
+
+/*
+ * ---------------------------------------------------------------------------
+ * Snapshots
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * DOC: Snapshot format
+ *
+ * One format, written by SIEVE_IOC_EXPORT and by libsieve, read by
+ * SIEVE_IOC_IMPORT and by libsieve. Every field is little-endian. In order:
+ *
+ * - struct sieve_snapshot_header (128 bytes);
+ * - for each of @nlayers layers: struct sieve_snapshot_layer (64 bytes),
+ *   then the layer's table, @table_bytes as its geometry gives, then zero
+ *   bytes up to the next multiple of 8.
+ *
+ * @checksum covers everything else: h = jhash(piece, length, h) from
+ * h = %SIEVE_SNAPSHOT_MAGIC over, in order, the header (with @checksum
+ * read as 0), each layer header, each table in pieces of 4096 bytes (the
+ * last piece shorter), and its padding if any. jhash is the kernel's
+ * <linux/jhash.h>; libsieve carries a bit-identical copy.
+ *
+ * The table format is tied to the hash: a key's probes come from two
+ * jhash passes over it. @version changes if that ever does.
+ */
+#define SIEVE_SNAPSHOT_MAGIC	0x56454953U	/* "SIEV" */
+#define SIEVE_SNAPSHOT_VERSION	1
+
+/**
+ * struct sieve_snapshot_header - the first 128 bytes of a snapshot
+ * @magic: %SIEVE_SNAPSHOT_MAGIC.
+ * @version: %SIEVE_SNAPSHOT_VERSION.
+ * @header_bytes: sizeof(struct sieve_snapshot_header), 128.
+ * @create_flags: the filter's enum sieve_create_flags, without
+ *	%SIEVE_CREATE_EPHEMERAL (the importer chooses that).
+ * @type: enum sieve_filter_type, of every layer.
+ * @nlayers: layers that follow, 1 to @max_layers.
+ * @max_layers: 1, or for a scalable filter 2 to %SIEVE_MAX_LAYERS.
+ * @growth: scalable: 2 to 16; else 0.
+ * @fpp_ppb: the target rate (0 for an explicit geometry).
+ * @capacity: keys the first layer was sized for (0 for an explicit
+ *	geometry).
+ * @inserted: counters, as &struct sieve_info has them.
+ * @deleted: see @inserted.
+ * @queries: see @inserted.
+ * @hits: see @inserted.
+ * @payload_bytes: bytes after this header: layer headers, tables and
+ *	their padding.
+ * @checksum: see the format's description.
+ * @__reserved: must be 0.
+ */
+struct sieve_snapshot_header {
+	__u32 magic;
+	__u16 version;
+	__u16 header_bytes;
+	__u32 create_flags;
+	__u32 type;
+	__u32 nlayers;
+	__u32 max_layers;
+	__u32 growth;
+	__u32 fpp_ppb;
+	__u64 capacity;
+	__u64 inserted;
+	__u64 deleted;
+	__u64 queries;
+	__u64 hits;
+	__u64 payload_bytes;
+	__u32 checksum;
+	__u32 __reserved[11];
+};
+
+/**
+ * struct sieve_snapshot_layer - the 64 bytes before each layer's table
+ * @geo: the layer's geometry; type and seed as the first layer's.
+ * @capacity: keys this layer takes before a scalable filter grows (0 for
+ *	an explicit geometry).
+ * @items: adds that stored a key in this layer (Bloom types; growth
+ *	counts them); cuckoo: fingerprints stored, which the importer
+ *	recounts from the table and compares.
+ * @victim_fp: cuckoo: the fingerprint parked in the victim slot of a full
+ *	table, 1 to 2^fp_bits - 1; 0 when none. Else 0.
+ * @victim_bucket: cuckoo: one of its buckets (below nbuckets). Else 0.
+ * @table_bytes: bytes of the table that follows, as the geometry gives.
+ */
+struct sieve_snapshot_layer {
+	struct sieve_geometry geo;
+	__u64 capacity;
+	__u64 items;
+	__u32 victim_fp;
+	__u32 victim_bucket;
+	__u64 table_bytes;
 };
 
 #endif /* _UAPI_LINUX_SIEVE_H */
