@@ -48,7 +48,7 @@ LIB_OBJS := $(patsubst userspace/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 CLI_SRCS := $(wildcard userspace/cli/*.c)
 CLI_OBJS := $(patsubst userspace/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 
-.PHONY: all module user bpf deps test demo bench clean
+.PHONY: all module user bpf deps test demo bench clean install
 all: module user bpf
 
 module:
@@ -75,9 +75,17 @@ $(BUILD)/libsieve.a: $(CORE_OBJS) $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libsieve.so: $(CORE_OBJS) $(LIB_OBJS)
+# The shared library exports libsieve.h's API only (libsieve.map); the
+# soname's number changes when that API breaks.
+LIB_VERSION := 0.1.0
+LIB_SONAME := libsieve.so.0
+$(BUILD)/libsieve.so.$(LIB_VERSION): $(CORE_OBJS) $(LIB_OBJS) userspace/lib/libsieve.map
 	$(call msg,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libsieve.so.0 -o $@ $^
+	$(Q)$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=userspace/lib/libsieve.map \
+		-o $@ $(CORE_OBJS) $(LIB_OBJS)
+
+$(BUILD)/libsieve.so: $(BUILD)/libsieve.so.$(LIB_VERSION)
+	$(Q)ln -sf $(notdir $<) $(BUILD)/$(LIB_SONAME) && ln -sf $(LIB_SONAME) $@
 
 # Other parts of the CLI (the XDP loader) add their objects and libraries.
 CLI_EXTRA_OBJS ?=
@@ -86,16 +94,41 @@ $(BUILD)/sieve: $(CLI_OBJS) $$(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a $(CLI_LDLIBS) -lm
 
-# BPF: an XDP program that passes everything, for now.
-# <asm/types.h> lives under the multiarch include directory.
-BPF_ARCH_INCLUDE := $(addprefix -I,$(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)))
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-bpf: $(BPF_OBJS)
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*.h)
-	$(call msg,BPF,$<)
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -target bpf -D__TARGET_ARCH_x86 \
-		-I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
+# The CLI for the VM, $(CLI_STATIC) (named sieve, so that VM_PROGS +=
+# $(CLI_STATIC) puts it on the VM's PATH as sieve): linked statically from
+# CLI_VM_OBJS: the CLI without its XDP commands (userspace/cli/xdp*.c; no
+# libbpf in the VM), main.c built with SIEVE_CLI_NO_XDP.
+CLI_STATIC := $(BUILD)/static/sieve
+CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp%,$(CLI_OBJS)) $(BUILD)/static/main.o
+$(BUILD)/static/main.o: userspace/cli/main.c $(CORE_HDRS) $(wildcard userspace/lib/*.h userspace/cli/*.h)
+	$(call msg,CC,$< [static])
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -DSIEVE_CLI_NO_XDP -c $< -o $@
+$(CLI_STATIC): $$(CLI_VM_OBJS) $(BUILD)/libsieve.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static -o $@ $(CLI_VM_OBJS) $(BUILD)/libsieve.a -lm
+
+# `make install PREFIX=/usr/local DESTDIR=`: libsieve (static, shared,
+# pkg-config file), its header and <linux/sieve.h>, the CLI.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/linux \
+		$(DESTDIR)$(BINDIR)
+	$(Q)install -m 0644 $(BUILD)/libsieve.a $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0755 $(BUILD)/libsieve.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf libsieve.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libsieve.so
+	$(Q)install -m 0644 userspace/lib/libsieve.h $(DESTDIR)$(INCLUDEDIR)/
+	$(Q)install -m 0644 include/uapi/linux/sieve.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(LIB_VERSION)|' userspace/sieve.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sieve.pc
+	$(Q)install -m 0755 $(BUILD)/sieve $(DESTDIR)$(BINDIR)/
+
+# BPF: the XDP programs are built by bpf/bpf.mk.
 
 # Debian packages the build, the tests and the demo need. Idempotent, and
 # silent when everything is there.
@@ -124,14 +157,17 @@ test: deps
 
 include tests/unit/unit.mk
 include tests/vm/vm.mk
+include tests/device/device.mk
 include tests/bench/bench.mk
 # Fragments of other parts (the XDP blocklist and its suites) extend
 # SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and CLI_LDLIBS.
 include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk))
 
-# `make demo` runs each demo script in turn, with the CLI's path.
-DEMOS := userspace/cli/demo.sh $(DEMOS)
+# `make demo`: local filters, then the device in the VM, then each script
+# of DEMOS (given the CLI's path).
 demo: deps user
+	$(Q)userspace/cli/demo.sh $(BUILD)/sieve
+	$(Q)$(MAKE) demo-vm
 	$(Q)for d in $(DEMOS); do $$d $(BUILD)/sieve || exit $$?; done
 
 clean:

@@ -2,21 +2,71 @@
 /*
  * sieve.ko: probabilistic set-membership filters for the kernel.
  *
- * For now the module carries the filter cores and offers them to other
- * kernel code (kernel-side dedup experiments, the in-kernel tests); the
- * /dev/sieve device and its registry of named filters build on them.
+ * The filter cores, a registry of named filters, the /dev/sieve device
+ * that userspace drives them through, /proc/sieve, and the in-kernel API
+ * (<linux/sieve_kapi.h>).
+ *
+ * Parameters (/sys/module/sieve/parameters/):
+ *   max_filters      (rw) filters the registry holds at most; CREATE and
+ *                    IMPORT beyond it fail with -ENOSPC.
+ *   max_memory_mb    (rw) MiB of tables, exports and imports the module
+ *                    holds at most; beyond it -ENOMEM.
+ *   memory_in_use    (ro) bytes counted against max_memory_mb now.
+ *   filters_in_use   (ro) filters not yet freed.
+ * Lowering a limit below what is in use refuses new work; nothing is freed.
+ * The last two, and the last line of /proc/sieve, are 0 once every filter
+ * is destroyed and every file closed: the leak tests read them.
  */
-#include <linux/module.h>
+#include <linux/moduleparam.h>
 
-#include "filter.h"
+#include "registry.h"
+
+module_param_named(max_filters, sieve_max_filters, uint, 0644);
+MODULE_PARM_DESC(max_filters, "filters the registry holds at most (default 1024)");
+module_param_named(max_memory_mb, sieve_max_memory_mb, uint, 0644);
+MODULE_PARM_DESC(max_memory_mb, "MiB of filter memory the module holds at most (default 1024)");
+
+static int sieve_get_memory(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", sieve_memory_in_use());
+}
+
+static int sieve_get_filters(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", sieve_filters_in_use());
+}
+
+static const struct kernel_param_ops sieve_memory_ops = { .get = sieve_get_memory };
+static const struct kernel_param_ops sieve_filters_ops = { .get = sieve_get_filters };
+module_param_cb(memory_in_use, &sieve_memory_ops, NULL, 0444);
+MODULE_PARM_DESC(memory_in_use, "bytes counted against max_memory_mb now (read-only)");
+module_param_cb(filters_in_use, &sieve_filters_ops, NULL, 0444);
+MODULE_PARM_DESC(filters_in_use, "filters not yet freed (read-only)");
 
 static int __init sieve_init(void)
 {
+	int err;
+
+	err = sieve_procfs_init();
+	if (err)
+		return err;
+	err = sieve_device_init();
+	if (err)
+		goto out_procfs;
 	return 0;
+
+out_procfs:
+	sieve_procfs_exit();
+	return err;
 }
 
 static void __exit sieve_exit(void)
 {
+	/* No file is open (each holds the module), no new one can be. */
+	sieve_device_exit();
+	sieve_procfs_exit();
+	sieve_destroy_all();
+	WARN_ON(sieve_memory_in_use() || sieve_filters_in_use());
 }
 
 module_init(sieve_init);

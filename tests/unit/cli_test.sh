@@ -107,6 +107,120 @@ expect "dedup past a cuckoo filter's room fails" 2 "$sieve" dedup -t cuckoo -n 1
 check "dedup past the room: one line saying so" test "$(wc -l <<<"$err")" -eq 1 -a "${err#*filter full}" != "$err"
 check "dedup past the room: the lines before were printed" test "$(wc -l <<<"$out")" -ge 100
 
+# ---- sieve filter without a device: usage errors and one clear line --------
+for sub in create list info add query del clear destroy export import merge; do
+	expect "filter $sub --help" 0 "$sieve" filter "$sub" --help
+	check "filter $sub --help prints its usage" grep -q "^usage: sieve filter $sub" <<<"$out"
+done
+for cmd in build snapshot; do
+	expect "$cmd --help" 0 "$sieve" "$cmd" --help
+	check "$cmd --help prints its usage" grep -q "^usage: sieve $cmd" <<<"$out"
+done
+expect "filter --help lists the subcommands" 0 "$sieve" filter --help
+check "filter --help names merge" grep -q "^  merge " <<<"$out"
+export SIEVE_DEVICE=$work/nonexistent
+expect_refused "filter list without the device" "$sieve" filter list
+check "no device: says so" grep -q "no such device (is the sieve module loaded?)" <<<"$err"
+expect_refused "filter query without the device" "$sieve" filter query f k
+expect_refused "filter create without the device" "$sieve" filter create f -t bloom -n 1k
+if [ -e /dev/null ]; then
+	SIEVE_DEVICE=/dev/null expect_refused "a device that is not sieve's" "$sieve" filter info f
+	check "not sieve's device: says so" grep -q "is not a sieve device" <<<"$err"
+fi
+expect_refused "filter without subcommand" "$sieve" filter
+expect_refused "filter unknown subcommand" "$sieve" filter frob
+expect_refused "create without a type" "$sieve" filter create f -n 1k
+expect_refused "create without a size" "$sieve" filter create f -t bloom
+expect_refused "create with a bad name" "$sieve" filter create 'a/b' -t bloom -n 1k
+expect_refused "create with a long name" "$sieve" filter create "$(printf 'n%.0s' {1..32})" -t bloom -n 1k
+expect_refused "create --ephemeral" "$sieve" filter create f -t bloom -n 1k --ephemeral
+expect_refused "create with a geometry and a capacity" "$sieve" filter create f -t bloom -n 1k --bits 1024 --hashes 3
+expect_refused "create with the other type's geometry" "$sieve" filter create f -t cuckoo --bits 1024 --hashes 3
+expect_refused "create with a bad geometry" "$sieve" filter create f -t cuckoo --buckets 3 --fp-bits 8
+expect_refused "create --growth without --scalable" "$sieve" filter create f -t bloom -n 1k --growth 4
+expect_refused "create --growth out of range" "$sieve" filter create f -t bloom -n 1k --scalable --growth 17
+expect_refused "create cuckoo below its reach" "$sieve" filter create f -t cuckoo -n 1k -p 1e-6
+expect_refused "create too big" "$sieve" filter create f -t bloom -n 1G -p 1e-9
+expect_refused "add without keys" "$sieve" filter add f
+expect_refused "add with keys and -f" "$sieve" filter add f k -f "$work/none"
+expect_refused "add from a missing file" "$sieve" filter add f -f "$work/none"
+expect_refused "query an option it does not take" "$sieve" filter query f --if-absent k
+expect_refused "info with two names" "$sieve" filter info a b
+expect_refused "merge with one name" "$sieve" filter merge a
+expect_refused "export without a file" "$sieve" filter export a
+unset SIEVE_DEVICE
+
+# ---- sieve build and snapshot files, offline ---------------------------------
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "key-%d\n", i }' > "$work/keys"
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "other-%d\n", i }' > "$work/others"
+for type in bloom blocked cuckoo; do
+	snap=$work/$type.snap
+	expect "build $type" 0 "$sieve" build "$snap" -t "$type" -n 20k -p 1% -s 11 -f "$work/keys"
+	check "build $type: says how many keys" grep -q "^$snap: 20000 keys" <<<"$out"
+	expect "snapshot query $type: every key present" 0 "$sieve" snapshot query -c "$snap" -f "$work/keys"
+	check "snapshot query $type: 20000 present" grep -q "^20000 keys: 20000 maybe present, 0 absent" <<<"$out"
+	expect "snapshot query $type: foreign keys mostly absent (exit 1)" 1 "$sieve" snapshot query -j -c "$snap" -f "$work/others"
+	check "snapshot query $type: rate of foreign keys below 2%" \
+		python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["keys"]==20000 and d["present"] < 400, d' <<<"$out"
+	expect "snapshot info -j $type" 0 "$sieve" snapshot info -j "$snap"
+	check "snapshot info $type: its type, seed and size" python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)
+assert d["type"] == sys.argv[1] and d["geometry"]["seed"] == 11 and d["capacity"] == 20000, d
+assert d["snapshot_bytes"] == os.path.getsize(sys.argv[2]), d' "$type" "$snap" <<<"$out"
+	expect "build $type again" 0 "$sieve" build "$work/again.snap" -t "$type" -n 20k -p 1% -s 11 -f "$work/keys"
+	check "build $type: the same keys and seed give the same file" cmp -s "$snap" "$work/again.snap"
+done
+expect "snapshot query per key" 1 "$sieve" snapshot query "$work/bloom.snap" key-1 key-19999 not-a-key
+check "snapshot query prints each key's answer" test "$out" = $'present key-1\npresent key-19999\nabsent not-a-key'
+expect "snapshot query -j per key" 1 "$sieve" snapshot query -j "$work/bloom.snap" key-1 'not"a\key'
+check "snapshot query -j is JSON with each key" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [r["key"] for r in d["results"]] == ["key-1", "not\"a\\key"] and d["results"][0]["present"], d
+assert d["keys"] == 2 and d["present"] + d["absent"] == 2, d' <<<"$out"
+expect "build sized by the key file" 0 "$sieve" build "$work/count.snap" -t blocked -p 0.1% -f "$work/keys" -j
+check "build without --capacity: sized for the 20000 lines" python3 -c '
+import json, sys; d = json.load(sys.stdin); assert d["keys"] == 20000 and d["fpr"] < 0.0012, d' <<<"$out"
+expect "build from stdin" 0 "$sieve" build "$work/stdin.snap" -t cuckoo -n 100 - < <(printf 'a\nb\n\nc\n')
+check "build from stdin: empty lines skipped" grep -q ": 3 keys" <<<"$out"
+expect_refused "build from stdin needs --capacity" "$sieve" build "$work/x.snap" -t bloom - < /dev/null
+expect "build with a geometry" 0 "$sieve" build "$work/geo.snap" -t bloom --bits 100000 --hashes 5 -f "$work/keys"
+expect "build scalable" 0 "$sieve" build "$work/scal.snap" -t bloom -n 2000 --scalable -f "$work/keys" -j
+check "build scalable: grew to 4 layers (2k + 4k + 8k + 16k)" python3 -c '
+import json, sys; d = json.load(sys.stdin); assert d["layers"] == 4, d' <<<"$out"
+expect "scalable snapshot: every key present" 0 "$sieve" snapshot query -c "$work/scal.snap" -f "$work/keys"
+cp "$work/bloom.snap" "$work/keep.snap"
+expect_refused "build past a cuckoo filter's room" "$sieve" build "$work/keep.snap" -t cuckoo -n 100 -f "$work/keys"
+check "build past the room: says it is full" grep -q "full after" <<<"$err"
+check "a failed build leaves the old file as it was" cmp -s "$work/bloom.snap" "$work/keep.snap"
+check "a failed build leaves no temporary file" test -z "$(ls "$work" | grep '\.tmp')"
+expect_refused "build without keys" "$sieve" build "$work/x.snap" -t bloom -n 10
+expect_refused "build without a file" "$sieve" build -t bloom -n 10 -f "$work/keys"
+expect_refused "build --ephemeral" "$sieve" build "$work/x.snap" -t bloom -n 10 --ephemeral -f "$work/keys"
+expect_refused "build with a key over 4096 bytes" "$sieve" build "$work/x.snap" -t bloom -n 10 - < <(head -c 5000 /dev/zero | tr '\0' a; echo)
+check "a long key: names the line" grep -q "stdin:1: a key longer than 4096 bytes" <<<"$err"
+
+# Snapshots that are not whole: one line, exit 2, for every kind of damage.
+size=$(stat -c %s "$work/bloom.snap")
+head -c $((size - 8)) "$work/bloom.snap" > "$work/truncated.snap"
+{ cat "$work/bloom.snap"; printf x; } > "$work/trailing.snap"
+cp "$work/bloom.snap" "$work/flipped.snap"
+printf '\xff' | dd of="$work/flipped.snap" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+cp "$work/bloom.snap" "$work/badmagic.snap"
+printf 'X' | dd of="$work/badmagic.snap" bs=1 seek=0 conv=notrunc 2>/dev/null
+: > "$work/empty.snap"
+for bad in truncated trailing flipped badmagic empty keys; do
+	f=$work/$bad.snap
+	[ "$bad" = keys ] && f=$work/keys
+	expect_refused "snapshot info refuses a $bad file" "$sieve" snapshot info "$f"
+	check "snapshot info on a $bad file: says it is not a valid snapshot" \
+		grep -q "not a valid sieve snapshot" <<<"$err"
+done
+expect_refused "snapshot info of a missing file" "$sieve" snapshot info "$work/none"
+expect_refused "snapshot without subcommand" "$sieve" snapshot
+expect_refused "snapshot unknown subcommand" "$sieve" snapshot frob x
+
 echo "$passed passed, $failed failed"
 [ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
 [ "$failed" -eq 0 ]

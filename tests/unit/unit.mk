@@ -2,14 +2,17 @@
 #
 # tests/unit: the filter cores in userspace under cmocka. Every shared case
 # of tests/cases/core_cases.c plus the tests only userspace can afford
-# (millions of keys, statistics against libm), one cmocka test each; then
-# the sieve CLI on local filters (cli_test.sh).
+# (millions of keys, statistics against libm), and libsieve's local filters
+# and snapshot files, one cmocka test each; then the sieve CLI on local
+# filters and snapshot files (cli_test.sh), and libsieve installed with
+# `make install` into a scratch root, used through pkg-config
+# (install_test.sh).
 #
 # The runner links its own copy of the cores built with AddressSanitizer and
 # UBSan, so an overrun, a leak or an undefined shift in a core fails the
 # suite; `make test-unit UNIT_SANITIZE=` links the plain $(CORE_OBJS)
 # instead. UNIT_FILTER=substring runs only the matching cmocka tests (and
-# skips the CLI tests, unless UNIT_CLI=1); UNIT_CLI= skips the CLI tests.
+# skips the CLI and install tests, unless UNIT_CLI=1); UNIT_CLI= skips them.
 
 UNIT_SANITIZE ?= address,undefined
 UNIT_FILTER ?=
@@ -22,9 +25,15 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%.o,$(UNIT_SRCS)) \
 	$(patsubst tests/cases/%.c,$(UNIT_DIR)/%.o,$(wildcard tests/cases/*.c))
 UNIT_CORE_OBJS := $(if $(UNIT_SANITIZE),$(patsubst kmod/%.c,$(UNIT_DIR)/core/%.o,$(CORE_SRCS)),$(CORE_OBJS))
-UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/unit/unit.h
+# libsieve (userspace/lib) too, for its local filters and snapshot files.
+UNIT_LIB_OBJS := $(if $(UNIT_SANITIZE),$(patsubst userspace/lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS)),$(LIB_OBJS))
+UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/unit/unit.h $(wildcard userspace/lib/*.h)
 
 $(UNIT_DIR)/core/%.o: kmod/%.c $(CORE_HDRS)
+	$(call msg,CC,$< [unit])
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
+
+$(UNIT_DIR)/lib/%.o: userspace/lib/%.c $(UNIT_HDRS)
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
@@ -36,16 +45,19 @@ $(UNIT_DIR)/%.o: tests/cases/%.c $(UNIT_HDRS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
-$(UNIT_BIN): $(UNIT_OBJS) $(UNIT_CORE_OBJS)
+$(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lm
 
-# The suite is two parts: the runner's cmocka cases, then the CLI on local
-# filters (tests/unit/cli_test.sh against $(BUILD)/sieve). Each writes its
+# The suite is three parts: the runner's cmocka cases, then the CLI on local
+# filters (tests/unit/cli_test.sh against $(BUILD)/sieve), then libsieve as
+# `make install` puts it (tests/unit/install_test.sh). Each writes its
 # own "PASSED FAILED"; $(RESULTS)/unit holds their sum, and the last line
 # printed is the sum too. A part that dies (a sanitizer report, a crash)
 # leaves no result: it then counts as one failure.
 UNIT_PARTS := $(UNIT_DIR)/results
+# `make install` into this root, then a program built against it (install_test.sh).
+UNIT_INSTALL := $(UNIT_DIR)/install-root
 UNIT_CLI ?= $(if $(UNIT_FILTER),,1)
 
 .PHONY: test-unit
@@ -61,6 +73,12 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve)
 			tests/unit/cli_test.sh $(BUILD)/sieve $(UNIT_PARTS)/cli || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/cli ]; then \
 				echo "cli_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/cli; \
+			fi; \
+			rm -rf $(UNIT_INSTALL) && \
+			$(MAKE) install DESTDIR=$(UNIT_INSTALL) PREFIX=/usr/local >/dev/null && \
+			tests/unit/install_test.sh $(UNIT_INSTALL) /usr/local $(UNIT_PARTS)/install || status=$$?; \
+			if [ ! -s $(UNIT_PARTS)/install ]; then \
+				echo "install_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/install; \
 			fi; \
 		fi; \
 		passed=0; failed=0; \

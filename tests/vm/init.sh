@@ -122,11 +122,29 @@ shell_requested() {
 	grep -q 'sieve\.shell' /proc/cmdline
 }
 
+# The scripted CLI session of `make demo` instead of the suites: only its
+# own output goes to the console, then the VM powers off.
+demo_requested() {
+	grep -q 'sieve\.demo' /proc/cmdline
+}
+
+run_demo() {
+	dmesg -n 1
+	if insmod "$SIEVE_MODDIR/sieve.ko"; then
+		(cd /tmp && sh /demo.sh)
+		echo "sieve-demo: exit status $?"
+	fi
+}
+
 main() {
 	setup
 	if shell_requested; then
 		echo "sieve-vm: modules in $SIEVE_MODDIR, suites in /tests; exit to power off"
 		setsid cttyhack sh -l
+		return
+	fi
+	if demo_requested; then
+		run_demo
 		return
 	fi
 	vm_step "insmod sieve.ko" insmod "$SIEVE_MODDIR/sieve.ko"

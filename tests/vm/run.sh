@@ -3,6 +3,7 @@
 #
 # Usage: run.sh --kernel DIR --initrd FILE --out DIR [--timeout SECS]
 #               [--check PROG]... [--results FILE] [--verbose] [--shell]
+#               [--demo]
 #
 # Boots the kernel in DIR (from kernel.sh) with the initramfs FILE under
 # qemu-system-x86_64 in software emulation, and judges the run:
@@ -16,6 +17,8 @@
 # VM's reports and its files are kept in OUT.
 #
 # --shell boots the same VM with an interactive shell on the console.
+# --demo boots it to run /demo.sh (make demo) and shows only that session;
+# exits non-zero if the session does not end with status 0.
 set -euo pipefail
 
 # What a clean kernel log never contains. Matched case-sensitively, so
@@ -36,7 +39,7 @@ usage() {
 }
 
 parse_args() {
-	kernel="" initrd="" out="" timeout=180 results="" verbose=0 shell=0
+	kernel="" initrd="" out="" timeout=180 results="" verbose=0 shell=0 demo=0
 	checks=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -48,6 +51,7 @@ parse_args() {
 		--results) results=$2; shift 2 ;;
 		--verbose) verbose=1; shift ;;
 		--shell) shell=1; shift ;;
+		--demo) demo=1; shift ;;
 		*) usage ;;
 		esac
 	done
@@ -69,9 +73,26 @@ qemu_cmd() {
 	local append="console=ttyS0,115200 loglevel=5 panic=-1 slub_debug=FZPU"
 
 	[ "$shell" = 1 ] && append+=" sieve.shell"
+	[ "$demo" = 1 ] && append+=" sieve.demo quiet"
 	qemu=(qemu-system-x86_64 -accel tcg -m 1G -smp 2 -nodefaults -nographic
 		-no-reboot -kernel "$kernel/vmlinuz" -initrd "$initrd"
 		-append "$append")
+}
+
+# The console from the demo's first line on, as it comes.
+boot_demo() {
+	local rc
+
+	qemu_cmd
+	mkdir -p "$out"
+	set +e
+	timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio -serial null </dev/null 2>&1 |
+		tr -d '\r' | tee "$out/demo.log" |
+		awk '!on && /=== sieve:/ { sub(/.*=== sieve:/, "=== sieve:"); on = 1 }
+		     on && !/^sieve-demo: / && !/^\[ *[0-9]+\.[0-9]+\] /'
+	set -e
+	rc=$(sed -n 's/^sieve-demo: exit status //p' "$out/demo.log")
+	[ "$rc" = 0 ] || die "the demo did not finish cleanly (status '${rc:-none}'; see $out/demo.log)"
 }
 
 boot_shell() {
@@ -241,6 +262,10 @@ show_console_tail() {
 main() {
 	parse_args "$@"
 	[ "$shell" = 1 ] && boot_shell
+	if [ "$demo" = 1 ]; then
+		boot_demo
+		return
+	fi
 	boot
 	split_results
 	judge_suites

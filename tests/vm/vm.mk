@@ -31,14 +31,14 @@ VM_INITRD := $(VM_BUILD)/initramfs.cpio.gz
 VM_TIMEOUT ?= 180
 
 VM_KBUILD_DIRS += kmod include tests/vm tests/cases
-VM_MODULES += kmod/sieve.ko tests/vm/sieve_test.ko
+VM_MODULES += kmod/sieve.ko tests/vm/sieve_test.ko kmod/example/sieve_dedup.ko
 VM_SCRIPTS += tests/vm/core.sh
 VM_PROGS +=
 VM_CHECKS += $(VM_BUILD)/parity
 
 VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 
-.PHONY: test-vm vm-kernel vm-modules vm-initrd vm-shell
+.PHONY: test-vm vm-kernel vm-modules vm-initrd vm-shell demo-vm
 
 # Prerequisites written $$(LIST) are expanded late (.SECONDEXPANSION in the
 # top Makefile), so lists extended by .mk files included after this one count.
@@ -65,9 +65,12 @@ $(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a $(CO
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -o $@ tests/vm/parity.c \
 		$(BUILD)/libsieve.a
 
+# The script `make demo` runs in the VM (as /demo.sh) with the CLI.
+VM_DEMO := userspace/cli/demo-device.sh
+
 # SRC=DEST entries of the initramfs; scripts are numbered in list order.
 vm_initrd_entries = $(foreach m,$(VM_MODULES),$(VM_SRC)/$(m)=/lib/sieve/$(notdir $(m))) \
-	$(foreach p,$(VM_PROGS),$(p)=/tests/bin/$(notdir $(p)))
+	$(foreach p,$(VM_PROGS),$(p)=/tests/bin/$(notdir $(p))) $(VM_DEMO)=/demo.sh
 
 vm-initrd: vm-modules $$(VM_PROGS)
 	$(call msg,CPIO,$(VM_INITRD))
@@ -87,6 +90,11 @@ test-vm: vm-kernel vm-initrd $$(VM_CHECKS)
 	$(Q)tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(VM_INITRD) \
 		--out $(VM_BUILD)/run --timeout $(VM_TIMEOUT) $(addprefix --check ,$(VM_CHECKS)) \
 		--results $(RESULTS)/vm $(VM_VERBOSE)
+
+# `make demo`'s part in the VM: the CLI driving /dev/sieve.
+demo-vm: vm-kernel vm-initrd
+	$(Q)tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(VM_INITRD) \
+		--out $(VM_BUILD)/demo --timeout $(VM_TIMEOUT) --demo
 
 vm-shell: vm-kernel vm-initrd
 	$(Q)tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(VM_INITRD) \

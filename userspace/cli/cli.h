@@ -22,6 +22,10 @@ struct cli_command {
 
 extern const struct cli_command local_commands[];
 extern const unsigned int local_ncommands;
+extern const struct cli_command filter_commands[];	/* filter, build, snapshot */
+extern const unsigned int filter_ncommands;
+extern const struct cli_command xdp_commands[];
+extern const unsigned int xdp_ncommands;
 
 /* One line on stderr, prefixed "sieve: "; returns EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

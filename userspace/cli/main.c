@@ -15,6 +15,11 @@ static const struct {
 	const unsigned int *count;
 } command_tables[] = {
 	{ local_commands, &local_ncommands },
+	{ filter_commands, &filter_ncommands },
+	/* The static CLI for the VM (CLI_STATIC) has no libbpf, so no XDP. */
+#ifndef SIEVE_CLI_NO_XDP
+	{ xdp_commands, &xdp_ncommands },
+#endif
 };
 
 static const struct cli_command *find_command(const char *name)

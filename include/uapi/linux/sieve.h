@@ -92,9 +92,10 @@ struct sieve_geometry {
  * an id. Every command takes one struct whose first two fields are @size
  * (the caller's sizeof the struct, so the struct can grow: a larger struct
  * must have zeros past the end the kernel knows; a smaller one must still
- * hold every field of the first version) and @flags. Fields marked "out"
- * are written back on success and, where said, on failure. Reserved fields
- * must be zero. Keys are 1 to %SIEVE_MAX_KEY_LEN bytes.
+ * hold every field of the first version; at most 4096 bytes) and @flags.
+ * Fields marked "out" are written back on success and, where said, on
+ * failure. Reserved fields must be zero. Keys are 1 to %SIEVE_MAX_KEY_LEN
+ * bytes.
  *
  * A file opened read-only may only QUERY, QUERY batches, INFO, LIST, OPEN
  * and EXPORT; anything else gets -EBADF. The device is 0600 root by default.
@@ -102,13 +103,16 @@ struct sieve_geometry {
  * Errors, for every command:
  *
  * - ENOTTY: unknown command.
- * - EINVAL: a bad @size, unknown or conflicting @flags, a nonzero reserved
- *   field, or a field out of its documented range (each command lists its
- *   own); a corrupted snapshot (any header field, a table whose unused bits
- *   are set, a wrong checksum, a chunk at the wrong offset).
+ * - EINVAL: a bad @size (below the first version's sizeof, above 4096, or
+ *   a nonzero byte past the fields the kernel knows), unknown or
+ *   conflicting @flags, a nonzero reserved field, or a field out of its
+ *   documented range (each command lists its own); a corrupted snapshot
+ *   (any header field, a table whose unused bits are set, a wrong
+ *   checksum, a chunk at the wrong offset).
  * - EFAULT: a pointer (or the struct itself) that cannot be read or
  *   written.
- * - EBADF: a command that changes filters on a file opened read-only.
+ * - EBADF: a command that changes filters on a file opened read-only
+ *   (checked before the struct is read, except for BATCH, whose @op says).
  * - ENOENT: no filter has this id or name (it never existed or was
  *   destroyed); ids are not reused soon after a destroy.
  *
@@ -118,18 +122,35 @@ struct sieve_geometry {
  *   %SIEVE_MAX_TABLE_BYTES or the capacity %SIEVE_MAX_CAPACITY; ENOSPC the
  *   module's limit on filters (max_filters) is reached; ENOMEM no memory,
  *   or the module's limit on memory (max_memory_mb) or the caller's memory
- *   cgroup would be exceeded.
+ *   cgroup would be exceeded. EINVAL also for a rate the type cannot reach
+ *   (a cuckoo filter below 1.2e-4; a scalable filter's first layer is
+ *   sized for half the rate).
  * - ADD and ADD batches: ENOSPC a cuckoo filter is full (a scalable one:
- *   its last layer is full); nothing stored before is lost. ENOMEM a
- *   scalable filter could not grow.
+ *   its last layer is full, or the next layer's rate or table is out of
+ *   range); nothing stored before is lost. ENOMEM a scalable filter could
+ *   not grow for lack of memory (the add may be retried). A scalable Bloom
+ *   filter that cannot grow for any other reason (max_layers, a rate or
+ *   table out of range) keeps adding to its last layer, whose rate then
+ *   rises above the target: SIEVE_IOC_INFO's @fpr_ppb shows it.
+ * - CLEAR: ENOMEM the fresh table (allocated before the old one is freed,
+ *   so concurrent users never see a half-cleared filter) would exceed a
+ *   limit; the filter is unchanged.
+ * - EXPORT: ENOMEM the snapshot buffer would exceed a limit.
  * - DELETE: EOPNOTSUPP the type cannot delete (the Bloom types). A key that
  *   is not stored is not an error: @result says 0.
  * - Batches: EINTR a fatal signal arrived between two chunks. On any error
  *   after the call started, @done says how many keys were applied, in
- *   order, with their results written; the rest were not touched.
+ *   order, with their results written; the rest were not touched. Bad
+ *   @lens (a length out of range, or a sum other than @keys_bytes) are
+ *   found before any key is applied. An EFAULT writing @results leaves the
+ *   results of the last chunk (up to 256 keys) unwritten, though its keys
+ *   were applied and count in @done.
  * - MERGE: EINVAL the two filters differ in type, geometry or seed, are the
  *   same filter, are scalable, or are cuckoo filters.
- * - IMPORT: EALREADY (offset > 0) no import is in progress on this file.
+ * - IMPORT: EALREADY (offset > 0) no import is in progress on this file;
+ *   EINTR a fatal signal arrived within a chunk (the import is dropped).
+ *   Once the header has arrived, the payload it announces is counted
+ *   against max_memory_mb (ENOMEM) before any table is allocated.
  */
 
 #define SIEVE_IOC_MAGIC		0xB9
@@ -359,10 +380,13 @@ struct sieve_batch {
  * @fill_ppm: out: of the newest layer, Bloom types: bits set, cuckoo:
  *	slots used, in parts per million.
  * @fpr_ppb: out: the false-positive rate of a query now (all layers).
- * @__reserved0: 0.
  * @items: out: keys stored (cuckoo: exact; Bloom types: estimated from
  *	the bits set).
- * @inserted: out: adds that stored a key (not reported present).
+ * @inserted: out: adds that stored a key. Bloom types: adds reported new.
+ *	Cuckoo: every add that stored a fingerprint (without
+ *	%SIEVE_ADD_IF_ABSENT also another copy of a present key), so that
+ *	@inserted - @deleted = @items for a filter the kernel made (a
+ *	clear zeroes all three).
  * @deleted: out: deletes that removed a key.
  * @queries: out: queries (single and batched).
  * @hits: out: queries that answered "maybe present".
@@ -405,7 +429,8 @@ struct sieve_info {
  *	offsets read that snapshot (-EINVAL if none is held for @id, or
  *	@offset is past its end).
  * @buf: pointer to @buf_len bytes to fill.
- * @buf_len: room at @buf; 0 only asks for @total.
+ * @buf_len: room at @buf; 0 only asks for @total (at offset 0, without
+ *	taking a snapshot or dropping a held one).
  * @copied: out: bytes written to @buf.
  * @total: out: the snapshot's size.
  */
@@ -426,7 +451,8 @@ struct sieve_export {
  * @size: sizeof(struct sieve_import).
  * @flags: %SIEVE_CREATE_EPHEMERAL or 0.
  * @name: the new filter's name, as for create (checked at offset 0 and
- *	again when the filter is made).
+ *	again when the filter is made; later chunks' @name and @flags are
+ *	ignored).
  * @offset: bytes of the snapshot given before this chunk. Offset 0 starts
  *	a new import on this file (dropping an unfinished one); a chunk must
  *	start where the previous one ended.

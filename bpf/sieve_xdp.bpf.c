@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sieve's XDP blocklist. Parses Ethernet, up to two VLAN tags, IPv4 or
+ * IPv6 (a bounded chain of extension headers) and the ports of TCP, UDP
+ * and SCTP, builds the flow key of every entry kind in use and probes the
+ * bloom filter of the live generation with its digest; a hit (confirmed in
+ * the exact map in exact mode) drops the packet.
+ *
+ * It never locks the operator out: ARP and all other non-IP traffic, and
+ * IPv6 neighbour discovery, always pass. A truncated or malformed packet
+ * is still checked against the source kinds when its addresses could be
+ * read, then passes (or is dropped with SIEVE_XDP_F_FAIL_CLOSED) and is
+ * counted.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "sieve_xdp.h"
+
+/* Inner-map templates: generations may differ in size, not in type. */
+struct bloom_gen {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+	__uint(map_extra, 1);
+};
+
+struct exact_gen {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	/* Sizes, not types: BTF would only carry a forward declaration. */
+	__uint(key_size, sizeof(struct sieve_xdp_key));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SIEVE_XDP_NR_GENS);
+	__type(key, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+	__array(values, struct bloom_gen);
+} sieve_bloom SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SIEVE_XDP_NR_GENS);
+	__type(key, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+	__array(values, struct exact_gen);
+} sieve_exact SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SIEVE_XDP_NR_GENS);
+	__type(key, __u32);
+	__type(value, struct sieve_xdp_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_active SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sieve_xdp_stats);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_stats SEC(".maps");
+
+#define VLAN_MAX_DEPTH		2
+#define IPV6_MAX_EXTHDRS	8
+#define ETH_P_8021AD_		0x88A8
+#define IPPROTO_HOPOPTS_	0
+#define IPPROTO_ROUTING_	43
+#define IPPROTO_FRAGMENT_	44
+#define IPPROTO_ICMPV6_		58
+#define IPPROTO_DSTOPTS_	60
+#define IP_MF_			0x2000
+#define IP_OFFSET_		0x1fff
+#define ICMPV6_ND_FIRST		133	/* router solicitation ... */
+#define ICMPV6_ND_LAST		137	/* ... redirect */
+
+/* What the parser learnt about a packet. */
+struct pkt {
+	__u8 family;		/* 0: not IP */
+	__u8 proto;
+	__u8 l3_ok;		/* addresses are valid */
+	__u8 has_ports;		/* sport/dport are valid */
+	__u8 malformed;
+	__u8 nd;		/* IPv6 neighbour discovery */
+	__be16 sport;
+	__be16 dport;
+	__be32 saddr[4];
+	__be32 daddr[4];
+};
+
+/* The live generation: its slot and config; its maps once a probe needs them. */
+struct gen {
+	__u32 slot;
+	const struct sieve_xdp_config *cfg;
+	void *bloom;
+	void *exact;
+	struct sieve_xdp_stats *stats;
+};
+
+struct vlan_hdr_ {
+	__be16 tci;
+	__be16 proto;
+};
+
+struct l4_ports {
+	__be16 sport;
+	__be16 dport;
+};
+
+/*
+ * The L4 header after an IP header: ports for TCP, UDP, SCTP; the type for
+ * ICMPv6 (neighbour discovery). Each header must be there in full, or the
+ * packet is malformed.
+ */
+static __always_inline void parse_l4(struct pkt *p, void *pos, void *end)
+{
+	__u32 need;
+
+	switch (p->proto) {
+	case IPPROTO_TCP:
+		need = 20;
+		break;
+	case IPPROTO_UDP:
+		need = 8;
+		break;
+	case IPPROTO_SCTP:
+		need = 12;
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6_:
+		need = 4;
+		break;
+	default:
+		return;
+	}
+	if (pos + need > end) {
+		p->malformed = 1;
+		return;
+	}
+	if (p->proto == IPPROTO_ICMPV6_) {
+		__u8 type = *(__u8 *)pos;
+
+		p->nd = type >= ICMPV6_ND_FIRST && type <= ICMPV6_ND_LAST;
+		return;
+	}
+	if (p->proto == IPPROTO_ICMP)
+		return;
+	p->sport = ((struct l4_ports *)pos)->sport;
+	p->dport = ((struct l4_ports *)pos)->dport;
+	p->has_ports = 1;
+}
+
+static __always_inline void parse_ipv4(struct pkt *p, void *pos, void *end)
+{
+	struct iphdr *ip = pos;
+	__u32 hlen;
+
+	if ((void *)(ip + 1) > end || ip->version != 4 || ip->ihl < 5) {
+		p->malformed = 1;
+		return;
+	}
+	hlen = ip->ihl * 4;
+	/* The addresses are read before the options are known to be there:
+	 * a source entry still applies to a packet cut short after them. */
+	p->saddr[0] = ip->saddr;
+	p->daddr[0] = ip->daddr;
+	p->proto = ip->protocol;
+	p->l3_ok = 1;
+	if (pos + hlen > end || bpf_ntohs(ip->tot_len) < hlen ||
+	    pos + bpf_ntohs(ip->tot_len) > end) {
+		p->malformed = 1;
+		return;
+	}
+	/* Non-first fragments carry no L4 header. */
+	if (ip->frag_off & bpf_htons(IP_OFFSET_))
+		return;
+	parse_l4(p, pos + hlen, end);
+}
+
+/* Skips hop-by-hop, routing, destination options and fragment headers. */
+static __always_inline void parse_ipv6(struct pkt *p, void *pos, void *end)
+{
+	struct ipv6hdr *ip6 = pos;
+	__u8 next;
+	int i;
+
+	if ((void *)(ip6 + 1) > end || ip6->version != 6) {
+		p->malformed = 1;
+		return;
+	}
+	__builtin_memcpy(p->saddr, &ip6->saddr, 16);
+	__builtin_memcpy(p->daddr, &ip6->daddr, 16);
+	p->l3_ok = 1;
+	next = ip6->nexthdr;
+	if (pos + sizeof(*ip6) + bpf_ntohs(ip6->payload_len) > end) {
+		p->malformed = 1;
+		return;
+	}
+	pos += sizeof(*ip6);
+#pragma unroll
+	for (i = 0; i < IPV6_MAX_EXTHDRS; i++) {
+		__u8 *h = pos;
+
+		if (next != IPPROTO_HOPOPTS_ && next != IPPROTO_ROUTING_ &&
+		    next != IPPROTO_DSTOPTS_ && next != IPPROTO_FRAGMENT_)
+			break;
+		if ((void *)(h + 8) > end) {
+			p->malformed = 1;
+			return;
+		}
+		if (next == IPPROTO_FRAGMENT_) {
+			next = h[0];
+			pos += 8;
+			/* Offset != 0: a later fragment, no L4 header. */
+			if (*(__be16 *)(h + 2) & bpf_htons(0xfff8)) {
+				p->proto = next;
+				return;
+			}
+			continue;
+		}
+		next = h[0];
+		pos += (h[1] + 1) * 8;
+	}
+	p->proto = next;
+	if (next == IPPROTO_HOPOPTS_ || next == IPPROTO_ROUTING_ ||
+	    next == IPPROTO_DSTOPTS_ || next == IPPROTO_FRAGMENT_) {
+		/* A chain longer than the bound: ports unknown. */
+		p->malformed = 1;
+		return;
+	}
+	parse_l4(p, pos, end);
+}
+
+static __always_inline void parse(struct xdp_md *ctx, struct pkt *p)
+{
+	void *pos = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = pos;
+	__be16 proto;
+	int i;
+
+	if ((void *)(eth + 1) > end) {
+		p->malformed = 1;
+		return;
+	}
+	proto = eth->h_proto;
+	pos = eth + 1;
+#pragma unroll
+	for (i = 0; i < VLAN_MAX_DEPTH; i++) {
+		struct vlan_hdr_ *vh = pos;
+
+		if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD_))
+			break;
+		if ((void *)(vh + 1) > end) {
+			p->malformed = 1;
+			return;
+		}
+		proto = vh->proto;
+		pos = vh + 1;
+	}
+	if (proto == bpf_htons(ETH_P_IP)) {
+		p->family = SIEVE_XDP_V4;
+		parse_ipv4(p, pos, end);
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
+		p->family = SIEVE_XDP_V6;
+		parse_ipv6(p, pos, end);
+	}
+}
+
+/*
+ * One probe: the bloom filter answers "maybe" or "no"; in exact mode a
+ * "maybe" is confirmed in the hash map, and a refuted one is counted.
+ */
+static __always_inline int probe(struct gen *g, struct sieve_xdp_key *key)
+{
+	__u64 digest;
+
+	if (g->cfg->flags & SIEVE_XDP_F_HASH_ONLY) {
+		g->exact = bpf_map_lookup_elem(&sieve_exact, &g->slot);
+		return g->exact && bpf_map_lookup_elem(g->exact, key);
+	}
+	if (!g->bloom)
+		g->bloom = bpf_map_lookup_elem(&sieve_bloom, &g->slot);
+	if (!g->bloom)
+		return 0;
+	digest = sieve_xdp_digest(key);
+	if (bpf_map_peek_elem(g->bloom, &digest))
+		return 0;
+	g->stats->count[SIEVE_XDP_BLOOM_HITS]++;
+	if (!(g->cfg->flags & SIEVE_XDP_F_EXACT))
+		return 1;
+	g->exact = bpf_map_lookup_elem(&sieve_exact, &g->slot);
+	if (g->exact && bpf_map_lookup_elem(g->exact, key))
+		return 1;
+	g->stats->count[SIEVE_XDP_FALSE_POSITIVES]++;
+	return 0;
+}
+
+static __always_inline int kind_on(const struct gen *g, int kind, __u8 family)
+{
+	return g->cfg->kinds & SIEVE_XDP_KIND_BIT(kind, family);
+}
+
+/* Source prefixes: one probe per length in use, longest first. */
+static __always_inline int match_prefixes(struct gen *g, const struct pkt *p)
+{
+	struct sieve_xdp_key key = { .kind = SIEVE_XDP_PREFIX, .family = p->family };
+	const struct sieve_xdp_config *cfg = g->cfg;
+	int i;
+
+	if (p->family == SIEVE_XDP_V4) {
+		for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS && i < cfg->nr_v4_lens; i++) {
+			key.prefix_len = cfg->v4_lens[i];
+			key.saddr[0] = p->saddr[0] & cfg->v4_masks[i];
+			if (probe(g, &key))
+				return 1;
+		}
+		return 0;
+	}
+	for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS && i < cfg->nr_v6_lens; i++) {
+		key.prefix_len = cfg->v6_lens[i];
+		key.saddr[0] = p->saddr[0] & cfg->v6_masks[i][0];
+		key.saddr[1] = p->saddr[1] & cfg->v6_masks[i][1];
+		key.saddr[2] = p->saddr[2] & cfg->v6_masks[i][2];
+		key.saddr[3] = p->saddr[3] & cfg->v6_masks[i][3];
+		if (probe(g, &key))
+			return 1;
+	}
+	return 0;
+}
+
+/* The kind of the first entry that matches, or -1. */
+static __always_inline int match(struct gen *g, const struct pkt *p)
+{
+	struct sieve_xdp_key key = {};
+
+	key.family = p->family;
+	if (kind_on(g, SIEVE_XDP_SRC, p->family)) {
+		key.kind = SIEVE_XDP_SRC;
+		key.prefix_len = p->family == SIEVE_XDP_V4 ? 32 : 128;
+		__builtin_memcpy(key.saddr, p->saddr, 16);
+		if (probe(g, &key))
+			return SIEVE_XDP_SRC;
+	}
+	if (kind_on(g, SIEVE_XDP_PREFIX, p->family) && match_prefixes(g, p))
+		return SIEVE_XDP_PREFIX;
+	if (!p->has_ports)
+		return -1;
+	key = (struct sieve_xdp_key){ .family = p->family, .proto = p->proto, .dport = p->dport };
+	__builtin_memcpy(key.daddr, p->daddr, 16);
+	if (kind_on(g, SIEVE_XDP_SERVICE, p->family)) {
+		key.kind = SIEVE_XDP_SERVICE;
+		if (probe(g, &key))
+			return SIEVE_XDP_SERVICE;
+	}
+	if (kind_on(g, SIEVE_XDP_FLOW, p->family)) {
+		key.kind = SIEVE_XDP_FLOW;
+		key.sport = p->sport;
+		__builtin_memcpy(key.saddr, p->saddr, 16);
+		if (probe(g, &key))
+			return SIEVE_XDP_FLOW;
+	}
+	return -1;
+}
+
+/*
+ * Looks up the live generation: one read of sieve_active, then its slot.
+ * Its maps are looked up by the first probe that needs them: a packet of
+ * a family or kind with no entries costs no map lookup.
+ */
+static __always_inline int load_gen(struct gen *g)
+{
+	__u32 zero = 0, *active;
+
+	g->stats = bpf_map_lookup_elem(&sieve_stats, &zero);
+	active = bpf_map_lookup_elem(&sieve_active, &zero);
+	if (!g->stats || !active)
+		return -1;
+	g->slot = *active & (SIEVE_XDP_NR_GENS - 1);
+	g->cfg = bpf_map_lookup_elem(&sieve_cfg, &g->slot);
+	g->bloom = NULL;
+	g->exact = NULL;
+	return g->cfg ? 0 : -1;
+}
+
+static __always_inline int verdict(struct gen *g, const struct pkt *p)
+{
+	int kind;
+
+	if (!p->family && !p->malformed) {
+		g->stats->count[SIEVE_XDP_NON_IP]++;
+		goto pass;
+	}
+	if (p->nd)
+		goto pass;
+	if (p->l3_ok) {
+		kind = match(g, p);
+		if (kind >= 0 && kind < SIEVE_XDP_NR_KINDS) {
+			g->stats->count[SIEVE_XDP_DROP_SRC + kind]++;
+			return XDP_DROP;
+		}
+	}
+	if (p->malformed) {
+		g->stats->count[SIEVE_XDP_MALFORMED]++;
+		if (g->cfg->flags & SIEVE_XDP_F_FAIL_CLOSED) {
+			g->stats->count[SIEVE_XDP_DROP_MALFORMED]++;
+			return XDP_DROP;
+		}
+	}
+pass:
+	g->stats->count[SIEVE_XDP_PASSED]++;
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int sieve_xdp(struct xdp_md *ctx)
+{
+	struct pkt p = {};
+	struct gen g;
+
+	/* No maps (cannot happen once loaded): let everything through. */
+	if (load_gen(&g))
+		return XDP_PASS;
+	parse(ctx, &p);
+	return verdict(&g, &p);
+}
+
+char LICENSE[] SEC("license") = "GPL";

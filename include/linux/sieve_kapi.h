@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sieve's in-kernel API: other modules use the filters of /dev/sieve's
+ * registry by name or id (exported GPL-only by sieve.ko).
+ *
+ * A filter is found with sieve_get() or sieve_get_id(), which take a
+ * reference; sieve_put() drops it. A filter destroyed through /dev/sieve
+ * meanwhile loses its name and id at once but keeps working for holders
+ * of a reference until the last one is dropped.
+ *
+ * Contexts:
+ * - sieve_get(), sieve_get_id(), sieve_put(): process context (they may
+ *   sleep; the last put frees the tables).
+ * - sieve_contains(): any context but hardirq and NMI.
+ * - sieve_add(), sieve_delete(): process or softirq context. A scalable
+ *   filter grows only in process context (in_task()), where the call may
+ *   sleep: do not call them holding a spinlock on a scalable filter. In
+ *   softirq a full scalable filter behaves as if at its last layer.
+ *
+ * Keys are 1 to SIEVE_MAX_KEY_LEN bytes (else -EINVAL).
+ */
+#ifndef _LINUX_SIEVE_KAPI_H
+#define _LINUX_SIEVE_KAPI_H
+
+#include <linux/types.h>
+#include <uapi/linux/sieve.h>
+
+struct sieve;
+
+/* A reference to the filter called @name: ERR_PTR(-ENOENT) if none. */
+struct sieve *sieve_get(const char *name);
+/* A reference to filter @id: ERR_PTR(-ENOENT) if none. */
+struct sieve *sieve_get_id(u32 id);
+void sieve_put(struct sieve *s);
+
+/*
+ * Adds a key (@flags: enum sieve_add_flags): 1 if it may have been present
+ * already (a dedup may drop it), 0 if it is new, -ENOSPC a cuckoo filter
+ * is full, -ENOMEM a scalable filter could not grow, -EINVAL bad flags or
+ * length.
+ */
+int sieve_add(struct sieve *s, const void *key, u32 len, u32 flags);
+/* 1 if the key may be present, 0 if it certainly is not, -EINVAL. */
+int sieve_contains(struct sieve *s, const void *key, u32 len);
+/* 1 a copy was removed, 0 none was stored, -EOPNOTSUPP a Bloom type. */
+int sieve_delete(struct sieve *s, const void *key, u32 len);
+
+#endif /* _LINUX_SIEVE_KAPI_H */

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The XDP blocklist: what the BPF program (bpf/sieve_xdp.bpf.c) and its
+ * loader (userspace/xdp/) agree on. Flow-key layout, entry kinds, config
+ * bits, counter indexes, map names and the key digest live here only, so
+ * the two sides cannot drift.
+ *
+ * Packets see one generation of maps at a time: the program reads
+ * sieve_active once, then uses slot [gen] of sieve_cfg, sieve_bloom and
+ * sieve_exact. The loader builds the next generation in the other slot and
+ * flips sieve_active (one aligned 4-byte store), so a packet never mixes
+ * two generations.
+ */
+#ifndef SIEVE_XDP_H
+#define SIEVE_XDP_H
+
+#include <linux/types.h>
+
+/* Entry kinds; a key's kind keeps equal addresses of different kinds apart. */
+enum sieve_xdp_kind {
+	SIEVE_XDP_SRC = 0,	/* source address */
+	SIEVE_XDP_PREFIX,	/* source prefix shorter than the address */
+	SIEVE_XDP_SERVICE,	/* destination address + protocol + port */
+	SIEVE_XDP_FLOW,		/* full 5-tuple */
+	SIEVE_XDP_NR_KINDS,
+};
+
+/* Address families as stored in keys (not AF_*: the BPF side has no libc). */
+#define SIEVE_XDP_V4	4
+#define SIEVE_XDP_V6	6
+
+/*
+ * A flow key: 40 bytes, no implicit padding. Addresses and ports are in
+ * network byte order; an IPv4 address sits in word 0, the rest is zero.
+ * Fields a kind does not use are zero (a prefix key holds the masked
+ * source). The exact map is keyed by this struct; the bloom filter holds
+ * its 64-bit digest, see sieve_xdp_digest().
+ */
+struct sieve_xdp_key {
+	__u8 kind;		/* enum sieve_xdp_kind */
+	__u8 family;		/* SIEVE_XDP_V4 or SIEVE_XDP_V6 */
+	__u8 proto;		/* IPPROTO_TCP, _UDP, _SCTP (service, flow) */
+	__u8 prefix_len;	/* source bits that count (src, prefix) */
+	__be16 sport;
+	__be16 dport;
+	__be32 saddr[4];
+	__be32 daddr[4];
+} __attribute__((aligned(8)));	/* the digest reads it as five 64-bit words */
+
+/*
+ * Kinds in use, one bit per kind and family: a kind with no entries costs
+ * no probe. Prefix lengths in use are listed in the config instead.
+ */
+#define SIEVE_XDP_KIND_BIT(kind, family) \
+	(1U << ((kind) * 2 + ((family) == SIEVE_XDP_V6)))
+
+/* Config flags. */
+#define SIEVE_XDP_F_EXACT	(1U << 0)	/* confirm bloom hits in the exact map */
+#define SIEVE_XDP_F_FAIL_CLOSED	(1U << 1)	/* drop malformed packets */
+#define SIEVE_XDP_F_HASH_ONLY	(1U << 2)	/* skip the bloom: the benchmark's reference */
+
+/*
+ * Distinct prefix lengths per family: each costs one probe per packet of
+ * that family, so they are bounded (and the BPF loop with them).
+ */
+#define SIEVE_XDP_MAX_PREFIX_LENS	16
+
+/**
+ * struct sieve_xdp_config - one generation's view of the blocklist
+ * @flags: SIEVE_XDP_F_*
+ * @kinds: SIEVE_XDP_KIND_BIT()s of the kinds with entries
+ * @nr_v4_lens: prefix lengths in @v4_lens (at most SIEVE_XDP_MAX_PREFIX_LENS)
+ * @nr_v6_lens: prefix lengths in @v6_lens
+ * @__reserved: must be 0
+ * @v4_lens: IPv4 prefix lengths in use (1-31), longest first
+ * @v6_lens: IPv6 prefix lengths in use (1-127), longest first
+ * @v4_masks: the netmask of each of @v4_lens, network order
+ * @v6_masks: the netmask of each of @v6_lens, network order (the program
+ *	ANDs without branching on the length: fewer verifier states)
+ * @entries: entries in this generation (the loader's bookkeeping)
+ * @capacity: entries the bloom filter was planned for
+ * @max_entries: the bloom map's max_entries (sizes its bitmap)
+ * @nr_hashes: the bloom map's hash count (1-15)
+ * @fpp_ppb: the target false-positive rate, parts per billion
+ * @gen_seq: generations built since attach (status shows it)
+ */
+struct sieve_xdp_config {
+	__u32 flags;
+	__u32 kinds;
+	__u8 nr_v4_lens;
+	__u8 nr_v6_lens;
+	__u16 __reserved;
+	__u8 v4_lens[SIEVE_XDP_MAX_PREFIX_LENS];
+	__u8 v6_lens[SIEVE_XDP_MAX_PREFIX_LENS];
+	__be32 v4_masks[SIEVE_XDP_MAX_PREFIX_LENS];
+	__be32 v6_masks[SIEVE_XDP_MAX_PREFIX_LENS][4];
+	__u64 entries;
+	__u64 capacity;
+	__u32 max_entries;
+	__u32 nr_hashes;
+	__u32 fpp_ppb;
+	__u32 gen_seq;
+};
+
+/*
+ * Per-CPU counters: one array value holds them all (one lookup a packet).
+ * Every packet ends in exactly one of PASSED and the DROP_* counters; the
+ * program leaves PACKETS at zero and the loader fills in their sum.
+ */
+enum sieve_xdp_counter {
+	SIEVE_XDP_PACKETS = 0,
+	SIEVE_XDP_PASSED,
+	SIEVE_XDP_DROP_SRC,		/* dropped, one counter per kind ... */
+	SIEVE_XDP_DROP_PREFIX,
+	SIEVE_XDP_DROP_SERVICE,
+	SIEVE_XDP_DROP_FLOW,
+	SIEVE_XDP_DROP_MALFORMED,	/* ... and malformed, fail-closed */
+	SIEVE_XDP_BLOOM_HITS,
+	SIEVE_XDP_FALSE_POSITIVES,	/* bloom hits the exact map refuted */
+	SIEVE_XDP_MALFORMED,
+	SIEVE_XDP_NON_IP,
+	SIEVE_XDP_NR_COUNTERS,
+};
+
+struct sieve_xdp_stats {
+	__u64 count[SIEVE_XDP_NR_COUNTERS];
+};
+
+/* Two generations: the live one and the one being built. */
+#define SIEVE_XDP_NR_GENS	2
+
+/* Map and program names: the pins under SIEVE_XDP_PIN_ROOT/IFACE/ */
+#define SIEVE_XDP_PIN_ROOT	"/sys/fs/bpf/sieve"
+#define SIEVE_XDP_MAP_ACTIVE	"sieve_active"	/* array[1]: live generation */
+#define SIEVE_XDP_MAP_CFG	"sieve_cfg"	/* array[2] of struct sieve_xdp_config */
+#define SIEVE_XDP_MAP_BLOOM	"sieve_bloom"	/* array-of-maps[2]: bloom of digests */
+#define SIEVE_XDP_MAP_EXACT	"sieve_exact"	/* array-of-maps[2]: hash of keys */
+#define SIEVE_XDP_MAP_STATS	"sieve_stats"	/* per-CPU struct sieve_xdp_stats */
+#define SIEVE_XDP_PROG		"sieve_xdp"
+#define SIEVE_XDP_LINK_PIN	"link"
+
+/*
+ * The bloom filter holds a 64-bit digest of the key rather than the key:
+ * the kernel hashes the whole value once per hash function, and two words
+ * hash several times faster than ten. Two keys share a digest with
+ * probability ~2^-64 per pair, negligible next to the bloom's own rate; in
+ * exact mode the full key is checked anyway. Each of the five words is
+ * multiplied by its own odd constant (independent multiplies, so they run
+ * in parallel rather than as a chain), the products are rotated apart and
+ * combined, and murmur3's finaliser spreads every bit over the result.
+ * The seed is fixed: the bloom map adds its own random one.
+ */
+static inline __u64 sieve_xdp_rotl64(__u64 x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline __u64 sieve_xdp_digest(const struct sieve_xdp_key *key)
+{
+	const __u64 *w = (const __u64 *)key;
+	__u64 h;
+
+	h = (w[0] ^ 0x5eed5eedcafef00dULL) * 0x87c37b91114253d5ULL;
+	h ^= sieve_xdp_rotl64(w[1] * 0x4cf5ad432745937fULL, 13);
+	h ^= sieve_xdp_rotl64(w[2] * 0x9e3779b97f4a7c15ULL, 26);
+	h ^= sieve_xdp_rotl64(w[3] * 0xc2b2ae3d27d4eb4fULL, 39);
+	h ^= sieve_xdp_rotl64(w[4] * 0x165667b19e3779f9ULL, 52);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+#endif /* SIEVE_XDP_H */

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/sieve: the misc device, its open files, the ioctl dispatcher and
+ * the commands on whole filters (create, open, list, destroy, clear, info,
+ * merge). Every handler reads the same way: copy in, validate, act, copy
+ * out; the ABI and its errno meanings are in <linux/sieve.h>.
+ */
+#include <linux/miscdevice.h>
+#include <linux/uaccess.h>
+
+#include "device.h"
+
+/*
+ * Largest @size accepted: a struct may grow, but its zero tail is checked
+ * byte by byte, so not without bound (as clone3() and openat2() do).
+ */
+#define SIEVE_MAX_ARG_SIZE	4096
+/* Entries one LIST call may ask for. */
+#define SIEVE_MAX_LIST		4096
+/* Scalable defaults and ranges (see struct sieve_create). */
+#define SIEVE_DEFAULT_GROWTH	2
+#define SIEVE_MAX_GROWTH	16
+#define SIEVE_DEFAULT_LAYERS	8
+
+/*
+ * Reads a command's struct: its first __u32 is the caller's size of it,
+ * which must hold at least every field this kernel knows (all of them are
+ * of the first version) and have zeros past them.
+ */
+int sieve_copy_in(void *arg, size_t size, const void __user *uarg)
+{
+	u32 usize;
+	int err;
+
+	if (get_user(usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < size || usize > SIEVE_MAX_ARG_SIZE)
+		return -EINVAL;
+	err = copy_struct_from_user(arg, size, uarg, usize);
+	return err == -E2BIG ? -EINVAL : err;
+}
+
+static int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
+{
+	return copy_to_user(uarg, arg, size) ? -EFAULT : 0;
+}
+
+static int sieve_create_check(const struct sieve_create *c)
+{
+	bool scalable = c->flags & SIEVE_CREATE_SCALABLE;
+	bool explicit = c->flags & SIEVE_CREATE_GEOMETRY;
+
+	if ((c->flags & ~SIEVE_CREATE_FLAGS_ALL) || (scalable && explicit) ||
+	    c->__reserved[0] || c->__reserved[1] || sieve_name_check(c->name) ||
+	    c->type < SIEVE_BLOOM || c->type > SIEVE_CUCKOO ||
+	    (!(c->flags & SIEVE_CREATE_SEED) && c->seed))
+		return -EINVAL;
+	if (explicit) {
+		if (c->geo.type != c->type || c->geo.seed || c->capacity || c->fpp_ppb)
+			return -EINVAL;
+	} else {
+		if (memchr_inv(&c->geo, 0, sizeof(c->geo)) || !c->capacity ||
+		    !c->fpp_ppb || c->fpp_ppb >= SIEVE_PPB)
+			return -EINVAL;
+		if (c->capacity > SIEVE_MAX_CAPACITY)
+			return -E2BIG;
+	}
+	if (!scalable)
+		return c->growth || c->max_layers ? -EINVAL : 0;
+	if ((c->growth && (c->growth < 2 || c->growth > SIEVE_MAX_GROWTH)) ||
+	    (c->max_layers && (c->max_layers < 2 || c->max_layers > SIEVE_MAX_LAYERS)))
+		return -EINVAL;
+	return 0;
+}
+
+static long sieve_ioctl_create(struct sieve_file *sf, void __user *uarg)
+{
+	bool scalable;
+	struct sieve_create arg;
+	struct sieve_geometry geo;
+	struct sieve_params p;
+	int err;
+
+	if (!sf->writable)
+		return -EBADF;
+	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	if (!err)
+		err = sieve_create_check(&arg);
+	if (err)
+		return err;
+	scalable = arg.flags & SIEVE_CREATE_SCALABLE;
+	if (arg.flags & SIEVE_CREATE_GEOMETRY) {
+		geo = arg.geo;
+	} else {
+		/* A scalable filter's layer i is sized for fpp / 2^(i + 1). */
+		err = sieve_size(arg.type, arg.capacity,
+				 scalable ? arg.fpp_ppb / 2 : arg.fpp_ppb, &geo);
+		if (err)
+			return err;
+	}
+	geo.seed = arg.flags & SIEVE_CREATE_SEED ? arg.seed : get_random_u32();
+	p = (struct sieve_params) {
+		.name = arg.name,
+		.type = arg.type,
+		.create_flags = arg.flags,
+		.fpp_ppb = arg.fpp_ppb,
+		.capacity = arg.capacity,
+		.growth = scalable ? arg.growth ?: SIEVE_DEFAULT_GROWTH : 0,
+		.max_layers = scalable ? arg.max_layers ?: SIEVE_DEFAULT_LAYERS : 1,
+		.owner = arg.flags & SIEVE_CREATE_EPHEMERAL ? sf : NULL,
+	};
+	err = sieve_create(&p, &geo, &arg.id);
+	if (err)
+		return err;
+	/* A caller that cannot learn the id would leak the filter. */
+	err = sieve_copy_out(uarg, &arg, sizeof(arg));
+	if (err)
+		sieve_destroy(arg.id);
+	return err;
+}
+
+static long sieve_ioctl_open(struct sieve_file *sf, void __user *uarg)
+{
+	struct sieve_open arg;
+	struct sieve *s;
+	int err;
+
+	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	if (err)
+		return err;
+	if (arg.flags || arg.__reserved || sieve_name_check(arg.name))
+		return -EINVAL;
+	s = sieve_lookup_name(arg.name);
+	if (!s)
+		return -ENOENT;
+	arg.id = s->id;
+	sieve_release(s);
+	return sieve_copy_out(uarg, &arg, sizeof(arg));
+}
+
+static long sieve_ioctl_list(struct sieve_file *sf, void __user *uarg)
+{
+	struct sieve_list_entry __user *out;
+	struct sieve_list arg;
+	unsigned long id;
+	struct sieve *s;
+	u32 n = 0;
+	int err;
+
+	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	if (err)
+		return err;
+	if (arg.flags || arg.__reserved || arg.count > SIEVE_MAX_LIST)
+		return -EINVAL;
+	out = u64_to_user_ptr(arg.entries);
+	for (id = arg.start_id; (s = sieve_next(&id)); id++) {
+		struct sieve_list_entry e = {
+			.id = s->id,
+			.type = s->type,
+			.flags = s->create_flags,
+		};
+
+		if (n == arg.count) {
+			sieve_release(s);
+			break;
+		}
+		memcpy(e.name, s->name, sizeof(e.name));
+		sieve_release(s);
+		if (copy_to_user(&out[n], &e, sizeof(e)))
+			return -EFAULT;
+		n++;
+	}
+	/* Stopped at a filter that did not fit (its id is next) or at the end. */
+	arg.next_id = s ? id : 0;
+	arg.count = n;
+	return sieve_copy_out(uarg, &arg, sizeof(arg));
+}
+
+/* Reads a struct sieve_id and checks it. */
+static int sieve_id_in(struct sieve_id *arg, void __user *uarg)
+{
+	int err = sieve_copy_in(arg, sizeof(*arg), uarg);
+
+	if (err)
+		return err;
+	return arg->flags || arg->__reserved ? -EINVAL : 0;
+}
+
+static long sieve_ioctl_destroy(struct sieve_file *sf, void __user *uarg)
+{
+	struct sieve_id arg;
+	int err;
+
+	if (!sf->writable)
+		return -EBADF;
+	err = sieve_id_in(&arg, uarg);
+	return err ?: sieve_destroy(arg.id);
+}
+
+static long sieve_ioctl_clear(struct sieve_file *sf, void __user *uarg)
+{
+	struct sieve_id arg;
+	struct sieve *s;
+	int err;
+
+	if (!sf->writable)
+		return -EBADF;
+	err = sieve_id_in(&arg, uarg);
+	if (err)
+		return err;
+	s = sieve_lookup(arg.id);
+	if (!s)
+		return -ENOENT;
+	err = sieve_clear(s);
+	sieve_release(s);
+	return err;
+}
+
+static long sieve_ioctl_info(struct sieve_file *sf, void __user *uarg)
+{
+	struct sieve_report r;
+	struct sieve_info arg;
+	struct sieve *s;
+	int err;
+
+	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	if (err)
+		return err;
+	if (arg.flags)
+		return -EINVAL;
+	s = sieve_lookup(arg.id);
+	if (!s)
+		return -ENOENT;
+	sieve_report(s, &r);
+	arg.create_flags = s->create_flags;
+	memcpy(arg.name, s->name, sizeof(arg.name));
+	arg.geo = r.geo;
+	arg.capacity = r.capacity;
+	arg.fpp_ppb = s->fpp_ppb;
+	arg.nlayers = r.nlayers;
+	arg.max_layers = s->max_layers;
+	arg.growth = s->growth;
+	arg.fill_ppm = r.fill_ppm;
+	arg.fpr_ppb = r.fpr_ppb;
+	arg.items = r.items;
+	arg.inserted = r.stats.inserted;
+	arg.deleted = r.stats.deleted;
+	arg.queries = r.stats.queries;
+	arg.hits = r.stats.hits;
+	arg.memory_bytes = r.memory_bytes;
+	arg.snapshot_bytes = r.snapshot_bytes;
+	sieve_release(s);
+	return sieve_copy_out(uarg, &arg, sizeof(arg));
+}
+
+static long sieve_ioctl_merge(struct sieve_file *sf, void __user *uarg)
+{
+	struct sieve_merge arg;
+	struct sieve *dst, *src;
+	int err;
+
+	if (!sf->writable)
+		return -EBADF;
+	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	if (err)
+		return err;
+	if (arg.flags)
+		return -EINVAL;
+	dst = sieve_lookup(arg.dst_id);
+	if (!dst)
+		return -ENOENT;
+	src = sieve_lookup(arg.src_id);
+	if (!src) {
+		sieve_release(dst);
+		return -ENOENT;
+	}
+	err = sieve_merge(dst, src);
+	sieve_release(src);
+	sieve_release(dst);
+	return err;
+}
+
+static long sieve_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct sieve_file *sf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case SIEVE_IOC_CREATE:
+		return sieve_ioctl_create(sf, uarg);
+	case SIEVE_IOC_OPEN:
+		return sieve_ioctl_open(sf, uarg);
+	case SIEVE_IOC_LIST:
+		return sieve_ioctl_list(sf, uarg);
+	case SIEVE_IOC_DESTROY:
+		return sieve_ioctl_destroy(sf, uarg);
+	case SIEVE_IOC_ADD:
+		return sieve_ioctl_add(sf, uarg);
+	case SIEVE_IOC_QUERY:
+		return sieve_ioctl_query(sf, uarg);
+	case SIEVE_IOC_DELETE:
+		return sieve_ioctl_delete(sf, uarg);
+	case SIEVE_IOC_BATCH:
+		return sieve_ioctl_batch(sf, uarg);
+	case SIEVE_IOC_CLEAR:
+		return sieve_ioctl_clear(sf, uarg);
+	case SIEVE_IOC_INFO:
+		return sieve_ioctl_info(sf, uarg);
+	case SIEVE_IOC_EXPORT:
+		return sieve_ioctl_export(sf, uarg);
+	case SIEVE_IOC_IMPORT:
+		return sieve_ioctl_import(sf, uarg);
+	case SIEVE_IOC_MERGE:
+		return sieve_ioctl_merge(sf, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int sieve_open(struct inode *inode, struct file *file)
+{
+	struct sieve_file *sf = kzalloc(sizeof(*sf), GFP_KERNEL_ACCOUNT);
+
+	if (!sf)
+		return -ENOMEM;
+	mutex_init(&sf->lock);
+	sf->writable = file->f_mode & FMODE_WRITE;
+	file->private_data = sf;
+	return 0;
+}
+
+/* The last reference to the open file: its ephemeral filters go with it. */
+static int sieve_release_file(struct inode *inode, struct file *file)
+{
+	struct sieve_file *sf = file->private_data;
+
+	sieve_destroy_owned(sf);
+	sieve_file_drop_export(sf);
+	sieve_file_drop_import(sf);
+	mutex_destroy(&sf->lock);
+	kfree(sf);
+	return 0;
+}
+
+static const struct file_operations sieve_fops = {
+	.owner = THIS_MODULE,
+	.open = sieve_open,
+	.release = sieve_release_file,
+	.unlocked_ioctl = sieve_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice sieve_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "sieve",
+	.fops = &sieve_fops,
+	.mode = 0600,
+};
+
+int sieve_device_init(void)
+{
+	return misc_register(&sieve_misc);
+}
+
+void sieve_device_exit(void)
+{
+	misc_deregister(&sieve_misc);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The registry of named filters behind /dev/sieve, /proc/sieve and the
+ * in-kernel API: one struct sieve per filter, found by id (an xarray) or by
+ * name, refcounted, its layers published with RCU.
+ */
+#ifndef SIEVE_REGISTRY_H
+#define SIEVE_REGISTRY_H
+
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+
+#include "filter.h"
+#include "snapshot.h"
+
+/**
+ * struct sieve_layer - one layer of a filter (one unless scalable)
+ * @f: its filter core.
+ * @capacity: keys it takes before a scalable filter grows (0 for an
+ *	explicit geometry).
+ * @items: adds that stored a key in it, minus deletes that removed one:
+ *	what growth compares with @capacity.
+ * @charged: bytes counted against max_memory_mb for it.
+ *
+ * A layer is shared by every layer array that lists it (growth copies the
+ * pointers), so @items is never lost to a copy. Freed only by clear and
+ * destroy, after an RCU grace period.
+ */
+struct sieve_layer {
+	struct sieve_filter *f;
+	u64 capacity;
+	atomic64_t items;
+	u64 charged;
+};
+
+/**
+ * struct sieve_layers - the layers of a filter, oldest first
+ * @rcu: frees the array (not the layers) after readers are done.
+ * @n: layers in @l.
+ * @l: the layers.
+ */
+struct sieve_layers {
+	struct rcu_head rcu;
+	u32 n;
+	struct sieve_layer *l[];
+};
+
+/* Per-CPU counters of a filter, summed when read. */
+struct sieve_stats {
+	u64 inserted;
+	u64 deleted;
+	u64 queries;
+	u64 hits;
+};
+
+/**
+ * struct sieve - one named filter
+ * @ref: the registry's reference plus one per user; the last put frees
+ *	the layers and kfree_rcu()s the struct (RCU lookups may still be
+ *	reading @name or trying refcount_inc_not_zero()).
+ * @rcu: for that kfree_rcu().
+ * @id: the registry key; never changes.
+ * @name: never changes.
+ * @type: enum sieve_filter_type, of every layer.
+ * @create_flags: enum sieve_create_flags.
+ * @seed: of every layer.
+ * @fpp_ppb: the target rate (0 for an explicit geometry).
+ * @growth: scalable: capacity factor between layers; else 0.
+ * @max_layers: 1, or for a scalable filter 2 to SIEVE_MAX_LAYERS.
+ * @owner: the struct sieve_file that created an ephemeral filter, only
+ *	compared (never dereferenced); NULL otherwise.
+ * @cannot_grow: sizing refused the next layer (its rate or table is out
+ *	of range): the filter behaves as if at @max_layers. Under @resize_lock.
+ * @layers: the current layers.
+ * @resize_lock: serialises changes of @layers (growth, clear) and holds
+ *	them still for whole-table work (info, export, merge).
+ * @write_lock: cuckoo: serialises writes (add, delete) and the swap of
+ *	@layers; taken with spin_lock_bh() so softirq users may write.
+ * @moving: cuckoo: bumped around each write; readers retry a miss.
+ * @charged: bytes this filter counts against max_memory_mb.
+ * @stats: counters.
+ *
+ * Locking:
+ * - Bloom types: add and query take only rcu_read_lock() for @layers;
+ *   the cores set bits atomically, merge ORs atomically, so nothing is
+ *   lost between concurrent adds, queries and merges.
+ * - Cuckoo: add and delete take @write_lock and write @moving around the
+ *   core call; queries run under rcu_read_lock() and retry only a miss,
+ *   if @moving changed meanwhile.
+ * - @layers is replaced (growth, clear) under @resize_lock and, for
+ *   cuckoo, @write_lock; old arrays are freed after a grace period, old
+ *   layers (clear) after synchronize_rcu().
+ * - Lock order: @resize_lock, then @write_lock. Two filters' @resize_lock
+ *   (merge): lower id first.
+ */
+struct sieve {
+	refcount_t ref;
+	struct rcu_head rcu;
+	u32 id;
+	char name[SIEVE_NAME_MAX];
+	u32 type;
+	u32 create_flags;
+	u32 seed;
+	u32 fpp_ppb;
+	u32 growth;
+	u32 max_layers;
+	const void *owner;
+	bool cannot_grow;
+	struct sieve_layers __rcu *layers;
+	struct mutex resize_lock;
+	spinlock_t write_lock;
+	seqcount_spinlock_t moving;
+	atomic64_t charged;
+	struct sieve_stats __percpu *stats;
+};
+
+/* Limits (module parameters) and what is in use, for leak tests. */
+extern unsigned int sieve_max_filters;
+extern unsigned int sieve_max_memory_mb;
+u64 sieve_memory_in_use(void);
+u32 sieve_filters_in_use(void);
+
+int sieve_mem_reserve(u64 bytes);
+void sieve_mem_release(u64 bytes);
+
+/* Layers (registry.c), for growth and clear. */
+int sieve_layer_new(const struct sieve_geometry *geo, u64 capacity, struct sieve_layer **out);
+void sieve_layer_free(struct sieve_layer *l);
+struct sieve_layers *sieve_layers_alloc(u32 n);
+void sieve_layers_free(struct sieve_layers *L);
+u64 sieve_layers_charged(const struct sieve_layers *L);
+
+/* Validation of a user-supplied name: 0 or -EINVAL. */
+int sieve_name_check(const char name[SIEVE_NAME_MAX]);
+
+/**
+ * struct sieve_params - what a new filter is made of
+ * @name: checked with sieve_name_check().
+ * @type: enum sieve_filter_type.
+ * @create_flags: enum sieve_create_flags.
+ * @fpp_ppb: the target rate (0 for an explicit geometry).
+ * @capacity: of the first layer (0 for an explicit geometry).
+ * @growth: scalable: 2 to 16; else 0.
+ * @max_layers: 1, or scalable: 2 to SIEVE_MAX_LAYERS.
+ * @owner: for an ephemeral filter, its creator.
+ */
+struct sieve_params {
+	const char *name;
+	u32 type;
+	u32 create_flags;
+	u32 fpp_ppb;
+	u64 capacity;
+	u32 growth;
+	u32 max_layers;
+	const void *owner;
+};
+
+/* -EEXIST if @name is taken, -ENOSPC at max_filters, else 0 (for now). */
+int sieve_room(const char *name);
+int sieve_create(const struct sieve_params *p, const struct sieve_geometry *geo, u32 *id);
+int sieve_register_layers(const struct sieve_params *p,
+			  const struct sieve_snapshot_layer_src *src, u32 nlayers,
+			  const struct sieve_stats *counters, u32 *id);
+int sieve_destroy(u32 id);
+void sieve_destroy_owned(const void *owner);
+void sieve_destroy_all(void);
+
+struct sieve *sieve_lookup(u32 id);
+struct sieve *sieve_lookup_name(const char *name);
+struct sieve *sieve_next(unsigned long *id);
+void sieve_release(struct sieve *s);
+
+/* Batch operations, enum sieve_batch_op. */
+int sieve_keys_apply(struct sieve *s, u32 op, u32 flags, const struct sieve_key *keys,
+		     u32 n, u8 *results, u32 *done);
+/* One key, from any context the in-kernel API allows: 0, 1 or -errno. */
+int sieve_key_apply(struct sieve *s, u32 op, u32 flags, const void *key, u32 len);
+int sieve_clear(struct sieve *s);
+int sieve_merge(struct sieve *dst, struct sieve *src);
+
+/**
+ * struct sieve_report - a filter's state, for INFO and /proc/sieve
+ * @geo: of the first layer.
+ * @capacity: of all layers together.
+ * @nlayers: layers in use.
+ * @fill_ppm: of the newest layer.
+ * @fpr_ppb: of a query now, all layers.
+ * @items: keys stored, all layers (Bloom types: estimated).
+ * @stats: the counters, summed over the CPUs.
+ * @memory_bytes: what the filter counts against max_memory_mb.
+ * @snapshot_bytes: size of its snapshot now.
+ *
+ * As struct sieve_info has them.
+ */
+struct sieve_report {
+	struct sieve_geometry geo;
+	u64 capacity;
+	u32 nlayers;
+	u32 fill_ppm;
+	u32 fpr_ppb;
+	u64 items;
+	struct sieve_stats stats;
+	u64 memory_bytes;
+	u64 snapshot_bytes;
+};
+void sieve_report(struct sieve *s, struct sieve_report *r);
+
+/*
+ * A snapshot of @s in a new buffer of *@bytes, counted against the memory
+ * limit: kvfree() it, then sieve_mem_release(*@bytes).
+ */
+int sieve_export(struct sieve *s, void **buf, u64 *bytes);
+/* What sieve_export() would make now, in bytes. */
+u64 sieve_export_bytes(struct sieve *s);
+
+/* /proc/sieve. */
+int sieve_procfs_init(void);
+void sieve_procfs_exit(void);
+
+/* /dev/sieve. */
+int sieve_device_init(void);
+void sieve_device_exit(void);
+
+#endif /* SIEVE_REGISTRY_H */

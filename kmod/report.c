@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a registered filter tells about itself: its shape and counters (the
+ * INFO command, /proc/sieve) and its snapshot (the EXPORT command). Both
+ * hold the filter's resize_lock, so its layers stay put while whole tables
+ * are read.
+ */
+#include "registry.h"
+
+static void sieve_stats_sum(struct sieve *s, struct sieve_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct sieve_stats *st = per_cpu_ptr(s->stats, cpu);
+
+		sum->inserted += READ_ONCE(st->inserted);
+		sum->deleted += READ_ONCE(st->deleted);
+		sum->queries += READ_ONCE(st->queries);
+		sum->hits += READ_ONCE(st->hits);
+	}
+}
+
+/* Bloom types: bits set; cuckoo: slots used; of one layer, in ppm. */
+static u32 sieve_fill_ppm(const struct sieve_filter *f)
+{
+	u64 used, slots;
+
+	if (f->geo.type == SIEVE_CUCKOO) {
+		used = sieve_filter_estimate_items(f);
+		slots = f->geo.nbuckets * SIEVE_CUCKOO_SLOTS;
+	} else {
+		/* Bits past nbits are never set; the table is whole words. */
+		used = sieve_words_weight(f->table, f->table_bytes / sizeof(unsigned long));
+		slots = f->geo.nbits;
+	}
+	return div64_u64(min(used, slots) * 1000000, slots);
+}
+
+/* The layers, as the snapshot code takes them; kfree() the array. */
+static struct sieve_snapshot_layer_src *sieve_layer_srcs(const struct sieve_layers *L)
+{
+	struct sieve_snapshot_layer_src *src;
+	u32 i;
+
+	src = kcalloc(L->n, sizeof(*src), GFP_KERNEL);
+	if (!src)
+		return NULL;
+	for (i = 0; i < L->n; i++) {
+		src[i].filter = L->l[i]->f;
+		src[i].capacity = L->l[i]->capacity;
+		src[i].items = atomic64_read(&L->l[i]->items);
+	}
+	return src;
+}
+
+void sieve_report(struct sieve *s, struct sieve_report *r)
+{
+	struct sieve_snapshot_layer_src *src;
+	struct sieve_layers *L;
+	u64 miss = SIEVE_PPB;	/* chance, in ppb, that no layer answers yes */
+	u32 i;
+
+	memset(r, 0, sizeof(*r));
+	mutex_lock(&s->resize_lock);
+	L = rcu_dereference_protected(s->layers, lockdep_is_held(&s->resize_lock));
+	r->geo = L->l[0]->f->geo;
+	r->nlayers = L->n;
+	for (i = 0; i < L->n; i++) {
+		const struct sieve_filter *f = L->l[i]->f;
+
+		r->capacity += L->l[i]->capacity;
+		r->items += sieve_filter_estimate_items(f);
+		miss = div_u64(miss * (SIEVE_PPB - sieve_filter_fpr_ppb(f)), SIEVE_PPB);
+	}
+	r->fpr_ppb = SIEVE_PPB - miss;
+	r->fill_ppm = sieve_fill_ppm(L->l[L->n - 1]->f);
+	src = sieve_layer_srcs(L);
+	if (src) {
+		r->snapshot_bytes = sieve_snapshot_bytes(src, L->n);
+		kfree(src);
+	}
+	mutex_unlock(&s->resize_lock);
+	sieve_stats_sum(s, &r->stats);
+	r->memory_bytes = atomic64_read(&s->charged);
+}
+
+/* Writes every layer; false if a cuckoo write moved fingerprints meanwhile. */
+static bool sieve_put_layers(struct sieve *s, const struct sieve_snapshot_layer_src *src,
+			     u32 n, u8 *out)
+{
+	unsigned int seq = 0;
+	u32 i;
+
+	if (s->type == SIEVE_CUCKOO)
+		seq = read_seqcount_begin(&s->moving);
+	for (i = 0; i < n; i++)
+		out += sieve_snapshot_put_layer(&src[i], out);
+	return s->type != SIEVE_CUCKOO || !read_seqcount_retry(&s->moving, seq);
+}
+
+/*
+ * Cuckoo tables under constant writes: each filter (one allocation, header
+ * first, see filter.c) is copied whole while writers wait, then written
+ * from the copy.
+ */
+static int sieve_put_layers_frozen(struct sieve *s, const struct sieve_snapshot_layer_src *src,
+				   u32 n, u8 *out)
+{
+	u32 i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct sieve_filter *f = src[i].filter;
+		struct sieve_snapshot_layer_src copy = src[i];
+		struct sieve_filter *clone;
+
+		err = sieve_mem_reserve(f->alloc_bytes);
+		if (err)
+			return err;
+		clone = kvmalloc(f->alloc_bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!clone) {
+			sieve_mem_release(f->alloc_bytes);
+			return -ENOMEM;
+		}
+		spin_lock_bh(&s->write_lock);
+		memcpy(clone, f, f->alloc_bytes);
+		spin_unlock_bh(&s->write_lock);
+		clone->table = (u8 *)clone + ((const u8 *)f->table - (const u8 *)f);
+		copy.filter = clone;
+		out += sieve_snapshot_put_layer(&copy, out);
+		kvfree(clone);
+		sieve_mem_release(f->alloc_bytes);
+	}
+	return 0;
+}
+
+static void sieve_fill_header(struct sieve *s, const struct sieve_layers *L,
+			      struct sieve_snapshot_header *hdr)
+{
+	struct sieve_stats st;
+
+	sieve_stats_sum(s, &st);
+	hdr->create_flags = s->create_flags & ~SIEVE_CREATE_EPHEMERAL;
+	hdr->type = s->type;
+	hdr->nlayers = L->n;
+	hdr->max_layers = s->max_layers;
+	hdr->growth = s->growth;
+	hdr->fpp_ppb = s->fpp_ppb;
+	hdr->capacity = L->l[0]->capacity;
+	hdr->inserted = st.inserted;
+	hdr->deleted = st.deleted;
+	hdr->queries = st.queries;
+	hdr->hits = st.hits;
+}
+
+/*
+ * A snapshot of @s, consistent as of the call for cuckoo filters (Bloom
+ * adds running meanwhile may or may not be in it).
+ */
+int sieve_export(struct sieve *s, void **bufp, u64 *bytesp)
+{
+	struct sieve_snapshot_layer_src *src;
+	struct sieve_layers *L;
+	u64 bytes;
+	void *buf;
+	int err = -ENOMEM;
+
+	mutex_lock(&s->resize_lock);
+	L = rcu_dereference_protected(s->layers, lockdep_is_held(&s->resize_lock));
+	src = sieve_layer_srcs(L);
+	if (!src)
+		goto out_unlock;
+	bytes = sieve_snapshot_bytes(src, L->n);
+	err = sieve_mem_reserve(bytes);
+	if (err)
+		goto out_free_src;
+	err = -ENOMEM;
+	buf = kvzalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!buf)
+		goto out_release;
+	sieve_fill_header(s, L, buf);
+	err = 0;
+	if (!sieve_put_layers(s, src, L->n, (u8 *)buf + sizeof(struct sieve_snapshot_header)))
+		err = sieve_put_layers_frozen(s, src, L->n,
+					      (u8 *)buf + sizeof(struct sieve_snapshot_header));
+	if (err)
+		goto out_free_buf;
+	sieve_snapshot_seal(buf, bytes);
+	kfree(src);
+	mutex_unlock(&s->resize_lock);
+	*bufp = buf;
+	*bytesp = bytes;
+	return 0;
+
+out_free_buf:
+	kvfree(buf);
+out_release:
+	sieve_mem_release(bytes);
+out_free_src:
+	kfree(src);
+out_unlock:
+	mutex_unlock(&s->resize_lock);
+	return err;
+}
+
+u64 sieve_export_bytes(struct sieve *s)
+{
+	struct sieve_snapshot_layer_src *src;
+	struct sieve_layers *L;
+	u64 bytes = 0;
+
+	mutex_lock(&s->resize_lock);
+	L = rcu_dereference_protected(s->layers, lockdep_is_held(&s->resize_lock));
+	src = sieve_layer_srcs(L);
+	if (src)
+		bytes = sieve_snapshot_bytes(src, L->n);
+	mutex_unlock(&s->resize_lock);
+	kfree(src);
+	return bytes;
+}

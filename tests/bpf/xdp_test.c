@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * make test-bpf: the XDP blocklist under BPF_PROG_TEST_RUN, on this host's
+ * kernel, as root. The program and its maps come from the same skeleton
+ * and loader as `sieve xdp`, unpinned; every case sets a blocklist, runs
+ * crafted packets and checks the verdict and the counters.
+ *
+ * Usage: sieve-xdp-test [-r RESULTS_FILE] [SUBSTRING]
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdp.h"
+#include "sieve_xdp.skel.h"
+#include "pkt.h"
+
+static struct sieve_xdp *skel;
+static struct sxdp_handle h;
+static int prog_fd;
+static bool case_failed;
+
+/* Records a failed expectation of the running case; returns ok. */
+static bool expect(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return true;
+	case_failed = true;
+	fputs("    FAIL: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	return false;
+}
+
+static int run_pkt(const uint8_t *buf, size_t len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf, .data_size_in = len, .repeat = 1);
+	int err = bpf_prog_test_run_opts(prog_fd, &opts);
+
+	return err ? -errno : (int)opts.retval;
+}
+
+static struct sieve_xdp_stats stats_now(void)
+{
+	struct sieve_xdp_stats s;
+
+	if (sxdp_read_stats(&h, &s))
+		memset(&s, 0xff, sizeof(s));
+	return s;
+}
+
+/* Parses entries into a list; a bad one fails the case. */
+static void list_of(struct sxdp_list *l, const char *const *entries, size_t n)
+{
+	struct sieve_xdp_key key;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (expect(!sxdp_parse_entry(entries[i], &key, &why), "parse %s: %s", entries[i], why))
+			sxdp_list_add(l, &key);
+	}
+	sxdp_list_sort(l);
+}
+
+static bool set_list(const struct sxdp_list *l, uint32_t flags, uint32_t fpp_ppb)
+{
+	char err[256] = "";
+	int ret = sxdp_rebuild(&h, l, flags, fpp_ppb, l->n > 1024 ? l->n : 1024, err, sizeof(err));
+
+	return expect(!ret, "rebuild: %s", err);
+}
+
+static bool set_entries(const char *const *entries, size_t n, uint32_t flags)
+{
+	struct sxdp_list l = { 0 };
+	bool ok;
+
+	list_of(&l, entries, n);
+	ok = set_list(&l, flags, 1000);
+	sxdp_list_free(&l);
+	return ok;
+}
+
+static struct sieve_xdp_key flow(const char *src, uint16_t sport, const char *dst, uint16_t dport,
+				 uint8_t proto)
+{
+	struct sieve_xdp_key k = { .proto = proto, .sport = htons(sport), .dport = htons(dport) };
+	int af = strchr(src, ':') ? AF_INET6 : AF_INET;
+
+	k.family = af == AF_INET ? SIEVE_XDP_V4 : SIEVE_XDP_V6;
+	inet_pton(af, src, k.saddr);
+	inet_pton(af, dst, k.daddr);
+	return k;
+}
+
+/*
+ * Runs one packet; checks the verdict and that exactly the counters in
+ * `moved` (packets always) went up by one.
+ */
+static bool check_pkt(const char *what, const struct pkt_spec *spec, int want,
+		      const int *moved, int nmoved)
+{
+	struct sieve_xdp_stats before = stats_now(), after;
+	uint8_t buf[PKT_MAX];
+	size_t len = pkt_build(spec, buf);
+	int verdict = run_pkt(buf, len), i, j;
+	bool ok;
+
+	after = stats_now();
+	ok = expect(verdict == want, "%s: verdict %d, want %d", what, verdict, want);
+	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
+		uint64_t delta = after.count[i] - before.count[i], should = i == SIEVE_XDP_PACKETS;
+
+		for (j = 0; j < nmoved; j++)
+			should += moved[j] == i;
+		ok &= expect(delta == should, "%s: counter %d moved by %llu, want %llu", what, i,
+			     (unsigned long long)delta, (unsigned long long)should);
+	}
+	return ok;
+}
+
+static const int PASSED[] = { SIEVE_XDP_PASSED };
+
+static bool drops(const char *what, const struct pkt_spec *s, int kind)
+{
+	const int moved[] = { SIEVE_XDP_DROP_SRC + kind, SIEVE_XDP_BLOOM_HITS };
+
+	return check_pkt(what, s, XDP_DROP, moved, 2);
+}
+
+static bool passes(const char *what, const struct pkt_spec *s)
+{
+	return check_pkt(what, s, XDP_PASS, PASSED, 1);
+}
+
+static struct pkt_spec tcp(const char *src, uint16_t sport, const char *dst, uint16_t dport)
+{
+	return (struct pkt_spec){ .flow = flow(src, sport, dst, dport, IPPROTO_TCP), .payload = 32 };
+}
+
+/* ---- entry kinds ---- */
+
+static void test_source_v4_v6(void)
+{
+	static const char *const e[] = { "198.51.100.7", "2001:db8::7" };
+	struct pkt_spec s;
+
+	if (!set_entries(e, 2, 0))
+		return;
+	s = tcp("198.51.100.7", 1234, "203.0.113.1", 80);
+	drops("v4 blocked source", &s, SIEVE_XDP_SRC);
+	s = tcp("198.51.100.8", 1234, "203.0.113.1", 80);
+	passes("v4 other source", &s);
+	s = tcp("203.0.113.1", 80, "198.51.100.7", 1234);
+	passes("v4 blocked address as destination", &s);
+	s = tcp("2001:db8::7", 1234, "2001:db8:1::1", 80);
+	drops("v6 blocked source", &s, SIEVE_XDP_SRC);
+	s = tcp("2001:db8::8", 1234, "2001:db8:1::1", 80);
+	passes("v6 other source", &s);
+	s.flow.proto = IPPROTO_UDP;
+	s = (struct pkt_spec){ .flow = flow("198.51.100.7", 0, "203.0.113.1", 0, IPPROTO_ICMP),
+			       .icmp_type = 8 };
+	drops("v4 blocked source, ICMP", &s, SIEVE_XDP_SRC);
+}
+
+static void test_prefixes(void)
+{
+	static const char *const e[] = { "203.0.113.0/24", "10.20.0.0/16", "2001:db8:aa::/48",
+					 "2001:db8:bb::/127" };
+	struct pkt_spec s;
+
+	if (!set_entries(e, 4, 0))
+		return;
+	s = tcp("203.0.113.99", 1, "198.51.100.1", 2);
+	drops("v4 in /24", &s, SIEVE_XDP_PREFIX);
+	s = tcp("10.20.255.1", 1, "198.51.100.1", 2);
+	drops("v4 in /16", &s, SIEVE_XDP_PREFIX);
+	s = tcp("10.21.0.1", 1, "198.51.100.1", 2);
+	passes("v4 outside /16", &s);
+	s = tcp("203.0.114.1", 1, "198.51.100.1", 2);
+	passes("v4 outside /24", &s);
+	s = tcp("2001:db8:aa:ffff::1", 1, "2001:db8::1", 2);
+	drops("v6 in /48", &s, SIEVE_XDP_PREFIX);
+	s = tcp("2001:db8:ab::1", 1, "2001:db8::1", 2);
+	passes("v6 outside /48", &s);
+	s = tcp("2001:db8:bb::1", 1, "2001:db8::1", 2);
+	drops("v6 in /127", &s, SIEVE_XDP_PREFIX);
+	s = tcp("2001:db8:bb::2", 1, "2001:db8::1", 2);
+	passes("v6 outside /127", &s);
+}
+
+static void test_services(void)
+{
+	static const char *const e[] = { "tcp:192.0.2.10:22", "udp:[2001:db8::53]:53",
+					 "sctp:192.0.2.10:3868" };
+	struct pkt_spec s;
+
+	if (!set_entries(e, 3, 0))
+		return;
+	s = tcp("198.51.100.1", 40000, "192.0.2.10", 22);
+	drops("v4 tcp to blocked service", &s, SIEVE_XDP_SERVICE);
+	s = tcp("198.51.100.1", 40000, "192.0.2.10", 23);
+	passes("v4 tcp to another port", &s);
+	s.flow = flow("198.51.100.1", 40000, "192.0.2.10", 22, IPPROTO_UDP);
+	passes("v4 udp to the blocked tcp port", &s);
+	s.flow = flow("198.51.100.1", 40000, "192.0.2.10", 3868, IPPROTO_SCTP);
+	drops("v4 sctp to blocked service", &s, SIEVE_XDP_SERVICE);
+	s.flow = flow("2001:db8::1", 5353, "2001:db8::53", 53, IPPROTO_UDP);
+	drops("v6 udp to blocked service", &s, SIEVE_XDP_SERVICE);
+	s.flow = flow("2001:db8::1", 5353, "2001:db8::54", 53, IPPROTO_UDP);
+	passes("v6 udp to another host", &s);
+}
+
+static void test_flows(void)
+{
+	static const char *const e[] = { "tcp:198.51.100.7:40000,192.0.2.10:22",
+					 "udp:[2001:db8::7]:5000,[2001:db8::1]:53" };
+	struct pkt_spec s;
+
+	if (!set_entries(e, 2, 0))
+		return;
+	s = tcp("198.51.100.7", 40000, "192.0.2.10", 22);
+	drops("v4 blocked flow", &s, SIEVE_XDP_FLOW);
+	s = tcp("198.51.100.7", 40001, "192.0.2.10", 22);
+	passes("v4 other source port", &s);
+	s = tcp("198.51.100.8", 40000, "192.0.2.10", 22);
+	passes("v4 other source", &s);
+	s.flow = flow("198.51.100.7", 40000, "192.0.2.10", 22, IPPROTO_UDP);
+	passes("v4 same ports over udp", &s);
+	s.flow = flow("2001:db8::7", 5000, "2001:db8::1", 53, IPPROTO_UDP);
+	drops("v6 blocked flow", &s, SIEVE_XDP_FLOW);
+	s.flow = flow("2001:db8::7", 5000, "2001:db8::1", 54, IPPROTO_UDP);
+	passes("v6 other destination port", &s);
+}
+
+/* ---- encapsulation and fragments ---- */
+
+static void test_vlans(void)
+{
+	static const char *const e[] = { "198.51.100.7", "tcp:[2001:db8::1]:443" };
+	struct pkt_spec s;
+	int v;
+
+	if (!set_entries(e, 2, 0))
+		return;
+	for (v = 1; v <= 2; v++) {
+		s = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+		s.vlans = v;
+		drops(v == 1 ? "802.1Q, blocked source" : "802.1ad+802.1Q, blocked source", &s,
+		      SIEVE_XDP_SRC);
+		s = tcp("2001:db8::9", 1, "2001:db8::1", 443);
+		s.vlans = v;
+		drops(v == 1 ? "802.1Q, v6 service" : "802.1ad+802.1Q, v6 service", &s,
+		      SIEVE_XDP_SERVICE);
+		s = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+		s.vlans = v;
+		passes("VLAN, other source", &s);
+	}
+}
+
+static void test_ipv4_fragments_and_options(void)
+{
+	static const char *const e[] = { "udp:198.51.100.7:5000,192.0.2.1:53", "198.51.100.9" };
+	struct pkt_spec s;
+
+	if (!set_entries(e, 2, 0))
+		return;
+	s = (struct pkt_spec){ .flow = flow("198.51.100.7", 5000, "192.0.2.1", 53, IPPROTO_UDP),
+			       .fragment = true, .payload = 100 };
+	drops("first fragment of a blocked flow", &s, SIEVE_XDP_FLOW);
+	s.frag_offset = 100;
+	passes("later fragment: no ports, the flow cannot match", &s);
+	s.flow = flow("198.51.100.9", 5000, "192.0.2.1", 53, IPPROTO_UDP);
+	drops("later fragment of a blocked source", &s, SIEVE_XDP_SRC);
+	s = (struct pkt_spec){ .flow = flow("198.51.100.7", 5000, "192.0.2.1", 53, IPPROTO_UDP),
+			       .ip_options = 12, .payload = 8 };
+	drops("IPv4 options before the ports", &s, SIEVE_XDP_FLOW);
+}
+
+static void test_ipv6_extension_headers(void)
+{
+	static const char *const e[] = { "tcp:[2001:db8::7]:1000,[2001:db8::1]:80",
+					 "2001:db8::9" };
+	struct pkt_spec s;
+
+	if (!set_entries(e, 2, 0))
+		return;
+	s = tcp("2001:db8::7", 1000, "2001:db8::1", 80);
+	s.ext_headers = true;
+	drops("hop-by-hop, dst opts, routing, then tcp", &s, SIEVE_XDP_FLOW);
+	s.fragment = true;
+	drops("three headers and a first fragment", &s, SIEVE_XDP_FLOW);
+	s.frag_offset = 10;
+	passes("a later fragment: no ports", &s);
+	s.flow = flow("2001:db8::9", 1000, "2001:db8::1", 80, IPPROTO_TCP);
+	drops("a later fragment of a blocked source", &s, SIEVE_XDP_SRC);
+	s = tcp("2001:db8::7", 1000, "2001:db8::1", 80);
+	s.fragment = true;
+	drops("fragment header only", &s, SIEVE_XDP_FLOW);
+}
+
+/* ---- never lock the operator out ---- */
+
+static void test_arp_and_nd_pass(void)
+{
+	static const char *const e[] = { "198.51.100.7", "2001:db8::/32" };
+	const int non_ip[] = { SIEVE_XDP_PASSED, SIEVE_XDP_NON_IP };
+	struct sieve_xdp_stats before, after;
+	uint8_t buf[PKT_MAX];
+	struct pkt_spec s;
+	int t;
+
+	if (!set_entries(e, 2, 0))
+		return;
+	before = stats_now();
+	expect(run_pkt(buf, pkt_build_arp(buf)) == XDP_PASS, "ARP from a blocked address passes");
+	after = stats_now();
+	expect(after.count[SIEVE_XDP_NON_IP] - before.count[SIEVE_XDP_NON_IP] == 1, "ARP counted as non-IP");
+	(void)non_ip;
+	for (t = 133; t <= 137; t++) {
+		s = (struct pkt_spec){ .flow = flow("2001:db8::7", 0, "ff02::1", 0, IPPROTO_ICMPV6),
+				       .icmp_type = t };
+		passes("neighbour discovery from a blocked prefix", &s);
+	}
+	s = (struct pkt_spec){ .flow = flow("2001:db8::7", 0, "2001:db8::1", 0, IPPROTO_ICMPV6),
+			       .icmp_type = 128 };
+	drops("ICMPv6 echo from a blocked prefix", &s, SIEVE_XDP_PREFIX);
+}
+
+/*
+ * Every truncation of a valid packet: malformed, passed (or dropped when
+ * fail-closed); but a blocked source whose address made it into the
+ * truncated copy is still dropped as such.
+ */
+static void truncations(const char *name, const struct pkt_spec *s, size_t addr_end,
+			bool blocked, bool fail_closed)
+{
+	const int open_moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_MALFORMED };
+	const int closed_moved[] = { SIEVE_XDP_DROP_MALFORMED, SIEVE_XDP_MALFORMED };
+	const int src_moved[] = { SIEVE_XDP_DROP_SRC, SIEVE_XDP_BLOOM_HITS };
+	struct sieve_xdp_stats before, after;
+	uint8_t buf[PKT_MAX];
+	size_t len = pkt_build(s, buf), cut;
+	int verdict, i, j, bad = 0;
+
+	for (cut = 14; cut < len; cut++) {
+		bool by_src = blocked && cut >= addr_end;
+		const int *moved = by_src ? src_moved : fail_closed ? closed_moved : open_moved;
+		int want = by_src || fail_closed ? XDP_DROP : XDP_PASS;
+
+		before = stats_now();
+		verdict = run_pkt(buf, cut);
+		after = stats_now();
+		for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
+			uint64_t should = i == SIEVE_XDP_PACKETS;
+
+			for (j = 0; j < 2; j++)
+				should += moved[j] == i;
+			bad += after.count[i] - before.count[i] != should;
+		}
+		if (verdict != want && !bad++)
+			printf("    at %zu of %zu bytes: verdict %d, want %d\n", cut, len, verdict, want);
+	}
+	expect(!bad, "%s: %d wrong verdicts or counters over %zu truncations", name, bad, len - 14);
+	/* The whole packet is not malformed. */
+	before = stats_now();
+	run_pkt(buf, len);
+	after = stats_now();
+	expect(after.count[SIEVE_XDP_MALFORMED] == before.count[SIEVE_XDP_MALFORMED],
+	       "%s: the whole packet counted malformed", name);
+}
+
+static void test_truncation(void)
+{
+	static const char *const e[] = { "198.51.100.7", "2001:db8::7",
+					 "tcp:192.0.2.1:80", "udp:[2001:db8::1]:53" };
+	struct pkt_spec v4 = tcp("198.51.100.8", 1, "192.0.2.1", 81);
+	struct pkt_spec v6 = { .flow = flow("2001:db8::8", 1, "2001:db8::1", 54, IPPROTO_UDP),
+			       .ext_headers = true, .fragment = true, .vlans = 2, .payload = 16 };
+	int closed;
+
+	v4.ip_options = 8;
+	v4.vlans = 1;
+	for (closed = 0; closed <= 1; closed++) {
+		if (!set_entries(e, 4, closed ? SIEVE_XDP_F_FAIL_CLOSED : 0))
+			return;
+		truncations(closed ? "v4, fail-closed" : "v4, fail-open", &v4, 0, false, closed);
+		truncations(closed ? "v6, fail-closed" : "v6, fail-open", &v6, 0, false, closed);
+	}
+	if (!set_entries(e, 4, 0))
+		return;
+	/* Blocked sources: the address ends 18 + 16 bytes in (v4, one tag), 22 + 24 (v6, two). */
+	v4.flow = flow("198.51.100.7", 1, "192.0.2.1", 81, IPPROTO_TCP);
+	truncations("v4, blocked source", &v4, 18 + 20, true, false);
+	v6.flow = flow("2001:db8::7", 1, "2001:db8::1", 54, IPPROTO_UDP);
+	truncations("v6, blocked source", &v6, 22 + 40, true, false);
+}
+
+/* ---- live changes and swaps ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static struct sieve_xdp_key random_flow(void)
+{
+	struct sieve_xdp_key k = { .kind = SIEVE_XDP_FLOW, .family = SIEVE_XDP_V4,
+				   .proto = IPPROTO_UDP };
+	uint64_t r = rng(), q = rng();
+
+	k.saddr[0] = (uint32_t)r;
+	k.daddr[0] = (uint32_t)(r >> 32);
+	k.sport = (uint16_t)q | 1;
+	k.dport = (uint16_t)(q >> 16) | 1;
+	return k;
+}
+
+
+static uint32_t live_bloom_id(void)
+{
+	struct sieve_xdp_config cfg;
+	uint32_t gen, id = 0;
+
+	if (!sxdp_read_config(&h, &cfg, &gen))
+		bpf_map_lookup_elem(h.bloom_fd, &gen, &id);
+	return id;
+}
+
+static void test_live_add_and_remove(void)
+{
+	static const char *const first[] = { "198.51.100.7" };
+	static const char *const more[] = { "tcp:192.0.2.10:22", "203.0.113.0/24" };
+	struct pkt_spec svc = tcp("198.51.100.1", 5, "192.0.2.10", 22);
+	struct pkt_spec src = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct pkt_spec pfx = tcp("203.0.113.5", 5, "192.0.2.10", 80);
+	struct sxdp_list l = { 0 }, add = { 0 }, del = { 0 };
+	struct sieve_xdp_config cfg;
+	char err[256] = "";
+	uint32_t id;
+	size_t missing;
+
+	list_of(&l, first, 1);
+	if (!set_list(&l, 0, 1000))
+		goto out;
+	passes("service not yet blocked", &svc);
+	id = live_bloom_id();
+	list_of(&add, more, 2);
+	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
+	expect(live_bloom_id() == id, "a live add built new maps");
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.entries == 3, "entries after the add");
+	drops("service blocked after a live add (a new kind)", &svc, SIEVE_XDP_SERVICE);
+	drops("prefix blocked after a live add (a new length)", &pfx, SIEVE_XDP_PREFIX);
+	drops("source still blocked", &src, SIEVE_XDP_SRC);
+	list_of(&del, first, 1);
+	expect(!sxdp_remove(&h, &del, &missing) && !missing, "remove");
+	expect(live_bloom_id() != id, "a removal kept the old maps");
+	passes("source unblocked", &src);
+	drops("service still blocked", &svc, SIEVE_XDP_SERVICE);
+	expect(!sxdp_remove(&h, &del, &missing) && missing == 1, "removing it again: missing");
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+	sxdp_list_free(&del);
+}
+
+/* Adding past the planned capacity builds a bigger generation. */
+static void test_growth_past_capacity(void)
+{
+	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sieve_xdp_config cfg;
+	struct pkt_spec s = { .payload = 0 };
+	char err[256] = "";
+	uint8_t buf[PKT_MAX];
+	size_t i, passed = 0;
+
+	if (!set_list(&l, 0, 1000) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	for (i = 0; i < cfg.capacity + 100; i++) {
+		s.flow = random_flow();
+		sxdp_list_add(&add, &s.flow);
+	}
+	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.capacity >= add.n && cfg.entries == add.n,
+	       "capacity %llu for %zu entries", (unsigned long long)cfg.capacity, add.n);
+	for (i = 0; i < add.n; i++) {
+		s.flow = add.keys[i];
+		passed += run_pkt(buf, pkt_build(&s, buf)) != XDP_DROP;
+	}
+	expect(!passed, "%zu of %zu blocked flows passed after growing", passed, add.n);
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+}
+
+struct swap_race {
+	volatile bool stop;
+	uint64_t runs, blocked_passed, allowed_dropped, errors;
+};
+
+/* Runs a blocked and an allowed packet in a loop while generations swap. */
+static void *race_traffic(void *arg)
+{
+	struct swap_race *r = arg;
+	struct pkt_spec blocked = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec allowed = tcp("198.51.100.200", 1, "192.0.2.1", 2);
+	uint8_t b[PKT_MAX], a[PKT_MAX];
+	size_t bl = pkt_build(&blocked, b), al = pkt_build(&allowed, a);
+
+	while (!r->stop) {
+		int vb = run_pkt(b, bl), va = run_pkt(a, al);
+
+		r->blocked_passed += vb == XDP_PASS;
+		r->allowed_dropped += va == XDP_DROP;
+		r->errors += vb < 0 || va < 0;
+		r->runs++;
+	}
+	return NULL;
+}
+
+static void test_swap_under_traffic(void)
+{
+	static const char *const a[] = { "198.51.100.7", "203.0.113.0/24" };
+	static const char *const b[] = { "198.51.100.0/25", "tcp:192.0.2.1:3" };
+	struct sxdp_list la = { 0 }, lb = { 0 };
+	struct swap_race r = { 0 };
+	pthread_t t;
+	int i;
+
+	/* Both lists block 198.51.100.7 (by source, then by prefix); neither
+	 * blocks 198.51.100.200. Swaps alternate lists and modes. */
+	list_of(&la, a, 2);
+	list_of(&lb, b, 2);
+	if (!set_list(&la, SIEVE_XDP_F_EXACT, 1000))
+		goto out;
+	pthread_create(&t, NULL, race_traffic, &r);
+	for (i = 0; i < 200; i++)
+		set_list(i % 2 ? &la : &lb, i % 3 ? SIEVE_XDP_F_EXACT : 0, 1000);
+	r.stop = true;
+	pthread_join(t, NULL);
+	expect(r.runs > 0, "traffic ran during the swaps");
+	expect(r.blocked_passed == 0, "%llu of %llu blocked packets passed during swaps",
+	       (unsigned long long)r.blocked_passed, (unsigned long long)r.runs);
+	expect(r.allowed_dropped == 0, "%llu of %llu allowed packets dropped during swaps",
+	       (unsigned long long)r.allowed_dropped, (unsigned long long)r.runs);
+	expect(r.errors == 0, "test runs failed");
+	printf("    %llu packet pairs during 200 swaps\n", (unsigned long long)r.runs);
+out:
+	sxdp_list_free(&la);
+	sxdp_list_free(&lb);
+}
+
+/* ---- false positives ---- */
+
+/* Runs n flows of list l (blocked) or n random flows not on it. */
+static uint64_t count_drops(const struct sxdp_list *l, size_t n, bool on_list)
+{
+	uint64_t dropped = 0;
+	uint8_t buf[PKT_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pkt_spec s = { .payload = 0 };
+
+		s.flow = on_list ? l->keys[i] : random_flow();
+		if (!on_list && sxdp_list_find(l, &s.flow)) {
+			i--;
+			continue;
+		}
+		dropped += run_pkt(buf, pkt_build(&s, buf)) == XDP_DROP;
+	}
+	return dropped;
+}
+
+#define FP_ENTRIES	100000
+#define FP_QUERIES	1000000
+
+static void test_false_positives(void)
+{
+	struct sieve_xdp_stats before, after;
+	struct sxdp_list l = { 0 };
+	struct sieve_xdp_config cfg;
+	uint64_t dropped, nbits, fp_caught;
+	double rate, sigma, lo, hi;
+	size_t i;
+
+	for (i = 0; i < FP_ENTRIES; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	sxdp_list_sort(&l);
+	/* 1%: enough false positives to measure the rate within ~3%. */
+	if (!set_list(&l, 0, 10000000) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	nbits = sxdp_kernel_bloom_bits(cfg.max_entries, cfg.nr_hashes);
+	rate = sxdp_bloom_fpr(nbits, cfg.nr_hashes, l.n);
+	expect(count_drops(&l, l.n, true) == l.n, "a blocked flow passed (bloom-only)");
+	dropped = count_drops(&l, FP_QUERIES, false);
+	/* A 99.9% interval of a binomial: +-3.29 sigma. */
+	sigma = sqrt(FP_QUERIES * rate * (1 - rate));
+	lo = FP_QUERIES * rate - 3.29 * sigma;
+	hi = FP_QUERIES * rate + 3.29 * sigma;
+	printf("    bloom-only: %zu entries, 2^%.0f bits, %u hashes: %llu of %u innocent flows "
+	       "dropped (planned %.0f, 99.9%% interval %.0f-%.0f)\n", l.n, log2((double)nbits),
+	       cfg.nr_hashes, (unsigned long long)dropped, FP_QUERIES, FP_QUERIES * rate, lo, hi);
+	expect(dropped >= lo && dropped <= hi, "false-positive count outside the 99.9%% interval");
+	if (!set_list(&l, SIEVE_XDP_F_EXACT, 10000000))
+		goto out;
+	expect(count_drops(&l, l.n, true) == l.n, "a blocked flow passed (exact)");
+	before = stats_now();
+	dropped = count_drops(&l, FP_QUERIES, false);
+	after = stats_now();
+	fp_caught = after.count[SIEVE_XDP_FALSE_POSITIVES] - before.count[SIEVE_XDP_FALSE_POSITIVES];
+	printf("    exact: %llu innocent flows dropped, %llu false positives caught\n",
+	       (unsigned long long)dropped, (unsigned long long)fp_caught);
+	expect(dropped == 0, "exact mode dropped innocent flows");
+	expect(fp_caught >= lo && fp_caught <= hi, "caught false positives outside the interval");
+out:
+	sxdp_list_free(&l);
+}
+
+/* ---- the plan against the kernel ---- */
+
+static uint64_t fd_memlock(int fd)
+{
+	unsigned long long v = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void test_plan_matches_kernel(void)
+{
+	static const uint64_t ns[] = { 1, 100, 65536, 1000000, 10000000 };
+	static const uint32_t ppbs[] = { 10000000, 1000, 1 };
+	struct sxdp_list empty = { 0 };
+	size_t i, j;
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		for (j = 0; j < sizeof(ppbs) / sizeof(ppbs[0]); j++) {
+			struct sxdp_plan p;
+			int bfd, efd;
+			uint64_t mem;
+
+			if (!expect(!sxdp_plan(ns[i], ppbs[j], &p), "plan %llu", (unsigned long long)ns[i]))
+				continue;
+			expect(p.fpr <= ppbs[j] / 1e9, "plan misses its target");
+			expect(p.nr_hashes >= 1 && p.nr_hashes <= 15, "hash count %u", p.nr_hashes);
+			if (p.bytes > (64u << 20))
+				continue;
+			if (!expect(!sxdp_gen_create(&p, false, &empty, &bfd, &efd), "create map"))
+				continue;
+			mem = fd_memlock(bfd);
+			/* The bitmap plus the struct around it, under a page. */
+			expect(mem >= p.bytes && mem < p.bytes + 4096,
+			       "n=%llu p=%u: kernel charges %llu bytes, plan says %llu",
+			       (unsigned long long)ns[i], ppbs[j], (unsigned long long)mem,
+			       (unsigned long long)p.bytes);
+			close(bfd);
+		}
+	}
+}
+
+/* ---- entries and files ---- */
+
+static void test_entry_parser(void)
+{
+	static const char *const good[] = {
+		"198.51.100.7", "203.0.113.0/24", "2001:db8::/48", "2001:db8::1",
+		"tcp:192.0.2.10:22", "udp:[2001:db8::1]:53", "sctp:192.0.2.1:3868",
+		"tcp:198.51.100.7:40000,192.0.2.10:22", "udp:[2001:db8::7]:1,[2001:db8::1]:2",
+		"abcd::1", "10.0.0.0/8",
+	};
+	static const char *const bad[] = {
+		"", "198.51.100", "198.51.100.7/33", "203.0.113.1/24", "0.0.0.0/0", "icmp:1.2.3.4:1",
+		"tcp:192.0.2.10", "tcp:192.0.2.10:0", "tcp:192.0.2.10:65536", "tcp:2001:db8::1:22",
+		"tcp:1.2.3.4:1,[2001:db8::1]:2", "tcp:[1.2.3.4]:5", "1.2.3.4/", "1.2.3.4/ 8",
+		"2001:db8::/129", "tcp:1.2.3.4:1x",
+	};
+	struct sieve_xdp_key k, k2;
+	const char *why;
+	char buf[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (!expect(!sxdp_parse_entry(good[i], &k, &why), "%s refused: %s", good[i], why))
+			continue;
+		sxdp_format_entry(&k, buf, sizeof(buf));
+		expect(!sxdp_parse_entry(buf, &k2, &why) && !memcmp(&k, &k2, sizeof(k)),
+		       "%s does not survive formatting as %s", good[i], buf);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect(sxdp_parse_entry(bad[i], &k, &why) && why, "'%s' accepted", bad[i]);
+	expect(!sxdp_parse_entry("203.0.113.9/32", &k, &why) && k.kind == SIEVE_XDP_SRC,
+	       "a full-length prefix is a source");
+}
+
+static void test_list_file(void)
+{
+	char path[] = "/tmp/sieve-xdp-test-XXXXXX", err[256] = "";
+	struct sxdp_list l = { 0 };
+	FILE *f;
+	int fd = mkstemp(path);
+
+	if (!expect(fd >= 0, "mkstemp"))
+		return;
+	f = fdopen(fd, "w");
+	fputs("# a blocklist\n198.51.100.7\n\n  203.0.113.0/24   # a comment\n"
+	      "198.51.100.7\ntcp:192.0.2.1:22\n", f);
+	fclose(f);
+	expect(!sxdp_list_read(path, &l, err, sizeof(err)), "good file refused: %s", err);
+	expect(l.n == 3, "%zu entries, want 3 (one duplicate)", l.n);
+	f = fopen(path, "a");
+	fputs("198.51.100.300\n", f);
+	fclose(f);
+	expect(sxdp_list_read(path, &l, err, sizeof(err)) == -EINVAL, "bad line accepted");
+	expect(strstr(err, ":7: ") != NULL, "error '%s' does not name line 7", err);
+	expect(l.n == 3, "a refused file changed the list");
+	unlink(path);
+	sxdp_list_free(&l);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+	{ "entry_parser", test_entry_parser },
+	{ "list_file", test_list_file },
+	{ "plan_matches_kernel", test_plan_matches_kernel },
+	{ "source_v4_v6", test_source_v4_v6 },
+	{ "prefixes", test_prefixes },
+	{ "services", test_services },
+	{ "flows", test_flows },
+	{ "vlans", test_vlans },
+	{ "ipv4_fragments_and_options", test_ipv4_fragments_and_options },
+	{ "ipv6_extension_headers", test_ipv6_extension_headers },
+	{ "arp_and_nd_pass", test_arp_and_nd_pass },
+	{ "truncation", test_truncation },
+	{ "live_add_and_remove", test_live_add_and_remove },
+	{ "growth_past_capacity", test_growth_past_capacity },
+	{ "swap_under_traffic", test_swap_under_traffic },
+	{ "false_positives", test_false_positives },
+};
+
+static int setup(void)
+{
+	struct bpf_map *map;
+	int err;
+
+	skel = sieve_xdp__open();
+	if (!skel)
+		return -errno;
+	/* Private maps: no pins, nothing shared with a running instance. */
+	bpf_object__for_each_map(map, skel->obj)
+		bpf_map__set_pin_path(map, NULL);
+	err = sieve_xdp__load(skel);
+	if (err)
+		return err;
+	prog_fd = bpf_program__fd(skel->progs.sieve_xdp);
+	/* A name of its own: the loader keeps this list in SXDP_STATE_DIR. */
+	h = (struct sxdp_handle){
+		.ifname = "sieve-test",
+		.active_fd = bpf_map__fd(skel->maps.sieve_active),
+		.cfg_fd = bpf_map__fd(skel->maps.sieve_cfg),
+		.bloom_fd = bpf_map__fd(skel->maps.sieve_bloom),
+		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
+		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
+	};
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *results = NULL, *filter = NULL;
+	int passed = 0, failed = 0, err, opt;
+	size_t i;
+	FILE *f;
+
+	while ((opt = getopt(argc, argv, "r:")) != -1)
+		if (opt == 'r')
+			results = optarg;
+	if (optind < argc)
+		filter = argv[optind];
+	if (geteuid()) {
+		fprintf(stderr, "test-bpf needs root (BPF_PROG_TEST_RUN, bloom-filter maps)\n");
+		return 2;
+	}
+	err = setup();
+	if (err) {
+		fprintf(stderr, "loading the XDP program: %s\n", strerror(-err));
+		failed = 1;
+	}
+	for (i = 0; !err && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (filter && !strstr(cases[i].name, filter))
+			continue;
+		case_failed = false;
+		cases[i].fn();
+		printf("%s xdp_test_%s\n", case_failed ? "FAIL" : "ok  ", cases[i].name);
+		case_failed ? failed++ : passed++;
+	}
+	sieve_xdp__destroy(skel);
+	unlink(SXDP_STATE_DIR "/sieve-test.list");
+	printf("%d passed, %d failed\n", passed, failed);
+	if (results && (f = fopen(results, "w"))) {
+		fprintf(f, "%d %d\n", passed, failed);
+		fclose(f);
+	}
+	return failed ? 1 : 0;
+}

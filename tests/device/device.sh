@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM suite "device" (sourced by the VM's /init): the raw-ioctl programs of
+# tests/device, each printing its own KTAP report. A program that dies (a
+# signal, a crash) adds a failing report of its own, so a crash is never
+# silence.
+
+# Runs one program; its report goes to stdout.
+device_run() {
+	local name=$1 rc
+	shift
+	echo "sieve-vm: device: $name $*" >&2
+	"$name" "$@"
+	rc=$?
+	# 0 all passed, 1 some failed (the report says which); else it died.
+	if [ "$rc" -gt 1 ]; then
+		printf 'KTAP version 1\n1..1\nnot ok 1 %s %s exited with status %d\n' \
+			"$name" "$*" "$rc"
+	fi
+}
+
+device_run sieve_abi_test
+device_run sieve_bad_test
+device_run sieve_conc_test 10
+device_run sieve_fuzz_test 100000 0x5eedf00d
+true

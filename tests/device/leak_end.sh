@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM suite "leak_end" (sourced by the VM's /init, after the device suites):
+#  1. every suite destroyed what it made: /proc/sieve lists no filter and
+#     the module's memory in use is 0;
+#  2. sieve_leak_test churn: every kind of allocation, 20 times over, then
+#     2000 tiny filters; the module's count back to 0;
+#  3. the kernel's own figures back near where leak_start.sh found them:
+#     VmallocUsed within 1 MiB (a leaked 6 MB table would show six times
+#     over; the slack is thread stacks, which are vmalloc'd and cached,
+#     and per-CPU chunks), SUnreclaim within 1 MiB (2000 tiny filters
+#     leaking even 512 bytes each would be 1 MiB; the slack is kernel
+#     objects of the many processes and files the suites opened, which
+#     slab caches keep), Percpu within 256 KiB (2000 filters' per-CPU
+#     counters leaking would be 2000 x 32 B x 2 CPUs = 128 KiB each kind);
+#     Slab (reclaimable included) is reported, not judged: dentries and
+#     inodes come and go with the shell;
+#  4. the module unload destroys filters left behind: rmmod succeeds with
+#     filters in the registry, VmallocUsed drops back, and a fresh insmod
+#     starts empty (the VM's /init unloads it once more at the end).
+
+le_n=0
+le_ktap=""
+
+le_result() {
+	le_n=$((le_n + 1))
+	if [ "$1" = OK ]; then
+		le_ktap="${le_ktap}ok $le_n leak_end: $2
+"
+	else
+		le_ktap="${le_ktap}not ok $le_n leak_end: $2
+"
+	fi
+}
+
+le_meminfo() {
+	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
+}
+
+le_start() {
+	awk -v k="$1" '$1 == k { print $2 }' /tmp/sieve-leak.start
+}
+
+# "N M": filters and bytes of the module, once RCU has freed what it will.
+le_module() {
+	local i=0 line
+	while :; do
+		line=$(grep '^# filters ' /proc/sieve 2>/dev/null | tail -n 1)
+		set -- $line
+		if [ "${5:-x}" = 0 ] || [ $i -ge 50 ]; then
+			echo "${3:-?} ${5:-?}"
+			return
+		fi
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
+
+# Judges one meminfo figure against the start: le_judge NAME KEY TOL_KIB.
+le_judge() {
+	local name=$1 start now delta
+	start=$(le_start "$2")
+	now=$(le_meminfo "$name")
+	delta=$((now - start))
+	if [ "$delta" -le "$3" ]; then
+		le_result OK "$name back to its start: $start -> $now KiB (delta $delta, tolerance $3)"
+	else
+		le_result FAIL "$name back to its start: $start -> $now KiB (delta $delta, tolerance $3)"
+	fi
+}
+
+set -- $(le_module)
+if [ "$1" = 0 ] && [ "$2" = 0 ]; then
+	le_result OK "the suites left no filter and no memory (filters $1, bytes $2)"
+else
+	le_result FAIL "the suites left no filter and no memory (filters $1, bytes $2; $(grep -v '^#' /proc/sieve | head -n 5 | tr '\n' ';'))"
+fi
+
+# Its own KTAP report: the figures are judged below, after it.
+sieve_leak_test churn 20 || [ $? = 1 ] ||
+	printf 'KTAP version 1\n1..1\nnot ok 1 sieve_leak_test churn died\n'
+
+sync
+echo 3 >/proc/sys/vm/drop_caches
+sleep 1
+le_judge VmallocUsed vmalloc 1024
+le_judge SUnreclaim sunreclaim 1024
+le_judge Percpu percpu 256
+echo "sieve-vm: Slab $(le_start slab) -> $(le_meminfo Slab) KiB (reported, not judged)" >&2
+echo "# leak_end: Slab $(le_start slab) -> $(le_meminfo Slab) KiB (reclaimable included: not judged)"
+
+# The unload destroys what is left.
+before=$(le_meminfo VmallocUsed)
+if sieve_leak_test leave; then
+	le_result OK "filters left behind for the unload (a 6 MB one among them)"
+else
+	le_result FAIL "filters left behind for the unload"
+fi
+loaded=$(le_meminfo VmallocUsed)
+if rmmod sieve; then
+	le_result OK "rmmod sieve with filters in the registry"
+else
+	le_result FAIL "rmmod sieve with filters in the registry ($(cat /sys/module/sieve/refcnt 2>&1) users)"
+fi
+sleep 1
+after=$(le_meminfo VmallocUsed)
+if [ $((after - before)) -le 1024 ]; then
+	le_result OK "the unload freed them: VmallocUsed $before -> $loaded -> $after KiB"
+else
+	le_result FAIL "the unload freed them: VmallocUsed $before -> $loaded -> $after KiB"
+fi
+if insmod "$SIEVE_MODDIR/sieve.ko"; then
+	set -- $(le_module)
+	if [ "$1" = 0 ] && [ "$2" = 0 ]; then
+		le_result OK "insmod again starts empty (filters $1, bytes $2)"
+	else
+		le_result FAIL "insmod again starts empty (filters $1, bytes $2)"
+	fi
+else
+	le_result FAIL "insmod sieve.ko again"
+fi
+
+printf 'KTAP version 1\n1..%d\n%s' "$le_n" "$le_ktap"
+true

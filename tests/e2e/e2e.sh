@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make test-e2e: the XDP blocklist on real traffic. Two network namespaces
+# of the suite's own, "cl" (clients) and "sv" (server, the blocklist on its
+# veth end), joined by veth; ping, UDP and TCP between them only. Each case
+# starts from a fresh attach and is listed once in CASES at the bottom.
+#
+# Usage: e2e.sh SIEVE RESULTS_FILE [CASE_SUBSTRING]
+# The CLI runs in the server namespace through `nsenter --net`, so it sees
+# the host's /sys/fs/bpf (`ip netns exec` would remount /sys).
+set -u
+
+SIEVE=$(realpath "$1")
+RESULTS=$2
+FILTER=${3:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+TRAFFIC="$HERE/traffic.py"
+TAG=$$
+CL=sieve-e2e-cl-$TAG
+SV=sieve-e2e-sv-$TAG
+IF=sve$TAG		# the server's end, where XDP runs (pins are by name)
+IF2=svf$TAG		# a second interface for the several-interfaces case
+WORK=$(mktemp -d /tmp/sieve-e2e.XXXXXX)
+
+# Documentation ranges, inside the namespaces only.
+SV4=198.51.100.1; A4=198.51.100.2; B4=198.51.100.3; C4=198.51.100.100
+SV6=2001:db8:e2e::1; A6=2001:db8:e2e::2; C6=2001:db8:e2e::100
+
+passed=0; failed=0
+
+sv() { nsenter --net=/run/netns/$SV "$@"; }
+cl() { nsenter --net=/run/netns/$CL "$@"; }
+sieve() { sv "$SIEVE" xdp "$@"; }
+
+fail() { echo "    FAIL: $*"; case_failed=1; }
+expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
+
+setup() {
+	ip netns add $CL && ip netns add $SV || return 1
+	ip link add cl$TAG netns $CL type veth peer name $IF netns $SV || return 1
+	ip link add cm$TAG netns $CL type veth peer name $IF2 netns $SV || return 1
+	cl ip addr add $A4/24 dev cl$TAG
+	cl ip addr add $B4/24 dev cl$TAG
+	cl ip addr add $C4/24 dev cl$TAG
+	cl ip addr add $A6/64 dev cl$TAG nodad
+	cl ip addr add $C6/64 dev cl$TAG nodad
+	cl ip addr add 203.0.113.2/24 dev cm$TAG
+	sv ip addr add $SV4/24 dev $IF
+	sv ip addr add $SV6/64 dev $IF nodad
+	sv ip addr add 203.0.113.1/24 dev $IF2
+	for l in lo cl$TAG cm$TAG; do cl ip link set $l up; done
+	for l in lo $IF $IF2; do sv ip link set $l up; done
+	cl ping -c 1 -W 2 $SV4 >/dev/null && cl ping -c 1 -W 2 203.0.113.1 >/dev/null
+}
+
+cleanup() {
+	sieve detach $IF $IF2 >/dev/null 2>&1
+	ip netns del $CL 2>/dev/null
+	ip netns del $SV 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Replies received out of N pings from SRC (v4 or v6) to the server.
+pings() {
+	local src=$1 dst=$2 n=${3:-5}
+	cl ping -n -q -c "$n" -i 0.05 -W 1 -I "$src" "$dst" 2>/dev/null |
+		sed -n 's/.* \([0-9]*\) received.*/\1/p'
+}
+
+# One counter from `stats -j` of the server interface.
+counter() {
+	sieve stats -j -i "${2:-$IF}" | python3 -c \
+		"import json,sys; print(json.load(sys.stdin)[0]['$1'])"
+}
+
+attach() {
+	sieve attach $IF "$@" >/dev/null || { fail "attach $IF $*"; return 1; }
+}
+
+case_block_source() {
+	attach || return
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A before the block"
+	sieve block $A4 >/dev/null || fail "block $A4"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C while A is blocked"
+	expect_eq "$(counter dropped_source)" 5 "dropped_source counter"
+	sieve unblock $A4 >/dev/null || fail "unblock $A4"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after unblock"
+	expect_eq "$(counter dropped_source)" 5 "dropped_source after unblock"
+}
+
+case_block_cidr() {
+	attach || return
+	sieve block 198.51.100.0/28 >/dev/null || fail "block a /28"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A in the /28"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B in the /28"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C outside it"
+	expect_eq "$(counter dropped_prefix)" 10 "dropped_prefix counter"
+	sieve unblock 198.51.100.0/28 >/dev/null || fail "unblock the /28"
+	expect_eq "$(pings $B4 $SV4)" 5 "pings from B after unblock"
+}
+
+case_ipv6_source_and_nd() {
+	attach || return
+	sieve block $A6 >/dev/null || fail "block $A6"
+	# Flush neighbours: A's neighbour solicitations must still get through.
+	sv ip -6 neigh flush dev $IF; cl ip -6 neigh flush dev cl$TAG
+	expect_eq "$(pings $A6 $SV6)" 0 "pings from blocked v6 A"
+	expect_eq "$(pings $C6 $SV6)" 5 "pings from v6 C"
+	sieve unblock $A6 >/dev/null
+	expect_eq "$(pings $A6 $SV6)" 5 "pings from v6 A after unblock"
+}
+
+# UDP datagrams the server got from SRC:SPORT, out of N sent.
+udp_count() {
+	local src=$1 sport=$2 n=$3 out
+	sv python3 "$TRAFFIC" udp-recv $SV4 7000 3 >"$WORK/recv" &
+	local rpid=$!
+	until grep -q ready "$WORK/recv" 2>/dev/null; do sleep 0.05; done
+	cl python3 "$TRAFFIC" udp-send "$src" "$sport" $SV4 7000 "$n" 500
+	wait $rpid
+	out=$(tail -n 1 "$WORK/recv")
+	python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$src:$sport', 0))" "$out"
+}
+
+case_five_tuple() {
+	attach || return
+	sieve block udp:$C4:5001,$SV4:7000 tcp:$C4:40001,$SV4:8080 >/dev/null || fail "block flows"
+	expect_eq "$(udp_count $C4 5001 50)" 0 "UDP datagrams of the blocked flow"
+	expect_eq "$(udp_count $C4 5002 50)" 50 "UDP datagrams from another source port"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from the blocked flow's source"
+	sv python3 "$TRAFFIC" tcp-serve $SV4 8080 8 >"$WORK/tcp" &
+	local spid=$!
+	until grep -q ready "$WORK/tcp" 2>/dev/null; do sleep 0.05; done
+	cl python3 "$TRAFFIC" tcp-connect $C4 40001 $SV4 8080 && fail "TCP connect of the blocked flow"
+	cl python3 "$TRAFFIC" tcp-connect $C4 40002 $SV4 8080 || fail "TCP connect from another port"
+	# 50 datagrams and at least one SYN (retransmits vary).
+	[ "$(counter dropped_flow)" -ge 51 ] || fail "dropped_flow: $(counter dropped_flow), want >= 51"
+	sieve unblock tcp:$C4:40001,$SV4:8080 >/dev/null
+	cl python3 "$TRAFFIC" tcp-connect $C4 40001 $SV4 8080 || fail "TCP connect after unblock"
+	kill $spid 2>/dev/null; wait $spid 2>/dev/null
+}
+
+# `load` replaces the list again and again under a steady stream from an
+# allowed and a blocked source: every allowed datagram arrives, no blocked one.
+case_load_under_traffic() {
+	local i n=3000
+	attach || return
+	printf '# both lists block B\n%s\n203.0.113.0/24\n' $B4 >"$WORK/one"
+	printf '198.51.100.0/30\ntcp:%s:22\n2001:db8::/32\n' $SV4 >"$WORK/two"
+	sieve load "$WORK/one" >/dev/null || fail "load one"
+	sv python3 "$TRAFFIC" udp-recv $SV4 7000 10 >"$WORK/recv" &
+	local rpid=$!
+	until grep -q ready "$WORK/recv" 2>/dev/null; do sleep 0.05; done
+	cl python3 "$TRAFFIC" udp-send $C4 6000 $SV4 7000 $n 1000 &
+	local a=$!
+	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 $n 1000 &
+	local b=$!
+	for i in $(seq 1 20); do
+		sieve load "$WORK/$([ $((i % 2)) = 0 ] && echo one || echo two)" >/dev/null ||
+			fail "load number $i"
+	done
+	wait $a $b; wait $rpid
+	local out; out=$(tail -n 1 "$WORK/recv")
+	expect_eq "$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$C4:6000', 0))" "$out")" \
+		$n "allowed datagrams received during 20 loads"
+	expect_eq "$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$B4:6001', 0))" "$out")" \
+		0 "blocked datagrams received during 20 loads"
+}
+
+case_bad_file_loads_nothing() {
+	attach || return
+	sieve block $A4 >/dev/null
+	printf '%s\n198.51.100.300\n' $C4 >"$WORK/bad"
+	local err; err=$(sieve load "$WORK/bad" 2>&1 >/dev/null); local rc=$?
+	expect_eq $rc 2 "exit code of a bad load"
+	case $err in *"$WORK/bad:2: "*) ;; *) fail "error names file:line: $err";; esac
+	expect_eq "$(sieve list | cut -f3)" $A4 "list after a refused load"
+}
+
+case_detach_leaves_clean() {
+	attach || return
+	sieve block $A4 >/dev/null
+	sieve detach $IF >/dev/null || fail "detach"
+	sv ip link show $IF | grep -q xdp && fail "xdp still on $IF"
+	[ -e /sys/fs/bpf/sieve/$IF ] && fail "pins left under /sys/fs/bpf/sieve/$IF"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after detach"
+	expect_eq "$(sieve detach $IF)" "$IF: was not attached" "second detach"
+	sieve status -i $IF >/dev/null 2>&1; expect_eq $? 2 "status of a detached interface"
+}
+
+case_generic_mode() {
+	attach --mode generic || return
+	case $(sieve status) in *"generic mode"*) ;; *) fail "status does not say generic";; esac
+	sv ip link show $IF | grep -q xdpgeneric || fail "ip link shows no xdpgeneric"
+	sieve block $A4 >/dev/null
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A, generic"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, generic"
+	sieve attach $IF --mode native >/dev/null 2>&1; expect_eq $? 2 "re-attach in another mode"
+}
+
+case_native_mode() {
+	attach --mode native || return
+	sv ip link show $IF | grep -q "xdp " || sv ip link show $IF | grep -q "prog/xdp" ||
+		fail "ip link shows no native xdp"
+	case $(sieve status) in *"native mode"*) ;; *) fail "status does not say native";; esac
+	sieve attach $IF --mode native >/dev/null || fail "attach again (idempotent)"
+	sieve block $A4 >/dev/null
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A, native"
+}
+
+case_exact_mode() {
+	attach --exact || return
+	sieve block $A4 >/dev/null
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A, exact"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, exact"
+	case $(sieve status) in *"exact map"*) ;; *) fail "status shows no exact map";; esac
+}
+
+case_errors() {
+	local err rc
+	err=$(sv setpriv --reuid=65534 --regid=65534 --clear-groups "$SIEVE" xdp attach $IF 2>&1); rc=$?
+	expect_eq $rc 2 "attach as nobody"
+	case $err in *root*) ;; *) fail "not-root message: $err";; esac
+	err=$(sieve attach nosuch$TAG 2>&1); rc=$?
+	expect_eq $rc 2 "attach to a missing interface"
+	case $err in *"no such interface"*) ;; *) fail "missing-interface message: $err";; esac
+	sv ip link set dev $IF xdpgeneric obj "$FLOOR" sec xdp || { fail "ip link set xdp"; return; }
+	err=$(sieve attach $IF 2>&1); rc=$?
+	expect_eq $rc 2 "attach over another program"
+	case $err in *"another XDP program"*) ;; *) fail "other-program message: $err";; esac
+	sieve attach $IF --force >/dev/null || fail "attach --force"
+	sv ip link show $IF | grep -q "name sieve_xdp" || fail "sieve_xdp not attached after --force"
+	err=$(sieve block 198.51.100.7/24 2>&1); rc=$?
+	expect_eq $rc 2 "block with host bits"
+	expect_eq "$(echo "$err" | wc -l)" 1 "one line per error"
+	sieve unblock $A4 >/dev/null; expect_eq $? 1 "unblock of an entry not on the list"
+}
+
+case_several_interfaces() {
+	attach || return
+	sieve attach $IF2 >/dev/null || fail "attach $IF2"
+	sieve block -i $IF2 203.0.113.2 >/dev/null || fail "block on $IF2"
+	expect_eq "$(pings 203.0.113.2 203.0.113.1)" 0 "pings over $IF2 from its blocked source"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings over $IF, whose list is empty"
+	expect_eq "$(sieve status -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" \
+		2 "interfaces in status -j"
+	sieve block $B4 >/dev/null	# no -i: every interface
+	expect_eq "$(sieve list | grep -c $B4)" 2 "entry added to both lists"
+}
+
+CASES="block_source block_cidr ipv6_source_and_nd five_tuple load_under_traffic
+	bad_file_loads_nothing detach_leaves_clean generic_mode native_mode exact_mode
+	errors several_interfaces"
+
+main() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "test-e2e needs root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2
+	fi
+	FLOOR=$(dirname "$SIEVE")/bpf/floor.bpf.o
+	if ! setup; then
+		echo "setting up the namespaces failed"; echo "0 1" >"$RESULTS"; exit 1
+	fi
+	for c in $CASES; do
+		case $c in *"$FILTER"*) ;; *) continue;; esac
+		case_failed=0
+		case_$c
+		sieve detach $IF $IF2 >/dev/null 2>&1
+		if [ $case_failed = 0 ]; then
+			echo "ok   e2e_$c"; passed=$((passed + 1))
+		else
+			echo "FAIL e2e_$c"; failed=$((failed + 1))
+		fi
+	done
+	echo "$passed $failed" >"$RESULTS"
+	echo "$passed passed, $failed failed"
+	[ $failed = 0 ]
+}
+
+main

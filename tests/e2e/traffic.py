@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Traffic for the e2e suite and the demo, between the suite's own network
+namespaces only. Every loop is bounded in count and time.
+
+  traffic.py udp-recv ADDR PORT SECONDS        count datagrams per source, print JSON
+  traffic.py udp-send SRC SPORT DST DPORT N PPS send N datagrams at PPS
+  traffic.py tcp-serve ADDR PORT SECONDS       accept connections for SECONDS
+  traffic.py tcp-connect SRC SPORT DST DPORT   exit 0 if the handshake completes
+"""
+import json
+import socket
+import sys
+import time
+
+
+def family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
+def udp_recv(addr, port, seconds):
+    s = socket.socket(family(addr), socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.bind((addr, int(port)))
+    counts = {}
+    end = time.monotonic() + float(seconds)
+    # Ready: the caller waits for this line before sending.
+    print("ready", flush=True)
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        s.settimeout(left)
+        try:
+            _, peer = s.recvfrom(2048)
+        except socket.timeout:
+            break
+        key = "%s:%d" % (peer[0], peer[1])
+        counts[key] = counts.get(key, 0) + 1
+    print(json.dumps(counts), flush=True)
+
+
+def udp_send(src, sport, dst, dport, n, pps):
+    s = socket.socket(family(dst), socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((src, int(sport)))
+    gap = 1.0 / float(pps)
+    start = time.monotonic()
+    for i in range(int(n)):
+        s.sendto(b"sieve e2e %d" % i, (dst, int(dport)))
+        delay = start + (i + 1) * gap - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+
+def tcp_serve(addr, port, seconds):
+    s = socket.socket(family(addr), socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, int(port)))
+    s.listen(16)
+    print("ready", flush=True)
+    end = time.monotonic() + float(seconds)
+    while True:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        s.settimeout(left)
+        try:
+            c, _ = s.accept()
+            c.close()
+        except socket.timeout:
+            break
+
+
+def tcp_connect(src, sport, dst, dport):
+    s = socket.socket(family(dst), socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((src, int(sport)))
+    s.settimeout(2)
+    try:
+        s.connect((dst, int(dport)))
+    except OSError:
+        sys.exit(1)
+    s.close()
+
+
+def main():
+    cmds = {"udp-recv": udp_recv, "udp-send": udp_send,
+            "tcp-serve": tcp_serve, "tcp-connect": tcp_connect}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
+        sys.exit(__doc__)
+    cmds[sys.argv[1]](*sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()

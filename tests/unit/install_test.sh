@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# What `make install DESTDIR=ROOT PREFIX=PREFIX` put in ROOT: the files,
+# and a program built against them through pkg-config, linked to the
+# shared library and to the static one.
+# Usage: install_test.sh ROOT PREFIX [RESULT_FILE]; writes "PASSED FAILED".
+set -uo pipefail
+root=${1:?usage: install_test.sh ROOT PREFIX [RESULT_FILE]}
+prefix=${2:?usage: install_test.sh ROOT PREFIX [RESULT_FILE]}
+result_file=${3:-}
+src=$(cd "$(dirname "$0")" && pwd)/install/use_libsieve.c
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; printf '#   %s\n' "$@"; }
+check() {	# check NAME CONDITION-COMMAND...
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+lib=$root$prefix/lib
+for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.0 include/libsieve.h \
+	include/linux/sieve.h lib/pkgconfig/sieve.pc bin/sieve; do
+	check "installed $f" test -e "$root$prefix/$f"
+done
+check "libsieve.so.0 is a link to the versioned library" test -L "$lib/libsieve.so.0"
+check "the shared library's soname is libsieve.so.0" \
+	sh -c "readelf -d '$lib/libsieve.so' | grep -q 'SONAME.*\[libsieve.so.0\]'"
+check "the shared library exports libsieve.h's API, not the cores" \
+	sh -c "nm -D --defined-only '$lib/libsieve.so' | grep -q ' sieve_local_create' &&
+		! nm -D --defined-only '$lib/libsieve.so' | grep -q ' sieve_filter_create'"
+
+# pkg-config as a user of ROOT sees it: paths inside ROOT.
+export PKG_CONFIG_LIBDIR=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
+cflags=$(pkg-config --cflags sieve) libs=$(pkg-config --libs sieve)
+check "pkg-config knows sieve" test -n "$libs"
+check "pkg-config points into the installed tree" grep -q -- "-L$lib" <<<"$libs"
+
+if cc $cflags -Wall -Werror -o "$work/dynamic" "$src" $libs 2>"$work/cc.err"; then
+	ok "a program builds against the installed headers and shared library"
+	check "it links libsieve.so.0" sh -c "readelf -d '$work/dynamic' | grep -q 'NEEDED.*libsieve.so.0'"
+	check "it runs" sh -c "LD_LIBRARY_PATH='$lib' '$work/dynamic' '$work/d.snap' | grep -qx ok"
+else
+	not_ok "a program builds against the installed headers and shared library" "$(cat "$work/cc.err")"
+fi
+if cc $cflags -Wall -Werror -static -o "$work/static" "$src" \
+	$(pkg-config --libs --static sieve | sed 's/-lsieve/-l:libsieve.a/') 2>"$work/cc.err"; then
+	ok "a program links the installed libsieve.a statically"
+	check "the static one runs" sh -c "'$work/static' '$work/s.snap' | grep -qx ok"
+	check "the two write the same snapshot" cmp -s "$work/d.snap" "$work/s.snap"
+else
+	not_ok "a program links the installed libsieve.a statically" "$(cat "$work/cc.err")"
+fi
+check "the installed CLI runs" sh -c "'$root$prefix/bin/sieve' size -t bloom -n 1k >/dev/null"
+
+echo "$passed passed, $failed failed"
+[ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
+[ "$failed" -eq 0 ]

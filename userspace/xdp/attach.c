@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attaching and detaching the blocklist. The program hangs off a bpf_link
+ * pinned as SIEVE_XDP_PIN_ROOT/IFACE/link, so it outlives the CLI run that
+ * attached it, and another XDP program on the interface is never replaced
+ * behind the operator's back (the kernel refuses a link there; --force
+ * detaches the other program first).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdp.h"
+#include "sieve_xdp.skel.h"
+
+static void iface_path(char *buf, size_t len, const char *ifname, const char *name)
+{
+	snprintf(buf, len, "%s/%s/%s", SIEVE_XDP_PIN_ROOT, ifname, name);
+}
+
+/* Removes every pin of an interface and its list; 1 if there was none. */
+static int remove_pins(const char *ifname)
+{
+	static const char *const names[] = {
+		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
+		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
+	};
+	char path[256];
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		iface_path(path, sizeof(path), ifname, names[i]);
+		found |= !unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/%s", SIEVE_XDP_PIN_ROOT, ifname);
+	found |= !rmdir(path);
+	snprintf(path, sizeof(path), "%s/%s.list", SXDP_STATE_DIR, ifname);
+	unlink(path);
+	return found ? 0 : 1;
+}
+
+/* The ifindex our pinned link is attached to: 0 if none or defunct. */
+static int linked_ifindex(const char *ifname)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd, ifindex = 0;
+
+	iface_path(path, sizeof(path), ifname, SIEVE_XDP_LINK_PIN);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP)
+		ifindex = info.xdp.ifindex;
+	close(fd);
+	return ifindex;
+}
+
+int sxdp_detach(const char *ifname)
+{
+	char path[256];
+	int fd;
+
+	if (geteuid())
+		return -EPERM;
+	/* Detach now: dropping the last reference would do it later, in a work item. */
+	iface_path(path, sizeof(path), ifname, SIEVE_XDP_LINK_PIN);
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	return remove_pins(ifname);
+}
+
+static const char *mode_name(uint32_t xdp_flags)
+{
+	return xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native";
+}
+
+/* Another program on the interface: refused, or detached with --force. */
+static int clear_other(int ifindex, const struct sxdp_attach_opts *o, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	uint32_t flags;
+
+	if (bpf_xdp_query(ifindex, 0, &q))
+		return 0;
+	if (q.attach_mode == XDP_ATTACHED_NONE)
+		return 0;
+	if (!o->force) {
+		snprintf(err, errlen, "another XDP program (id %u) is attached: --force replaces it",
+			 q.prog_id ? q.prog_id : q.skb_prog_id ? q.skb_prog_id : q.drv_prog_id);
+		return -EBUSY;
+	}
+	flags = q.attach_mode == XDP_ATTACHED_SKB ? XDP_FLAGS_SKB_MODE :
+		q.attach_mode == XDP_ATTACHED_DRV ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_HW_MODE;
+	if (bpf_xdp_detach(ifindex, flags, NULL)) {
+		snprintf(err, errlen, "detaching the other XDP program: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Loads a fresh instance with its maps pinned, builds its first generation. */
+static int load_instance(const char *ifname, const struct sxdp_attach_opts *o,
+			 struct sieve_xdp **skel, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	struct sxdp_list empty = { 0 };
+	struct sxdp_handle h;
+	char dir[256];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s/%s", SIEVE_XDP_PIN_ROOT, ifname);
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "creating %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	oopts.pin_root_path = dir;
+	*skel = sieve_xdp__open_opts(&oopts);
+	if (!*skel) {
+		snprintf(err, errlen, "opening the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	ret = sieve_xdp__load(*skel);
+	if (ret) {
+		snprintf(err, errlen, "loading the BPF program: %s", strerror(-ret));
+		return ret;
+	}
+	ret = sxdp_open(ifname, &h);
+	if (ret) {
+		snprintf(err, errlen, "opening the pinned maps: %s", strerror(-ret));
+		return ret;
+	}
+	ret = sxdp_rebuild(&h, &empty, o->cfg_flags, o->fpp_ppb, o->capacity, err, errlen);
+	sxdp_close(&h);
+	return ret;
+}
+
+static int link_prog(int prog_fd, const char *ifname, int ifindex, uint32_t xdp_flags,
+		     char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = xdp_flags);
+	char path[256];
+	int fd, ret = 0;
+
+	fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lopts);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY || ret == -EEXIST)
+			snprintf(err, errlen, "another XDP program is attached to %s: --force replaces it",
+				 ifname);
+		else
+			snprintf(err, errlen, "attaching in %s mode: %s", mode_name(xdp_flags),
+				 strerror(-ret));
+		return ret;
+	}
+	iface_path(path, sizeof(path), ifname, SIEVE_XDP_LINK_PIN);
+	if (bpf_obj_pin(fd, path)) {
+		ret = -errno;
+		snprintf(err, errlen, "pinning the link at %s: %s", path, strerror(-ret));
+		bpf_link_detach(fd);
+	}
+	close(fd);
+	return ret;
+}
+
+/* Already attached: the mode must match; other settings are applied. */
+static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *err,
+		    size_t errlen)
+{
+	struct sieve_xdp_config cfg;
+	struct sxdp_list l = { 0 };
+	struct sxdp_handle h;
+	const char *mode;
+	int ret = sxdp_open(ifname, &h);
+
+	if (ret) {
+		snprintf(err, errlen, "opening the pinned maps: %s", strerror(-ret));
+		return ret;
+	}
+	mode = sxdp_mode(&h);
+	if (o->xdp_flags && strcmp(mode, mode_name(o->xdp_flags))) {
+		snprintf(err, errlen, "%s is attached in %s mode: detach first", ifname, mode);
+		ret = -EEXIST;
+		goto out;
+	}
+	ret = sxdp_read_config(&h, &cfg, NULL);
+	if (!ret && (cfg.flags != o->cfg_flags || cfg.fpp_ppb != o->fpp_ppb)) {
+		ret = sxdp_state_read(ifname, &l);
+		if (!ret)
+			ret = sxdp_rebuild(&h, &l, o->cfg_flags, o->fpp_ppb,
+					   cfg.capacity > l.n ? cfg.capacity : l.n, err, errlen);
+		sxdp_list_free(&l);
+	}
+	if (!ret)
+		ret = SXDP_ALREADY;
+out:
+	sxdp_close(&h);
+	return ret;
+}
+
+int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen)
+{
+	struct sieve_xdp *skel = NULL;
+	int ifindex, ret;
+
+	if (geteuid())
+		return snprintf(err, errlen, "attaching XDP programs needs root"), -EPERM;
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		return snprintf(err, errlen, "no such interface: %s", ifname), -ENODEV;
+	ret = sxdp_ensure_bpffs();
+	if (ret == -EXDEV)
+		return snprintf(err, errlen, "no bpffs at /sys/fs/bpf in this mount namespace (ip netns exec hides it): use nsenter --net=/run/netns/NAME"), ret;
+	if (ret)
+		return snprintf(err, errlen, "mounting bpffs: %s", strerror(-ret)), ret;
+	if (linked_ifindex(ifname) == ifindex)
+		return reattach(ifname, o, err, errlen);
+	remove_pins(ifname);	/* left by an interface that went away */
+	ret = clear_other(ifindex, o, err, errlen);
+	if (!ret)
+		ret = load_instance(ifname, o, &skel, err, errlen);
+	if (!ret && o->xdp_flags)
+		ret = link_prog(bpf_program__fd(skel->progs.sieve_xdp), ifname, ifindex,
+				o->xdp_flags, err, errlen);
+	else if (!ret) {
+		/* No mode asked: native where the driver has it, else generic. */
+		ret = link_prog(bpf_program__fd(skel->progs.sieve_xdp), ifname, ifindex,
+				XDP_FLAGS_DRV_MODE, err, errlen);
+		if (ret == -EOPNOTSUPP || ret == -EINVAL)
+			ret = link_prog(bpf_program__fd(skel->progs.sieve_xdp), ifname, ifindex,
+					XDP_FLAGS_SKB_MODE, err, errlen);
+	}
+	sieve_xdp__destroy(skel);
+	if (ret)
+		remove_pins(ifname);
+	return ret;
+}
+
+int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max)
+{
+	DIR *d = opendir(SIEVE_XDP_PIN_ROOT);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d)) && n < max) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= IF_NAMESIZE)
+			continue;
+		snprintf(names[n++], IF_NAMESIZE, "%s", e->d_name);
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Blocklist entries: text to flow keys and back, lists, files.
+ *
+ *   198.51.100.7                           a source address
+ *   203.0.113.0/24, 2001:db8::/48          a source prefix (host bits zero)
+ *   tcp:192.0.2.10:22, udp:[2001:db8::1]:53
+ *                                          a service: destination, protocol, port
+ *   tcp:198.51.100.7:40000,192.0.2.10:22   a flow: source and destination
+ *
+ * Protocols: tcp, udp, sctp. IPv6 addresses with a port go in brackets.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "xdp.h"
+
+static const struct { const char *name; uint8_t proto; } protos[] = {
+	{ "tcp", IPPROTO_TCP }, { "udp", IPPROTO_UDP }, { "sctp", IPPROTO_SCTP },
+};
+
+static const char *const kind_names[SIEVE_XDP_NR_KINDS] = {
+	[SIEVE_XDP_SRC] = "source", [SIEVE_XDP_PREFIX] = "prefix",
+	[SIEVE_XDP_SERVICE] = "service", [SIEVE_XDP_FLOW] = "flow",
+};
+
+const char *sxdp_kind_name(unsigned int kind)
+{
+	return kind < SIEVE_XDP_NR_KINDS ? kind_names[kind] : "unknown";
+}
+
+/* An address alone: its family, or 0. */
+static int parse_addr(const char *s, __be32 addr[4])
+{
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, s, addr) == 1)
+		return SIEVE_XDP_V4;
+	if (inet_pton(AF_INET6, s, addr) == 1)
+		return SIEVE_XDP_V6;
+	return 0;
+}
+
+static int parse_port(const char *s, __be16 *port)
+{
+	unsigned long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > 65535)
+		return -EINVAL;
+	*port = htons((uint16_t)v);
+	return 0;
+}
+
+/* ADDR:PORT or [ADDR6]:PORT; returns the family, or 0 with *why set. */
+static int parse_endpoint(const char *s, __be32 addr[4], __be16 *port, const char **why)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *colon;
+	bool bracketed = *s == '[';
+	size_t alen;
+	int family;
+
+	if (bracketed) {
+		const char *close = strchr(s, ']');
+
+		if (!close || close[1] != ':')
+			return *why = "expected [IPV6]:PORT", 0;
+		s++;
+		alen = close - s;
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return *why = "expected ADDRESS:PORT", 0;
+		alen = colon - s;
+		if (memchr(s, ':', alen))
+			return *why = "an IPv6 address with a port goes in brackets: [2001:db8::1]:22", 0;
+	}
+	if (alen >= sizeof(buf))
+		return *why = "address too long", 0;
+	memcpy(buf, s, alen);
+	buf[alen] = '\0';
+	family = parse_addr(buf, addr);
+	if (!family || bracketed != (family == SIEVE_XDP_V6))
+		return *why = "not an IP address", 0;
+	if (parse_port(colon + 1, port))
+		return *why = "bad port (1-65535)", 0;
+	return family;
+}
+
+/* ADDR or ADDR/LEN. */
+static int parse_source(const char *s, struct sieve_xdp_key *key, const char **why)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *slash = strchr(s, '/');
+	unsigned long len, full, w;
+	char *end;
+	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
+
+	if (alen >= sizeof(buf))
+		return *why = "not an IP address", -EINVAL;
+	memcpy(buf, s, alen);
+	buf[alen] = '\0';
+	key->family = parse_addr(buf, key->saddr);
+	if (!key->family)
+		return *why = "not an IP address, prefix, PROTO:ADDR:PORT or flow", -EINVAL;
+	full = key->family == SIEVE_XDP_V4 ? 32 : 128;
+	len = full;
+	if (slash) {
+		errno = 0;
+		len = isdigit((unsigned char)slash[1]) ? strtoul(slash + 1, &end, 10) : full + 1;
+		if (errno || *end || len > full)
+			return *why = "bad prefix length", -EINVAL;
+		if (len == 0)
+			return *why = "a /0 prefix would block every source", -EINVAL;
+	}
+	for (w = 0; w < 4; w++) {
+		unsigned long bits = len > 32 * w ? len - 32 * w : 0;
+		uint32_t mask = bits >= 32 ? ~0U : bits ? ~0U << (32 - bits) : 0;
+
+		if (ntohl(key->saddr[w]) & ~mask)
+			return *why = "host bits set after the prefix length", -EINVAL;
+	}
+	key->kind = len == full ? SIEVE_XDP_SRC : SIEVE_XDP_PREFIX;
+	key->prefix_len = (uint8_t)len;
+	return 0;
+}
+
+/* PROTO:DST:PORT (a service) or PROTO:SRC:PORT,DST:PORT (a flow). */
+static int parse_l4_entry(const char *s, const char *colon, struct sieve_xdp_key *key,
+			  const char **why)
+{
+	const char *comma = strchr(colon, ',');
+	char src[INET6_ADDRSTRLEN + 16];
+	size_t i, plen = colon - s;
+	int fam;
+
+	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+		if (strlen(protos[i].name) == plen && !strncmp(s, protos[i].name, plen))
+			key->proto = protos[i].proto;
+	if (!key->proto)
+		return *why = "unknown protocol (tcp, udp, sctp)", -EINVAL;
+	if (!comma) {
+		key->kind = SIEVE_XDP_SERVICE;
+		key->family = parse_endpoint(colon + 1, key->daddr, &key->dport, why);
+		return key->family ? 0 : -EINVAL;
+	}
+	if ((size_t)(comma - colon - 1) >= sizeof(src))
+		return *why = "address too long", -EINVAL;
+	memcpy(src, colon + 1, comma - colon - 1);
+	src[comma - colon - 1] = '\0';
+	key->kind = SIEVE_XDP_FLOW;
+	fam = parse_endpoint(src, key->saddr, &key->sport, why);
+	if (!fam)
+		return -EINVAL;
+	key->family = parse_endpoint(comma + 1, key->daddr, &key->dport, why);
+	if (!key->family)
+		return -EINVAL;
+	if (fam != key->family)
+		return *why = "source and destination of a flow are of different families", -EINVAL;
+	return 0;
+}
+
+int sxdp_parse_entry(const char *s, struct sieve_xdp_key *key, const char **why)
+{
+	const char *colon = strchr(s, ':');
+	size_t plen = colon ? (size_t)(colon - s) : 0;
+
+	memset(key, 0, sizeof(*key));
+	*why = NULL;
+	/* Letters before the first colon name a protocol, unless they are all
+	 * hex digits: then it is an IPv6 address such as "abcd::1". */
+	if (plen && strspn(s, "abcdefghijklmnopqrstuvwxyz") == plen && strspn(s, "abcdef") != plen)
+		return parse_l4_entry(s, colon, key, why);
+	return parse_source(s, key, why);
+}
+
+void sxdp_format_entry(const struct sieve_xdp_key *key, char *buf, size_t len)
+{
+	int af = key->family == SIEVE_XDP_V4 ? AF_INET : AF_INET6;
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	const char *proto = "?", *lb = af == AF_INET6 ? "[" : "", *rb = af == AF_INET6 ? "]" : "";
+	size_t i;
+
+	inet_ntop(af, key->saddr, s, sizeof(s));
+	inet_ntop(af, key->daddr, d, sizeof(d));
+	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+		if (protos[i].proto == key->proto)
+			proto = protos[i].name;
+	switch (key->kind) {
+	case SIEVE_XDP_SRC:
+		snprintf(buf, len, "%s", s);
+		break;
+	case SIEVE_XDP_PREFIX:
+		snprintf(buf, len, "%s/%u", s, key->prefix_len);
+		break;
+	case SIEVE_XDP_SERVICE:
+		snprintf(buf, len, "%s:%s%s%s:%u", proto, lb, d, rb, ntohs(key->dport));
+		break;
+	default:
+		snprintf(buf, len, "%s:%s%s%s:%u,%s%s%s:%u", proto, lb, s, rb, ntohs(key->sport),
+			 lb, d, rb, ntohs(key->dport));
+	}
+}
+
+int sxdp_list_add(struct sxdp_list *l, const struct sieve_xdp_key *key)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct sieve_xdp_key *keys = realloc(l->keys, cap * sizeof(*keys));
+
+		if (!keys)
+			return -ENOMEM;
+		l->keys = keys;
+		l->cap = cap;
+	}
+	l->keys[l->n++] = *key;
+	return 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct sieve_xdp_key));
+}
+
+void sxdp_list_sort(struct sxdp_list *l)
+{
+	size_t i, out = 0;
+
+	if (!l->n)
+		return;
+	qsort(l->keys, l->n, sizeof(*l->keys), key_cmp);
+	for (i = 1; i < l->n; i++)
+		if (key_cmp(&l->keys[out], &l->keys[i]))
+			l->keys[++out] = l->keys[i];
+	l->n = out + 1;
+}
+
+bool sxdp_list_find(const struct sxdp_list *l, const struct sieve_xdp_key *key)
+{
+	return l->n && bsearch(key, l->keys, l->n, sizeof(*key), key_cmp);
+}
+
+bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key)
+{
+	struct sieve_xdp_key *k = l->n ? bsearch(key, l->keys, l->n, sizeof(*key), key_cmp) : NULL;
+
+	if (!k)
+		return false;
+	memmove(k, k + 1, (l->keys + l->n - (k + 1)) * sizeof(*k));
+	l->n--;
+	return true;
+}
+
+void sxdp_list_free(struct sxdp_list *l)
+{
+	free(l->keys);
+	*l = (struct sxdp_list){ 0 };
+}
+
+/* Strips a comment and surrounding blanks; NULL for a blank line. */
+static char *entry_text(char *line)
+{
+	char *end;
+
+	line[strcspn(line, "#\n\r")] = '\0';
+	while (isspace((unsigned char)*line))
+		line++;
+	end = line + strlen(line);
+	while (end > line && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return *line ? line : NULL;
+}
+
+int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct sxdp_list tmp = { 0 };
+	struct sieve_xdp_key key;
+	unsigned int lineno = 0;
+	char line[512], *text;
+	const char *why;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
+			ret = -EINVAL;
+		} else if (!(text = entry_text(line))) {
+			continue;
+		} else if (strpbrk(text, " \t")) {
+			snprintf(err, errlen, "%s:%u: one entry per line", path, lineno);
+			ret = -EINVAL;
+		} else if (sxdp_parse_entry(text, &key, &why)) {
+			snprintf(err, errlen, "%s:%u: %s: %s", path, lineno, text, why);
+			ret = -EINVAL;
+		} else {
+			ret = sxdp_list_add(&tmp, &key);
+		}
+	}
+	if (!ret && ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		ret = -EIO;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (ret) {
+		sxdp_list_free(&tmp);
+		return ret;
+	}
+	sxdp_list_free(l);
+	*l = tmp;
+	sxdp_list_sort(l);
+	return 0;
+}
+
+/* Written beside the old file and renamed over it: never half a list. */
+int sxdp_list_write(const char *path, const struct sxdp_list *l)
+{
+	char tmp[512], buf[160];
+	FILE *f;
+	size_t i;
+	int ret = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	for (i = 0; i < l->n; i++) {
+		sxdp_format_entry(&l->keys[i], buf, sizeof(buf));
+		fprintf(f, "%s\n", buf);
+	}
+	if (fflush(f) || ferror(f))
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The XDP blocklist's loader: attaches the program through a pinned
+ * bpf_link, and keeps its maps, pinned under SIEVE_XDP_PIN_ROOT/IFACE/,
+ * in step with the entry list in SXDP_STATE_DIR/IFACE.list (the bloom
+ * filter cannot list or delete what it holds).
+ *
+ * Every change the program sees is a generation swap: the maps and the
+ * config go into the idle slot, sieve_active flips, and after an RCU grace
+ * period (membarrier) the old slot is emptied. A packet reads sieve_active
+ * once, so it sees one whole generation; the grace period makes sure no
+ * packet still uses a slot when it is emptied or rewritten.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <linux/if_link.h>
+#include <linux/membarrier.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdp.h"
+#include "sieve_xdp.skel.h"
+
+#define BPF_FS_MAGIC_	0xcafe4a11
+
+static void pin_path(char *buf, size_t len, const char *ifname, const char *name)
+{
+	snprintf(buf, len, "%s/%s%s%s", SIEVE_XDP_PIN_ROOT, ifname, name ? "/" : "", name ? name : "");
+}
+
+static void state_path(char *buf, size_t len, const char *ifname)
+{
+	snprintf(buf, len, "%s/%s.list", SXDP_STATE_DIR, ifname);
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[256], *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
+}
+
+/* Whether this process shares the mount namespace of init. */
+static bool init_mount_ns(void)
+{
+	struct stat self, init;
+
+	return stat("/proc/self/ns/mnt", &self) || stat("/proc/1/ns/mnt", &init) ||
+	       self.st_ino == init.st_ino;
+}
+
+/*
+ * Pins need a bpffs at /sys/fs/bpf; minimal systems may not mount one.
+ * One mounted in a private mount namespace (`ip netns exec` remounts /sys)
+ * would vanish with this process and detach the program: refused.
+ */
+int sxdp_ensure_bpffs(void)
+{
+	struct statfs st;
+
+	if (statfs("/sys/fs/bpf", &st))
+		return -errno;
+	if ((unsigned long)st.f_type != BPF_FS_MAGIC_) {
+		if (!init_mount_ns())
+			return -EXDEV;
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+			return -errno;
+	}
+	return mkdir_p(SIEVE_XDP_PIN_ROOT);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return getenv("SIEVE_LIBBPF_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+int sxdp_open(const char *ifname, struct sxdp_handle *h)
+{
+	static const char *const names[] = {
+		SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG, SIEVE_XDP_MAP_BLOOM,
+		SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
+	};
+	int *fds[] = { &h->active_fd, &h->cfg_fd, &h->bloom_fd, &h->exact_fd, &h->stats_fd };
+	char path[256];
+	size_t i;
+
+	libbpf_set_print(libbpf_quiet);
+	memset(h, 0, sizeof(*h));
+	snprintf(h->ifname, sizeof(h->ifname), "%s", ifname);
+	h->ifindex = if_nametoindex(ifname);
+	for (i = 0; i < 5; i++)
+		*fds[i] = -1;
+	for (i = 0; i < 5; i++) {
+		pin_path(path, sizeof(path), ifname, names[i]);
+		*fds[i] = bpf_obj_get(path);
+		if (*fds[i] < 0) {
+			int err = errno == ENOENT ? -ENOENT : -errno;
+
+			sxdp_close(h);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void sxdp_close(struct sxdp_handle *h)
+{
+	int *fds[] = { &h->active_fd, &h->cfg_fd, &h->bloom_fd, &h->exact_fd, &h->stats_fd };
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		if (*fds[i] > 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+static int read_active(struct sxdp_handle *h, uint32_t *gen)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(h->active_fd, &zero, gen))
+		return -errno;
+	*gen &= SIEVE_XDP_NR_GENS - 1;
+	return 0;
+}
+
+int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen)
+{
+	uint32_t g;
+	int err = read_active(h, &g);
+
+	if (err)
+		return err;
+	if (gen)
+		*gen = g;
+	return bpf_map_lookup_elem(h->cfg_fd, &g, cfg) ? -errno : 0;
+}
+
+int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu, i;
+	struct sieve_xdp_stats *per;
+	uint32_t zero = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	per = calloc(ncpus, sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(h->stats_fd, &zero, per)) {
+		free(per);
+		return -errno;
+	}
+	memset(sum, 0, sizeof(*sum));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++)
+			sum->count[i] += per[cpu].count[i];
+	free(per);
+	/* The program saves itself one increment a packet: see sieve_xdp.h. */
+	sum->count[SIEVE_XDP_PACKETS] = sum->count[SIEVE_XDP_PASSED];
+	for (i = SIEVE_XDP_DROP_SRC; i <= SIEVE_XDP_DROP_MALFORMED; i++)
+		sum->count[SIEVE_XDP_PACKETS] += sum->count[i];
+	return 0;
+}
+
+const char *sxdp_mode(struct sxdp_handle *h)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	if (!h->ifindex || bpf_xdp_query(h->ifindex, 0, &q))
+		return "none";
+	switch (q.attach_mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "generic";
+	case XDP_ATTACHED_HW:
+		return "offload";
+	case XDP_ATTACHED_MULTI:
+		return "multi";
+	default:
+		return "none";
+	}
+}
+
+/* The inner map in a slot, as a new fd; -ENOENT when the slot is empty. */
+static int slot_map_fd(int outer_fd, uint32_t slot)
+{
+	uint32_t id;
+	int fd;
+
+	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
+		return -errno;
+	fd = bpf_map_get_fd_by_id(id);
+	return fd < 0 ? -errno : fd;
+}
+
+/* What the kernel charges a map: "memlock:" in its fdinfo. */
+static uint64_t map_memlock(int fd)
+{
+	unsigned long long val = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &val) == 1)
+			break;
+	fclose(f);
+	return val;
+}
+
+int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exact_bytes)
+{
+	uint32_t gen;
+	int err = read_active(h, &gen), fd;
+
+	if (err)
+		return err;
+	*bloom_bytes = *exact_bytes = 0;
+	fd = slot_map_fd(h->bloom_fd, gen);
+	if (fd >= 0) {
+		*bloom_bytes = map_memlock(fd);
+		close(fd);
+	}
+	fd = slot_map_fd(h->exact_fd, gen);
+	if (fd >= 0) {
+		*exact_bytes = map_memlock(fd);
+		close(fd);
+	}
+	return 0;
+}
+
+static int cmp_len_desc(const void *a, const void *b)
+{
+	return *(const uint8_t *)b - *(const uint8_t *)a;
+}
+
+/* Adds len to a family's list once; -E2BIG past the limit. */
+static int note_len(uint8_t *lens, uint8_t *n, uint8_t len)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (lens[i] == len)
+			return 0;
+	if (*n == SIEVE_XDP_MAX_PREFIX_LENS)
+		return -E2BIG;
+	lens[(*n)++] = len;
+	return 0;
+}
+
+static __be32 mask_word(unsigned int len, unsigned int w)
+{
+	unsigned int bits = len > 32 * w ? len - 32 * w : 0;
+
+	return htonl(bits >= 32 ? ~0U : bits ? ~0U << (32 - bits) : 0);
+}
+
+int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l)
+{
+	size_t i;
+	int w, err;
+
+	cfg->kinds = 0;
+	cfg->nr_v4_lens = cfg->nr_v6_lens = 0;
+	for (i = 0; i < l->n; i++) {
+		const struct sieve_xdp_key *k = &l->keys[i];
+
+		cfg->kinds |= SIEVE_XDP_KIND_BIT(k->kind, k->family);
+		if (k->kind != SIEVE_XDP_PREFIX)
+			continue;
+		err = k->family == SIEVE_XDP_V4 ?
+			note_len(cfg->v4_lens, &cfg->nr_v4_lens, k->prefix_len) :
+			note_len(cfg->v6_lens, &cfg->nr_v6_lens, k->prefix_len);
+		if (err)
+			return err;
+	}
+	/* Longest first: the most specific entry is found with the fewest probes. */
+	qsort(cfg->v4_lens, cfg->nr_v4_lens, 1, cmp_len_desc);
+	qsort(cfg->v6_lens, cfg->nr_v6_lens, 1, cmp_len_desc);
+	for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS; i++) {
+		cfg->v4_masks[i] = i < cfg->nr_v4_lens ? mask_word(cfg->v4_lens[i], 0) : 0;
+		for (w = 0; w < 4; w++)
+			cfg->v6_masks[i][w] = i < cfg->nr_v6_lens ? mask_word(cfg->v6_lens[i], w) : 0;
+	}
+	cfg->entries = l->n;
+	return 0;
+}
+
+int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n)
+{
+	enum { CHUNK = 8192 };
+	static const uint32_t values[CHUNK];
+	size_t i;
+
+	/* Exact first: a bloom hit never waits on a missing confirmation. */
+	for (i = 0; exact_fd >= 0 && i < n; i += CHUNK) {
+		uint32_t count = n - i < CHUNK ? n - i : CHUNK;
+
+		if (bpf_map_update_batch(exact_fd, keys + i, values, &count, NULL))
+			return -errno;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t digest = sieve_xdp_digest(&keys[i]);
+
+		if (bpf_map_update_elem(bloom_fd, NULL, &digest, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
+		    int *bloom_fd, int *exact_fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, bopts, .map_extra = plan->nr_hashes);
+	uint64_t cap = plan->capacity > l->n ? plan->capacity : l->n;
+	int err;
+
+	*exact_fd = -1;
+	*bloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "sieve_bloom_g", 0, sizeof(uint64_t),
+				   plan->max_entries, &bopts);
+	if (*bloom_fd < 0)
+		return -errno;
+	if (exact) {
+		if (cap > UINT32_MAX) {
+			err = -E2BIG;
+			goto out_close_bloom;
+		}
+		*exact_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "sieve_exact_g",
+					   sizeof(struct sieve_xdp_key), sizeof(uint32_t),
+					   (uint32_t)cap, NULL);
+		if (*exact_fd < 0) {
+			err = -errno;
+			goto out_close_bloom;
+		}
+	}
+	err = sxdp_gen_insert(*bloom_fd, *exact_fd, l->keys, l->n);
+	if (!err)
+		return 0;
+	if (*exact_fd >= 0)
+		close(*exact_fd);
+out_close_bloom:
+	close(*bloom_fd);
+	*bloom_fd = *exact_fd = -1;
+	return err;
+}
+
+/*
+ * Waits until every packet that may have read the old sieve_active is
+ * done: XDP runs inside an RCU read-side section, and MEMBARRIER_CMD_GLOBAL
+ * is a synchronize_rcu(). Where it is refused (nohz_full), a pause far
+ * longer than any program run stands in.
+ */
+static void wait_for_packets(void)
+{
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(50000);
+}
+
+/* Puts a map in an outer slot, or empties the slot for fd -1. */
+static int set_slot(int outer_fd, uint32_t slot, int fd)
+{
+	if (fd >= 0)
+		return bpf_map_update_elem(outer_fd, &slot, &fd, BPF_ANY);
+	return bpf_map_delete_elem(outer_fd, &slot) && errno != ENOENT ? -1 : 0;
+}
+
+int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
+	      int exact_fd)
+{
+	struct sieve_xdp_config next = *cfg, cur;
+	uint32_t live, idle, zero = 0;
+	int err = sxdp_read_config(h, &cur, &live);
+
+	if (err)
+		return err;
+	idle = !live;
+	next.gen_seq = cur.gen_seq + 1;
+	if (bpf_map_update_elem(h->cfg_fd, &idle, &next, BPF_ANY) ||
+	    set_slot(h->bloom_fd, idle, bloom_fd) || set_slot(h->exact_fd, idle, exact_fd))
+		return -errno;
+	/* The flip: one aligned word, and only its lowest bit changes. */
+	if (bpf_map_update_elem(h->active_fd, &zero, &idle, BPF_ANY))
+		return -errno;
+	wait_for_packets();
+	/* Nothing reads the old slot any more: free its maps. */
+	bpf_map_delete_elem(h->bloom_fd, &live);
+	bpf_map_delete_elem(h->exact_fd, &live);
+	return 0;
+}
+
+int sxdp_state_read(const char *ifname, struct sxdp_list *l)
+{
+	char path[256], err[256];
+	int ret;
+
+	state_path(path, sizeof(path), ifname);
+	ret = sxdp_list_read(path, l, err, sizeof(err));
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int state_write(const char *ifname, const struct sxdp_list *l)
+{
+	char path[256];
+	int err = mkdir_p(SXDP_STATE_DIR);
+
+	if (err)
+		return err;
+	state_path(path, sizeof(path), ifname);
+	return sxdp_list_write(path, l);
+}
+
+int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cfg = { .flags = flags };
+	struct sxdp_plan plan;
+	int bloom_fd, exact_fd, ret;
+
+	ret = sxdp_config_fill(&cfg, l);
+	if (ret == -E2BIG) {
+		snprintf(err, errlen, "more than %d distinct prefix lengths in one family",
+			 SIEVE_XDP_MAX_PREFIX_LENS);
+		return ret;
+	}
+	ret = sxdp_plan(capacity > l->n ? capacity : l->n, fpp_ppb, &plan);
+	if (ret) {
+		snprintf(err, errlen, "no bloom filter of at most 2^32 bits holds %llu entries at that rate",
+			 (unsigned long long)capacity);
+		return ret;
+	}
+	cfg.capacity = plan.capacity;
+	cfg.max_entries = plan.max_entries;
+	cfg.nr_hashes = plan.nr_hashes;
+	cfg.fpp_ppb = fpp_ppb;
+	ret = sxdp_gen_create(&plan, flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY), l,
+			      &bloom_fd, &exact_fd);
+	if (ret) {
+		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
+		return ret;
+	}
+	ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+	close(bloom_fd);
+	if (exact_fd >= 0)
+		close(exact_fd);
+	if (ret) {
+		snprintf(err, errlen, "swapping in the new maps: %s", strerror(-ret));
+		return ret;
+	}
+	/* A handle without an interface (tests, benchmarks) keeps no list. */
+	if (!h->ifname[0])
+		return 0;
+	ret = state_write(h->ifname, l);
+	if (ret)
+		snprintf(err, errlen, "writing %s/%s.list: %s", SXDP_STATE_DIR, h->ifname,
+			 strerror(-ret));
+	return ret;
+}
+
+/* Headroom so that a few live adds do not rebuild at once. */
+static uint64_t capacity_for(uint64_t n)
+{
+	uint64_t cap = n + n / 4;
+
+	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
+}
+
+int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cfg;
+	int ret = sxdp_read_config(h, &cfg, NULL);
+
+	if (ret) {
+		snprintf(err, errlen, "reading the config: %s", strerror(-ret));
+		return ret;
+	}
+	return sxdp_rebuild(h, l, cfg.flags, cfg.fpp_ppb, capacity_for(l->n), err, errlen);
+}
+
+/* Adds into the live maps; only the config goes through a swap. */
+static int add_live(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
+		    const struct sxdp_list *all, const struct sxdp_list *fresh)
+{
+	struct sieve_xdp_config cfg = *cur;
+	int bloom_fd, exact_fd = -1, ret;
+	uint32_t gen;
+
+	ret = read_active(h, &gen);
+	if (ret)
+		return ret;
+	ret = sxdp_config_fill(&cfg, all);
+	if (ret)
+		return ret;
+	bloom_fd = slot_map_fd(h->bloom_fd, gen);
+	if (bloom_fd < 0)
+		return bloom_fd;
+	if (cur->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)) {
+		exact_fd = slot_map_fd(h->exact_fd, gen);
+		if (exact_fd < 0) {
+			close(bloom_fd);
+			return exact_fd;
+		}
+	}
+	ret = sxdp_gen_insert(bloom_fd, exact_fd, fresh->keys, fresh->n);
+	if (!ret)
+		ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+	close(bloom_fd);
+	if (exact_fd >= 0)
+		close(exact_fd);
+	return ret;
+}
+
+int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen)
+{
+	struct sxdp_list all = { 0 }, fresh = { 0 };
+	struct sieve_xdp_config cfg, probe;
+	size_t i;
+	int ret;
+
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (!ret)
+		ret = sxdp_state_read(h->ifname, &all);
+	for (i = 0; !ret && i < add->n; i++)
+		if (!sxdp_list_find(&all, &add->keys[i]))
+			ret = sxdp_list_add(&fresh, &add->keys[i]);
+	for (i = 0; !ret && i < fresh.n; i++)
+		ret = sxdp_list_add(&all, &fresh.keys[i]);
+	if (ret) {
+		snprintf(err, errlen, "reading the current list: %s", strerror(-ret));
+		goto out;
+	}
+	sxdp_list_sort(&all);
+	probe = cfg;
+	if (sxdp_config_fill(&probe, &all) == -E2BIG) {
+		snprintf(err, errlen, "more than %d distinct prefix lengths in one family",
+			 SIEVE_XDP_MAX_PREFIX_LENS);
+		ret = -E2BIG;
+	} else if (!fresh.n) {
+		ret = 0;
+	} else if (all.n > cfg.capacity) {
+		/* Past capacity the rate would climb: a bigger generation. */
+		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb,
+				   capacity_for(all.n > 2 * cfg.capacity ? all.n : 2 * cfg.capacity),
+				   err, errlen);
+	} else {
+		ret = add_live(h, &cfg, &all, &fresh);
+		if (ret)
+			snprintf(err, errlen, "adding to the live maps: %s", strerror(-ret));
+		else if ((ret = state_write(h->ifname, &all)))
+			snprintf(err, errlen, "writing the list: %s", strerror(-ret));
+	}
+out:
+	sxdp_list_free(&all);
+	sxdp_list_free(&fresh);
+	return ret;
+}
+
+int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
+{
+	struct sxdp_list all = { 0 };
+	struct sieve_xdp_config cfg;
+	char err[256];
+	size_t i, removed = 0;
+	int ret;
+
+	*missing = 0;
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (!ret)
+		ret = sxdp_state_read(h->ifname, &all);
+	for (i = 0; !ret && i < del->n; i++) {
+		if (sxdp_list_remove(&all, &del->keys[i]))
+			removed++;
+		else
+			(*missing)++;
+	}
+	/* The bloom filter cannot forget: a generation without them. */
+	if (!ret && removed)
+		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb, cfg.capacity, err, sizeof(err));
+	sxdp_list_free(&all);
+	return ret;
+}

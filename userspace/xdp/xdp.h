@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The XDP blocklist's loader: entries (text <-> flow keys), the bloom
+ * sizing plan, and the maps of a running program, reached through pins
+ * under SIEVE_XDP_PIN_ROOT/IFACE/ so separate CLI runs act on it.
+ * Functions return 0 or -errno; messages are the CLI's business, except
+ * where a function fills an err buffer because only it knows the detail.
+ */
+#ifndef SIEVE_XDP_LOADER_H
+#define SIEVE_XDP_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+
+#include "sieve_xdp.h"
+
+/* The entry list of each interface, one canonical entry a line. */
+#define SXDP_STATE_DIR		"/run/sieve/xdp"
+
+/* Defaults: see README "XDP blocklist". */
+#define SXDP_DEFAULT_FPP_PPB	1000		/* 1e-6 */
+#define SXDP_DEFAULT_CAPACITY	65536
+
+/* ---- entries (entry.c) ---- */
+
+struct sxdp_list {
+	struct sieve_xdp_key *keys;
+	size_t n, cap;
+};
+
+/* Parses one entry; on failure *why says what is wrong with it. */
+int sxdp_parse_entry(const char *s, struct sieve_xdp_key *key, const char **why);
+/* The canonical text of an entry (what `list` prints and the parser reads). */
+void sxdp_format_entry(const struct sieve_xdp_key *key, char *buf, size_t len);
+const char *sxdp_kind_name(unsigned int kind);
+
+int sxdp_list_add(struct sxdp_list *l, const struct sieve_xdp_key *key);
+/* Sorts and drops duplicates; then find/remove work. */
+void sxdp_list_sort(struct sxdp_list *l);
+bool sxdp_list_find(const struct sxdp_list *l, const struct sieve_xdp_key *key);
+bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key);
+void sxdp_list_free(struct sxdp_list *l);
+/* A blocklist file: -EINVAL with "file:line: reason" in err, nothing added. */
+int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
+int sxdp_list_write(const char *path, const struct sxdp_list *l);
+
+/* ---- sizing (plan.c) ---- */
+
+struct sxdp_plan {
+	uint64_t capacity;	/* entries planned for */
+	uint32_t fpp_ppb;	/* target false-positive rate */
+	uint32_t nr_hashes;	/* the map's map_extra */
+	uint32_t max_entries;	/* the map's max_entries */
+	uint64_t nbits;		/* bitmap bits the kernel allocates */
+	uint64_t bytes;		/* bitmap bytes */
+	double fpr;		/* expected rate at capacity */
+};
+
+/* The bitmap size the kernel gives a bloom map (kernel/bpf/bloom_filter.c). */
+uint64_t sxdp_kernel_bloom_bits(uint32_t max_entries, uint32_t nr_hashes);
+/* Expected false-positive rate of m bits, k hashes, n entries. */
+double sxdp_bloom_fpr(uint64_t nbits, uint32_t k, uint64_t n);
+/* Fewest bits (then fewest hashes) that keep capacity entries under fpp. */
+int sxdp_plan(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
+/* Rough bytes a preallocated exact hash map takes per entry. */
+double sxdp_exact_bytes_per_entry(uint64_t capacity);
+
+/* ---- maps and programs (loader.c) ---- */
+
+/* A running instance: the pinned maps of one interface. */
+struct sxdp_handle {
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
+};
+
+struct sxdp_attach_opts {
+	uint32_t xdp_flags;	/* XDP_FLAGS_SKB_MODE or XDP_FLAGS_DRV_MODE */
+	uint32_t cfg_flags;	/* SIEVE_XDP_F_* */
+	uint32_t fpp_ppb;
+	uint64_t capacity;
+	bool force;		/* replace another XDP program */
+};
+
+/* What attach found and did. */
+enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1 };
+
+int sxdp_ensure_bpffs(void);
+int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen);
+/* 0 detached, 1 was not attached. */
+int sxdp_detach(const char *ifname);
+/* Interfaces with a sieve instance, from the pin folders. */
+int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max);
+
+int sxdp_open(const char *ifname, struct sxdp_handle *h);
+void sxdp_close(struct sxdp_handle *h);
+int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen);
+int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
+/* "native" or "generic" (or "none"). */
+const char *sxdp_mode(struct sxdp_handle *h);
+/* Kernel-reported memory of the live bloom / exact maps (0 if none). */
+int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exact_bytes);
+
+/* Config for a list: kinds and prefix lengths. -E2BIG: too many lengths. */
+int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
+/* New maps sized by plan, filled with l; exact_fd -1 unless exact. */
+int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
+		    int *bloom_fd, int *exact_fd);
+int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
+/* Puts maps and config in the idle slot, then flips the live one. */
+int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
+	      int exact_fd);
+
+/*
+ * The operations: each keeps the state file and the maps in step.
+ * add: live into the current maps, unless the capacity or the prefix
+ * lengths run out (then a rebuild). replace/remove: a new generation.
+ */
+int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen);
+int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing);
+int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen);
+int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen);
+int sxdp_state_read(const char *ifname, struct sxdp_list *l);
+
+#endif /* SIEVE_XDP_LOADER_H */

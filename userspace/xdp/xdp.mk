@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# userspace/xdp: the XDP blocklist's loader, linked into the sieve CLI. Its
+# libbpf skeleton is generated from the BPF object with `bpftool gen
+# skeleton` into $(BUILD)/xdp/, beside the loader's objects.
+
+XDP_DIR := $(BUILD)/xdp
+XDP_SKEL := $(XDP_DIR)/sieve_xdp.skel.h
+XDP_SRCS := $(wildcard userspace/xdp/*.c)
+XDP_OBJS := $(patsubst userspace/xdp/%.c,$(XDP_DIR)/%.o,$(XDP_SRCS))
+XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp -I$(XDP_DIR)
+XDP_HDRS := include/sieve_xdp.h userspace/xdp/xdp.h
+
+$(XDP_SKEL): $(BUILD)/bpf/sieve_xdp.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)mkdir -p $(@D) && bpftool gen skeleton $< name sieve_xdp > $@
+
+$(XDP_DIR)/%.o: userspace/xdp/%.c $(XDP_HDRS) $(XDP_SKEL)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(XDP_CFLAGS) -c $< -o $@
+
+# The CLI's `sieve xdp` commands see the loader's headers.
+$(BUILD)/cli/xdp.o: SIEVE_CFLAGS += $(XDP_CFLAGS)
+$(BUILD)/cli/xdp.o: $(XDP_HDRS)
+
+CLI_EXTRA_OBJS += $(XDP_OBJS)
+CLI_LDLIBS += -lbpf -lelf -lz
+
+# `make demo` runs the blocklist live in network namespaces.
+DEMOS += userspace/xdp/demo.sh
