@@ -361,7 +361,9 @@ static __always_inline int match(struct gen *g, const struct pkt *p)
 	}
 	if (kind_on(g, SIEVE_XDP_PREFIX, p->family) && match_prefixes(g, p))
 		return SIEVE_XDP_PREFIX;
-	if (!p->has_ports)
+	/* The port kinds: skipped, key and all, when none is in use. */
+	if (!p->has_ports || !(kind_on(g, SIEVE_XDP_SERVICE, p->family) ||
+			       kind_on(g, SIEVE_XDP_FLOW, p->family)))
 		return -1;
 	key = (struct sieve_xdp_key){ .family = p->family, .proto = p->proto, .dport = p->dport };
 	__builtin_memcpy(key.daddr, p->daddr, 16);

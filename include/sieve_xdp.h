@@ -141,36 +141,22 @@ struct sieve_xdp_stats {
 
 /*
  * The bloom filter holds a 64-bit digest of the key rather than the key:
- * the kernel hashes the whole value once per hash function, and two words
- * hash several times faster than ten. Two keys share a digest with
- * probability ~2^-64 per pair, negligible next to the bloom's own rate; in
- * exact mode the full key is checked anyway. Each of the five words is
- * multiplied by its own odd constant (independent multiplies, so they run
- * in parallel rather than as a chain), the products are rotated apart and
- * combined, and murmur3's finaliser spreads every bit over the result.
- * The seed is fixed: the bloom map adds its own random one.
+ * the kernel hashes the whole value once per hash function (jhash2 with a
+ * random seed), and two words hash several times faster than ten. The
+ * digest only has to keep distinct keys distinct; the kernel's jhash does
+ * the mixing. So it is a sum of the five 64-bit words, each times its own
+ * odd constant: independent multiplies that run in parallel. Keys that
+ * differ in one word never collide (an odd constant is invertible modulo
+ * 2^64); other pairs collide with probability about 2^-64, negligible next
+ * to the bloom's own rate, and in exact mode the full key is checked anyway.
  */
-static inline __u64 sieve_xdp_rotl64(__u64 x, int r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
 static inline __u64 sieve_xdp_digest(const struct sieve_xdp_key *key)
 {
 	const __u64 *w = (const __u64 *)key;
-	__u64 h;
 
-	h = (w[0] ^ 0x5eed5eedcafef00dULL) * 0x87c37b91114253d5ULL;
-	h ^= sieve_xdp_rotl64(w[1] * 0x4cf5ad432745937fULL, 13);
-	h ^= sieve_xdp_rotl64(w[2] * 0x9e3779b97f4a7c15ULL, 26);
-	h ^= sieve_xdp_rotl64(w[3] * 0xc2b2ae3d27d4eb4fULL, 39);
-	h ^= sieve_xdp_rotl64(w[4] * 0x165667b19e3779f9ULL, 52);
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
+	return w[0] * 0x87c37b91114253d5ULL + w[1] * 0x4cf5ad432745937fULL +
+	       w[2] * 0x9e3779b97f4a7c15ULL + w[3] * 0xc2b2ae3d27d4eb4fULL +
+	       w[4] * 0x165667b19e3779f9ULL;
 }
 
 #endif /* SIEVE_XDP_H */

@@ -119,9 +119,11 @@ static u64 bloom_estimate_items(const struct sieve_filter *f)
 {
 	u64 m = f->geo.nbits, set = min(bloom_bits_set(f), m - 1);
 	u64 log_ratio = fx32_log2(m) - fx32_log2(m - set);	/* Q32 */
+	/* Q16 in between (m < 2^34, log_ratio < 2^38), rounded at the end. */
+	u64 n = mul_u64_u64_shr(mul_u64_u64_shr(m, log_ratio, 16), FX32_LN2, 32);
+	u64 div = (u64)f->geo.nhashes << 16;
 
-	return div64_u64(mul_u64_u64_shr(mul_u64_u64_shr(m, log_ratio, 32),
-					 FX32_LN2, 32), f->geo.nhashes);
+	return div64_u64(n + div / 2, div);
 }
 
 /* A query hits k bits, each set with probability X / m. */

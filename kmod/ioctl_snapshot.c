@@ -90,7 +90,9 @@ long sieve_ioctl_export(struct sieve_file *sf, void __user *uarg)
 		sieve_release(s);
 		return copy_to_user(uarg, &e, sizeof(e)) ? -EFAULT : 0;
 	}
-	mutex_lock(&sf->lock);
+	/* Another thread may hold it through a long copy: let a kill through. */
+	if (mutex_lock_killable(&sf->lock))
+		return -EINTR;
 	if (e.offset == 0)
 		err = sieve_export_start(sf, e.id);
 	else if (!sf->export_buf || sf->export_id != e.id || e.offset >= sf->export_bytes)
@@ -228,7 +230,8 @@ long sieve_ioctl_import(struct sieve_file *sf, void __user *uarg)
 	if ((im.flags & ~SIEVE_CREATE_EPHEMERAL) || im.__reserved || !im.buf_len)
 		return -EINVAL;
 	im.id = 0;
-	mutex_lock(&sf->lock);
+	if (mutex_lock_killable(&sf->lock))
+		return -EINTR;
 	if (im.offset == 0)
 		err = sieve_import_start(sf, &im);
 	else if (!sf->import)
@@ -247,5 +250,11 @@ long sieve_ioctl_import(struct sieve_file *sf, void __user *uarg)
 	mutex_unlock(&sf->lock);
 	if (err)
 		return err;
-	return copy_to_user(uarg, &im, sizeof(im)) ? -EFAULT : 0;
+	if (copy_to_user(uarg, &im, sizeof(im))) {
+		/* On any error nothing is created: the caller never saw the id. */
+		if (im.id)
+			sieve_destroy(im.id);
+		return -EFAULT;
+	}
+	return 0;
 }

@@ -187,7 +187,13 @@ static int sieve_cuckoo_add_hash(struct sieve_apply *a, u64 h, u8 *res)
 	write_seqcount_begin(&a->s->moving);
 	r = top->f->ops->add(top->f, h, a->flags);
 	write_seqcount_end(&a->s->moving);
-	if (r == -ENOSPC && sieve_can_grow(a)) {
+	/*
+	 * -ENOSPC also means the key's own buckets hold nothing but copies of
+	 * it (a multiset keeps up to 8): a new layer is for a full table, not
+	 * for more copies, else repeating one key would stack layer on layer.
+	 */
+	if (r == -ENOSPC && sieve_can_grow(a) &&
+	    top->f->ops->count(top->f, h) < SIEVE_CUCKOO_SLOTS) {
 		a->grow = true;
 		return -EAGAIN;
 	}
@@ -293,7 +299,7 @@ static void sieve_stats_add(struct sieve *s, const struct sieve_stats *st)
 		this_cpu_add(s->stats->hits, st->hits);
 }
 
-static int sieve_grow(struct sieve *s, u32 seen_layers);
+static int sieve_grow(struct sieve *s, const struct sieve_layer *seen_top);
 
 /*
  * Applies @op to @keys in order, stopping at the first error: *@done keys
@@ -310,15 +316,16 @@ static int sieve_keys_run(struct sieve *s, u32 op, u32 flags, const struct sieve
 	if (op == SIEVE_BATCH_DELETE && s->type != SIEVE_CUCKOO)
 		err = -EOPNOTSUPP;
 	while (!err && i < n) {
-		u32 m = min_t(u32, n - i, SIEVE_SUB_KEYS), nlayers;
+		u32 m = min_t(u32, n - i, SIEVE_SUB_KEYS);
+		const struct sieve_layer *top;
 
 		a.grow = false;
 		rcu_read_lock();
 		i += sieve_apply_sub(&a, keys + i, m, results + i, &err);
-		nlayers = a.L->n;
+		top = sieve_top(a.L);	/* compared only, once unlocked */
 		rcu_read_unlock();
 		if (a.grow)
-			err = sieve_grow(s, nlayers);
+			err = sieve_grow(s, top);
 	}
 	sieve_stats_add(s, &a.st);
 	*done = i;
@@ -332,15 +339,23 @@ int sieve_keys_apply(struct sieve *s, u32 op, u32 flags, const struct sieve_key 
 	return sieve_keys_run(s, op, flags, keys, n, results, done, true);
 }
 
-/* For the in-kernel API: growth only where sleeping is allowed. */
+/*
+ * For the in-kernel API: growth only in process context, which in_task()
+ * cannot tell from a spinlock, RCU or bh-disabled section of the caller:
+ * say so where the kernel can check (CONFIG_DEBUG_ATOMIC_SLEEP) on every
+ * add to a scalable filter, not only on the rare one that grows.
+ */
 int sieve_key_apply(struct sieve *s, u32 op, u32 flags, const void *key, u32 len)
 {
 	struct sieve_key k = { .data = key, .len = len };
+	bool may_grow = in_task();
 	u32 done;
 	u8 res;
 	int err;
 
-	err = sieve_keys_run(s, op, flags, &k, 1, &res, &done, in_task());
+	might_sleep_if(may_grow && op == SIEVE_BATCH_ADD &&
+		       (s->create_flags & SIEVE_CREATE_SCALABLE));
+	err = sieve_keys_run(s, op, flags, &k, 1, &res, &done, may_grow);
 	return err ? err : res;
 }
 
@@ -354,13 +369,14 @@ static void sieve_publish_layers(struct sieve *s, struct sieve_layers *L)
 }
 
 /*
- * Stacks a new layer on a scalable filter whose newest of @seen_layers is
+ * Stacks a new layer on a scalable filter whose newest layer @seen_top was
  * full: @growth times its capacity at half its rate. If another caller
- * got there first (or cleared the filter), there is nothing to do. A
+ * got there first (or cleared the filter: @seen_top is gone, a clear
+ * replaces every layer), there is nothing to do. A
  * layer sizing refuses (a rate or table out of range) ends the growth for
  * good; a failed allocation is -ENOMEM for this caller only.
  */
-static int sieve_grow(struct sieve *s, u32 seen_layers)
+static int sieve_grow(struct sieve *s, const struct sieve_layer *seen_top)
 {
 	struct sieve_layers *old, *L;
 	struct sieve_geometry geo;
@@ -372,10 +388,11 @@ static int sieve_grow(struct sieve *s, u32 seen_layers)
 	mutex_lock(&s->resize_lock);
 	old = rcu_dereference_protected(s->layers, lockdep_is_held(&s->resize_lock));
 	n = old->n;
-	if (n != seen_layers || n >= s->max_layers || s->cannot_grow)
+	if (old->l[n - 1] != seen_top || n >= s->max_layers || s->cannot_grow)
 		goto out_unlock;
+	/* An imported filter may have 31 layers: no shift by 32. */
 	if (check_mul_overflow(old->l[n - 1]->capacity, (u64)s->growth, &capacity) ||
-	    sieve_size(s->type, capacity, s->fpp_ppb >> (n + 1), &geo)) {
+	    n + 1 >= 32 || sieve_size(s->type, capacity, s->fpp_ppb >> (n + 1), &geo)) {
 		WRITE_ONCE(s->cannot_grow, true);
 		goto out_unlock;
 	}
@@ -428,6 +445,8 @@ int sieve_clear(struct sieve *s)
 	L->l[0] = l;
 	atomic64_add(l->charged, &s->charged);
 	sieve_publish_layers(s, L);
+	/* The layer sizing refused is far off again. */
+	WRITE_ONCE(s->cannot_grow, false);
 	for_each_possible_cpu(cpu) {
 		struct sieve_stats *st = per_cpu_ptr(s->stats, cpu);
 

@@ -74,7 +74,8 @@ struct sieve_stats {
  * @owner: the struct sieve_file that created an ephemeral filter, only
  *	compared (never dereferenced); NULL otherwise.
  * @cannot_grow: sizing refused the next layer (its rate or table is out
- *	of range): the filter behaves as if at @max_layers. Under @resize_lock.
+ *	of range): the filter behaves as if at @max_layers, until a clear.
+ *	Written under @resize_lock.
  * @layers: the current layers.
  * @resize_lock: serialises changes of @layers (growth, clear) and holds
  *	them still for whole-table work (info, export, merge).

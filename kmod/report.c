@@ -101,39 +101,58 @@ static bool sieve_put_layers(struct sieve *s, const struct sieve_snapshot_layer_
 }
 
 /*
- * Cuckoo tables under constant writes: each filter (one allocation, header
- * first, see filter.c) is copied whole while writers wait, then written
- * from the copy.
+ * Cuckoo tables under constant writes: the filters (each one allocation,
+ * header first, see filter.c) are copied whole while writers wait, then
+ * written from the copies. All layers in one hold: a delete from an old
+ * layer followed by an add to the newest must not be half in the
+ * snapshot. The hold is a memcpy of the filter's tables, which the memory
+ * limit bounds (they, the snapshot and the copies all count against it).
  */
 static int sieve_put_layers_frozen(struct sieve *s, const struct sieve_snapshot_layer_src *src,
 				   u32 n, u8 *out)
 {
+	struct sieve_filter *clone[SIEVE_MAX_LAYERS] = {};
+	u64 bytes = 0;
 	u32 i;
 	int err;
 
 	for (i = 0; i < n; i++) {
 		const struct sieve_filter *f = src[i].filter;
-		struct sieve_snapshot_layer_src copy = src[i];
-		struct sieve_filter *clone;
+		const u8 *table = f->table, *head = (const u8 *)f;
 
-		err = sieve_mem_reserve(f->alloc_bytes);
-		if (err)
-			return err;
-		clone = kvmalloc(f->alloc_bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		if (!clone) {
-			sieve_mem_release(f->alloc_bytes);
-			return -ENOMEM;
-		}
-		spin_lock_bh(&s->write_lock);
-		memcpy(clone, f, f->alloc_bytes);
-		spin_unlock_bh(&s->write_lock);
-		clone->table = (u8 *)clone + ((const u8 *)f->table - (const u8 *)f);
-		copy.filter = clone;
-		out += sieve_snapshot_put_layer(&copy, out);
-		kvfree(clone);
-		sieve_mem_release(f->alloc_bytes);
+		/* The copy is only whole if the table is inside the allocation. */
+		if (WARN_ON_ONCE(table < head + sizeof(*f) ||
+				 table + f->table_bytes > head + f->alloc_bytes))
+			return -EINVAL;
+		bytes += f->alloc_bytes;
 	}
-	return 0;
+	err = sieve_mem_reserve(bytes);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	for (i = 0; i < n; i++) {
+		clone[i] = kvmalloc(src[i].filter->alloc_bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!clone[i])
+			goto out_free;
+	}
+	spin_lock_bh(&s->write_lock);
+	for (i = 0; i < n; i++)
+		memcpy(clone[i], src[i].filter, src[i].filter->alloc_bytes);
+	spin_unlock_bh(&s->write_lock);
+	for (i = 0; i < n; i++) {
+		const struct sieve_filter *f = src[i].filter;
+		struct sieve_snapshot_layer_src copy = src[i];
+
+		clone[i]->table = (u8 *)clone[i] + ((const u8 *)f->table - (const u8 *)f);
+		copy.filter = clone[i];
+		out += sieve_snapshot_put_layer(&copy, out);
+	}
+	err = 0;
+out_free:
+	for (i = 0; i < n; i++)
+		kvfree(clone[i]);
+	sieve_mem_release(bytes);
+	return err;
 }
 
 static void sieve_fill_header(struct sieve *s, const struct sieve_layers *L,

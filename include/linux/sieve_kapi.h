@@ -13,9 +13,11 @@
  *   sleep; the last put frees the tables).
  * - sieve_contains(): any context but hardirq and NMI.
  * - sieve_add(), sieve_delete(): process or softirq context. A scalable
- *   filter grows only in process context (in_task()), where the call may
- *   sleep: do not call them holding a spinlock on a scalable filter. In
- *   softirq a full scalable filter behaves as if at its last layer.
+ *   filter grows only in process context (in_task()), where sieve_add()
+ *   may sleep: on a scalable filter, call it from task context only where
+ *   sleeping is allowed (no spinlock held, outside rcu_read_lock() and
+ *   local_bh_disable() sections), or from softirq, where a full scalable
+ *   filter behaves as if at its last layer.
  *
  * Keys are 1 to SIEVE_MAX_KEY_LEN bytes (else -EINVAL).
  */

@@ -38,12 +38,15 @@ static atomic64_t dedup_records, dedup_unique, dedup_duplicates, dedup_errors;
 
 /**
  * struct dedup_feed - one open feed file
+ * @lock: serialises writes: write() holds the file's f_pos_lock, but
+ *	pwrite() and io_uring do not, and two of them would race on @len.
  * @line: the start of a line whose newline has not arrived yet.
  * @len: bytes in @line.
  * @too_long: the current line outgrew a key: it is an error, not a record.
  * @buf: the bytes of one write, a page at a time.
  */
 struct dedup_feed {
+	struct mutex lock;
 	char line[SIEVE_MAX_KEY_LEN];
 	u32 len;
 	bool too_long;
@@ -104,26 +107,38 @@ static ssize_t dedup_feed_write(struct file *file, const char __user *ubuf, size
 	struct dedup_feed *feed = file->private_data;
 	struct sieve *s = dedup_get_filter();
 	size_t done = 0;
+	bool fault = false;
 
 	if (IS_ERR(s))
 		return PTR_ERR(s);
+	if (mutex_lock_killable(&feed->lock))
+		return -EINTR;
 	while (done < count) {
 		size_t n = min(count - done, sizeof(feed->buf));
 
-		if (copy_from_user(feed->buf, ubuf + done, n))
-			return done ?: -EFAULT;
+		fault = copy_from_user(feed->buf, ubuf + done, n);
+		if (fault)
+			break;
 		dedup_bytes(s, feed, feed->buf, n);
 		done += n;
 		cond_resched();
 	}
+	mutex_unlock(&feed->lock);
+	if (fault && !done)
+		return -EFAULT;
 	*ppos += done;
 	return done;
 }
 
 static int dedup_feed_open(struct inode *inode, struct file *file)
 {
-	file->private_data = kzalloc(sizeof(struct dedup_feed), GFP_KERNEL);
-	return file->private_data ? 0 : -ENOMEM;
+	struct dedup_feed *feed = kzalloc(sizeof(*feed), GFP_KERNEL);
+
+	if (!feed)
+		return -ENOMEM;
+	mutex_init(&feed->lock);
+	file->private_data = feed;
+	return 0;
 }
 
 static int dedup_feed_release(struct inode *inode, struct file *file)
@@ -137,6 +152,7 @@ static int dedup_feed_release(struct inode *inode, struct file *file)
 		if (!IS_ERR(s))
 			dedup_record(s, feed);
 	}
+	mutex_destroy(&feed->lock);
 	kfree(feed);
 	return 0;
 }

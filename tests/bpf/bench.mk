@@ -3,7 +3,7 @@
 # make bench-xdp (part of make bench): the XDP blocklist's ns per packet
 # under BPF_PROG_TEST_RUN against an XDP_DROP-only floor, bloom-only, exact
 # and hash-map-only, at 1M and 10M entries, one packet and a cache-cold
-# stream; memory per entry. Root; about 2 minutes and 2 GB (the 10M-entry
+# stream; memory per entry. Root; about 90 seconds and 2 GB (the 10M-entry
 # exact hash map). Writes $(BUILD)/bench/xdp.txt. XDP_BENCH_ARGS=-s runs
 # only the 1M-entry half.
 

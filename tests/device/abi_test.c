@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -624,6 +625,29 @@ static void test_list_pages(int fd)
 		sv_destroy(fd, ids[i]);
 }
 
+/* Ids are not reused soon after a destroy; LIST past the last id is empty. */
+static void test_ids(int fd)
+{
+	uint32_t seen[200], i, j, dup = 0, id;
+	struct sieve_list_entry e[4];
+	struct sieve_list l = { .size = sizeof(l), .count = 4, .entries = (uintptr_t)e };
+	int err;
+
+	for (i = 0; i < 200; i++) {
+		sv_create_simple(fd, "ids.churn", SIEVE_BLOOM, 10, FPP_1PCT, 0, &id);
+		sv_destroy(fd, id);
+		seen[i] = id;
+		for (j = 0; j < i; j++)
+			dup += seen[j] == id;
+	}
+	ktap_ok(dup == 0, "200 creates and destroys: %u ids reused", dup);
+	l.start_id = seen[199] + 1000;
+	err = sv_ioctl(fd, SIEVE_IOC_LIST, &l);
+	ktap_ok(!err && l.count == 0 && l.next_id == 0,
+		"LIST from an id past the last -> %s, %u entries, next_id %u", errname(err), l.count,
+		l.next_id);
+}
+
 /* The module's max_filters and max_memory_mb parameters. */
 static void test_limits(int fd)
 {
@@ -650,6 +674,49 @@ static void test_limits(int fd)
 	sv_destroy(fd, id1);
 	if (!err2)
 		sv_destroy(fd, id2);
+
+	/* IMPORT counts against max_filters too */
+	{
+		uint8_t *snap = NULL;
+		uint64_t len = 0;
+		uint32_t src = 0, cid;
+
+		sv_create_simple(fd, "limit.src", SIEVE_BLOOM, 100, FPP_1PCT, 0, &src);
+		sv_export_all(fd, src, 1 << 20, &snap, &len);
+		param_write("max_filters", nfilters + 1);
+		err = sv_import_all(fd, "limit.copy", 0, snap, len, 1 << 20, &cid);
+		ktap_ok(err == -ENOSPC, "max_filters reached: IMPORT -> %s (want -ENOSPC)",
+			errname(err));
+		param_write("max_filters", old_filters);
+		if (!err)
+			sv_destroy(fd, cid);
+		sv_destroy(fd, src);
+		free(snap);
+	}
+	/* a 2.4 MB filter made under the normal limit, then the limit lowered */
+	err = sv_create_simple(fd, "limit.big", SIEVE_BLOOM, 2000000, FPP_1PCT, 0, &id2);
+	if (!err) {
+		uint8_t *snap = NULL;
+		uint64_t len = 0;
+		uint32_t cid;
+
+		param_write("max_memory_mb", 4);
+		err = sv_export_all(fd, id2, 1 << 20, &snap, &len);
+		/* the ABI lists no ENOMEM for EXPORT; its snapshot counts all the same */
+		ktap_ok(err == -ENOMEM, "max_memory_mb 4 with 2.4 MB in use: EXPORT of a 2.4 MB "
+			"snapshot -> %s (want -ENOMEM)", errname(err));
+		param_write("max_memory_mb", old_mem);
+		err = sv_export_all(fd, id2, 1 << 20, &snap, &len);
+		param_write("max_memory_mb", 4);
+		err = err ? err : sv_import_all(fd, "limit.bigcopy", 0, snap, len, 1 << 20, &cid);
+		ktap_ok(err == -ENOMEM, "max_memory_mb 4 with 2.4 MB in use: IMPORT of a 2.4 MB "
+			"filter -> %s (want -ENOMEM)", errname(err));
+		param_write("max_memory_mb", old_mem);
+		if (!err)
+			sv_destroy(fd, cid);
+		sv_destroy(fd, id2);
+		free(snap);
+	}
 
 	param_write("max_memory_mb", 1);
 	/* 2M keys at 1%: a 2.4 MB table */
@@ -948,6 +1015,59 @@ static void test_scalable_rate_floor(int fd)
 	keyset_free(ks);
 }
 
+struct long_batch {
+	int fd;
+	uint32_t id;
+	struct keyset *ks;
+	struct sieve_batch b;
+	int err;
+	volatile int started;
+};
+
+static void *long_batch_run(void *p)
+{
+	struct long_batch *lb = p;
+
+	lb->started = 1;
+	lb->err = sv_batch(lb->fd, lb->id, SIEVE_BATCH_ADD, 0, lb->ks, &lb->b);
+	return NULL;
+}
+
+/* DESTROY during a long batch: the running call finishes, then the memory goes. */
+static void test_destroy_while_running(int fd)
+{
+	struct long_batch lb = { .fd = fd };
+	long long mem_before, mem_after, filters;
+	pthread_t t;
+	int err, i;
+
+	lb.ks = keyset_make("dwr", 0, 1 << 19);
+	mem_before = module_memory_bytes(NULL);
+	sv_create_simple(fd, "dwr.cuckoo", SIEVE_CUCKOO, 1 << 20, FPP_1PCT, 0, &lb.id);
+	pthread_create(&t, NULL, long_batch_run, &lb);
+	while (!lb.started)
+		usleep(1000);
+	usleep(50000);
+	err = sv_destroy(fd, lb.id);
+	ktap_ok(!err && sv_open_name(fd, "dwr.cuckoo", NULL) == -ENOENT,
+		"DESTROY while a %u-key batch runs on the filter -> %s, name gone at once",
+		lb.ks->n, errname(err));
+	pthread_join(t, NULL);
+	/* the batch may also have started after the destroy: then -ENOENT, done 0 */
+	ktap_ok((lb.err == 0 && lb.b.done == lb.ks->n) || (lb.err == -ENOENT && lb.b.done == 0),
+		"the running batch finished: %s, done %u of %u", errname(lb.err), lb.b.done,
+		lb.ks->n);
+	for (i = 0, mem_after = -1; i < 100; i++) {
+		mem_after = module_memory_bytes(&filters);
+		if (mem_after <= mem_before)
+			break;
+		usleep(20000);
+	}
+	ktap_ok(mem_after <= mem_before, "its memory is freed after the last call (%lld -> %lld "
+		"bytes)", mem_before, mem_after);
+	keyset_free(lb.ks);
+}
+
 /* A fatal signal during a long batch ends the call between chunks. */
 static void test_fatal_signal(int fd)
 {
@@ -1011,6 +1131,7 @@ int main(void)
 	test_geometry(fd);
 	test_ephemeral_import(fd);
 	test_list_pages(fd);
+	test_ids(fd);
 	test_limits(fd);
 	test_read_only(fd);
 	test_export_semantics(fd);
@@ -1018,6 +1139,7 @@ int main(void)
 	test_scalable_layers(fd);
 	test_scalable_rate_floor(fd);
 	test_fatal_signal(fd);
+	test_destroy_while_running(fd);
 	test_non_root();
 	close(fd);
 	return ktap_end();

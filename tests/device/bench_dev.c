@@ -6,8 +6,9 @@
  * keys and geometry timed in the kernel by sieve_bench_kmod.ko (the cores
  * called directly, and the in-kernel API), and a table of each device cost
  * divided by the direct core cost of the same shape (single call, or the
- * same batch size), each figure the fastest of three runs. Prints KTAP (the runs happened and every figure came
- * back) and writes the table to $SIEVE_OUT/bench.txt.
+ * same batch size), each figure the fastest of five runs. Prints KTAP (the
+ * runs happened and every figure came back) and writes the table to
+ * $SIEVE_OUT/bench.txt.
  *
  * Usage: sieve_bench_dev [NKEYS]    (default 100000)
  */
@@ -24,7 +25,7 @@
 #define FPP_1PCT	10000000U
 #define SEED		0x5eedbe9c
 #define DBG		"/sys/kernel/debug/sieve_bench/"
-#define REPS		3
+#define REPS		5
 
 static const uint32_t batch_sizes[] = { 16, 256, 4096 };
 static const char *const type_names[] = { "?", "bloom", "blocked", "cuckoo" };

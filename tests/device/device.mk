@@ -21,7 +21,7 @@
 DEV_DIR := $(BUILD)/device
 DEV_CFLAGS = $(CFLAGS) $(SIEVE_CFLAGS) -static -pthread
 DEV_HDRS := tests/device/dev.h $(CORE_HDRS)
-DEV_TESTS := abi bad conc fuzz leak
+DEV_TESTS := abi bad conc fuzz leak regress
 DEV_PROGS := $(patsubst %,$(DEV_DIR)/sieve_%_test,$(DEV_TESTS))
 DEV_BENCH_KEYS ?= 200000
 

@@ -23,4 +23,5 @@ device_run sieve_abi_test
 device_run sieve_bad_test
 device_run sieve_conc_test 10
 device_run sieve_fuzz_test 100000 0x5eedf00d
+device_run sieve_regress_test
 true

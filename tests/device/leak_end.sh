@@ -4,15 +4,16 @@
 #  1. every suite destroyed what it made: /proc/sieve lists no filter and
 #     the module's memory in use is 0;
 #  2. sieve_leak_test churn: every kind of allocation, 20 times over, then
-#     2000 tiny filters; the module's count back to 0;
+#     5000 tiny filters; the module's count back to 0;
 #  3. the kernel's own figures back near where leak_start.sh found them:
 #     VmallocUsed within 1 MiB (a leaked 6 MB table would show six times
 #     over; the slack is thread stacks, which are vmalloc'd and cached,
-#     and per-CPU chunks), SUnreclaim within 1 MiB (2000 tiny filters
-#     leaking even 512 bytes each would be 1 MiB; the slack is kernel
-#     objects of the many processes and files the suites opened, which
-#     slab caches keep), Percpu within 256 KiB (2000 filters' per-CPU
-#     counters leaking would be 2000 x 32 B x 2 CPUs = 128 KiB each kind);
+#     and per-CPU chunks; measured: 0-32 KiB), SUnreclaim within 1 MiB
+#     (5000 tiny filters leaking 256 bytes each would be 1.2 MiB; the slack
+#     is kernel objects of the many processes and files the suites opened,
+#     which slab caches keep; measured: 250-400 KiB), Percpu within 256 KiB
+#     (5000 filters' per-CPU counters, 32 bytes x 2 CPUs each, would be
+#     312 KiB; measured: 0);
 #     Slab (reclaimable included) is reported, not judged: dentries and
 #     inodes come and go with the shell;
 #  4. the module unload destroys filters left behind: rmmod succeeds with

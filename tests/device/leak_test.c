@@ -6,7 +6,7 @@
  *	makes, ROUNDS times, each freed again: filters of each type (a
  *	vmalloc-sized one among them, a scalable one grown to several layers),
  *	exports held by files that close mid-way, imports left unfinished,
- *	ephemeral filters, merges, clears; then ROUNDS * 100 tiny filters made
+ *	ephemeral filters, merges, clears; then ROUNDS * 250 tiny filters made
  *	and destroyed, so that a leak of a few hundred bytes per filter adds
  *	up to megabytes. Prints KTAP: no call failed, and the module's own
  *	count of memory in use is back to 0.
@@ -111,7 +111,7 @@ static int churn(unsigned int rounds)
 	ktap_begin("leak-churn");
 	for (r = 0; r < rounds; r++)
 		one_round(fd, r);
-	for (i = 0; i < rounds * 100; i++) {
+	for (i = 0; i < rounds * 250; i++) {
 		uint32_t id;
 
 		if (!check(sv_create_simple(fd, "leak.tiny", i % 3 + 1, 10, FPP_1PCT, 0, &id),
@@ -120,7 +120,7 @@ static int churn(unsigned int rounds)
 	}
 	close(fd);
 	ktap_ok(failures == 0, "%u rounds of every allocation, %u tiny filters: %lu calls failed%s%s",
-		rounds, rounds * 100, failures, failures ? ", first: " : "", first_failure);
+		rounds, rounds * 250, failures, failures ? ", first: " : "", first_failure);
 	mem = settled_memory(&filters);
 	ktap_ok(mem == 0 && filters <= 0, "module memory in use back to 0 (%lld bytes, %lld "
 		"filters)", mem, filters);

@@ -11,9 +11,9 @@
  * A run makes a filter of TYPE sized by sieve_size() for NKEYS keys at 1%,
  * adds the keys one call at a time, then in batches of 16, 256 and 4096
  * (clearing before each), then queries them the same four ways; each
- * figure is the fastest of three runs. If the registry holds a filter
+ * figure is the fastest of five runs. If the registry holds a filter
  * called "bench.kapi", the keys also go through the in-kernel API
- * (sieve_add once, sieve_contains best of three) one at a time.
+ * (sieve_add once, sieve_contains best of five) one at a time.
  * Each measurement appends a line "TYPE OP PATH NS_PER_KEY_X100" to the
  * result. Keys are 8 bytes: key i is i * 0x9E3779B97F4A7C15 + 1, little
  * endian, as the userspace half makes them.
@@ -35,7 +35,7 @@
 #define RESULT_BYTES	8192
 #define BENCH_SEED	0x5eedbe9c
 #define BENCH_FPP	10000000U	/* 1% */
-#define BENCH_REPS	3
+#define BENCH_REPS	5
 
 static const u32 batch_sizes[] = { 16, 256, 4096 };
 

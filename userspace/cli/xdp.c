@@ -793,14 +793,16 @@ static int cmd_xdp(int argc, char **argv)
 	const struct cli_command *cmd;
 	size_t i;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+	if (argc < 2)
+		return cli_error("no xdp subcommand given (see 'sieve xdp --help')");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		printf("usage: sieve xdp SUBCOMMAND [OPTIONS]   (sieve xdp SUBCOMMAND --help)\n\n"
 		       "The XDP blocklist: drops packets by source, source prefix, service or\n"
 		       "flow, with a BPF bloom filter.\n\n");
 		for (i = 0; i < XDP_NSUB; i++)
 			printf("  %-8s %s\n", xdp_subcommands[i].name + 4,
 			       xdp_subcommands[i].summary);
-		return argc < 2 ? EXIT_ERROR : EXIT_OK;
+		return EXIT_OK;
 	}
 	cmd = sub(argv[1]);
 	if (!cmd)

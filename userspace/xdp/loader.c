@@ -59,19 +59,31 @@ static int mkdir_p(const char *path)
 	return mkdir(buf, 0700) && errno != EEXIST ? -errno : 0;
 }
 
-/* Whether this process shares the mount namespace of init. */
-static bool init_mount_ns(void)
+/* Whether process pid is known to be in another mount namespace than us. */
+static bool other_mount_ns(pid_t pid)
 {
-	struct stat self, init;
+	struct stat self, other;
+	char path[64];
 
-	return stat("/proc/self/ns/mnt", &self) || stat("/proc/1/ns/mnt", &init) ||
-	       self.st_ino == init.st_ino;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	return !stat("/proc/self/ns/mnt", &self) && !stat(path, &other) &&
+	       self.st_ino != other.st_ino;
 }
 
 /*
- * Pins need a bpffs at /sys/fs/bpf; minimal systems may not mount one.
- * One mounted in a private mount namespace (`ip netns exec` remounts /sys)
- * would vanish with this process and detach the program: refused.
+ * A mount namespace of our own: init's differs, or, where init's cannot be
+ * read, our parent's (`ip netns exec` unshares one and execs us in it).
+ */
+static bool private_mount_ns(void)
+{
+	return other_mount_ns(1) || other_mount_ns(getppid());
+}
+
+/*
+ * Pins need a bpffs at /sys/fs/bpf; minimal systems may not mount one, and
+ * then it is mounted here. Not in a private mount namespace, though
+ * (`ip netns exec` remounts /sys): pins in a bpffs mounted there would
+ * vanish with this process and the program would detach.
  */
 int sxdp_ensure_bpffs(void)
 {
@@ -80,7 +92,7 @@ int sxdp_ensure_bpffs(void)
 	if (statfs("/sys/fs/bpf", &st))
 		return -errno;
 	if ((unsigned long)st.f_type != BPF_FS_MAGIC_) {
-		if (!init_mount_ns())
+		if (private_mount_ns())
 			return -EXDEV;
 		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
 			return -errno;
@@ -324,7 +336,7 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys
 		if (bpf_map_update_batch(exact_fd, keys + i, values, &count, NULL))
 			return -errno;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; bloom_fd >= 0 && i < n; i++) {
 		uint64_t digest = sieve_xdp_digest(&keys[i]);
 
 		if (bpf_map_update_elem(bloom_fd, NULL, &digest, BPF_ANY))

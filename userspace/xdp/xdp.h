@@ -108,6 +108,7 @@ int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
 /* New maps sized by plan, filled with l; exact_fd -1 unless exact. */
 int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
 		    int *bloom_fd, int *exact_fd);
+/* Into either map, or both; an fd of -1 is skipped. */
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
 /* Puts maps and config in the idle slot, then flips the live one. */
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,

@@ -172,7 +172,10 @@ struct sieve_geometry {
  *	cuckoo layer is full), stack a new layer @growth times larger whose
  *	rate is half the previous one's. Layer i is sized for fpp/2^(i+1), so
  *	the rate of the whole filter stays below fpp at any size. Needs
- *	capacity and fpp, not an explicit geometry.
+ *	capacity and fpp, not an explicit geometry. A layer whose rate the
+ *	type cannot reach (cuckoo: below 1.2e-4, so at fpp 1% about 6
+ *	layers) is not made: a Bloom filter then keeps adding to its last
+ *	layer, a cuckoo filter answers -ENOSPC when that layer is full.
  * @SIEVE_CREATE_GEOMETRY: use @geo as given instead of sizing from
  *	@capacity and @fpp_ppb.
  * @SIEVE_CREATE_SEED: use @seed instead of a random one.
@@ -194,10 +197,10 @@ enum sieve_create_flags {
  *	NUL must be zero. Else -EINVAL; -EEXIST if another filter has it.
  * @type: enum sieve_filter_type.
  * @fpp_ppb: target false-positive rate in parts per billion, 1 to
- *	%SIEVE_PPB - 1 (without %SIEVE_CREATE_GEOMETRY).
+ *	%SIEVE_PPB - 1; must be 0 with %SIEVE_CREATE_GEOMETRY.
  * @capacity: keys the filter must hold at that rate, 1 to
- *	%SIEVE_MAX_CAPACITY (without %SIEVE_CREATE_GEOMETRY). Scalable: of the
- *	first layer.
+ *	%SIEVE_MAX_CAPACITY; must be 0 with %SIEVE_CREATE_GEOMETRY. Scalable:
+ *	of the first layer.
  * @geo: with %SIEVE_CREATE_GEOMETRY, the exact geometry (geo.type equal to
  *	@type, geo.seed 0: the seed comes from @seed); else all zero.
  * @seed: with %SIEVE_CREATE_SEED, the hash seed; else 0 (a random seed).
@@ -426,11 +429,13 @@ struct sieve_info {
  *	snapshot of the filter, consistent as of this call, held by the open
  *	file (and counted in the module's memory) until its last byte is
  *	read, another export starts on the file, or the file is closed. Later
- *	offsets read that snapshot (-EINVAL if none is held for @id, or
- *	@offset is past its end).
+ *	offsets read that snapshot (-EINVAL if none is held for @id, for
+ *	example because the filter was destroyed meanwhile, or @offset is
+ *	past its end). -ENOMEM if the copy would pass max_memory_mb.
  * @buf: pointer to @buf_len bytes to fill.
  * @buf_len: room at @buf; 0 only asks for @total (at offset 0, without
- *	taking a snapshot or dropping a held one).
+ *	taking a snapshot or dropping a held one: the size of a snapshot
+ *	taken now, which writes may change before the first read).
  * @copied: out: bytes written to @buf.
  * @total: out: the snapshot's size.
  */
