@@ -158,6 +158,7 @@ test: deps
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 include tests/device/device.mk
+include tests/debug/debug.mk
 include tests/bench/bench.mk
 # Fragments of other parts (the XDP blocklist and its suites) extend
 # SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and CLI_LDLIBS.

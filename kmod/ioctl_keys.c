@@ -170,6 +170,9 @@ static int sieve_batch_read_chunk(const struct sieve_batch *b, struct sieve_chun
 		c->k[n].len = len;
 		bytes += len;
 	}
+	/* The keys of the last chunk must use up keys_bytes exactly. */
+	if (b->done + n == b->count && off + bytes != b->keys_bytes)
+		return -EINVAL;
 	if (copy_from_user(c->keys, ukeys + off, bytes))
 		return -EFAULT;
 	return n;
@@ -181,7 +184,15 @@ static int sieve_batch_run(struct sieve *s, struct sieve_batch *b, struct sieve_
 	u64 off = 0;
 	int err;
 
-	err = sieve_batch_check_lens(b, c);
+	/*
+	 * A batch of one chunk is checked whole as it is read, before anything
+	 * is applied; a longer one is checked first, so a bad length in a late
+	 * chunk cannot leave the early ones applied.
+	 */
+	if (b->count > c->nkeys || b->keys_bytes > c->nbytes)
+		err = sieve_batch_check_lens(b, c);
+	else
+		err = 0;
 	while (!err && b->done < b->count) {
 		int n = sieve_batch_read_chunk(b, c, off);
 		u32 did, i;

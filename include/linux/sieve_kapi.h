@@ -20,6 +20,10 @@
  *   filter behaves as if at its last layer.
  *
  * Keys are 1 to SIEVE_MAX_KEY_LEN bytes (else -EINVAL).
+ *
+ * Kernel code may also make and destroy registered filters
+ * (sieve_create_kernel(), sieve_destroy_kernel(), process context): they
+ * are filters like those of /dev/sieve, listed and usable there by name.
  */
 #ifndef _LINUX_SIEVE_KAPI_H
 #define _LINUX_SIEVE_KAPI_H
@@ -46,5 +50,47 @@ int sieve_add(struct sieve *s, const void *key, u32 len, u32 flags);
 int sieve_contains(struct sieve *s, const void *key, u32 len);
 /* 1 a copy was removed, 0 none was stored, -EOPNOTSUPP a Bloom type. */
 int sieve_delete(struct sieve *s, const void *key, u32 len);
+
+/**
+ * struct sieve_kernel_create - a filter for sieve_create_kernel()
+ * @name: 1 to 31 bytes of [A-Za-z0-9._-], NUL-terminated.
+ * @type: enum sieve_filter_type.
+ * @flags: %SIEVE_CREATE_SCALABLE and %SIEVE_CREATE_SEED only: no file owns
+ *	a kernel caller's filter, so none is ephemeral, and the geometry is
+ *	always sized from @capacity and @fpp_ppb.
+ * @capacity: keys the filter holds at @fpp_ppb (scalable: its first
+ *	layer), 1 to %SIEVE_MAX_CAPACITY.
+ * @fpp_ppb: target false-positive rate in parts per billion, 1 to
+ *	%SIEVE_PPB - 1.
+ * @seed: with %SIEVE_CREATE_SEED, the hash seed; else 0 (a random seed).
+ * @growth: scalable: 2 to 16; else 0.
+ * @max_layers: scalable: 2 to %SIEVE_MAX_LAYERS; else 0.
+ *
+ * The fields mean what they mean in struct sieve_create (SIEVE_IOC_CREATE).
+ */
+struct sieve_kernel_create {
+	const char *name;
+	u32 type;
+	u32 flags;
+	u64 capacity;
+	u32 fpp_ppb;
+	u32 seed;
+	u32 growth;
+	u32 max_layers;
+};
+
+/*
+ * Registers a new filter, as SIEVE_IOC_CREATE does: 0 and its id in *@id,
+ * or -EINVAL (a field out of range), -EEXIST (the name is taken), -ENOSPC
+ * (max_filters), -E2BIG (the table would be too large), -ENOMEM.
+ */
+int sieve_create_kernel(const struct sieve_kernel_create *c, u32 *id);
+/*
+ * Unregisters filter @id, as SIEVE_IOC_DESTROY does: 0 or -ENOENT. Holders
+ * of a reference keep using it until their sieve_put().
+ */
+int sieve_destroy_kernel(u32 id);
+/* Bytes counted against max_memory_mb now, for leak checks. */
+u64 sieve_memory_in_use(void);
 
 #endif /* _LINUX_SIEVE_KAPI_H */

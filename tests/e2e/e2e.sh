@@ -32,6 +32,9 @@ passed=0; failed=0
 sv() { nsenter --net=/run/netns/$SV "$@"; }
 cl() { nsenter --net=/run/netns/$CL "$@"; }
 sieve() { sv "$SIEVE" xdp "$@"; }
+# Commands on the first interface name it: another run of this suite may
+# have the blocklist on interfaces of its own, and no -i means all of them.
+on() { local sub=$1; shift; sieve "$sub" -i $IF "$@"; }
 
 fail() { echo "    FAIL: $*"; case_failed=1; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
@@ -71,7 +74,7 @@ pings() {
 
 # One counter from `stats -j` of the server interface.
 counter() {
-	sieve stats -j -i "${2:-$IF}" | python3 -c \
+	on stats -j -i "${2:-$IF}" | python3 -c \
 		"import json,sys; print(json.load(sys.stdin)[0]['$1'])"
 }
 
@@ -82,34 +85,34 @@ attach() {
 case_block_source() {
 	attach || return
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A before the block"
-	sieve block $A4 >/dev/null || fail "block $A4"
+	on block $A4 >/dev/null || fail "block $A4"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C while A is blocked"
 	expect_eq "$(counter dropped_source)" 5 "dropped_source counter"
-	sieve unblock $A4 >/dev/null || fail "unblock $A4"
+	on unblock $A4 >/dev/null || fail "unblock $A4"
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after unblock"
 	expect_eq "$(counter dropped_source)" 5 "dropped_source after unblock"
 }
 
 case_block_cidr() {
 	attach || return
-	sieve block 198.51.100.0/28 >/dev/null || fail "block a /28"
+	on block 198.51.100.0/28 >/dev/null || fail "block a /28"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A in the /28"
 	expect_eq "$(pings $B4 $SV4)" 0 "pings from B in the /28"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C outside it"
 	expect_eq "$(counter dropped_prefix)" 10 "dropped_prefix counter"
-	sieve unblock 198.51.100.0/28 >/dev/null || fail "unblock the /28"
+	on unblock 198.51.100.0/28 >/dev/null || fail "unblock the /28"
 	expect_eq "$(pings $B4 $SV4)" 5 "pings from B after unblock"
 }
 
 case_ipv6_source_and_nd() {
 	attach || return
-	sieve block $A6 >/dev/null || fail "block $A6"
+	on block $A6 >/dev/null || fail "block $A6"
 	# Flush neighbours: A's neighbour solicitations must still get through.
 	sv ip -6 neigh flush dev $IF; cl ip -6 neigh flush dev cl$TAG
 	expect_eq "$(pings $A6 $SV6)" 0 "pings from blocked v6 A"
 	expect_eq "$(pings $C6 $SV6)" 5 "pings from v6 C"
-	sieve unblock $A6 >/dev/null
+	on unblock $A6 >/dev/null
 	expect_eq "$(pings $A6 $SV6)" 5 "pings from v6 A after unblock"
 }
 
@@ -127,7 +130,7 @@ udp_count() {
 
 case_five_tuple() {
 	attach || return
-	sieve block udp:$C4:5001,$SV4:7000 tcp:$C4:40001,$SV4:8080 >/dev/null || fail "block flows"
+	on block udp:$C4:5001,$SV4:7000 tcp:$C4:40001,$SV4:8080 >/dev/null || fail "block flows"
 	expect_eq "$(udp_count $C4 5001 50)" 0 "UDP datagrams of the blocked flow"
 	expect_eq "$(udp_count $C4 5002 50)" 50 "UDP datagrams from another source port"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from the blocked flow's source"
@@ -138,7 +141,7 @@ case_five_tuple() {
 	cl python3 "$TRAFFIC" tcp-connect $C4 40002 $SV4 8080 || fail "TCP connect from another port"
 	# 50 datagrams and at least one SYN (retransmits vary).
 	[ "$(counter dropped_flow)" -ge 51 ] || fail "dropped_flow: $(counter dropped_flow), want >= 51"
-	sieve unblock tcp:$C4:40001,$SV4:8080 >/dev/null
+	on unblock tcp:$C4:40001,$SV4:8080 >/dev/null
 	cl python3 "$TRAFFIC" tcp-connect $C4 40001 $SV4 8080 || fail "TCP connect after unblock"
 	kill $spid 2>/dev/null; wait $spid 2>/dev/null
 }
@@ -150,7 +153,7 @@ case_load_under_traffic() {
 	attach || return
 	printf '# both lists block B\n%s\n203.0.113.0/24\n' $B4 >"$WORK/one"
 	printf '198.51.100.0/30\ntcp:%s:22\n2001:db8::/32\n' $SV4 >"$WORK/two"
-	sieve load "$WORK/one" >/dev/null || fail "load one"
+	on load "$WORK/one" >/dev/null || fail "load one"
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 10 >"$WORK/recv" &
 	local rpid=$!
 	until grep -q ready "$WORK/recv" 2>/dev/null; do sleep 0.05; done
@@ -159,7 +162,7 @@ case_load_under_traffic() {
 	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 $n 1000 &
 	local b=$!
 	for i in $(seq 1 20); do
-		sieve load "$WORK/$([ $((i % 2)) = 0 ] && echo one || echo two)" >/dev/null ||
+		on load "$WORK/$([ $((i % 2)) = 0 ] && echo one || echo two)" >/dev/null ||
 			fail "load number $i"
 	done
 	wait $a $b; wait $rpid
@@ -172,17 +175,17 @@ case_load_under_traffic() {
 
 case_bad_file_loads_nothing() {
 	attach || return
-	sieve block $A4 >/dev/null
+	on block $A4 >/dev/null
 	printf '%s\n198.51.100.300\n' $C4 >"$WORK/bad"
-	local err; err=$(sieve load "$WORK/bad" 2>&1 >/dev/null); local rc=$?
+	local err; err=$(on load "$WORK/bad" 2>&1 >/dev/null); local rc=$?
 	expect_eq $rc 2 "exit code of a bad load"
 	case $err in *"$WORK/bad:2: "*) ;; *) fail "error names file:line: $err";; esac
-	expect_eq "$(sieve list | cut -f3)" $A4 "list after a refused load"
+	expect_eq "$(on list | cut -f3)" $A4 "list after a refused load"
 }
 
 case_detach_leaves_clean() {
 	attach || return
-	sieve block $A4 >/dev/null
+	on block $A4 >/dev/null
 	sieve detach $IF >/dev/null || fail "detach"
 	sv ip link show $IF | grep -q xdp && fail "xdp still on $IF"
 	[ -e /sys/fs/bpf/sieve/$IF ] && fail "pins left under /sys/fs/bpf/sieve/$IF"
@@ -193,9 +196,9 @@ case_detach_leaves_clean() {
 
 case_generic_mode() {
 	attach --mode generic || return
-	case $(sieve status) in *"generic mode"*) ;; *) fail "status does not say generic";; esac
+	case $(on status) in *"generic mode"*) ;; *) fail "status does not say generic";; esac
 	sv ip link show $IF | grep -q xdpgeneric || fail "ip link shows no xdpgeneric"
-	sieve block $A4 >/dev/null
+	on block $A4 >/dev/null
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A, generic"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, generic"
 	sieve attach $IF --mode native >/dev/null 2>&1; expect_eq $? 2 "re-attach in another mode"
@@ -205,18 +208,23 @@ case_native_mode() {
 	attach --mode native || return
 	sv ip link show $IF | grep -q "xdp " || sv ip link show $IF | grep -q "prog/xdp" ||
 		fail "ip link shows no native xdp"
-	case $(sieve status) in *"native mode"*) ;; *) fail "status does not say native";; esac
+	case $(on status) in *"native mode"*) ;; *) fail "status does not say native";; esac
 	sieve attach $IF --mode native >/dev/null || fail "attach again (idempotent)"
-	sieve block $A4 >/dev/null
+	on block $A4 >/dev/null
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A, native"
 }
 
 case_exact_mode() {
 	attach --exact || return
-	sieve block $A4 >/dev/null
+	on block $A4 >/dev/null
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A, exact"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, exact"
-	case $(sieve status) in *"exact map"*) ;; *) fail "status shows no exact map";; esac
+	case $(on status) in *"exact map"*) ;; *) fail "status shows no exact map";; esac
+	sieve attach $IF >/dev/null || fail "attach again without options"
+	case $(on status) in *", exact,"*) ;; *) fail "a bare re-attach dropped --exact";; esac
+	sieve attach $IF --no-exact >/dev/null || fail "attach --no-exact"
+	case $(on status) in *"bloom-only"*) ;; *) fail "--no-exact did not apply";; esac
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A after the switch (list kept)"
 }
 
 case_errors() {
@@ -233,10 +241,10 @@ case_errors() {
 	case $err in *"another XDP program"*) ;; *) fail "other-program message: $err";; esac
 	sieve attach $IF --force >/dev/null || fail "attach --force"
 	sv ip link show $IF | grep -q "name sieve_xdp" || fail "sieve_xdp not attached after --force"
-	err=$(sieve block 198.51.100.7/24 2>&1); rc=$?
+	err=$(on block 198.51.100.7/24 2>&1); rc=$?
 	expect_eq $rc 2 "block with host bits"
 	expect_eq "$(echo "$err" | wc -l)" 1 "one line per error"
-	sieve unblock $A4 >/dev/null; expect_eq $? 1 "unblock of an entry not on the list"
+	on unblock $A4 >/dev/null; expect_eq $? 1 "unblock of an entry not on the list"
 }
 
 case_several_interfaces() {
@@ -245,10 +253,13 @@ case_several_interfaces() {
 	sieve block -i $IF2 203.0.113.2 >/dev/null || fail "block on $IF2"
 	expect_eq "$(pings 203.0.113.2 203.0.113.1)" 0 "pings over $IF2 from its blocked source"
 	expect_eq "$(pings $A4 $SV4)" 5 "pings over $IF, whose list is empty"
-	expect_eq "$(sieve status -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" \
-		2 "interfaces in status -j"
-	sieve block $B4 >/dev/null	# no -i: every interface
-	expect_eq "$(sieve list | grep -c $B4)" 2 "entry added to both lists"
+	expect_eq "$(sieve status -j | python3 -c "import json,sys; print(sum(s['iface'] in ('$IF', '$IF2') for s in json.load(sys.stdin)))")" \
+		2 "our interfaces in status -j"
+	# No -i: every interface (an address no case sends from, as other
+	# runs' interfaces get it too).
+	sieve block 192.0.2.99 >/dev/null || fail "block on every interface"
+	expect_eq "$(sieve list -i $IF; sieve list -i $IF2)" "$(printf '%s\tsource\t192.0.2.99\n%s\tsource\t192.0.2.99\n%s\tsource\t203.0.113.2' $IF $IF2 $IF2)" \
+		"entry added to both lists"
 }
 
 CASES="block_source block_cidr ipv6_source_and_nd five_tuple load_under_traffic

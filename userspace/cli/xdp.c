@@ -218,7 +218,8 @@ static const struct cli_command xdp_subcommands[] = {
 	  "  confirms every bloom hit in a hash map (no innocent packet dropped, ~100\n"
 	  "  bytes/entry); default bloom-only. --fpp: target false-positive rate\n"
 	  "  (default 1e-6). --fail-closed drops malformed packets (default: pass).\n"
-	  "  Again on an attached interface: applies changed settings, exit 0.\n"
+	  "  Again on an attached interface: applies the settings given (--no-exact\n"
+	  "  and --fail-open turn them off), keeps the others and the mode, exit 0.\n"
 	  "  Another XDP program on the interface is replaced only with --force.",
 	  cmd_attach },
 	{ "xdp detach", "detach the blocklist and remove its maps",
@@ -287,9 +288,12 @@ static int cmd_attach(int argc, char **argv)
 		return cli_usage_error(cmd, "no interface given");
 	if (need_root("attaching"))
 		return EXIT_ERROR;
-	ao = (struct sxdp_attach_opts){ .xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
-					.fpp_ppb = o.fpp_ppb, .capacity = o.capacity,
-					.force = o.force };
+	ao = (struct sxdp_attach_opts){
+		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
+		.cfg_given = (o.exact || o.no_exact ? SIEVE_XDP_F_EXACT : 0) |
+			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0),
+		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
+		.force = o.force };
 	for (i = optind; i < argc; i++) {
 		err[0] = '\0';
 		ret = sxdp_attach(argv[i], &ao, err, sizeof(err));

@@ -175,13 +175,14 @@ static int link_prog(int prog_fd, const char *ifname, int ifindex, uint32_t xdp_
 	return ret;
 }
 
-/* Already attached: the mode must match; other settings are applied. */
+/* Already attached: the mode must match; settings given are applied. */
 static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *err,
 		    size_t errlen)
 {
 	struct sieve_xdp_config cfg;
 	struct sxdp_list l = { 0 };
 	struct sxdp_handle h;
+	uint32_t flags, fpp;
 	const char *mode;
 	int ret = sxdp_open(ifname, &h);
 
@@ -196,11 +197,13 @@ static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *
 		goto out;
 	}
 	ret = sxdp_read_config(&h, &cfg, NULL);
-	if (!ret && (cfg.flags != o->cfg_flags || cfg.fpp_ppb != o->fpp_ppb)) {
+	flags = (cfg.flags & ~o->cfg_given) | (o->cfg_flags & o->cfg_given);
+	fpp = o->fpp_given ? o->fpp_ppb : cfg.fpp_ppb;
+	if (!ret && (cfg.flags != flags || cfg.fpp_ppb != fpp)) {
 		ret = sxdp_state_read(ifname, &l);
 		if (!ret)
-			ret = sxdp_rebuild(&h, &l, o->cfg_flags, o->fpp_ppb,
-					   cfg.capacity > l.n ? cfg.capacity : l.n, err, errlen);
+			ret = sxdp_rebuild(&h, &l, flags, fpp, cfg.capacity > l.n ? cfg.capacity : l.n,
+					   err, errlen);
 		sxdp_list_free(&l);
 	}
 	if (!ret)

@@ -79,7 +79,9 @@ struct sxdp_handle {
 struct sxdp_attach_opts {
 	uint32_t xdp_flags;	/* XDP_FLAGS_SKB_MODE or XDP_FLAGS_DRV_MODE */
 	uint32_t cfg_flags;	/* SIEVE_XDP_F_* */
+	uint32_t cfg_given;	/* flags the caller set or cleared: on re-attach, only these change */
 	uint32_t fpp_ppb;
+	bool fpp_given;		/* on re-attach, the rate changes only if given */
 	uint64_t capacity;
 	bool force;		/* replace another XDP program */
 };
