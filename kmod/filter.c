@@ -112,6 +112,27 @@ void sieve_filter_contains_batch(const struct sieve_filter *f,
 }
 EXPORT_SYMBOL_GPL(sieve_filter_contains_batch);
 
+/*
+ * How full the table is, in parts per million: bits set for the Bloom types
+ * (bits past nbits are never set; the table is whole words), slots used for
+ * cuckoo. May sleep (a Bloom table is counted whole).
+ */
+u32 sieve_filter_fill_ppm(const struct sieve_filter *f)
+{
+	u64 used, slots;
+
+	if (f->geo.type == SIEVE_CUCKOO) {
+		used = sieve_filter_estimate_items(f);
+		slots = f->geo.nbuckets * SIEVE_CUCKOO_SLOTS;
+	} else {
+		used = sieve_words_weight(f->table, f->table_bytes / sizeof(unsigned long));
+		slots = f->geo.nbits;
+	}
+	/* slots < 2^34 and used <= slots: the product fits in 64 bits. */
+	return div64_u64(min(used, slots) * 1000000, slots);
+}
+EXPORT_SYMBOL_GPL(sieve_filter_fill_ppm);
+
 /* Zeroes a table of any size, a megabyte at a time so the CPU is not held. */
 void sieve_zero(void *table, u64 bytes)
 {

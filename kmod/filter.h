@@ -172,6 +172,9 @@ static inline u32 sieve_filter_fpr_ppb(const struct sieve_filter *f)
 	return f->ops->fpr_ppb(f);
 }
 
+/* Bits set (Bloom types) or slots used (cuckoo), in parts per million. */
+u32 sieve_filter_fill_ppm(const struct sieve_filter *f);
+
 /*
  * Sizing (sizing.c): the geometry that holds @capacity keys with a
  * false-positive rate of at most @fpp_ppb parts per billion. The seed is

@@ -22,22 +22,6 @@ static void sieve_stats_sum(struct sieve *s, struct sieve_stats *sum)
 	}
 }
 
-/* Bloom types: bits set; cuckoo: slots used; of one layer, in ppm. */
-static u32 sieve_fill_ppm(const struct sieve_filter *f)
-{
-	u64 used, slots;
-
-	if (f->geo.type == SIEVE_CUCKOO) {
-		used = sieve_filter_estimate_items(f);
-		slots = f->geo.nbuckets * SIEVE_CUCKOO_SLOTS;
-	} else {
-		/* Bits past nbits are never set; the table is whole words. */
-		used = sieve_words_weight(f->table, f->table_bytes / sizeof(unsigned long));
-		slots = f->geo.nbits;
-	}
-	return div64_u64(min(used, slots) * 1000000, slots);
-}
-
 /* The layers, as the snapshot code takes them; kfree() the array. */
 static struct sieve_snapshot_layer_src *sieve_layer_srcs(const struct sieve_layers *L)
 {
@@ -75,7 +59,7 @@ void sieve_report(struct sieve *s, struct sieve_report *r)
 		miss = div_u64(miss * (SIEVE_PPB - sieve_filter_fpr_ppb(f)), SIEVE_PPB);
 	}
 	r->fpr_ppb = SIEVE_PPB - miss;
-	r->fill_ppm = sieve_fill_ppm(L->l[L->n - 1]->f);
+	r->fill_ppm = sieve_filter_fill_ppm(L->l[L->n - 1]->f);
 	src = sieve_layer_srcs(L);
 	if (src) {
 		r->snapshot_bytes = sieve_snapshot_bytes(src, L->n);

@@ -491,9 +491,14 @@ static int no_iface_absent(const struct xdp_opts *o)
 	return 1;
 }
 
-static int cmd_list(int argc, char **argv)
+/*
+ * list and status: the same options, a report per interface, and in JSON
+ * one array of them all.
+ */
+static int report_each_iface(const char *name, const char *what, int argc, char **argv,
+			     int (*report)(struct sxdp_handle *h, void *arg))
 {
-	const struct cli_command *cmd = sub("list");
+	const struct cli_command *cmd = sub(name);
 	struct list_arg la = { 0 };
 	struct xdp_opts o;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
@@ -502,17 +507,22 @@ static int cmd_list(int argc, char **argv)
 		return ret;
 	if (optind != argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (need_root("listing"))
+	if (need_root(what))
 		return EXIT_ERROR;
 	if (no_iface_absent(&o))
 		return EXIT_ABSENT;
 	la.json = o.json;
 	if (o.json)
 		printf("[\n");
-	ret = for_each_iface(&o, "listing", do_list, &la);
+	ret = for_each_iface(&o, what, report, &la);
 	if (o.json)
 		printf("\n]\n");
 	return ret;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	return report_each_iface("list", "listing", argc, argv, do_list);
 }
 
 static void print_plan(const struct sxdp_plan *p, bool json)
@@ -640,26 +650,7 @@ static int do_status(struct sxdp_handle *h, void *arg)
 
 static int cmd_status(int argc, char **argv)
 {
-	const struct cli_command *cmd = sub("status");
-	struct list_arg la = { 0 };
-	struct xdp_opts o;
-	int ret = parse_xdp_opts(cmd, argc, argv, &o);
-
-	if (ret >= 0)
-		return ret;
-	if (optind != argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (need_root("status"))
-		return EXIT_ERROR;
-	if (no_iface_absent(&o))
-		return EXIT_ABSENT;
-	la.json = o.json;
-	if (o.json)
-		printf("[\n");
-	ret = for_each_iface(&o, "status", do_status, &la);
-	if (o.json)
-		printf("\n]\n");
-	return ret;
+	return report_each_iface("status", "status", argc, argv, do_status);
 }
 
 static const char *const counter_names[SIEVE_XDP_NR_COUNTERS] = {

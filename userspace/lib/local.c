@@ -419,21 +419,6 @@ int sieve_local_merge(struct sieve_local *dst, const struct sieve_local *src)
 	return sieve_filter_merge(d, s);
 }
 
-/* Bits set (Bloom types) or slots used (cuckoo) per million, of one layer. */
-static u32 fill_ppm(const struct sieve_filter *f)
-{
-	u64 used, slots;
-
-	if (f->geo.type == SIEVE_CUCKOO) {
-		used = sieve_filter_estimate_items(f);
-		slots = f->geo.nbuckets * SIEVE_CUCKOO_SLOTS;
-	} else {
-		used = sieve_words_weight(f->table, f->table_bytes / sizeof(unsigned long));
-		slots = f->geo.nbits;
-	}
-	return (u32)((unsigned __int128)used * 1000000 / slots);
-}
-
 int sieve_local_info(const struct sieve_local *f, struct sieve_info *out)
 {
 	double pass = 1;	/* a foreign key passes every layer */
@@ -447,7 +432,7 @@ int sieve_local_info(const struct sieve_local *f, struct sieve_info *out)
 	out->nlayers = f->nlayers;
 	out->max_layers = f->max_layers;
 	out->growth = f->growth;
-	out->fill_ppm = fill_ppm(f->layers[f->nlayers - 1].filter);
+	out->fill_ppm = sieve_filter_fill_ppm(f->layers[f->nlayers - 1].filter);
 	out->inserted = f->inserted;
 	out->deleted = f->deleted;
 	out->queries = f->queries;
