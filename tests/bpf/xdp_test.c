@@ -853,7 +853,12 @@ int main(int argc, char **argv)
 		case_failed ? failed++ : passed++;
 	}
 	sieve_xdp__destroy(skel);
-	unlink(SXDP_STATE_DIR "/sieve-test.list");
+	{
+		char path[256];
+
+		sxdp_state_path(path, sizeof(path), "sieve-test");
+		unlink(path);
+	}
 	printf("%d passed, %d failed\n", passed, failed);
 	if (results && (f = fopen(results, "w"))) {
 		fprintf(f, "%d %d\n", passed, failed);

@@ -154,6 +154,7 @@ case_load_under_traffic() {
 	printf '# both lists block B\n%s\n203.0.113.0/24\n' $B4 >"$WORK/one"
 	printf '198.51.100.0/30\ntcp:%s:22\n2001:db8::/32\n' $SV4 >"$WORK/two"
 	on load "$WORK/one" >/dev/null || fail "load one"
+	local lost0; lost0=$(stack_drops)
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 10 >"$WORK/recv" &
 	local rpid=$!
 	until grep -q ready "$WORK/recv" 2>/dev/null; do sleep 0.05; done
@@ -167,10 +168,32 @@ case_load_under_traffic() {
 	done
 	wait $a $b; wait $rpid
 	local out; out=$(tail -n 1 "$WORK/recv")
-	expect_eq "$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$C4:6000', 0))" "$out")" \
-		$n "allowed datagrams received during 20 loads"
+	local got; got=$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$C4:6000', 0))" "$out")
 	expect_eq "$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$B4:6001', 0))" "$out")" \
 		0 "blocked datagrams received during 20 loads"
+	# The program itself dropped the blocked datagrams and nothing else.
+	expect_eq "$(on stats -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+print(sum(v for k, v in d.items() if k.startswith('dropped')))")" \
+		$n "datagrams the program dropped during 20 loads"
+	# A busy host may lose a datagram after XDP (the veth's ring, the
+	# socket): only such losses, counted by the kernel, excuse a shortfall.
+	local lost; lost=$(stack_drops)
+	if [ "$got" != $n ] && [ $((got + lost - lost0)) -ge $n ]; then
+		echo "    note: $((n - got)) allowed datagrams lost after XDP ($((lost - lost0)) stack drops)"
+	else
+		expect_eq "$got" $n "allowed datagrams received during 20 loads"
+	fi
+}
+
+# Datagrams the server's stack dropped after XDP: its veth's receive drops
+# and UDP receive-buffer errors.
+stack_drops() {
+	local rx udp
+	rx=$(sv cat /sys/class/net/$IF/statistics/rx_dropped)
+	udp=$(sv awk '/^Udp:/ && !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+		/^Udp:/ { print $c["RcvbufErrors"] + $c["InErrors"] }' /proc/net/snmp)
+	echo $((rx + udp))
 }
 
 case_bad_file_loads_nothing() {
@@ -188,7 +211,8 @@ case_detach_leaves_clean() {
 	on block $A4 >/dev/null
 	sieve detach $IF >/dev/null || fail "detach"
 	sv ip link show $IF | grep -q xdp && fail "xdp still on $IF"
-	[ -e /sys/fs/bpf/sieve/$IF ] && fail "pins left under /sys/fs/bpf/sieve/$IF"
+	ls -d /sys/fs/bpf/sieve/netns-*/"$IF" >/dev/null 2>&1 &&
+		fail "pins left under /sys/fs/bpf/sieve/netns-*/$IF"
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after detach"
 	expect_eq "$(sieve detach $IF)" "$IF: was not attached" "second detach"
 	sieve status -i $IF >/dev/null 2>&1; expect_eq $? 2 "status of a detached interface"

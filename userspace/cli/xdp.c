@@ -214,7 +214,7 @@ static const struct cli_command xdp_subcommands[] = {
 	  "sieve xdp attach IFACE... [--mode native|generic] [--exact] [--fpp P] [--fail-closed]\n"
 	  "                 [--capacity N] [--force]\n"
 	  "  Loads the XDP program with an empty list; maps are pinned under\n"
-	  "  " SIEVE_XDP_PIN_ROOT "/IFACE. Default mode: native, else generic. --exact\n"
+	  "  " SIEVE_XDP_PIN_ROOT "/netns-N/IFACE. Default mode: native, else generic. --exact\n"
 	  "  confirms every bloom hit in a hash map (no innocent packet dropped, ~100\n"
 	  "  bytes/entry); default bloom-only. --fpp: target false-positive rate\n"
 	  "  (default 1e-6). --fail-closed drops malformed packets (default: pass).\n"

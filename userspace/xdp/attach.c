@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Attaching and detaching the blocklist. The program hangs off a bpf_link
- * pinned as SIEVE_XDP_PIN_ROOT/IFACE/link, so it outlives the CLI run that
+ * pinned as SIEVE_XDP_PIN_ROOT/NETNS/IFACE/link, so it outlives the CLI run that
  * attached it, and another XDP program on the interface is never replaced
  * behind the operator's back (the kernel refuses a link there; --force
  * detaches the other program first).
@@ -21,7 +21,10 @@
 
 static void iface_path(char *buf, size_t len, const char *ifname, const char *name)
 {
-	snprintf(buf, len, "%s/%s/%s", SIEVE_XDP_PIN_ROOT, ifname, name);
+	char dir[128];	/* root, netns-INODE and IFNAMSIZ: under 80 bytes */
+
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	snprintf(buf, len, "%s/%s", dir, name);
 }
 
 /* Removes every pin of an interface and its list; 1 if there was none. */
@@ -39,9 +42,9 @@ static int remove_pins(const char *ifname)
 		iface_path(path, sizeof(path), ifname, names[i]);
 		found |= !unlink(path);
 	}
-	snprintf(path, sizeof(path), "%s/%s", SIEVE_XDP_PIN_ROOT, ifname);
+	sxdp_pin_dir(path, sizeof(path), ifname);
 	found |= !rmdir(path);
-	snprintf(path, sizeof(path), "%s/%s.list", SXDP_STATE_DIR, ifname);
+	sxdp_state_path(path, sizeof(path), ifname);
 	unlink(path);
 	return found ? 0 : 1;
 }
@@ -121,7 +124,7 @@ static int load_instance(const char *ifname, const struct sxdp_attach_opts *o,
 	char dir[256];
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s/%s", SIEVE_XDP_PIN_ROOT, ifname);
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		snprintf(err, errlen, "creating %s: %s", dir, strerror(errno));
 		return -errno;
@@ -253,10 +256,13 @@ int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err,
 
 int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max)
 {
-	DIR *d = opendir(SIEVE_XDP_PIN_ROOT);
 	struct dirent *e;
+	char root[256];
 	int n = 0;
+	DIR *d;
 
+	sxdp_pin_dir(root, sizeof(root), NULL);
+	d = opendir(root);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((e = readdir(d)) && n < max) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The XDP blocklist's loader: attaches the program through a pinned
- * bpf_link, and keeps its maps, pinned under SIEVE_XDP_PIN_ROOT/IFACE/,
- * in step with the entry list in SXDP_STATE_DIR/IFACE.list (the bloom
+ * bpf_link, and keeps its maps, pinned under SIEVE_XDP_PIN_ROOT/NETNS/IFACE/,
+ * in step with the entry list in SXDP_STATE_DIR/NETNS/IFACE.list (the bloom
  * filter cannot list or delete what it holds).
  *
  * Every change the program sees is a generation swap: the maps and the
@@ -33,14 +33,43 @@
 
 #define BPF_FS_MAGIC_	0xcafe4a11
 
-static void pin_path(char *buf, size_t len, const char *ifname, const char *name)
+/*
+ * Interface names belong to a network namespace; bpffs and /run do not. So
+ * the pins and lists of a namespace live in a folder of their own, named
+ * after it (its inode), and one name in two namespaces never collides.
+ */
+static const char *netns_folder(void)
 {
-	snprintf(buf, len, "%s/%s%s%s", SIEVE_XDP_PIN_ROOT, ifname, name ? "/" : "", name ? name : "");
+	static char name[32];
+	struct stat st;
+
+	if (!name[0]) {
+		if (stat("/proc/self/ns/net", &st))
+			snprintf(name, sizeof(name), "netns-unknown");
+		else
+			snprintf(name, sizeof(name), "netns-%llu", (unsigned long long)st.st_ino);
+	}
+	return name;
 }
 
-static void state_path(char *buf, size_t len, const char *ifname)
+void sxdp_pin_dir(char *buf, size_t len, const char *ifname)
 {
-	snprintf(buf, len, "%s/%s.list", SXDP_STATE_DIR, ifname);
+	snprintf(buf, len, "%s/%s%s%s", SIEVE_XDP_PIN_ROOT, netns_folder(),
+		 ifname ? "/" : "", ifname ? ifname : "");
+}
+
+void sxdp_state_path(char *buf, size_t len, const char *ifname)
+{
+	snprintf(buf, len, "%s/%s%s%s%s", SXDP_STATE_DIR, netns_folder(),
+		 ifname ? "/" : "", ifname ? ifname : "", ifname ? ".list" : "");
+}
+
+static void pin_path(char *buf, size_t len, const char *ifname, const char *name)
+{
+	char dir[128];	/* root, netns-INODE and IFNAMSIZ: under 80 bytes */
+
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	snprintf(buf, len, "%s%s%s", dir, name ? "/" : "", name ? name : "");
 }
 
 static int mkdir_p(const char *path)
@@ -88,6 +117,7 @@ static bool private_mount_ns(void)
 int sxdp_ensure_bpffs(void)
 {
 	struct statfs st;
+	char dir[256];
 
 	if (statfs("/sys/fs/bpf", &st))
 		return -errno;
@@ -97,7 +127,8 @@ int sxdp_ensure_bpffs(void)
 		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
 			return -errno;
 	}
-	return mkdir_p(SIEVE_XDP_PIN_ROOT);
+	sxdp_pin_dir(dir, sizeof(dir), NULL);
+	return mkdir_p(dir);
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -430,7 +461,7 @@ int sxdp_state_read(const char *ifname, struct sxdp_list *l)
 	char path[256], err[256];
 	int ret;
 
-	state_path(path, sizeof(path), ifname);
+	sxdp_state_path(path, sizeof(path), ifname);
 	ret = sxdp_list_read(path, l, err, sizeof(err));
 	return ret == -ENOENT ? 0 : ret;
 }
@@ -438,11 +469,13 @@ int sxdp_state_read(const char *ifname, struct sxdp_list *l)
 static int state_write(const char *ifname, const struct sxdp_list *l)
 {
 	char path[256];
-	int err = mkdir_p(SXDP_STATE_DIR);
+	int err;
 
+	sxdp_state_path(path, sizeof(path), NULL);
+	err = mkdir_p(path);
 	if (err)
 		return err;
-	state_path(path, sizeof(path), ifname);
+	sxdp_state_path(path, sizeof(path), ifname);
 	return sxdp_list_write(path, l);
 }
 
@@ -487,9 +520,12 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 	if (!h->ifname[0])
 		return 0;
 	ret = state_write(h->ifname, l);
-	if (ret)
-		snprintf(err, errlen, "writing %s/%s.list: %s", SXDP_STATE_DIR, h->ifname,
-			 strerror(-ret));
+	if (ret) {
+		char path[256];
+
+		sxdp_state_path(path, sizeof(path), h->ifname);
+		snprintf(err, errlen, "writing %s: %s", path, strerror(-ret));
+	}
 	return ret;
 }
 

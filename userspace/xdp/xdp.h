@@ -2,7 +2,7 @@
 /*
  * The XDP blocklist's loader: entries (text <-> flow keys), the bloom
  * sizing plan, and the maps of a running program, reached through pins
- * under SIEVE_XDP_PIN_ROOT/IFACE/ so separate CLI runs act on it.
+ * under SIEVE_XDP_PIN_ROOT/NETNS/IFACE/ so separate CLI runs act on it.
  * Functions return 0 or -errno; messages are the CLI's business, except
  * where a function fills an err buffer because only it knows the detail.
  */
@@ -18,6 +18,14 @@
 
 /* The entry list of each interface, one canonical entry a line. */
 #define SXDP_STATE_DIR		"/run/sieve/xdp"
+
+/*
+ * Where an interface's pins and entry list live: below a folder of this
+ * network namespace ("netns-INODE"), since interface names are per
+ * namespace. @ifname NULL gives the namespace's folder.
+ */
+void sxdp_pin_dir(char *buf, size_t len, const char *ifname);
+void sxdp_state_path(char *buf, size_t len, const char *ifname);
 
 /* Defaults: see README "XDP blocklist". */
 #define SXDP_DEFAULT_FPP_PPB	1000		/* 1e-6 */
