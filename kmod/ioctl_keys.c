@@ -110,7 +110,8 @@ static struct sieve_chunk *sieve_chunk_alloc(const struct sieve_batch *b)
 	/* Arrays after the key bytes, each aligned for its type. */
 	tail = ALIGN(tail, sizeof(void *)) + nkeys * sizeof(struct sieve_key);
 	tail += nkeys * sizeof(u32) + nkeys;
-	c = kvmalloc(sizeof(*c) + tail, GFP_KERNEL_ACCOUNT);
+	/* Past a page a failed vmalloc() also dumps a stack: -ENOMEM says enough. */
+	c = kvmalloc(sizeof(*c) + tail, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!c)
 		return NULL;
 	c->nkeys = nkeys;

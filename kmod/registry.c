@@ -164,7 +164,8 @@ static struct sieve *sieve_struct_alloc(const struct sieve_params *p, u32 seed)
 
 	if (!s)
 		return NULL;
-	s->stats = alloc_percpu_gfp(struct sieve_stats, GFP_KERNEL_ACCOUNT);
+	/* A failed percpu allocation also dumps a stack: -ENOMEM says enough. */
+	s->stats = alloc_percpu_gfp(struct sieve_stats, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!s->stats) {
 		kfree(s);
 		return NULL;

@@ -39,9 +39,27 @@ static struct sieve_snapshot_layer_src *sieve_layer_srcs(const struct sieve_laye
 	return src;
 }
 
+/*
+ * The size of @L's snapshot, as sieve_snapshot_bytes() counts it, one layer
+ * at a time: no array to allocate, so INFO and the size-only EXPORT cannot
+ * fail for lack of memory (and never report 0 instead).
+ */
+static u64 sieve_layers_snapshot_bytes(const struct sieve_layers *L)
+{
+	const u64 header = sizeof(struct sieve_snapshot_header);
+	u64 bytes = header;
+	u32 i;
+
+	for (i = 0; i < L->n; i++) {
+		struct sieve_snapshot_layer_src one = { .filter = L->l[i]->f };
+
+		bytes += sieve_snapshot_bytes(&one, 1) - header;
+	}
+	return bytes;
+}
+
 void sieve_report(struct sieve *s, struct sieve_report *r)
 {
-	struct sieve_snapshot_layer_src *src;
 	struct sieve_layers *L;
 	u64 miss = SIEVE_PPB;	/* chance, in ppb, that no layer answers yes */
 	u32 i;
@@ -60,11 +78,7 @@ void sieve_report(struct sieve *s, struct sieve_report *r)
 	}
 	r->fpr_ppb = SIEVE_PPB - miss;
 	r->fill_ppm = sieve_filter_fill_ppm(L->l[L->n - 1]->f);
-	src = sieve_layer_srcs(L);
-	if (src) {
-		r->snapshot_bytes = sieve_snapshot_bytes(src, L->n);
-		kfree(src);
-	}
+	r->snapshot_bytes = sieve_layers_snapshot_bytes(L);
 	mutex_unlock(&s->resize_lock);
 	sieve_stats_sum(s, &r->stats);
 	r->memory_bytes = atomic64_read(&s->charged);
@@ -210,16 +224,12 @@ out_unlock:
 
 u64 sieve_export_bytes(struct sieve *s)
 {
-	struct sieve_snapshot_layer_src *src;
 	struct sieve_layers *L;
-	u64 bytes = 0;
+	u64 bytes;
 
 	mutex_lock(&s->resize_lock);
 	L = rcu_dereference_protected(s->layers, lockdep_is_held(&s->resize_lock));
-	src = sieve_layer_srcs(L);
-	if (src)
-		bytes = sieve_snapshot_bytes(src, L->n);
+	bytes = sieve_layers_snapshot_bytes(L);
 	mutex_unlock(&s->resize_lock);
-	kfree(src);
 	return bytes;
 }

@@ -10,8 +10,8 @@
 # CACHE/boot/vmlinuz is the image (as tests/vm/run.sh --kernel wants it).
 # Prints the tree's path (the only thing on stdout).
 #
-# The build is cached: it is redone only when FRAGMENT or the installed
-# source package's version changes (a new version is unpacked afresh). It
+# The build is cached: it is redone only when FRAGMENT's settings (not its
+# comments) or the installed source package's version change (a new version is unpacked afresh). It
 # takes several minutes on 2 cores; its time is printed, its log kept in
 # CACHE/build.log. Concurrent runs wait for each other (flock).
 set -euo pipefail
@@ -38,12 +38,17 @@ unpack() {
 	echo "$version" >"$cache/linux/.sieve-source"
 }
 
+# The fragment's settings, without its comments: what the cache key hashes.
+config_lines() {
+	grep -E '^(CONFIG_|# CONFIG_[A-Za-z0-9_]+ is not set)' "$1"
+}
+
 # Every CONFIG_X=v and "# CONFIG_X is not set" line of the fragment that
 # the final .config does not have (a dependency refused it).
 missing_options() {
 	local fragment=$1 config=$2 line opt
 
-	grep -E '^(CONFIG_|# CONFIG_[A-Za-z0-9_]+ is not set)' "$fragment" | while read -r line; do
+	config_lines "$fragment" | while read -r line; do
 		if [[ $line == "# "* ]]; then
 			opt=${line#\# }
 			opt=${opt%% *}
@@ -56,11 +61,14 @@ missing_options() {
 }
 
 configure() {
-	local tree=$1 fragment=$2 missing
+	local tree=$1 fragment=$2 log=$3/config.log missing
 
-	make -C "$tree" -s tinyconfig >/dev/null
-	"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$fragment" >/dev/null
-	make -C "$tree" -s olddefconfig >/dev/null
+	# merge_config.sh warns about every choice the fragment overrides:
+	# expected, so its output goes to the log, shown only on failure.
+	{ make -C "$tree" -s tinyconfig &&
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$fragment" &&
+		make -C "$tree" -s olddefconfig; } >"$log" 2>&1 ||
+		{ cat "$log" >&2; die "configuring the kernel failed"; }
 	missing=$(missing_options "$fragment" "$tree/.config")
 	[ -z "$missing" ] || die "options of $fragment that did not make it into the .config" \
 		"(a dependency is missing):"$'\n'"$missing"
@@ -95,7 +103,7 @@ main() {
 	mkdir -p "$cache"
 	exec 9>"$cache/lock"
 	flock 9
-	key="$version $(sha256sum <"$fragment" | cut -d' ' -f1)"
+	key="$version $(config_lines "$fragment" | sha256sum | cut -d' ' -f1)"
 	if [ -f "$cache/stamp" ] && [ "$(cat "$cache/stamp")" = "$key" ] &&
 		[ -f "$cache/boot/vmlinuz" ] && [ -f "$cache/linux/Module.symvers" ]; then
 		echo "$cache/linux"
@@ -103,7 +111,7 @@ main() {
 	fi
 	rm -f "$cache/stamp"
 	unpack "$cache" "$version"
-	configure "$cache/linux" "$fragment"
+	configure "$cache/linux" "$fragment" "$cache"
 	build "$cache/linux" "$cache" "$fragment"
 	echo "$key" >"$cache/stamp"
 	echo "$cache/linux"

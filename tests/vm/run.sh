@@ -3,9 +3,10 @@
 #
 # Usage: run.sh --kernel DIR --initrd FILE --out DIR [--timeout SECS]
 #               [--check PROG]... [--results FILE] [--verbose] [--shell]
-#               [--demo]
+#               [--demo] [--append ARGS]
 #
-# Boots the kernel in DIR (from kernel.sh) with the initramfs FILE under
+# Boots DIR/vmlinuz (Debian's image from kernel.sh, or any bzImage put
+# there, e.g. the debug kernel) with the initramfs FILE under
 # qemu-system-x86_64 in software emulation, and judges the run:
 #  - the KTAP reports of the VM's suites (see init.sh for the protocol);
 #  - each --check PROG, run on the host as `PROG OUT/files` after the VM
@@ -19,6 +20,8 @@
 # --shell boots the same VM with an interactive shell on the console.
 # --demo boots it to run /demo.sh (make demo) and shows only that session;
 # exits non-zero if the session does not end with status 0.
+# --append adds ARGS to the kernel command line (e.g. sieve.fuzz=N, read by
+# the suites from /proc/cmdline).
 set -euo pipefail
 
 # What a clean kernel log never contains. Matched case-sensitively, so
@@ -29,6 +32,16 @@ BAD_LOG_PATTERN='\bBUG\b|Oops|WARNING:|scheduling while atomic|blocked for more 
 BAD_LOG_PATTERN+='|soft lockup|hard LOCKUP|Call Trace|general protection|KASAN|UBSAN'
 BAD_LOG_PATTERN+='|[Kk]ernel panic|rcu_.*detected stall|Unable to handle kernel'
 BAD_LOG_PATTERN+='|list_(add|del) corruption|invoked oom-killer'
+# The debug kernel's checkers: lockdep and RCU-lockdep splats (most also say
+# "WARNING:" or "BUG:", named here in case a version words them otherwise),
+# lockdep or kmemleak switching itself off (later bugs would go unseen).
+# kmemleak's findings are judged by init.sh, which knows which objects are
+# the suites'.
+BAD_LOG_PATTERN+='|possible circular locking dependency|inconsistent lock state'
+BAD_LOG_PATTERN+='|possible recursive locking|sleeping function called from invalid context'
+BAD_LOG_PATTERN+='|suspicious RCU usage|lock held when returning to user space'
+BAD_LOG_PATTERN+='|turning off the locking correctness validator'
+BAD_LOG_PATTERN+='|kmemleak: .*disabled'
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
@@ -39,7 +52,7 @@ usage() {
 }
 
 parse_args() {
-	kernel="" initrd="" out="" timeout=180 results="" verbose=0 shell=0 demo=0
+	kernel="" initrd="" out="" timeout=180 results="" verbose=0 shell=0 demo=0 extra=""
 	checks=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -52,6 +65,7 @@ parse_args() {
 		--verbose) verbose=1; shift ;;
 		--shell) shell=1; shift ;;
 		--demo) demo=1; shift ;;
+		--append) extra+=" $2"; shift 2 ;;
 		*) usage ;;
 		esac
 	done
@@ -74,6 +88,7 @@ qemu_cmd() {
 
 	[ "$shell" = 1 ] && append+=" sieve.shell"
 	[ "$demo" = 1 ] && append+=" sieve.demo quiet"
+	append+=$extra
 	qemu=(qemu-system-x86_64 -accel tcg -m 1G -smp 2 -nodefaults -nographic
 		-no-reboot -kernel "$kernel/vmlinuz" -initrd "$initrd"
 		-append "$append")

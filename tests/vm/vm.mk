@@ -10,10 +10,16 @@
 # any failed test, kernel oops/BUG/WARNING/lockup/hung task, or timeout.
 # `make vm-shell` boots the same VM to an interactive shell.
 #
-# Variables: VM_TIMEOUT (seconds, default 180), VM_KDIR (headers tree).
+# Variables: VM_TIMEOUT (seconds, default 180), VM_KDIR (headers tree),
+# VM_BUILD (where the modules, the initramfs and the run go; default
+# build/vm). tests/debug/debug.mk sets VM_KDIR and VM_BUILD on a sub-make's
+# command line to build and run the same VM on its debug kernel.
 # Other suites extend the VM through these lists (use +=):
-#   VM_KBUILD_DIRS  source folders the module build needs (copied to build/vm/src)
-#   VM_MODULES      modules, relative to build/vm/src, put in the VM's /lib/sieve
+#   VM_KBUILD_DIRS  source folders the module build needs (copied to $(VM_BUILD)/src)
+#   VM_KBUILD_EXTRA folders among those whose Kbuild the top Kbuild does not
+#                   name: built as more obj-m folders (e.g. a KUnit module
+#                   that only the debug kernel can load)
+#   VM_MODULES      modules, relative to $(VM_SRC), put in the VM's /lib/sieve
 #   VM_SCRIPTS      suite scripts run in the VM, in list order (see init.sh)
 #   VM_PROGS        statically linked programs (targets of your own rules)
 #                   put in the VM's /tests/bin
@@ -31,6 +37,7 @@ VM_INITRD := $(VM_BUILD)/initramfs.cpio.gz
 VM_TIMEOUT ?= 180
 
 VM_KBUILD_DIRS += kmod include tests/vm tests/cases
+VM_KBUILD_EXTRA +=
 VM_MODULES += kmod/sieve.ko tests/vm/sieve_test.ko kmod/example/sieve_dedup.ko
 VM_SCRIPTS += tests/vm/core.sh
 VM_PROGS +=
@@ -43,7 +50,7 @@ VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 # Prerequisites written $$(LIST) are expanded late (.SECONDEXPANSION in the
 # top Makefile), so lists extended by .mk files included after this one count.
 
-# The VM's modules are built from a copy of the sources in build/vm/src, so
+# The VM's modules are built from a copy of the sources in $(VM_SRC), so
 # the host's own `make module` (for KDIR, maybe another kernel) and this
 # build never share objects. No BTF for the modules: Debian's headers ship
 # no vmlinux to base it on. Copies keep their times, so Kbuild only
@@ -57,6 +64,7 @@ vm-modules:
 	$(Q)find -L Kbuild $(VM_KBUILD_DIRS) -type f \( -name '*.[chS]' -o -name Kbuild \
 		-o -name Makefile \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
 	$(Q)$(MAKE) -C $(VM_KDIR) M=$(VM_SRC) $(if $(filter 1,$(V)),V=1) \
+		SIEVE_KBUILD_EXTRA="$(addsuffix /,$(VM_KBUILD_EXTRA))" \
 		CONFIG_DEBUG_INFO_BTF_MODULES= modules \
 		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 
