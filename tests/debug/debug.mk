@@ -8,7 +8,8 @@
 # lockdep, atomic-sleep checks, kmemleak, UBSAN, KUnit, fault injection,
 # hung-task and soft-lockup detectors, panic on oops), cached in
 # cache/debug-kernel/ (git-ignored, kept by `make clean`; rebuilt only when
-# the fragment or the source package's version changes; see kernel.sh).
+# the fragment's settings or the source package's version change; see
+# kernel.sh). A cold build takes about 5.5 minutes on 2 cores (1.7 GB).
 # Then it builds the VM's modules against that tree, and boots the whole VM
 # suite of `make test-vm` on it, plus the debug-only additions below, with
 # the ioctl fuzz run at DEBUG_FUZZ calls. Any failed case, any KASAN,
@@ -63,8 +64,8 @@ debug-kernel:
 # The sub-make's variables: vm.mk's rules on the debug tree; the modules
 # with debug information, so that a report's module address resolves to a
 # line (scripts/faddr2line build/debug/vm/src/kmod/sieve.ko FUNC+OFF).
-debug_vm_make = $(MAKE) VM_KDIR=$(DEBUG_KDIR) VM_BUILD=$(DEBUG_BUILD)/vm SIEVE_DEBUG_VM=1 \
-	KCFLAGS=-g
+debug_vm_make = $(MAKE) VM_KDIR=$(DEBUG_KDIR) VM_ABI=6.1-debug VM_BUILD=$(DEBUG_BUILD)/vm \
+	SIEVE_DEBUG_VM=1 KCFLAGS=-g
 
 test-debug: debug-kernel
 	$(Q)$(debug_vm_make) debug-vm-run
