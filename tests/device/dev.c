@@ -469,41 +469,18 @@ int sv_import_all(int fd, const char *name, uint32_t flags, const uint8_t *buf,
 	return 0;
 }
 
-/* The kernel's jhash2 over @n 32-bit words. */
-static uint32_t jhash2_words(const uint32_t *k, uint32_t n, uint32_t initval)
-{
-	uint32_t a, b, c;
-
-	a = b = c = JHASH_INITVAL + (n << 2) + initval;
-	while (n > 3) {
-		a += k[0];
-		b += k[1];
-		c += k[2];
-		__jhash_mix(a, b, c);
-		n -= 3;
-		k += 3;
-	}
-	switch (n) {
-	case 3: c += k[2];	/* fallthrough */
-	case 2: b += k[1];	/* fallthrough */
-	case 1: a += k[0];
-		__jhash_final(a, b, c);
-		break;
-	case 0:
-		break;
-	}
-	return c;
-}
-
+/*
+ * The snapshot checksum, written from the format's description in
+ * <linux/sieve.h> (not from kmod/snapshot.c, so that it checks that code):
+ * jhash over the header (checksum read as 0), each layer header, each table
+ * in pieces of 4096 bytes and its padding.
+ */
 static uint32_t sum_bytes(uint32_t h, const uint8_t *p, uint64_t bytes)
 {
-	uint32_t w[1024];
-
 	while (bytes) {
-		uint64_t piece = bytes < 4096 ? bytes : 4096;
+		uint32_t piece = bytes < 4096 ? bytes : 4096;
 
-		memcpy(w, p, piece);
-		h = jhash2_words(w, piece / 4, h);
+		h = jhash(p, piece, h);
 		p += piece;
 		bytes -= piece;
 	}
@@ -518,19 +495,25 @@ uint32_t snapshot_checksum(const uint8_t *buf, uint64_t len)
 
 	memcpy(&hdr, buf, sizeof(hdr));
 	hdr.checksum = 0;
-	h = jhash2_words((const uint32_t *)&hdr, sizeof(hdr) / 4, SIEVE_SNAPSHOT_MAGIC);
+	h = jhash(&hdr, sizeof(hdr), SIEVE_SNAPSHOT_MAGIC);
 	for (i = 0; i < hdr.nlayers && i < SIEVE_MAX_LAYERS; i++) {
 		struct sieve_snapshot_layer l;
+		uint64_t pad;
 
 		if (off + sizeof(l) > len)
 			break;
 		memcpy(&l, buf + off, sizeof(l));
-		h = jhash2_words((const uint32_t *)&l, sizeof(l) / 4, h);
+		h = jhash(&l, sizeof(l), h);
 		off += sizeof(l);
 		if (l.table_bytes > len - off)
 			break;
 		h = sum_bytes(h, buf + off, l.table_bytes);
 		off += l.table_bytes;
+		pad = (8 - l.table_bytes % 8) % 8;
+		if (pad > len - off)
+			break;
+		h = sum_bytes(h, buf + off, pad);
+		off += pad;
 	}
 	return h;
 }
