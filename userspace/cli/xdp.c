@@ -376,9 +376,11 @@ static int do_block(struct sxdp_handle *h, void *arg)
 	return EXIT_OK;
 }
 
-static int cmd_block(int argc, char **argv)
+/* block and unblock: entries from the arguments, applied on each interface. */
+static int entries_each_iface(const char *name, const char *what, int argc, char **argv,
+			      int (*apply)(struct sxdp_handle *h, void *arg))
 {
-	const struct cli_command *cmd = sub("block");
+	const struct cli_command *cmd = sub(name);
 	struct sxdp_list l = { 0 };
 	struct xdp_opts o;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
@@ -387,9 +389,14 @@ static int cmd_block(int argc, char **argv)
 		return ret;
 	ret = parse_entries(cmd, argc, argv, &l);
 	if (!ret)
-		ret = for_each_iface(&o, "blocking", do_block, &l);
+		ret = for_each_iface(&o, what, apply, &l);
 	sxdp_list_free(&l);
 	return ret;
+}
+
+static int cmd_block(int argc, char **argv)
+{
+	return entries_each_iface("block", "blocking", argc, argv, do_block);
 }
 
 static int do_unblock(struct sxdp_handle *h, void *arg)
@@ -407,18 +414,7 @@ static int do_unblock(struct sxdp_handle *h, void *arg)
 
 static int cmd_unblock(int argc, char **argv)
 {
-	const struct cli_command *cmd = sub("unblock");
-	struct sxdp_list l = { 0 };
-	struct xdp_opts o;
-	int ret = parse_xdp_opts(cmd, argc, argv, &o);
-
-	if (ret >= 0)
-		return ret;
-	ret = parse_entries(cmd, argc, argv, &l);
-	if (!ret)
-		ret = for_each_iface(&o, "unblocking", do_unblock, &l);
-	sxdp_list_free(&l);
-	return ret;
+	return entries_each_iface("unblock", "unblocking", argc, argv, do_unblock);
 }
 
 static int do_load(struct sxdp_handle *h, void *arg)
