@@ -179,10 +179,28 @@ static int check_header(const struct sieve_snapshot_header *h)
 	return 0;
 }
 
-/* Bytes of the payload not yet accounted for by the layers read so far. */
-static u64 payload_left(const struct sieve_snapshot_reader *r)
+/*
+ * Bytes of the announced payload from stream offset @at on, 0 past its end:
+ * the only bytes that were reserved, so nothing may be allocated beyond them.
+ */
+static u64 payload_from(const struct sieve_snapshot_reader *r, u64 at)
 {
-	return HEADER_BYTES + r->hdr.payload_bytes - r->offset;
+	u64 end = HEADER_BYTES + r->hdr.payload_bytes;
+
+	return at < end ? end - at : 0;
+}
+
+/*
+ * A layer (its header, which has just arrived, and its padded table) fits
+ * in what remains of the payload, leaving room for the headers of the
+ * layers still announced: checked before its table is allocated.
+ */
+static bool layer_fits(const struct sieve_snapshot_reader *r, u64 table_bytes)
+{
+	u64 later = (u64)(r->hdr.nlayers - r->nlayers - 1) * LAYER_BYTES;
+
+	return LAYER_BYTES + padded(table_bytes) + later <=
+	       payload_from(r, r->offset - LAYER_BYTES);
 }
 
 static int check_layer(const struct sieve_snapshot_reader *r)
@@ -198,7 +216,7 @@ static int check_layer(const struct sieve_snapshot_reader *r)
 	err = sieve_geometry_check(&l->geo, &table_bytes);
 	if (err)
 		return err;
-	if (l->table_bytes != table_bytes || padded(table_bytes) > payload_left(r))
+	if (l->table_bytes != table_bytes || !layer_fits(r, table_bytes))
 		return -EINVAL;
 	if (!l->capacity != !!(h->create_flags & SIEVE_CREATE_GEOMETRY) ||
 	    l->capacity > SIEVE_MAX_CAPACITY)
@@ -293,7 +311,7 @@ static int table_done(struct sieve_snapshot_reader *r)
 		r->stage = STAGE_LAYER;
 		return 0;
 	}
-	if (payload_left(r) || r->sum != r->hdr.checksum)
+	if (payload_from(r, r->offset) || r->sum != r->hdr.checksum)
 		return -EINVAL;
 	r->stage = STAGE_DONE;
 	return 0;

@@ -436,6 +436,107 @@ out:
 		sieve_filter_destroy(f2);
 }
 
+/*
+ * A scalable snapshot of SC_LAYERS Bloom layers, sealed, with room for one
+ * more layer header after it (*@bytes does not count that room).
+ */
+#define SC_LAYERS	3
+static u8 *sc_write_layers(struct sieve_filter **f, u64 *bytes)
+{
+	struct sieve_snapshot_layer_src src[SC_LAYERS];
+	struct sieve_snapshot_header *hdr;
+	u64 at = sizeof(*hdr);
+	u8 *buf;
+	u32 i;
+
+	for (i = 0; i < SC_LAYERS; i++)
+		src[i] = (struct sieve_snapshot_layer_src){ f[i], 1000, 100 };
+	*bytes = sieve_snapshot_bytes(src, SC_LAYERS);
+	buf = sieve_zalloc(*bytes + sizeof(struct sieve_snapshot_layer));
+	if (!buf)
+		return NULL;
+	hdr = (void *)buf;
+	*hdr = (struct sieve_snapshot_header){
+		.create_flags = SIEVE_CREATE_SCALABLE, .type = SIEVE_BLOOM,
+		.nlayers = SC_LAYERS, .max_layers = 8, .growth = 2,
+		.fpp_ppb = 10000000, .capacity = 1000,
+	};
+	for (i = 0; i < SC_LAYERS; i++)
+		at += sieve_snapshot_put_layer(&src[i], buf + at);
+	sieve_snapshot_seal(buf, *bytes);
+	return buf;
+}
+
+/* Offset of layer @i's header in a snapshot of sc_write_layers(). */
+static u64 sc_layer_at(const struct sieve_filter *f, u32 i)
+{
+	return sizeof(struct sieve_snapshot_header) +
+	       i * (sizeof(struct sieve_snapshot_layer) + f->table_bytes);
+}
+
+/*
+ * Feeds @bytes of @buf whole and expects -EINVAL with at most @held layers
+ * allocated: a layer running past the payload must be refused at its
+ * header, before its table exists (only the payload was reserved).
+ */
+static void sc_expect_refused_at(struct sieve_test *t, const u8 *buf, u64 bytes, u32 held)
+{
+	struct sieve_snapshot_reader *r = sieve_zalloc(sizeof(*r));
+	bool done;
+
+	if (!r)
+		return;
+	EXPECT_EQ(t, sc_feed(r, buf, bytes, &done), -EINVAL);
+	EXPECT_TRUE(t, r->nlayers <= held);
+	sieve_snapshot_reader_release(r);
+	sieve_free(r);
+}
+
+/* Layer headers, counts and sizes that run past the announced payload. */
+static void sieve_test_snapshot_refuses_layers_past_payload(struct sieve_test *t)
+{
+	struct sieve_filter *f[SC_LAYERS] = { NULL };
+	struct sieve_snapshot_layer *extra;
+	u64 bytes, last, two;
+	u8 *buf = NULL;
+	u32 i;
+
+	for (i = 0; i < SC_LAYERS; i++)
+		f[i] = sc_filled(t, SIEVE_BLOOM, 100);
+	if (!f[0] || !f[1] || !f[2])
+		goto out;
+	buf = sc_write_layers(f, &bytes);
+	if (!buf)
+		goto out;
+	last = sc_layer_at(f[0], SC_LAYERS - 1);
+	two = last - sizeof(struct sieve_snapshot_header);
+	/* The untouched snapshot reads back: the cases below differ only where said. */
+	EXPECT_EQ(t, sc_read_check(t, buf, bytes, NULL), 0);
+	/* Payload of two layers: the third header lies past it. */
+	HDR(buf)->payload_bytes = two;
+	sc_expect_refused_at(t, buf, bytes, SC_LAYERS - 1);
+	/* The last table runs 8 bytes past the payload. */
+	HDR(buf)->payload_bytes = bytes - sizeof(struct sieve_snapshot_header) - 8;
+	sc_expect_refused_at(t, buf, bytes, SC_LAYERS - 1);
+	/* One layer more than the payload holds, its header sent after it. */
+	HDR(buf)->payload_bytes = bytes - sizeof(struct sieve_snapshot_header);
+	HDR(buf)->nlayers = SC_LAYERS + 1;
+	extra = (void *)(buf + bytes);
+	memcpy(extra, buf + last, sizeof(*extra));
+	sc_expect_refused_at(t, buf, bytes + sizeof(*extra), SC_LAYERS);
+	/* A table that would need more than the payload announced. */
+	HDR(buf)->nlayers = SC_LAYERS;
+	extra = (void *)(buf + last);
+	extra->geo.nbits *= 4;
+	EXPECT_EQ(t, sieve_geometry_check(&extra->geo, &extra->table_bytes), 0);
+	sc_expect_refused_at(t, buf, bytes, SC_LAYERS - 1);
+out:
+	sieve_free(buf);
+	for (i = 0; i < SC_LAYERS; i++)
+		if (f[i])
+			sieve_filter_destroy(f[i]);
+}
+
 #define SC_CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_snapshot_cases[] = {
@@ -450,6 +551,7 @@ const struct sieve_test_case sieve_snapshot_cases[] = {
 	SC_CASE(sieve_test_snapshot_refuses_bad_cuckoo_state),
 	SC_CASE(sieve_test_snapshot_truncated_and_trailing),
 	SC_CASE(sieve_test_snapshot_two_layers),
+	SC_CASE(sieve_test_snapshot_refuses_layers_past_payload),
 };
 
 const unsigned int sieve_snapshot_ncases = ARRAY_SIZE(sieve_snapshot_cases);

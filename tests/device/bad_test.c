@@ -1099,6 +1099,54 @@ static void bad_snapshot_layers(void)
 	snap_case("truncated by 8 bytes", s, n, false, -EINPROGRESS, s_truncate8);
 }
 
+/* The layer header at @at announces a 64 MiB table: four times the limit below. */
+static void announce_64m(uint8_t *b, uint64_t at)
+{
+	struct sieve_snapshot_layer *l = (void *)(b + at);
+
+	l->geo.nbits = 1ULL << 29;
+	l->table_bytes = 1ULL << 26;
+}
+
+/* The payload ends before the last layer, whose header is sent and nothing after. */
+static void s_sc_last_past(uint8_t *b, uint64_t *l)
+{
+	uint64_t last = snapshot_layer_offset(b, *l, HDR(b)->nlayers - 1);
+
+	HDR(b)->payload_bytes = last - sizeof(struct sieve_snapshot_header);
+	announce_64m(b, last);
+	*l = last + sizeof(struct sieve_snapshot_layer);
+}
+
+/* nlayers one more than the payload holds, that layer's header sent after it. */
+static void s_sc_one_more(uint8_t *b, uint64_t *l)
+{
+	uint64_t last = snapshot_layer_offset(b, *l, HDR(b)->nlayers - 1);
+
+	memcpy(b + *l, b + last, sizeof(struct sieve_snapshot_layer));
+	announce_64m(b, *l);
+	HDR(b)->nlayers++;
+	*l += sizeof(struct sieve_snapshot_layer);
+}
+
+/*
+ * Only the announced payload is reserved against max_memory_mb: a layer
+ * past it is refused at its header, not allocated. With the limit at
+ * 16 MiB, a 64 MiB table taken anyway shows as an import that waits for
+ * more bytes (-EINPROGRESS) where -EINVAL is due.
+ */
+static void bad_snapshot_past_payload(void)
+{
+	long long old_mem = param_read("max_memory_mb");
+
+	ktap_ok(param_write("max_memory_mb", 16) == 0, "max_memory_mb 16 (was %lld)", old_mem);
+	snap_case("last layer's header past the payload", scal_snap, scal_snap_len, false,
+		  -EINVAL, s_sc_last_past);
+	snap_case("one layer more than the payload holds", scal_snap, scal_snap_len, false,
+		  -EINVAL, s_sc_one_more);
+	ktap_ok(param_write("max_memory_mb", old_mem) == 0, "max_memory_mb restored");
+}
+
 /* Chunks in the wrong place. */
 static void bad_import_chunks(void)
 {
@@ -1238,6 +1286,7 @@ int main(void)
 	bad_snapshot_headers();
 	bad_snapshot_layers();
 	bad_snapshot_scalable();
+	bad_snapshot_past_payload();
 	bad_import_chunks();
 
 	known_teardown(&known);

@@ -356,6 +356,131 @@ static void destroy_all_but_known(int fd)
 			sv_destroy(fd, e[i].id);
 }
 
+/*
+ * The import's sizes and counts: a scalable snapshot whose payload length,
+ * layer count, layer geometries (tables up to 64 MiB, each consistent with
+ * its geometry) and length are mutated, resealed, and fed in random chunks
+ * while max_memory_mb is 16. Only the announced payload is reserved, so a
+ * call may never succeed having taken a byte past it (the reader would be
+ * filling a table nobody reserved), nor succeed at all once the header
+ * announced more than the limit.
+ */
+#define IMPORT_LIMIT_MB	16
+
+static const uint64_t import_nbits[] = {
+	64, 4096, 1ULL << 20, 1ULL << 24, 1ULL << 27, 1ULL << 29,
+};
+
+static void mutate_layers(uint8_t *b, uint64_t *len)
+{
+	struct sieve_snapshot_header *h = (void *)b;
+	uint64_t at = snapshot_layer_offset(b, *len, below(h->nlayers));
+	struct sieve_snapshot_layer *l = (void *)(b + at);
+	uint64_t hb = sizeof(*h), lb = sizeof(*l);
+
+	if (!at)
+		return;		/* earlier mutations left no such layer */
+	switch (below(5)) {
+	case 0:		/* the payload ends at a layer boundary, or 8 bytes off it */
+		h->payload_bytes = at - hb + 8 * (below(3) - 1) * below(2);
+		break;
+	case 1:
+		h->nlayers = below(h->max_layers) + 1;
+		break;
+	case 2:		/* a table of another size, its header consistent */
+		l->geo.nbits = import_nbits[below(sizeof(import_nbits) / 8)];
+		l->table_bytes = (l->geo.nbits + 63) / 64 * 8;
+		break;
+	case 3:		/* one more layer header after the end */
+		memcpy(b + *len, b + at, lb);
+		l = (void *)(b + *len);
+		l->geo.nbits = import_nbits[below(sizeof(import_nbits) / 8)];
+		l->table_bytes = (l->geo.nbits + 63) / 64 * 8;
+		h->nlayers++;
+		*len += lb;
+		break;
+	default:
+		*len = hb + below(*len - hb) + 1;
+		break;
+	}
+}
+
+/*
+ * One import of @b in random chunks: false if a call took what it must not.
+ * A layer header is judged once whole, so up to 63 bytes of one past the
+ * payload may be taken: they go to the reader's own buffer, not a table.
+ */
+static bool import_chunks(int fd, const uint8_t *b, uint64_t len)
+{
+	const struct sieve_snapshot_header *h = (const void *)b;
+	uint64_t end = sizeof(*h) + h->payload_bytes, off = 0;
+	struct sieve_import im;
+	int err = 0;
+
+	while (!err && off < len) {
+		im = (struct sieve_import){ .size = sizeof(im), .offset = off,
+					    .buf = (uintptr_t)(b + off) };
+		strcpy(im.name, "fz.imp");
+		im.buf_len = off ? below(len - off) + 1 : len < 4096 ? len : 128 + below(4096);
+		err = ioctl(fd, SIEVE_IOC_IMPORT, &im) < 0 ? -errno : 0;
+		off += im.buf_len;
+		if (!err && (off >= end + sizeof(struct sieve_snapshot_layer) ||
+			     end > (IMPORT_LIMIT_MB << 20))) {
+			diag("import: %llu bytes taken, payload ends at %llu",
+			     (unsigned long long)off, (unsigned long long)end);
+			return false;
+		}
+		if (!err && im.id)
+			sv_destroy(fd, im.id);
+	}
+	return true;
+}
+
+/* A scalable Bloom filter of 4 layers (64 + 128 + 256 + 512 keys), exported. */
+static int scalable_snapshot(int fd, uint8_t **snap, uint64_t *len)
+{
+	struct keyset *ks = keyset_make("fzimp", 0, 500);
+	uint32_t id;
+	int err;
+
+	err = sv_create_simple(fd, "fz.scal", SIEVE_BLOOM, 64, 10000000, SIEVE_CREATE_SCALABLE,
+			       &id);
+	err = err ? err : sv_batch(fd, id, SIEVE_BATCH_ADD, 0, ks, NULL);
+	err = err ? err : sv_export_all(fd, id, 1 << 20, snap, len);
+	sv_destroy(fd, id);
+	keyset_free(ks);
+	return err;
+}
+
+static void import_fuzz(int fd, unsigned long rounds)
+{
+	uint8_t *snap = NULL, *b = NULL;
+	unsigned long i, bad = 0;
+	uint64_t len, snap_len = 0;
+	uint32_t id = 0;
+	int m, err;
+
+	err = scalable_snapshot(fd, &snap, &snap_len);
+	err = err ? err : sv_import_all(fd, "fz.imp", 0, snap, snap_len, 4096, &id);
+	ktap_ok(!err && id, "the untouched scalable snapshot imports (%s)", errname(err));
+	sv_destroy(fd, id);
+	if (!err)
+		b = malloc(snap_len + 4 * sizeof(struct sieve_snapshot_layer));
+	for (i = 0; b && i < rounds; i++) {
+		memcpy(b, snap, snap_len);
+		len = snap_len;
+		for (m = below(3); m >= 0; m--)
+			mutate_layers(b, &len);
+		if (below(4))
+			snapshot_reseal(b, len);
+		bad += !import_chunks(fd, b, len);
+	}
+	ktap_ok(b && !bad, "%lu mutated scalable imports: none took bytes past its payload (%lu did)",
+		rounds, bad);
+	free(b);
+	free(snap);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long calls = 100000, i, ok = 0, undocumented = 0, errs[600] = { 0 };
@@ -477,6 +602,8 @@ int main(int argc, char **argv)
 	close(ro);
 	destroy_all_but_known(kfd);
 	known_check(&known, "after the fuzz");
+	import_fuzz(kfd, calls / 20);
+	known_check(&known, "after the import fuzz");
 	err = param_write("max_memory_mb", old_mem);
 	err = err ? err : param_write("max_filters", old_filters);
 	ktap_ok(!err, "limits restored (%s)", errname(err));

@@ -10,6 +10,7 @@
 
 #include "unit.h"
 #include "libsieve.h"
+#include "../../kmod/snapshot.h"
 
 #define SET_LIB		57
 #define KEYS		20000
@@ -276,6 +277,85 @@ static void sieve_unit_libsieve_scalable(struct sieve_test *t)
 	}
 }
 
+/* load_from_buf(), also telling how many bytes the reader took (*@pos). */
+static int load_taking(const void *buf, size_t len, struct sieve_local **out, off_t *pos)
+{
+	FILE *tmp = tmpfile();
+	int ret;
+
+	if (!tmp)
+		return -errno;
+	if (write(fileno(tmp), buf, len) != (ssize_t)len) {
+		fclose(tmp);
+		return -EIO;
+	}
+	lseek(fileno(tmp), 0, SEEK_SET);
+	ret = sieve_local_load(fileno(tmp), out);
+	*pos = lseek(fileno(tmp), 0, SEEK_CUR);
+	fclose(tmp);
+	return ret;
+}
+
+/*
+ * Layers past the announced payload: refused at the layer header, before
+ * the table it announces is allocated or a byte of it read (the kernel
+ * reserves only the payload; libsieve runs the same reader).
+ */
+static void sieve_unit_libsieve_layers_past_payload(struct sieve_test *t)
+{
+	const size_t hdr = sizeof(struct sieve_snapshot_header);
+	const size_t lhdr = sizeof(struct sieve_snapshot_layer);
+	struct sieve_params p = sized(SIEVE_BLOOM, 64, 5);
+	struct sieve_snapshot_header *h;
+	struct sieve_snapshot_layer *extra;
+	struct sieve_local *f = NULL, *g = NULL;
+	size_t len = 0, last;
+	u64 table_bytes = 0;
+	off_t pos = 0;
+	u8 *snap, *buf;
+	u32 i;
+
+	p.flags |= SIEVE_CREATE_SCALABLE;
+	EXPECT_EQ(t, sieve_local_create(&p, &f), 0);
+	if (!f)
+		return;
+	EXPECT_EQ(t, add_keys(f, 0, 500), 0);
+	snap = save_to_buf(f, &len);
+	buf = snap ? calloc(1, len + lhdr) : NULL;
+	EXPECT_TRUE(t, buf && ((struct sieve_snapshot_header *)snap)->nlayers >= 3);
+	if (!buf || ((struct sieve_snapshot_header *)snap)->nlayers < 3)
+		goto out;
+	h = (void *)buf;
+	memcpy(buf, snap, len);
+	/* Bloom tables are whole words: no padding between layers. */
+	for (last = hdr, i = 0; i + 1 < h->nlayers; i++)
+		last += lhdr + ((struct sieve_snapshot_layer *)(buf + last))->table_bytes;
+	/* One layer more than the payload holds: its header, announcing 16 MiB, after it. */
+	h->nlayers++;
+	extra = (void *)(buf + len);
+	memcpy(extra, buf + last, lhdr);
+	extra->geo.nbits = 1ULL << 27;
+	EXPECT_EQ(t, sieve_geometry_check(&extra->geo, &table_bytes), 0);
+	extra->table_bytes = table_bytes;
+	h->checksum = sieve_snapshot_buffer_checksum(buf, len + lhdr);
+	EXPECT_EQ(t, load_taking(buf, len + lhdr, &g, &pos), -EINVAL);
+	EXPECT_TRUE(t, !g && pos <= (off_t)len);
+	/* The payload of all layers but the last: its header is past it. */
+	memcpy(buf, snap, len);
+	h->payload_bytes = last - hdr;
+	h->checksum = sieve_snapshot_buffer_checksum(buf, len);
+	EXPECT_EQ(t, load_taking(buf, len, &g, &pos), -EINVAL);
+	EXPECT_TRUE(t, !g && pos <= (off_t)last);
+	/* Untouched, it loads: the cases above differ only where they say. */
+	EXPECT_EQ(t, load_taking(snap, len, &g, &pos), 0);
+	EXPECT_TRUE(t, g && pos == (off_t)len);
+	sieve_local_destroy(g);
+out:
+	free(buf);
+	free(snap);
+	sieve_local_destroy(f);
+}
+
 /* Keys 0..n-1 back to back, for the batch calls. */
 static u8 *batch_keys(u64 n, u32 *lens)
 {
@@ -493,6 +573,7 @@ const struct sieve_test_case sieve_libsieve_cases[] = {
 	CASE(sieve_unit_libsieve_table_matches_core),
 	CASE(sieve_unit_libsieve_corrupted_refused),
 	CASE(sieve_unit_libsieve_scalable),
+	CASE(sieve_unit_libsieve_layers_past_payload),
 	CASE(sieve_unit_libsieve_batch_vs_single),
 	CASE(sieve_unit_libsieve_full_batch_stops),
 	CASE(sieve_unit_libsieve_merge_and_delete),
