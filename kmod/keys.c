@@ -4,6 +4,7 @@
  * with the growth of scalable filters. Locking is described at struct
  * sieve (registry.h).
  */
+#include "layers.h"
 #include "registry.h"
 
 /* Keys one pass of the cores handles under one lock hold. */
@@ -45,8 +46,8 @@ static struct sieve_layer *sieve_top(const struct sieve_layers *L)
 
 static bool sieve_can_grow(const struct sieve_apply *a)
 {
-	return a->may_grow && (a->s->create_flags & SIEVE_CREATE_SCALABLE) &&
-	       a->L->n < a->s->max_layers && !READ_ONCE(a->s->cannot_grow);
+	return a->may_grow && !READ_ONCE(a->s->cannot_grow) &&
+	       sieve_layers_may_grow(a->s->create_flags, a->L->n, a->s->max_layers);
 }
 
 /* Is the newest layer at its capacity, with room for another? */
@@ -54,7 +55,7 @@ static bool sieve_wants_layer(const struct sieve_apply *a)
 {
 	const struct sieve_layer *top = sieve_top(a->L);
 
-	return sieve_can_grow(a) && atomic64_read(&top->items) >= top->capacity;
+	return sieve_can_grow(a) && sieve_layer_full(atomic64_read(&top->items), top->capacity);
 }
 
 /* Any layer but the newest may hold the key. */
@@ -187,13 +188,7 @@ static int sieve_cuckoo_add_hash(struct sieve_apply *a, u64 h, u8 *res)
 	write_seqcount_begin(&a->s->moving);
 	r = top->f->ops->add(top->f, h, a->flags);
 	write_seqcount_end(&a->s->moving);
-	/*
-	 * -ENOSPC also means the key's own buckets hold nothing but copies of
-	 * it (a multiset keeps up to 8): a new layer is for a full table, not
-	 * for more copies, else repeating one key would stack layer on layer.
-	 */
-	if (r == -ENOSPC && sieve_can_grow(a) &&
-	    top->f->ops->count(top->f, h) < SIEVE_CUCKOO_SLOTS) {
+	if (r == -ENOSPC && sieve_can_grow(a) && sieve_layer_refused_full(top->f, h)) {
 		a->grow = true;
 		return -EAGAIN;
 	}
@@ -369,12 +364,12 @@ static void sieve_publish_layers(struct sieve *s, struct sieve_layers *L)
 }
 
 /*
- * Stacks a new layer on a scalable filter whose newest layer @seen_top was
- * full: @growth times its capacity at half its rate. If another caller
- * got there first (or cleared the filter: @seen_top is gone, a clear
- * replaces every layer), there is nothing to do. A
- * layer sizing refuses (a rate or table out of range) ends the growth for
- * good; a failed allocation is -ENOMEM for this caller only.
+ * Stacks a new layer, as layers.h sizes it, on a scalable filter whose
+ * newest layer @seen_top was full. If another caller got there first (or
+ * cleared the filter: @seen_top is gone, a clear replaces every layer),
+ * there is nothing to do. A layer sizing refuses (a rate or table out of
+ * range) ends the growth for good; a failed allocation is -ENOMEM for this
+ * caller only.
  */
 static int sieve_grow(struct sieve *s, const struct sieve_layer *seen_top)
 {
@@ -388,11 +383,11 @@ static int sieve_grow(struct sieve *s, const struct sieve_layer *seen_top)
 	mutex_lock(&s->resize_lock);
 	old = rcu_dereference_protected(s->layers, lockdep_is_held(&s->resize_lock));
 	n = old->n;
-	if (old->l[n - 1] != seen_top || n >= s->max_layers || s->cannot_grow)
+	if (old->l[n - 1] != seen_top || s->cannot_grow ||
+	    !sieve_layers_may_grow(s->create_flags, n, s->max_layers))
 		goto out_unlock;
-	/* An imported filter may have 31 layers: no shift by 32. */
-	if (check_mul_overflow(old->l[n - 1]->capacity, (u64)s->growth, &capacity) ||
-	    n + 1 >= 32 || sieve_size(s->type, capacity, s->fpp_ppb >> (n + 1), &geo)) {
+	if (sieve_layer_next(s->type, s->fpp_ppb, s->growth, n, old->l[n - 1]->capacity,
+			     &capacity, &geo)) {
 		WRITE_ONCE(s->cannot_grow, true);
 		goto out_unlock;
 	}

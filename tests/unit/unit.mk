@@ -27,7 +27,7 @@ UNIT_OBJS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%.o,$(UNIT_SRCS)) \
 UNIT_CORE_OBJS := $(if $(UNIT_SANITIZE),$(patsubst kmod/%.c,$(UNIT_DIR)/core/%.o,$(CORE_SRCS)),$(CORE_OBJS))
 # libsieve (userspace/lib) too, for its local filters and snapshot files.
 UNIT_LIB_OBJS := $(if $(UNIT_SANITIZE),$(patsubst userspace/lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS)),$(LIB_OBJS))
-UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/unit/unit.h $(wildcard userspace/lib/*.h)
+UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/cases/layer_seqs.h tests/unit/unit.h $(wildcard userspace/lib/*.h)
 
 $(UNIT_DIR)/core/%.o: kmod/%.c $(CORE_HDRS)
 	$(call msg,CC,$< [unit])

@@ -6,6 +6,7 @@
  * hold the same tables.
  */
 #include "filter.h"
+#include "layers.h"
 #include "snapshot.h"
 #include "local.h"
 
@@ -23,29 +24,25 @@ static bool scalable(const struct sieve_local *f)
 }
 
 /*
- * Layer @i of a scalable filter (or the only layer of a sized one): its
- * capacity is capacity * growth^i and its rate fpp / 2^(i + 1), so the
- * rates of all layers sum to less than fpp.
+ * The size of the next layer: the first from the filter's own capacity and
+ * rate (a scalable filter's at the rate layers.h gives layer 0), the
+ * others stacked as layers.h says.
  */
-static int layer_size(const struct sieve_local *f, u32 i, u64 *capacity,
-		      struct sieve_geometry *geo)
+static int layer_size(const struct sieve_local *f, u64 *capacity, struct sieve_geometry *geo)
 {
-	u64 cap = f->capacity;
-	u32 fpp = f->fpp_ppb, j;
 	int err;
 
-	if (scalable(f)) {
-		for (j = 0; j < i; j++)
-			if (check_mul_overflow(cap, (u64)f->growth, &cap))
-				return -E2BIG;
-		fpp >>= i + 1;
+	if (f->nlayers) {
+		err = sieve_layer_next(f->type, f->fpp_ppb, f->growth, f->nlayers,
+				       f->layers[f->nlayers - 1].capacity, capacity, geo);
+	} else {
+		*capacity = f->capacity;
+		err = scalable(f) ? sieve_layer_size(f->type, f->fpp_ppb, 0, f->capacity, geo) :
+				    sieve_size(f->type, f->capacity, f->fpp_ppb, geo);
 	}
-	err = sieve_size(f->type, cap, fpp, geo);
-	if (err)
-		return err;
-	geo->seed = f->seed;
-	*capacity = cap;
-	return 0;
+	if (!err)
+		geo->seed = f->seed;
+	return err;
 }
 
 static int add_layer(struct sieve_local *f)
@@ -53,7 +50,7 @@ static int add_layer(struct sieve_local *f)
 	struct sieve_snapshot_layer_src *l = &f->layers[f->nlayers];
 	struct sieve_geometry geo;
 	u64 capacity;
-	int err = layer_size(f, f->nlayers, &capacity, &geo);
+	int err = layer_size(f, &capacity, &geo);
 
 	if (err)
 		return err;
@@ -149,68 +146,47 @@ static u64 key_hash(const struct sieve_local *f, const void *key, u32 len)
 }
 
 /*
- * Growth when the newest layer is full: 0 with a new layer, else the
- * reason there is none (-ENOSPC at max_layers or when sizing cannot go
- * further, -ENOMEM).
+ * A new layer, as the module stacks one: 0, -ENOSPC when sizing refuses it
+ * (and any later one: the sizes only grow), or -ENOMEM.
  */
 static int grow(struct sieve_local *f)
 {
-	int err;
+	int err = add_layer(f);
 
-	if (!scalable(f) || f->nlayers >= f->max_layers)
-		return -ENOSPC;
-	err = add_layer(f);
 	return err == -ENOMEM ? err : err ? -ENOSPC : 0;
 }
 
-/*
- * Keys a layer holds, for growth: cuckoo tables count their fingerprints
- * (copies included); Bloom types count the adds that stored a key.
- */
-static u64 layer_items(const struct sieve_snapshot_layer_src *l)
+static bool older_contain(const struct sieve_local *f, u64 hash)
 {
-	return bloom_type(l->filter->geo.type) ? l->items : sieve_filter_estimate_items(l->filter);
+	u32 i;
+
+	for (i = 0; i + 1 < f->nlayers; i++)
+		if (f->layers[i].filter->ops->contains(f->layers[i].filter, hash))
+			return true;
+	return false;
 }
 
 /*
- * As the module adds: a key an older layer holds is present, and stored
- * nowhere unless the filter counts copies (cuckoo without
- * SIEVE_ADD_IF_ABSENT: the copy goes into the newest layer). Every add
- * that stores a fingerprint or sets a key's bits counts as inserted.
+ * One try at an add, as the module makes it: a key an older layer holds
+ * is present, and stored nowhere unless the filter counts copies (cuckoo
+ * without SIEVE_ADD_IF_ABSENT: the copy goes into the newest layer). Every
+ * add that stores a fingerprint or sets a key's bits counts as inserted.
+ * -EAGAIN: layers.h wants a new layer first (only if @may_grow).
  */
-static int add_hash(struct sieve_local *f, u64 hash, u32 flags)
+static int add_try(struct sieve_local *f, u64 hash, u32 flags, bool may_grow)
 {
 	struct sieve_snapshot_layer_src *top = &f->layers[f->nlayers - 1];
 	bool copies = !bloom_type(f->type) && !(flags & SIEVE_ADD_IF_ABSENT);
-	bool present = false;
-	u32 i;
+	bool present = older_contain(f, hash);
 	int ret;
 
-	for (i = 0; i + 1 < f->nlayers && !present; i++)
-		present = f->layers[i].filter->ops->contains(f->layers[i].filter, hash);
 	if (present && !copies)
 		return 1;
-	if (scalable(f) && layer_items(top) >= top->capacity) {
-		/*
-		 * Without a new layer the last one takes the key: Bloom types
-		 * at a rising rate, cuckoo until its table refuses it.
-		 */
-		ret = grow(f);
-		if (ret == -ENOMEM)
-			return ret;
-		top = &f->layers[f->nlayers - 1];
-	}
+	if (may_grow && sieve_layer_full(top->items, top->capacity))
+		return -EAGAIN;
 	ret = top->filter->ops->add(top->filter, hash, flags);
-	if (ret == -ENOSPC) {
-		int err = grow(f);
-
-		if (err == -ENOMEM)
-			return err;
-		if (!err) {
-			top = &f->layers[f->nlayers - 1];
-			ret = top->filter->ops->add(top->filter, hash, flags);
-		}
-	}
+	if (ret == -ENOSPC && may_grow && sieve_layer_refused_full(top->filter, hash))
+		return -EAGAIN;
 	if (ret < 0)
 		return ret;
 	if (!ret || copies) {
@@ -218,6 +194,28 @@ static int add_hash(struct sieve_local *f, u64 hash, u32 flags)
 		f->inserted++;
 	}
 	return ret || present;
+}
+
+/*
+ * Each retry follows a new layer, or is the last (no layer can follow:
+ * the newest takes the key, Bloom types at a rising rate, cuckoo until its
+ * table refuses it).
+ */
+static int add_hash(struct sieve_local *f, u64 hash, u32 flags)
+{
+	bool sizable = true;
+	int ret, err;
+
+	for (;;) {
+		ret = add_try(f, hash, flags, sizable &&
+			      sieve_layers_may_grow(f->flags, f->nlayers, f->max_layers));
+		if (ret != -EAGAIN)
+			return ret;
+		err = grow(f);
+		if (err == -ENOMEM)
+			return err;
+		sizable = !err;
+	}
 }
 
 int sieve_local_add(struct sieve_local *f, const void *key, u32 len, u32 flags)
