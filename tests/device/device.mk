@@ -33,7 +33,7 @@ ifeq ($(origin VM_TIMEOUT),file)
 VM_TIMEOUT := 300
 endif
 
-VM_PROGS += $(DEV_PROGS) $(DEV_DIR)/sieve_lib_test $(CLI_STATIC)
+VM_PROGS += $(DEV_PROGS) $(DEV_DIR)/sieve_lib_test $(DEV_DIR)/sieve_layers_test $(CLI_STATIC)
 VM_SCRIPTS += tests/device/leak_start.sh tests/device/device.sh tests/device/library.sh
 VM_SCRIPTS += tests/device/dedup.sh tests/device/leak_end.sh
 
@@ -44,6 +44,13 @@ $(DEV_DIR)/sieve_%_test: tests/device/%_test.c tests/device/dev.c $(DEV_HDRS)
 # libsieve's own test links the static library.
 $(DEV_DIR)/sieve_lib_test: tests/device/lib_test.c tests/device/dev.c $(DEV_HDRS) \
 		userspace/lib/libsieve.h $(BUILD)/libsieve.a
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -o $@ $< tests/device/dev.c \
+		$(BUILD)/libsieve.a -lm
+
+# The layer policy on both sides: the device and libsieve's local filters.
+$(DEV_DIR)/sieve_layers_test: tests/device/layers_test.c tests/device/dev.c $(DEV_HDRS) \
+		tests/cases/layer_seqs.h userspace/lib/libsieve.h $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -o $@ $< tests/device/dev.c \
 		$(BUILD)/libsieve.a -lm

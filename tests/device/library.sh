@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # VM suite "library" (sourced by the VM's /init): /dev/sieve through
-# libsieve (sieve_lib_test, its own KTAP report) and through the CLI
+# libsieve (sieve_lib_test; sieve_layers_test, the growth sequences on the
+# device beside local filters; each its own KTAP report) and through the CLI
 # (the statically linked `sieve`, $(CLI_STATIC)), every filter command on
 # every type. The CLI checks are one KTAP report: each runs one command and
 # judges its exit status (0 done / yes, 1 no, 2 error), and for errors that
 # it printed exactly one line on stderr.
 
-sieve_lib_test
-rc=$?
-[ "$rc" -le 1 ] || printf 'KTAP version 1\n1..1\nnot ok 1 sieve_lib_test exited with status %d\n' "$rc"
+for prog in sieve_lib_test sieve_layers_test; do
+	"$prog"
+	rc=$?
+	[ "$rc" -le 1 ] || printf 'KTAP version 1\n1..1\nnot ok 1 %s exited with status %d\n' "$prog" "$rc"
+done
 
 cli_n=0
 cli_ktap=""
