@@ -190,7 +190,8 @@ print(sum(v for k, v in d.items() if k.startswith('dropped')))")" \
 # and UDP receive-buffer errors.
 stack_drops() {
 	local rx udp
-	rx=$(sv cat /sys/class/net/$IF/statistics/rx_dropped)
+	# /proc/net follows the reader's namespace; /sys/class/net would need sysfs remounted.
+	rx=$(sv awk -v dev="$IF:" '$1 == dev { print $5 }' /proc/net/dev)
 	udp=$(sv awk '/^Udp:/ && !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
 		/^Udp:/ { print $c["RcvbufErrors"] + $c["InErrors"] }' /proc/net/snmp)
 	echo $((rx + udp))
