@@ -8,6 +8,7 @@
  * Usage: sieve-xdp-test [-r RESULTS_FILE] [SUBSTRING]
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -749,6 +750,93 @@ static void test_entry_parser(void)
 	       "a full-length prefix is a source");
 }
 
+/*
+ * Writers of one list file at once, each its own list again and again:
+ * every write succeeds, and the file is always one whole list. (The loader
+ * serialises its writers; this is about the file alone.)
+ */
+enum { LIST_WRITERS = 4, LIST_WRITES = 200 };
+
+struct list_writer {
+	const char *path;
+	struct sxdp_list l;
+	int failed;
+};
+
+static void *list_writer_run(void *arg)
+{
+	struct list_writer *w = arg;
+	int i;
+
+	for (i = 0; i < LIST_WRITES; i++)
+		if (sxdp_list_write(w->path, &w->l))
+			w->failed++;
+	return NULL;
+}
+
+static void test_list_write_concurrent(void)
+{
+	char dir[] = "/tmp/sieve-xdp-test-XXXXXX", path[64], err[256], leftover[320];
+	struct list_writer w[LIST_WRITERS] = { 0 };
+	pthread_t tid[LIST_WRITERS];
+	struct sxdp_list got = { 0 };
+	int i, j, started = 0, torn = 0, reads;
+
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp"))
+		return;
+	snprintf(path, sizeof(path), "%s/iface.list", dir);
+	for (i = 0; i < LIST_WRITERS; i++) {
+		w[i].path = path;
+		/* Lists of different lengths, so a torn file shows. */
+		for (j = 0; j <= 50 * i; j++) {
+			struct sieve_xdp_key k;
+			const char *why;
+
+			snprintf(err, sizeof(err), "10.%d.0.%d", i, j);
+			if (!sxdp_parse_entry(err, &k, &why))
+				sxdp_list_add(&w[i].l, &k);
+		}
+		sxdp_list_sort(&w[i].l);
+	}
+	for (i = 0; i < LIST_WRITERS; i++)
+		started += !pthread_create(&tid[i], NULL, list_writer_run, &w[i]);
+	expect(started == LIST_WRITERS, "started %d writers", started);
+	for (reads = 0; reads < 2000; reads++) {
+		if (sxdp_list_read(path, &got, err, sizeof(err)))
+			continue;	/* not written yet */
+		for (j = 0; j < LIST_WRITERS; j++)
+			if (got.n == w[j].l.n && !memcmp(got.keys, w[j].l.keys, got.n * sizeof(*got.keys)))
+				break;
+		torn += j == LIST_WRITERS;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < LIST_WRITERS; i++) {
+		expect(!w[i].failed, "writer %d: %d of %d writes failed", i, w[i].failed, LIST_WRITES);
+		sxdp_list_free(&w[i].l);
+	}
+	expect(!torn, "%d of %d reads found no whole list", torn, reads);
+	/* Nothing left beside the list (and what was is removed). */
+	{
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		int left = 0;
+
+		while (d && (e = readdir(d))) {
+			if (e->d_name[0] == '.' || !strcmp(e->d_name, "iface.list"))
+				continue;
+			snprintf(leftover, sizeof(leftover), "%s/%s", dir, e->d_name);
+			left += !unlink(leftover);
+		}
+		if (d)
+			closedir(d);
+		expect(!left, "%d files left beside the list", left);
+	}
+	unlink(path);
+	rmdir(dir);
+	sxdp_list_free(&got);
+}
+
 static void test_list_file(void)
 {
 	char path[] = "/tmp/sieve-xdp-test-XXXXXX", err[256] = "";
@@ -780,6 +868,7 @@ static const struct {
 } cases[] = {
 	{ "entry_parser", test_entry_parser },
 	{ "list_file", test_list_file },
+	{ "list_write_concurrent", test_list_write_concurrent },
 	{ "plan_matches_kernel", test_plan_matches_kernel },
 	{ "source_v4_v6", test_source_v4_v6 },
 	{ "prefixes", test_prefixes },
