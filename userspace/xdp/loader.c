@@ -10,6 +10,11 @@
  * period (membarrier) the old slot is emptied. A packet reads sieve_active
  * once, so it sees one whole generation; the grace period makes sure no
  * packet still uses a slot when it is emptied or rewritten.
+ *
+ * Two changes must never interleave: each reads the live slot and writes
+ * the other, and one would free the generation the other just made live,
+ * or write the list the other's maps do not hold. So every change holds
+ * the interface's lock (sxdp_lock) from its first read to its last write.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,6 +26,7 @@
 #include <dirent.h>
 #include <linux/if_link.h>
 #include <linux/membarrier.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -131,6 +137,50 @@ int sxdp_ensure_bpffs(void)
 	return mkdir_p(dir);
 }
 
+/*
+ * Per interface, not per namespace folder: interfaces share nothing, and
+ * a long load on one should not hold up blocks on another. bpffs holds no
+ * regular files, so the lock is on the pin folder itself (as libxdp's is
+ * on its bpffs folder). Detach removes that folder while holding it, so a
+ * waiter may wake holding a folder that is gone or was made anew by an
+ * attach: it checks that the path still names what it locked, and
+ * otherwise tries again.
+ */
+int sxdp_lock(const char *ifname, bool create)
+{
+	struct stat held, now;
+	char dir[256];
+	int fd, tries, err;
+
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	/* Each retry means a detach came in between: a few are plenty. */
+	for (tries = 0; tries < 16; tries++) {
+		if (create && mkdir(dir, 0700) && errno != EEXIST)
+			return -errno;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		while ((err = flock(fd, LOCK_EX)) && errno == EINTR)
+			;
+		if (err) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (!fstat(fd, &held) && !stat(dir, &now) && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino)
+			return fd;
+		close(fd);
+	}
+	return -EAGAIN;
+}
+
+void sxdp_unlock(int lock_fd)
+{
+	if (lock_fd >= 0)
+		close(lock_fd);
+}
+
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return getenv("SIEVE_LIBBPF_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
@@ -162,6 +212,7 @@ int sxdp_open(const char *ifname, struct sxdp_handle *h)
 			return err;
 		}
 	}
+	h->pinned = true;
 	return 0;
 }
 
@@ -432,6 +483,13 @@ static int set_slot(int outer_fd, uint32_t slot, int fd)
 	return bpf_map_delete_elem(outer_fd, &slot) && errno != ENOENT ? -1 : 0;
 }
 
+static bool slot_in_use(int outer_fd, uint32_t slot)
+{
+	uint32_t id;
+
+	return !bpf_map_lookup_elem(outer_fd, &slot, &id);
+}
+
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd)
 {
@@ -442,6 +500,13 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	if (err)
 		return err;
 	idle = !live;
+	/*
+	 * Maps left in the idle slot mean a swap was cut short (killed) after
+	 * its flip, maybe before its grace period: packets may still be in
+	 * that slot, so wait before rewriting it.
+	 */
+	if (slot_in_use(h->bloom_fd, idle) || slot_in_use(h->exact_fd, idle))
+		wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
 	if (bpf_map_update_elem(h->cfg_fd, &idle, &next, BPF_ANY) ||
 	    set_slot(h->bloom_fd, idle, bloom_fd) || set_slot(h->exact_fd, idle, exact_fd))
@@ -537,7 +602,44 @@ static uint64_t capacity_for(uint64_t n)
 	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
 }
 
-int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen)
+/*
+ * Takes the lock of a pinned handle's interface and re-opens the handle
+ * under it: between sxdp_open and here the interface may have been
+ * detached, or re-attached with maps of its own. *lock_fd is -1 for a
+ * handle no one else has.
+ */
+static int lock_handle(struct sxdp_handle *h, int *lock_fd)
+{
+	char ifname[IF_NAMESIZE];
+	int ret;
+
+	*lock_fd = -1;
+	if (!h->pinned)
+		return 0;
+	ret = sxdp_lock(h->ifname, false);
+	if (ret < 0)
+		return ret;
+	*lock_fd = ret;
+	snprintf(ifname, sizeof(ifname), "%s", h->ifname);
+	sxdp_close(h);
+	ret = sxdp_open(ifname, h);
+	if (ret) {
+		sxdp_unlock(*lock_fd);
+		*lock_fd = -1;
+	}
+	return ret;
+}
+
+static void lock_error(int ret, char *err, size_t errlen)
+{
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "the blocklist is no longer attached");
+	else
+		snprintf(err, errlen, "taking the interface's lock: %s", strerror(-ret));
+}
+
+static int replace_locked(struct sxdp_handle *h, const struct sxdp_list *l, char *err,
+			  size_t errlen)
 {
 	struct sieve_xdp_config cfg;
 	int ret = sxdp_read_config(h, &cfg, NULL);
@@ -582,7 +684,21 @@ static int add_live(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
 	return ret;
 }
 
-int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen)
+int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen)
+{
+	int lock_fd, ret = lock_handle(h, &lock_fd);
+
+	if (ret) {
+		lock_error(ret, err, errlen);
+		return ret;
+	}
+	ret = replace_locked(h, l, err, errlen);
+	sxdp_unlock(lock_fd);
+	return ret;
+}
+
+static int add_locked(struct sxdp_handle *h, const struct sxdp_list *add, char *err,
+		      size_t errlen)
 {
 	struct sxdp_list all = { 0 }, fresh = { 0 };
 	struct sieve_xdp_config cfg, probe;
@@ -627,7 +743,20 @@ out:
 	return ret;
 }
 
-int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
+int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen)
+{
+	int lock_fd, ret = lock_handle(h, &lock_fd);
+
+	if (ret) {
+		lock_error(ret, err, errlen);
+		return ret;
+	}
+	ret = add_locked(h, add, err, errlen);
+	sxdp_unlock(lock_fd);
+	return ret;
+}
+
+static int remove_locked(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
 {
 	struct sxdp_list all = { 0 };
 	struct sieve_xdp_config cfg;
@@ -649,5 +778,17 @@ int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *miss
 	if (!ret && removed)
 		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb, cfg.capacity, err, sizeof(err));
 	sxdp_list_free(&all);
+	return ret;
+}
+
+int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
+{
+	int lock_fd, ret = lock_handle(h, &lock_fd);
+
+	*missing = 0;
+	if (ret)
+		return ret;
+	ret = remove_locked(h, del, missing);
+	sxdp_unlock(lock_fd);
 	return ret;
 }

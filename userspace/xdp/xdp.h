@@ -82,6 +82,7 @@ struct sxdp_handle {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
+	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 };
 
 struct sxdp_attach_opts {
@@ -98,6 +99,20 @@ struct sxdp_attach_opts {
 enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1 };
 
 int sxdp_ensure_bpffs(void);
+
+/*
+ * The lock of one interface's state: its pins, its generations and its
+ * list. Every change holds it from reading the state to the last write;
+ * readers (list, status, stats) do not take it. It is an flock on the
+ * interface's pin folder, so the kernel drops it with a killed holder.
+ * sxdp_attach, sxdp_detach, sxdp_add, sxdp_remove and sxdp_replace take
+ * it themselves (on a handle from sxdp_open), and it is not recursive:
+ * never call them holding it. @create makes the folder (attach);
+ * otherwise -ENOENT means the interface has no blocklist. Returns the
+ * lock's fd.
+ */
+int sxdp_lock(const char *ifname, bool create);
+void sxdp_unlock(int lock_fd);
 int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen);
 /* 0 detached, 1 was not attached. */
 int sxdp_detach(const char *ifname);
@@ -120,12 +135,18 @@ int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_
 		    int *bloom_fd, int *exact_fd);
 /* Into either map, or both; an fd of -1 is skipped. */
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
-/* Puts maps and config in the idle slot, then flips the live one. */
+/*
+ * Puts maps and config in the idle slot, then flips the live one.
+ * sxdp_swap and sxdp_rebuild need the interface's lock held (or a handle
+ * no one else has, as in tests).
+ */
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd);
 
 /*
- * The operations: each keeps the state file and the maps in step.
+ * The operations: each keeps the state file and the maps in step, under
+ * the interface's lock (on a pinned handle, which they re-open under it:
+ * the interface may have been detached or re-attached since).
  * add: live into the current maps, unless the capacity or the prefix
  * lengths run out (then a rebuild). replace/remove: a new generation.
  */
