@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -484,6 +485,51 @@ out:
 	sxdp_list_free(&del);
 }
 
+/*
+ * A change killed after writing the list and before its swap: the list is
+ * a generation ahead of the maps. The next change brings them in step
+ * (sxdp_sync); a list naming the live generation is left alone. A
+ * temporary list a killed writer left is removed by the next write.
+ */
+static void test_sync_after_cut_short(void)
+{
+	static const char *const before[] = { "198.51.100.7" };
+	static const char *const after[] = { "203.0.113.9" };
+	struct pkt_spec old = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct pkt_spec new = tcp("203.0.113.9", 5, "192.0.2.10", 80);
+	struct sxdp_list l = { 0 }, ahead = { 0 };
+	struct sieve_xdp_config cfg;
+	char path[256], tmp[300], header[32], err[256] = "";
+	uint32_t gen;
+
+	list_of(&l, before, 1);
+	list_of(&ahead, after, 1);
+	if (!set_list(&l, 0, 1000) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	gen = cfg.gen_seq;
+	expect(!sxdp_sync(&h, err, sizeof(err)), "sync in step: %s", err);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.gen_seq == gen,
+	       "a list in step with the maps rebuilt them");
+	sxdp_state_path(path, sizeof(path), h.ifname);
+	snprintf(header, sizeof(header), "# generation %u", gen + 1);
+	if (!expect(!sxdp_list_write(path, &ahead, header), "writing the list ahead"))
+		goto out;
+	passes("the list's entry before the sync", &new);
+	expect(!sxdp_sync(&h, err, sizeof(err)), "sync: %s", err);
+	drops("the list's entry after the sync", &new, SIEVE_XDP_SRC);
+	passes("the entry the list dropped", &old);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.entries == 1, "entries after the sync");
+	/* A writer killed mid-file leaves its temporary; the next write sweeps it. */
+	snprintf(tmp, sizeof(tmp), "%s.Ab12Cd", path);
+	close(open(tmp, O_WRONLY | O_CREAT, 0600));
+	set_list(&l, 0, 1000);
+	expect(access(tmp, F_OK) && errno == ENOENT, "%s left after the next write", tmp);
+	unlink(tmp);
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&ahead);
+}
+
 /* Adding past the planned capacity builds a bigger generation. */
 static void test_growth_past_capacity(void)
 {
@@ -769,7 +815,7 @@ static void *list_writer_run(void *arg)
 	int i;
 
 	for (i = 0; i < LIST_WRITES; i++)
-		if (sxdp_list_write(w->path, &w->l))
+		if (sxdp_list_write(w->path, &w->l, NULL))
 			w->failed++;
 	return NULL;
 }
@@ -881,6 +927,7 @@ static const struct {
 	{ "truncation", test_truncation },
 	{ "live_add_and_remove", test_live_add_and_remove },
 	{ "growth_past_capacity", test_growth_past_capacity },
+	{ "sync_after_cut_short", test_sync_after_cut_short },
 	{ "swap_under_traffic", test_swap_under_traffic },
 	{ "false_positives", test_false_positives },
 };

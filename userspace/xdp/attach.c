@@ -48,8 +48,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 	sxdp_pin_dir(path, sizeof(path), ifname);
 	if (!keep_dir)
 		found |= !rmdir(path);
-	sxdp_state_path(path, sizeof(path), ifname);
-	unlink(path);
+	sxdp_state_remove(ifname);
 	return found ? 0 : 1;
 }
 
@@ -211,6 +210,9 @@ static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *
 		ret = -EEXIST;
 		goto out;
 	}
+	ret = sxdp_sync(&h, err, errlen);
+	if (ret)
+		goto out;
 	ret = sxdp_read_config(&h, &cfg, NULL);
 	flags = (cfg.flags & ~o->cfg_given) | (o->cfg_flags & o->cfg_given);
 	fpp = o->fpp_given ? o->fpp_ppb : cfg.fpp_ppb;

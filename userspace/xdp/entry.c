@@ -337,7 +337,7 @@ int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errl
  * The temporary name is unique, so two writers never share one file, and
  * the data reach the disk before the rename makes them the list.
  */
-int sxdp_list_write(const char *path, const struct sxdp_list *l)
+int sxdp_list_write(const char *path, const struct sxdp_list *l, const char *header)
 {
 	char tmp[512], buf[160], *slash;
 	FILE *f;
@@ -356,6 +356,8 @@ int sxdp_list_write(const char *path, const struct sxdp_list *l)
 		return ret;
 	}
 	fchmod(fd, 0644);	/* what fopen gave before: mkstemp makes it 0600 */
+	if (header)
+		fprintf(f, "%s\n", header);
 	for (i = 0; i < l->n; i++) {
 		sxdp_format_entry(&l->keys[i], buf, sizeof(buf));
 		fprintf(f, "%s\n", buf);

@@ -531,17 +531,101 @@ int sxdp_state_read(const char *ifname, struct sxdp_list *l)
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int state_write(const char *ifname, const struct sxdp_list *l)
+/*
+ * The list names the generation that holds it ("# generation N", the
+ * live config's gen_seq), and is written before that generation goes
+ * live: a change cut short leaves a list ahead of the maps, and the next
+ * change (sxdp_sync) sees the numbers differ and rebuilds from the list.
+ */
+#define STATE_GEN_FMT	"# generation %u"
+
+/*
+ * Removes the temporary files of list writers that were killed: the name
+ * of the list, a dot and mkstemp's six characters. Only under the lock,
+ * where no writer of that list is alive.
+ */
+static void sweep_temp(const char *ifname)
+{
+	char dir[256], path[512], prefix[IF_NAMESIZE + 8];
+	size_t plen;
+	struct dirent *e;
+	DIR *d;
+
+	sxdp_state_path(dir, sizeof(dir), NULL);
+	plen = snprintf(prefix, sizeof(prefix), "%s.list.", ifname);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strlen(e->d_name) != plen + 6 || strncmp(e->d_name, prefix, plen))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+void sxdp_state_remove(const char *ifname)
 {
 	char path[256];
+
+	sxdp_state_path(path, sizeof(path), ifname);
+	unlink(path);
+	sweep_temp(ifname);
+}
+
+static int state_write(const char *ifname, const struct sxdp_list *l, uint32_t gen)
+{
+	char path[256], header[32];
 	int err;
 
 	sxdp_state_path(path, sizeof(path), NULL);
 	err = mkdir_p(path);
 	if (err)
 		return err;
+	sweep_temp(ifname);
 	sxdp_state_path(path, sizeof(path), ifname);
-	return sxdp_list_write(path, l);
+	snprintf(header, sizeof(header), STATE_GEN_FMT, gen);
+	return sxdp_list_write(path, l, header);
+}
+
+/* The generation a list was written for; -ENODATA if it names none. */
+static int state_gen(const char *ifname, uint32_t *gen)
+{
+	char path[256], line[64];
+	int ret = -ENODATA;
+	FILE *f;
+
+	sxdp_state_path(path, sizeof(path), ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (fgets(line, sizeof(line), f) && sscanf(line, STATE_GEN_FMT, gen) == 1)
+		ret = 0;
+	fclose(f);
+	return ret;
+}
+
+/* The list first, for the generation the next swap makes live. */
+static int state_write_next(struct sxdp_handle *h, const struct sxdp_list *l, char *err,
+			    size_t errlen)
+{
+	struct sieve_xdp_config cur;
+	int ret;
+
+	/* A handle without an interface (tests, benchmarks) keeps no list. */
+	if (!h->ifname[0])
+		return 0;
+	ret = sxdp_read_config(h, &cur, NULL);
+	if (!ret)
+		ret = state_write(h->ifname, l, cur.gen_seq + 1);
+	if (ret) {
+		char path[256];
+
+		sxdp_state_path(path, sizeof(path), h->ifname);
+		snprintf(err, errlen, "writing %s: %s", path, strerror(-ret));
+	}
+	return ret;
 }
 
 int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
@@ -573,24 +657,15 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
 		return ret;
 	}
-	ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+	ret = state_write_next(h, l, err, errlen);
+	if (!ret) {
+		ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+		if (ret)
+			snprintf(err, errlen, "swapping in the new maps: %s", strerror(-ret));
+	}
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);
-	if (ret) {
-		snprintf(err, errlen, "swapping in the new maps: %s", strerror(-ret));
-		return ret;
-	}
-	/* A handle without an interface (tests, benchmarks) keeps no list. */
-	if (!h->ifname[0])
-		return 0;
-	ret = state_write(h->ifname, l);
-	if (ret) {
-		char path[256];
-
-		sxdp_state_path(path, sizeof(path), h->ifname);
-		snprintf(err, errlen, "writing %s: %s", path, strerror(-ret));
-	}
 	return ret;
 }
 
@@ -602,13 +677,37 @@ static uint64_t capacity_for(uint64_t n)
 	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
 }
 
+int sxdp_sync(struct sxdp_handle *h, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cfg;
+	struct sxdp_list l = { 0 };
+	uint32_t gen;
+	int ret;
+
+	/* No list, or one that names no generation (written by hand): as it is. */
+	if (!h->ifname[0] || state_gen(h->ifname, &gen))
+		return 0;
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (ret || cfg.gen_seq == gen)
+		return ret;
+	ret = sxdp_state_read(h->ifname, &l);
+	if (!ret)
+		ret = sxdp_rebuild(h, &l, cfg.flags, cfg.fpp_ppb,
+				   l.n > cfg.capacity ? capacity_for(l.n) : cfg.capacity, err, errlen);
+	else
+		snprintf(err, errlen, "reading the list: %s", strerror(-ret));
+	sxdp_list_free(&l);
+	return ret;
+}
+
 /*
  * Takes the lock of a pinned handle's interface and re-opens the handle
  * under it: between sxdp_open and here the interface may have been
- * detached, or re-attached with maps of its own. *lock_fd is -1 for a
+ * detached, or re-attached with maps of its own. Then brings the maps in
+ * step with the list if a change was cut short. *lock_fd is -1 for a
  * handle no one else has.
  */
-static int lock_handle(struct sxdp_handle *h, int *lock_fd)
+static int lock_handle(struct sxdp_handle *h, int *lock_fd, char *err, size_t errlen)
 {
 	char ifname[IF_NAMESIZE];
 	int ret;
@@ -618,24 +717,29 @@ static int lock_handle(struct sxdp_handle *h, int *lock_fd)
 		return 0;
 	ret = sxdp_lock(h->ifname, false);
 	if (ret < 0)
-		return ret;
+		goto out_err;
 	*lock_fd = ret;
 	snprintf(ifname, sizeof(ifname), "%s", h->ifname);
 	sxdp_close(h);
 	ret = sxdp_open(ifname, h);
-	if (ret) {
-		sxdp_unlock(*lock_fd);
-		*lock_fd = -1;
-	}
+	if (ret)
+		goto out_unlock;
+	ret = sxdp_sync(h, err, errlen);
+	if (!ret)
+		return 0;
+	sxdp_unlock(*lock_fd);
+	*lock_fd = -1;
 	return ret;
-}
 
-static void lock_error(int ret, char *err, size_t errlen)
-{
+out_unlock:
+	sxdp_unlock(*lock_fd);
+	*lock_fd = -1;
+out_err:
 	if (ret == -ENOENT)
 		snprintf(err, errlen, "the blocklist is no longer attached");
 	else
 		snprintf(err, errlen, "taking the interface's lock: %s", strerror(-ret));
+	return ret;
 }
 
 static int replace_locked(struct sxdp_handle *h, const struct sxdp_list *l, char *err,
@@ -686,12 +790,10 @@ static int add_live(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
 
 int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen)
 {
-	int lock_fd, ret = lock_handle(h, &lock_fd);
+	int lock_fd, ret = lock_handle(h, &lock_fd, err, errlen);
 
-	if (ret) {
-		lock_error(ret, err, errlen);
+	if (ret)
 		return ret;
-	}
 	ret = replace_locked(h, l, err, errlen);
 	sxdp_unlock(lock_fd);
 	return ret;
@@ -731,11 +833,9 @@ static int add_locked(struct sxdp_handle *h, const struct sxdp_list *add, char *
 				   capacity_for(all.n > 2 * cfg.capacity ? all.n : 2 * cfg.capacity),
 				   err, errlen);
 	} else {
-		ret = add_live(h, &cfg, &all, &fresh);
-		if (ret)
+		ret = state_write_next(h, &all, err, errlen);
+		if (!ret && (ret = add_live(h, &cfg, &all, &fresh)))
 			snprintf(err, errlen, "adding to the live maps: %s", strerror(-ret));
-		else if ((ret = state_write(h->ifname, &all)))
-			snprintf(err, errlen, "writing the list: %s", strerror(-ret));
 	}
 out:
 	sxdp_list_free(&all);
@@ -745,12 +845,10 @@ out:
 
 int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen)
 {
-	int lock_fd, ret = lock_handle(h, &lock_fd);
+	int lock_fd, ret = lock_handle(h, &lock_fd, err, errlen);
 
-	if (ret) {
-		lock_error(ret, err, errlen);
+	if (ret)
 		return ret;
-	}
 	ret = add_locked(h, add, err, errlen);
 	sxdp_unlock(lock_fd);
 	return ret;
@@ -783,7 +881,8 @@ static int remove_locked(struct sxdp_handle *h, const struct sxdp_list *del, siz
 
 int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
 {
-	int lock_fd, ret = lock_handle(h, &lock_fd);
+	char err[256];
+	int lock_fd, ret = lock_handle(h, &lock_fd, err, sizeof(err));
 
 	*missing = 0;
 	if (ret)

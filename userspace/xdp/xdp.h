@@ -52,7 +52,8 @@ bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key);
 void sxdp_list_free(struct sxdp_list *l);
 /* A blocklist file: -EINVAL with "file:line: reason" in err, nothing added. */
 int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
-int sxdp_list_write(const char *path, const struct sxdp_list *l);
+/* @header: a comment line to put first, or NULL. */
+int sxdp_list_write(const char *path, const struct sxdp_list *l, const char *header);
 
 /* ---- sizing (plan.c) ---- */
 
@@ -156,5 +157,14 @@ int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, si
 int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
 		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen);
 int sxdp_state_read(const char *ifname, struct sxdp_list *l);
+/* Removes the list and what killed writers of it left (detach, under the lock). */
+void sxdp_state_remove(const char *ifname);
+/*
+ * Brings the maps in step with the list when a change was cut short (a
+ * command killed after writing the list): rebuilds from the list if it
+ * names another generation than the live one. Under the lock; the
+ * operations above call it themselves.
+ */
+int sxdp_sync(struct sxdp_handle *h, char *err, size_t errlen);
 
 #endif /* SIEVE_XDP_LOADER_H */
