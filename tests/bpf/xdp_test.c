@@ -8,7 +8,9 @@
  * Usage: sieve-xdp-test [-r RESULTS_FILE] [SUBSTRING]
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -483,6 +485,51 @@ out:
 	sxdp_list_free(&del);
 }
 
+/*
+ * A change killed after writing the list and before its swap: the list is
+ * a generation ahead of the maps. The next change brings them in step
+ * (sxdp_sync); a list naming the live generation is left alone. A
+ * temporary list a killed writer left is removed by the next write.
+ */
+static void test_sync_after_cut_short(void)
+{
+	static const char *const before[] = { "198.51.100.7" };
+	static const char *const after[] = { "203.0.113.9" };
+	struct pkt_spec old = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct pkt_spec new = tcp("203.0.113.9", 5, "192.0.2.10", 80);
+	struct sxdp_list l = { 0 }, ahead = { 0 };
+	struct sieve_xdp_config cfg;
+	char path[256], tmp[300], header[32], err[256] = "";
+	uint32_t gen;
+
+	list_of(&l, before, 1);
+	list_of(&ahead, after, 1);
+	if (!set_list(&l, 0, 1000) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	gen = cfg.gen_seq;
+	expect(!sxdp_sync(&h, err, sizeof(err)), "sync in step: %s", err);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.gen_seq == gen,
+	       "a list in step with the maps rebuilt them");
+	sxdp_state_path(path, sizeof(path), h.ifname);
+	snprintf(header, sizeof(header), "# generation %u", gen + 1);
+	if (!expect(!sxdp_list_write(path, &ahead, header), "writing the list ahead"))
+		goto out;
+	passes("the list's entry before the sync", &new);
+	expect(!sxdp_sync(&h, err, sizeof(err)), "sync: %s", err);
+	drops("the list's entry after the sync", &new, SIEVE_XDP_SRC);
+	passes("the entry the list dropped", &old);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.entries == 1, "entries after the sync");
+	/* A writer killed mid-file leaves its temporary; the next write sweeps it. */
+	snprintf(tmp, sizeof(tmp), "%s.Ab12Cd", path);
+	close(open(tmp, O_WRONLY | O_CREAT, 0600));
+	set_list(&l, 0, 1000);
+	expect(access(tmp, F_OK) && errno == ENOENT, "%s left after the next write", tmp);
+	unlink(tmp);
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&ahead);
+}
+
 /* Adding past the planned capacity builds a bigger generation. */
 static void test_growth_past_capacity(void)
 {
@@ -749,6 +796,93 @@ static void test_entry_parser(void)
 	       "a full-length prefix is a source");
 }
 
+/*
+ * Writers of one list file at once, each its own list again and again:
+ * every write succeeds, and the file is always one whole list. (The loader
+ * serialises its writers; this is about the file alone.)
+ */
+enum { LIST_WRITERS = 4, LIST_WRITES = 200 };
+
+struct list_writer {
+	const char *path;
+	struct sxdp_list l;
+	int failed;
+};
+
+static void *list_writer_run(void *arg)
+{
+	struct list_writer *w = arg;
+	int i;
+
+	for (i = 0; i < LIST_WRITES; i++)
+		if (sxdp_list_write(w->path, &w->l, NULL))
+			w->failed++;
+	return NULL;
+}
+
+static void test_list_write_concurrent(void)
+{
+	char dir[] = "/tmp/sieve-xdp-test-XXXXXX", path[64], err[256], leftover[320];
+	struct list_writer w[LIST_WRITERS] = { 0 };
+	pthread_t tid[LIST_WRITERS];
+	struct sxdp_list got = { 0 };
+	int i, j, started = 0, torn = 0, reads;
+
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp"))
+		return;
+	snprintf(path, sizeof(path), "%s/iface.list", dir);
+	for (i = 0; i < LIST_WRITERS; i++) {
+		w[i].path = path;
+		/* Lists of different lengths, so a torn file shows. */
+		for (j = 0; j <= 50 * i; j++) {
+			struct sieve_xdp_key k;
+			const char *why;
+
+			snprintf(err, sizeof(err), "10.%d.0.%d", i, j);
+			if (!sxdp_parse_entry(err, &k, &why))
+				sxdp_list_add(&w[i].l, &k);
+		}
+		sxdp_list_sort(&w[i].l);
+	}
+	for (i = 0; i < LIST_WRITERS; i++)
+		started += !pthread_create(&tid[i], NULL, list_writer_run, &w[i]);
+	expect(started == LIST_WRITERS, "started %d writers", started);
+	for (reads = 0; reads < 2000; reads++) {
+		if (sxdp_list_read(path, &got, err, sizeof(err)))
+			continue;	/* not written yet */
+		for (j = 0; j < LIST_WRITERS; j++)
+			if (got.n == w[j].l.n && !memcmp(got.keys, w[j].l.keys, got.n * sizeof(*got.keys)))
+				break;
+		torn += j == LIST_WRITERS;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < LIST_WRITERS; i++) {
+		expect(!w[i].failed, "writer %d: %d of %d writes failed", i, w[i].failed, LIST_WRITES);
+		sxdp_list_free(&w[i].l);
+	}
+	expect(!torn, "%d of %d reads found no whole list", torn, reads);
+	/* Nothing left beside the list (and what was is removed). */
+	{
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		int left = 0;
+
+		while (d && (e = readdir(d))) {
+			if (e->d_name[0] == '.' || !strcmp(e->d_name, "iface.list"))
+				continue;
+			snprintf(leftover, sizeof(leftover), "%s/%s", dir, e->d_name);
+			left += !unlink(leftover);
+		}
+		if (d)
+			closedir(d);
+		expect(!left, "%d files left beside the list", left);
+	}
+	unlink(path);
+	rmdir(dir);
+	sxdp_list_free(&got);
+}
+
 static void test_list_file(void)
 {
 	char path[] = "/tmp/sieve-xdp-test-XXXXXX", err[256] = "";
@@ -780,6 +914,7 @@ static const struct {
 } cases[] = {
 	{ "entry_parser", test_entry_parser },
 	{ "list_file", test_list_file },
+	{ "list_write_concurrent", test_list_write_concurrent },
 	{ "plan_matches_kernel", test_plan_matches_kernel },
 	{ "source_v4_v6", test_source_v4_v6 },
 	{ "prefixes", test_prefixes },
@@ -792,6 +927,7 @@ static const struct {
 	{ "truncation", test_truncation },
 	{ "live_add_and_remove", test_live_add_and_remove },
 	{ "growth_past_capacity", test_growth_past_capacity },
+	{ "sync_after_cut_short", test_sync_after_cut_short },
 	{ "swap_under_traffic", test_swap_under_traffic },
 	{ "false_positives", test_false_positives },
 };

@@ -26,6 +26,8 @@ WORK=$(mktemp -d /tmp/sieve-e2e.XXXXXX)
 # Documentation ranges, inside the namespaces only.
 SV4=198.51.100.1; A4=198.51.100.2; B4=198.51.100.3; C4=198.51.100.100
 SV6=2001:db8:e2e::1; A6=2001:db8:e2e::2; C6=2001:db8:e2e::100
+# The concurrent cases block 198.51.100.20-99 and send from one of each twenty.
+SAMPLES="198.51.100.39 198.51.100.59 198.51.100.79 198.51.100.99"
 
 passed=0; failed=0
 
@@ -49,6 +51,7 @@ setup() {
 	cl ip addr add $A6/64 dev cl$TAG nodad
 	cl ip addr add $C6/64 dev cl$TAG nodad
 	cl ip addr add 203.0.113.2/24 dev cm$TAG
+	for a in $SAMPLES; do cl ip addr add $a/24 dev cl$TAG; done
 	sv ip addr add $SV4/24 dev $IF
 	sv ip addr add $SV6/64 dev $IF nodad
 	sv ip addr add 203.0.113.1/24 dev $IF2
@@ -58,6 +61,8 @@ setup() {
 }
 
 cleanup() {
+	# Background workers and traffic of a case cut short (each is bounded too).
+	kill $(jobs -p) 2>/dev/null
 	sieve detach $IF $IF2 >/dev/null 2>&1
 	ip netns del $CL 2>/dev/null
 	ip netns del $SV 2>/dev/null
@@ -122,7 +127,7 @@ udp_count() {
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 3 >"$WORK/recv" &
 	local rpid=$!
 	until grep -q ready "$WORK/recv" 2>/dev/null; do sleep 0.05; done
-	cl python3 "$TRAFFIC" udp-send "$src" "$sport" $SV4 7000 "$n" 500
+	cl python3 "$TRAFFIC" udp-send "$src" "$sport" $SV4 7000 "$n" 500 >/dev/null
 	wait $rpid
 	out=$(tail -n 1 "$WORK/recv")
 	python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$src:$sport', 0))" "$out"
@@ -158,9 +163,9 @@ case_load_under_traffic() {
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 10 >"$WORK/recv" &
 	local rpid=$!
 	until grep -q ready "$WORK/recv" 2>/dev/null; do sleep 0.05; done
-	cl python3 "$TRAFFIC" udp-send $C4 6000 $SV4 7000 $n 1000 &
+	cl python3 "$TRAFFIC" udp-send $C4 6000 $SV4 7000 $n 1000 >/dev/null &
 	local a=$!
-	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 $n 1000 &
+	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 $n 1000 >/dev/null &
 	local b=$!
 	for i in $(seq 1 20); do
 		on load "$WORK/$([ $((i % 2)) = 0 ] && echo one || echo two)" >/dev/null ||
@@ -190,7 +195,8 @@ print(sum(v for k, v in d.items() if k.startswith('dropped')))")" \
 # and UDP receive-buffer errors.
 stack_drops() {
 	local rx udp
-	rx=$(sv cat /sys/class/net/$IF/statistics/rx_dropped)
+	# /proc/net follows the reader's namespace; /sys/class/net would need sysfs remounted.
+	rx=$(sv awk -v dev="$IF:" '$1 == dev { print $5 }' /proc/net/dev)
 	udp=$(sv awk '/^Udp:/ && !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
 		/^Udp:/ { print $c["RcvbufErrors"] + $c["InErrors"] }' /proc/net/snmp)
 	echo $((rx + udp))
@@ -286,9 +292,273 @@ case_several_interfaces() {
 		"entry added to both lists"
 }
 
+# Runs "SUB ARGS" one command a line from stdin on the first interface,
+# each bounded in time; a line per failed command goes to FILE.
+run_commands() {
+	local file=$1 sub args
+	while read -r sub args; do
+		timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp $sub -i $IF $args \
+			>/dev/null 2>>"$file.err" || echo "$sub $args: exit $?" >>"$file"
+	done
+}
+
+# Waits up to SECONDS for the PIDS; kills those still running (they fail the case).
+wait_bounded() {
+	local secs=$1 t p; shift
+	for t in $(seq 1 $((secs * 10))); do
+		kill -0 "$@" 2>/dev/null || break
+		sleep 0.1
+	done
+	for p in "$@"; do
+		kill -0 $p 2>/dev/null && { fail "worker $p still running after ${secs}s"; kill $p; }
+		wait $p 2>/dev/null
+	done
+}
+
+# A steady stream from B (blocked before the run) and from C (allowed) while
+# WORKERS run; afterwards none of B's datagrams may have arrived, all of C's
+# (losses after XDP excepted), and the program dropped B's and nothing else.
+under_traffic() {
+	local stop=$WORK/stop rstop=$WORK/rstop lost0 t
+	rm -f "$stop" "$rstop" "$WORK"/sent.*
+	lost0=$(stack_drops)
+	local drop0; drop0=$(dropped_total)
+	sv python3 "$TRAFFIC" udp-recv $SV4 7000 120 "$rstop" >"$WORK/recv" &
+	local rpid=$!
+	for t in $(seq 1 100); do grep -q ready "$WORK/recv" 2>/dev/null && break; sleep 0.05; done
+	cl python3 "$TRAFFIC" udp-send $C4 6000 $SV4 7000 60000 500 "$stop" >"$WORK/sent.c" &
+	local a=$!
+	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 60000 500 "$stop" >"$WORK/sent.b" &
+	local b=$!
+	# B's first datagrams are dropped before the first change (python is slow to start).
+	for t in $(seq 1 100); do [ "$(dropped_total)" -gt "$drop0" ] && break; sleep 0.1; done
+	extra_drops=0	# what WORKERS send from blocked addresses themselves
+	"$@"
+	sleep 0.3
+	touch "$stop"; wait_bounded 5 $a $b
+	sleep 0.3
+	touch "$rstop"; wait_bounded 5 $rpid
+	local out; out=$(tail -n 1 "$WORK/recv")
+	local sent_b sent_c got_b got_c
+	sent_b=$(cat "$WORK/sent.b"); sent_c=$(cat "$WORK/sent.c")
+	got_b=$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$B4:6001', 0))" "$out")
+	got_c=$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$C4:6000', 0))" "$out")
+	[ "${sent_b:-0}" -gt 100 ] || fail "only '$sent_b' datagrams sent from B during the run"
+	expect_eq "$got_b" 0 "datagrams from B (blocked before the run) that got through"
+	expect_eq "$(($(dropped_total) - drop0))" "$((sent_b + extra_drops))" "packets the program dropped"
+	local lost; lost=$(stack_drops)
+	if [ "$got_c" != "$sent_c" ] && [ $((got_c + lost - lost0)) -ge "$sent_c" ]; then
+		echo "    note: $((sent_c - got_c)) allowed datagrams lost after XDP"
+	else
+		expect_eq "$got_c" "$sent_c" "allowed datagrams from C received"
+	fi
+}
+
+dropped_total() {
+	on stats -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+print(sum(v for k, v in d.items() if k.startswith('dropped')))"
+}
+
+# The list of the first interface, sorted, against WANT (one entry a line).
+expect_list() {
+	local got; got=$(on list | cut -f3 | sort)
+	[ "$got" = "$1" ] || fail "$2: missing $(comm -13 <(echo "$got") <(echo "$1") | wc -l)" \
+		"($(comm -13 <(echo "$got") <(echo "$1") | head -n 3 | tr '\n' ' ')...)," \
+		"unexpected $(comm -23 <(echo "$got") <(echo "$1") | wc -l)"
+}
+
+# Four workers block twenty addresses each, one command at a time, while a
+# fifth blocks and unblocks addresses of its own and a sixth switches
+# --exact on and off: every unblock and switch builds a generation, so
+# swaps race each other and the live adds.
+concurrent_blocks() {
+	local p i pids=
+	for p in 0 1 2 3; do
+		for i in $(seq 0 19); do echo "block 198.51.100.$((20 + 20 * p + i))"; done |
+			run_commands "$WORK/fail.$p" &
+		pids="$pids $!"
+	done
+	for i in $(seq 1 10); do echo "block 192.0.2.$i"; echo "unblock 192.0.2.$i"; done |
+		run_commands "$WORK/fail.u" &
+	pids="$pids $!"
+	for i in $(seq 1 5); do
+		for opt in --exact --no-exact; do
+			timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp attach $IF $opt \
+				>/dev/null 2>>"$WORK/fail.a.err" || echo "attach $opt: exit $?" >>"$WORK/fail.a"
+		done
+	done &
+	pids="$pids $!"
+	wait_bounded 120 $pids
+}
+
+case_concurrent_changes() {
+	local f want
+	attach || return
+	rm -f "$WORK"/fail.*
+	on block $B4 >/dev/null || { fail "block $B4"; return; }
+	under_traffic concurrent_blocks
+	for f in "$WORK"/fail.?; do
+		[ -s "$f" ] && fail "$(wc -l <"$f") commands failed, e.g. $(head -n 1 "$f"): $(head -n 1 "$f.err")"
+	done
+	want=$( (echo $B4; seq 20 99 | sed 's/^/198.51.100./') | sort)
+	expect_list "$want" "the list after the concurrent run"
+	expect_eq "$(on status -j | python3 -c "import json,sys
+s = json.load(sys.stdin)[0]
+print(s['entries'], s['exact'], s['bloom_bytes'] > 0)")" "81 False True" \
+		"entries, exact and a live bloom map after the run"
+	for a in $SAMPLES; do
+		expect_eq "$(pings $a $SV4 3)" 0 "pings from $a, blocked during the run"
+	done
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after the run"
+}
+
+# Four lists, each with B and one of the sample addresses, loaded again and
+# again by four workers at once while a fifth switches --exact on and off:
+# the list ends as exactly one of them, and the maps hold that one.
+concurrent_loads() {
+	local p i pids=
+	for p in 0 1 2 3; do
+		for i in $(seq 1 10); do echo "load $WORK/list.$p"; done | run_commands "$WORK/fail.$p" &
+		pids="$pids $!"
+	done
+	for i in $(seq 1 5); do
+		for opt in --exact --no-exact; do
+			timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp attach $IF $opt \
+				>/dev/null 2>>"$WORK/fail.a.err" || echo "attach $opt: exit $?" >>"$WORK/fail.a"
+		done
+	done &
+	pids="$pids $!"
+	wait_bounded 120 $pids
+}
+
+case_concurrent_loads() {
+	local f p winner= samples=($SAMPLES)
+	attach || return
+	rm -f "$WORK"/fail.*
+	for p in 0 1 2 3; do
+		(echo $B4; echo ${samples[p]}; seq $((20 + 20 * p)) $((37 + 20 * p)) |
+			sed 's/^/198.51.100./') | sort >"$WORK/list.$p"
+	done
+	on block $B4 >/dev/null || { fail "block $B4"; return; }
+	under_traffic concurrent_loads
+	for f in "$WORK"/fail.?; do
+		[ -s "$f" ] && fail "$(wc -l <"$f") commands failed, e.g. $(head -n 1 "$f"): $(head -n 1 "$f.err")"
+	done
+	for p in 0 1 2 3; do
+		[ "$(on list | cut -f3 | sort)" = "$(cat "$WORK/list.$p")" ] && winner=$p
+	done
+	[ -n "$winner" ] || { fail "the list is none of the four loaded: $(on list | wc -l) entries"; return; }
+	expect_eq "$(on status -j | python3 -c "import json,sys
+s = json.load(sys.stdin)[0]
+print(s['entries'], s['exact'], s['bloom_bytes'] > 0)")" "20 False True" \
+		"entries, exact and a live bloom map after the run"
+	for p in 0 1 2 3; do
+		expect_eq "$(pings ${samples[p]} $SV4 3)" $([ $p = $winner ] && echo 0 || echo 3) \
+			"pings from ${samples[p]} (list $winner live)"
+	done
+}
+
+# Three workers attach and detach the first interface at once, ten times
+# each, while a fourth blocks: every command succeeds, and afterwards the
+# interface is either attached with all its pins, or detached without any.
+case_concurrent_attach_detach() {
+	local p i pids= xdp pins
+	rm -f "$WORK"/fail.*
+	for p in 0 1 2; do
+		for i in $(seq 1 10); do
+			timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp attach $IF \
+				>/dev/null 2>>"$WORK/fail.$p.err" || echo "attach: exit $?" >>"$WORK/fail.$p"
+			timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp detach $IF \
+				>/dev/null 2>>"$WORK/fail.$p.err" || echo "detach: exit $?" >>"$WORK/fail.$p"
+		done &
+		pids="$pids $!"
+	done
+	# A block either lands on an attached interface or finds none (exit 2
+	# with "not attached"): any other error is a failure.
+	for i in $(seq 1 20); do
+		timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp block -i $IF 192.0.2.$i \
+			>/dev/null 2>>"$WORK/fail.b.err"
+	done &
+	pids="$pids $!"
+	wait_bounded 120 $pids
+	for f in "$WORK"/fail.?; do
+		[ -s "$f" ] && fail "$(wc -l <"$f") commands failed, e.g. $(head -n 1 "$f"): $(head -n 1 "$f.err")"
+	done
+	grep -v "not attached\|no longer attached" "$WORK/fail.b.err" | head -n 1 |
+		while read -r l; do fail "block: $l"; done
+	xdp=$(sv ip link show $IF | grep -c "prog/xdp\|xdp")
+	pins=$(ls /sys/fs/bpf/sieve/netns-*/"$IF" 2>/dev/null | wc -l)
+	if [ "$xdp" != 0 ]; then
+		expect_eq "$pins" 6 "pins of the attached interface"
+		on status >/dev/null || fail "status of the attached interface"
+	else
+		expect_eq "$pins" 0 "pins of the detached interface"
+	fi
+	attach || return
+	on block $A4 >/dev/null || fail "block after the run"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A blocked after the run"
+	sieve detach $IF >/dev/null || fail "detach after the run"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after the last detach"
+}
+
+# Commands killed (SIGKILL) at random points of a load of 20000 entries
+# or of a block, under traffic: after each, the live generation still
+# drops B and the next command succeeds; in the end the list, the maps
+# and the state folder are in step, with no temporary file left behind.
+killed_commands() {
+	local i pid sub want samples=($SAMPLES)
+	for i in $(seq 1 12); do
+		case $((i % 3)) in
+		0) sub="block 192.0.2.$i" ;;
+		*) sub="load $WORK/big" ;;
+		esac
+		nsenter --net=/run/netns/$SV "$SIEVE" xdp $sub -i $IF >/dev/null 2>&1 &
+		pid=$!
+		sleep "0.$((RANDOM % 40))"
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['bloom_bytes'] > 0)")" \
+			True "a live bloom map after kill number $i"
+		on block 192.0.2.$((100 + i)) >/dev/null || fail "block after kill number $i"
+		on unblock 192.0.2.$((100 + i)) >/dev/null || fail "unblock after kill number $i"
+		# The maps hold what the list says: the second sample is on the big list only.
+		if on list | grep -q "	${samples[1]}$"; then
+			want=0; extra_drops=$((extra_drops + 3))
+		else
+			want=3
+		fi
+		expect_eq "$(pings ${samples[1]} $SV4 3)" $want "pings from ${samples[1]} after kill number $i"
+	done
+}
+
+case_killed_commands() {
+	local samples=($SAMPLES) small=$WORK/small
+	attach || return
+	python3 -c "
+import sys
+print('$B4')
+print('${samples[1]}')
+for i in range(20000):
+    print('10.%d.%d.0/24' % (i // 256, i % 256))" >"$WORK/big"
+	printf '%s\n%s\n' $B4 ${samples[0]} >"$small"
+	on block $B4 >/dev/null || { fail "block $B4"; return; }
+	under_traffic killed_commands
+	on load "$small" >/dev/null || fail "load after the kills"
+	on block 192.0.2.200 >/dev/null || fail "block after the kills"
+	expect_list "$( (cat "$small"; echo 192.0.2.200) | sort)" "the list after the kills"
+	expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['entries'])")" \
+		3 "entries in the live config after the kills"
+	expect_eq "$(pings ${samples[0]} $SV4 3)" 0 "pings from ${samples[0]} (on the list)"
+	expect_eq "$(pings ${samples[1]} $SV4 3)" 3 "pings from ${samples[1]} (not on it)"
+	local left; left=$(ls /run/sieve/xdp/netns-*/ 2>/dev/null | grep -c "^$IF\.list\.")
+	expect_eq "$left" 0 "temporary list files left beside $IF.list"
+}
+
 CASES="block_source block_cidr ipv6_source_and_nd five_tuple load_under_traffic
 	bad_file_loads_nothing detach_leaves_clean generic_mode native_mode exact_mode
-	errors several_interfaces"
+	errors several_interfaces concurrent_changes concurrent_loads
+	concurrent_attach_detach killed_commands"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

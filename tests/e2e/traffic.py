@@ -3,12 +3,15 @@
 """Traffic for the e2e suite and the demo, between the suite's own network
 namespaces only. Every loop is bounded in count and time.
 
-  traffic.py udp-recv ADDR PORT SECONDS        count datagrams per source, print JSON
-  traffic.py udp-send SRC SPORT DST DPORT N PPS send N datagrams at PPS
+  traffic.py udp-recv ADDR PORT SECONDS [STOP] count datagrams per source, print JSON
+  traffic.py udp-send SRC SPORT DST DPORT N PPS [STOP]
+                                               send N datagrams at PPS, print how many
+STOP: a file whose existence ends the run early (within 0.1 s).
   traffic.py tcp-serve ADDR PORT SECONDS       accept connections for SECONDS
   traffic.py tcp-connect SRC SPORT DST DPORT   exit 0 if the handshake completes
 """
 import json
+import os
 import socket
 import sys
 import time
@@ -18,7 +21,11 @@ def family(addr):
     return socket.AF_INET6 if ":" in addr else socket.AF_INET
 
 
-def udp_recv(addr, port, seconds):
+def stopped(stop):
+    return stop is not None and os.path.exists(stop)
+
+
+def udp_recv(addr, port, seconds, stop=None):
     s = socket.socket(family(addr), socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.bind((addr, int(port)))
@@ -28,29 +35,35 @@ def udp_recv(addr, port, seconds):
     print("ready", flush=True)
     while True:
         left = end - time.monotonic()
-        if left <= 0:
+        if left <= 0 or stopped(stop):
             break
-        s.settimeout(left)
+        s.settimeout(min(left, 0.1))
         try:
             _, peer = s.recvfrom(2048)
         except socket.timeout:
-            break
+            continue
         key = "%s:%d" % (peer[0], peer[1])
         counts[key] = counts.get(key, 0) + 1
     print(json.dumps(counts), flush=True)
 
 
-def udp_send(src, sport, dst, dport, n, pps):
+def udp_send(src, sport, dst, dport, n, pps, stop=None):
     s = socket.socket(family(dst), socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((src, int(sport)))
     gap = 1.0 / float(pps)
     start = time.monotonic()
+    sent = 0
     for i in range(int(n)):
+        # Checked every 10 datagrams: a stat() a datagram would slow the pace.
+        if i % 10 == 0 and stopped(stop):
+            break
         s.sendto(b"sieve e2e %d" % i, (dst, int(dport)))
+        sent += 1
         delay = start + (i + 1) * gap - time.monotonic()
         if delay > 0:
             time.sleep(delay)
+    print(sent, flush=True)
 
 
 def tcp_serve(addr, port, seconds):

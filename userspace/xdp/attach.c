@@ -27,8 +27,11 @@ static void iface_path(char *buf, size_t len, const char *ifname, const char *na
 	snprintf(buf, len, "%s/%s", dir, name);
 }
 
-/* Removes every pin of an interface and its list; 1 if there was none. */
-static int remove_pins(const char *ifname)
+/*
+ * Removes every pin of an interface and its list; 1 if there was none.
+ * The folder goes too unless @keep_dir: it is the lock an attach holds.
+ */
+static int remove_pins(const char *ifname, bool keep_dir)
 {
 	static const char *const names[] = {
 		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
@@ -43,9 +46,9 @@ static int remove_pins(const char *ifname)
 		found |= !unlink(path);
 	}
 	sxdp_pin_dir(path, sizeof(path), ifname);
-	found |= !rmdir(path);
-	sxdp_state_path(path, sizeof(path), ifname);
-	unlink(path);
+	if (!keep_dir)
+		found |= !rmdir(path);
+	sxdp_state_remove(ifname);
 	return found ? 0 : 1;
 }
 
@@ -71,10 +74,15 @@ static int linked_ifindex(const char *ifname)
 int sxdp_detach(const char *ifname)
 {
 	char path[256];
-	int fd;
+	int fd, lock_fd, ret;
 
 	if (geteuid())
 		return -EPERM;
+	lock_fd = sxdp_lock(ifname, false);
+	if (lock_fd == -ENOENT)
+		return 1;
+	if (lock_fd < 0)
+		return lock_fd;
 	/* Detach now: dropping the last reference would do it later, in a work item. */
 	iface_path(path, sizeof(path), ifname, SIEVE_XDP_LINK_PIN);
 	fd = bpf_obj_get(path);
@@ -82,7 +90,10 @@ int sxdp_detach(const char *ifname)
 		bpf_link_detach(fd);
 		close(fd);
 	}
-	return remove_pins(ifname);
+	/* The folder goes while locked: waiters see it gone and give up. */
+	ret = remove_pins(ifname, false);
+	sxdp_unlock(lock_fd);
+	return ret;
 }
 
 static const char *mode_name(uint32_t xdp_flags)
@@ -199,6 +210,9 @@ static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *
 		ret = -EEXIST;
 		goto out;
 	}
+	ret = sxdp_sync(&h, err, errlen);
+	if (ret)
+		goto out;
 	ret = sxdp_read_config(&h, &cfg, NULL);
 	flags = (cfg.flags & ~o->cfg_given) | (o->cfg_flags & o->cfg_given);
 	fpp = o->fpp_given ? o->fpp_ppb : cfg.fpp_ppb;
@@ -216,24 +230,15 @@ out:
 	return ret;
 }
 
-int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen)
+static int attach_locked(const char *ifname, int ifindex, const struct sxdp_attach_opts *o,
+			 char *err, size_t errlen)
 {
 	struct sieve_xdp *skel = NULL;
-	int ifindex, ret;
+	int ret;
 
-	if (geteuid())
-		return snprintf(err, errlen, "attaching XDP programs needs root"), -EPERM;
-	ifindex = if_nametoindex(ifname);
-	if (!ifindex)
-		return snprintf(err, errlen, "no such interface: %s", ifname), -ENODEV;
-	ret = sxdp_ensure_bpffs();
-	if (ret == -EXDEV)
-		return snprintf(err, errlen, "no bpffs at /sys/fs/bpf in this mount namespace (ip netns exec hides it): use nsenter --net=/run/netns/NAME"), ret;
-	if (ret)
-		return snprintf(err, errlen, "mounting bpffs: %s", strerror(-ret)), ret;
 	if (linked_ifindex(ifname) == ifindex)
 		return reattach(ifname, o, err, errlen);
-	remove_pins(ifname);	/* left by an interface that went away */
+	remove_pins(ifname, true);	/* left by an interface that went away */
 	ret = clear_other(ifindex, o, err, errlen);
 	if (!ret)
 		ret = load_instance(ifname, o, &skel, err, errlen);
@@ -250,7 +255,30 @@ int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err,
 	}
 	sieve_xdp__destroy(skel);
 	if (ret)
-		remove_pins(ifname);
+		remove_pins(ifname, false);
+	return ret;
+}
+
+int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen)
+{
+	int ifindex, ret, lock_fd;
+
+	if (geteuid())
+		return snprintf(err, errlen, "attaching XDP programs needs root"), -EPERM;
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		return snprintf(err, errlen, "no such interface: %s", ifname), -ENODEV;
+	ret = sxdp_ensure_bpffs();
+	if (ret == -EXDEV)
+		return snprintf(err, errlen, "no bpffs at /sys/fs/bpf in this mount namespace (ip netns exec hides it): use nsenter --net=/run/netns/NAME"), ret;
+	if (ret)
+		return snprintf(err, errlen, "mounting bpffs: %s", strerror(-ret)), ret;
+	lock_fd = sxdp_lock(ifname, true);
+	if (lock_fd < 0)
+		return snprintf(err, errlen, "taking the lock of %s: %s", ifname,
+				strerror(-lock_fd)), lock_fd;
+	ret = attach_locked(ifname, ifindex, o, err, errlen);
+	sxdp_unlock(lock_fd);
 	return ret;
 }
 

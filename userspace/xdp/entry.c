@@ -13,10 +13,12 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "xdp.h"
@@ -330,29 +332,55 @@ int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errl
 	return 0;
 }
 
-/* Written beside the old file and renamed over it: never half a list. */
-int sxdp_list_write(const char *path, const struct sxdp_list *l)
+/*
+ * Written beside the old file and renamed over it: never half a list.
+ * The temporary name is unique, so two writers never share one file, and
+ * the data reach the disk before the rename makes them the list.
+ */
+int sxdp_list_write(const char *path, const struct sxdp_list *l, const char *header)
 {
-	char tmp[512], buf[160];
+	char tmp[512], buf[160], *slash;
 	FILE *f;
 	size_t i;
-	int ret = 0;
+	int fd, ret = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
 		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
+	fchmod(fd, 0644);	/* what fopen gave before: mkstemp makes it 0600 */
+	if (header)
+		fprintf(f, "%s\n", header);
 	for (i = 0; i < l->n; i++) {
 		sxdp_format_entry(&l->keys[i], buf, sizeof(buf));
 		fprintf(f, "%s\n", buf);
 	}
-	if (fflush(f) || ferror(f))
+	if (fflush(f) || ferror(f) || fsync(fd))
 		ret = -EIO;
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	if (!ret && rename(tmp, path))
 		ret = -errno;
-	if (ret)
+	if (ret) {
 		unlink(tmp);
-	return ret;
+		return ret;
+	}
+	/* The rename itself is durable once the folder is synced. */
+	slash = strrchr(tmp, '/');
+	if (slash) {
+		*slash = '\0';
+		fd = open(tmp[0] ? tmp : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			fsync(fd);
+			close(fd);
+		}
+	}
+	return 0;
 }

@@ -10,6 +10,11 @@
  * period (membarrier) the old slot is emptied. A packet reads sieve_active
  * once, so it sees one whole generation; the grace period makes sure no
  * packet still uses a slot when it is emptied or rewritten.
+ *
+ * Two changes must never interleave: each reads the live slot and writes
+ * the other, and one would free the generation the other just made live,
+ * or write the list the other's maps do not hold. So every change holds
+ * the interface's lock (sxdp_lock) from its first read to its last write.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,6 +26,7 @@
 #include <dirent.h>
 #include <linux/if_link.h>
 #include <linux/membarrier.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -131,6 +137,50 @@ int sxdp_ensure_bpffs(void)
 	return mkdir_p(dir);
 }
 
+/*
+ * Per interface, not per namespace folder: interfaces share nothing, and
+ * a long load on one should not hold up blocks on another. bpffs holds no
+ * regular files, so the lock is on the pin folder itself (as libxdp's is
+ * on its bpffs folder). Detach removes that folder while holding it, so a
+ * waiter may wake holding a folder that is gone or was made anew by an
+ * attach: it checks that the path still names what it locked, and
+ * otherwise tries again.
+ */
+int sxdp_lock(const char *ifname, bool create)
+{
+	struct stat held, now;
+	char dir[256];
+	int fd, tries, err;
+
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	/* Each retry means a detach came in between: a few are plenty. */
+	for (tries = 0; tries < 16; tries++) {
+		if (create && mkdir(dir, 0700) && errno != EEXIST)
+			return -errno;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		while ((err = flock(fd, LOCK_EX)) && errno == EINTR)
+			;
+		if (err) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (!fstat(fd, &held) && !stat(dir, &now) && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino)
+			return fd;
+		close(fd);
+	}
+	return -EAGAIN;
+}
+
+void sxdp_unlock(int lock_fd)
+{
+	if (lock_fd >= 0)
+		close(lock_fd);
+}
+
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return getenv("SIEVE_LIBBPF_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
@@ -162,6 +212,7 @@ int sxdp_open(const char *ifname, struct sxdp_handle *h)
 			return err;
 		}
 	}
+	h->pinned = true;
 	return 0;
 }
 
@@ -432,6 +483,13 @@ static int set_slot(int outer_fd, uint32_t slot, int fd)
 	return bpf_map_delete_elem(outer_fd, &slot) && errno != ENOENT ? -1 : 0;
 }
 
+static bool slot_in_use(int outer_fd, uint32_t slot)
+{
+	uint32_t id;
+
+	return !bpf_map_lookup_elem(outer_fd, &slot, &id);
+}
+
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd)
 {
@@ -442,6 +500,13 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	if (err)
 		return err;
 	idle = !live;
+	/*
+	 * Maps left in the idle slot mean a swap was cut short (killed) after
+	 * its flip, maybe before its grace period: packets may still be in
+	 * that slot, so wait before rewriting it.
+	 */
+	if (slot_in_use(h->bloom_fd, idle) || slot_in_use(h->exact_fd, idle))
+		wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
 	if (bpf_map_update_elem(h->cfg_fd, &idle, &next, BPF_ANY) ||
 	    set_slot(h->bloom_fd, idle, bloom_fd) || set_slot(h->exact_fd, idle, exact_fd))
@@ -466,17 +531,101 @@ int sxdp_state_read(const char *ifname, struct sxdp_list *l)
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int state_write(const char *ifname, const struct sxdp_list *l)
+/*
+ * The list names the generation that holds it ("# generation N", the
+ * live config's gen_seq), and is written before that generation goes
+ * live: a change cut short leaves a list ahead of the maps, and the next
+ * change (sxdp_sync) sees the numbers differ and rebuilds from the list.
+ */
+#define STATE_GEN_FMT	"# generation %u"
+
+/*
+ * Removes the temporary files of list writers that were killed: the name
+ * of the list, a dot and mkstemp's six characters. Only under the lock,
+ * where no writer of that list is alive.
+ */
+static void sweep_temp(const char *ifname)
+{
+	char dir[256], path[512], prefix[IF_NAMESIZE + 8];
+	size_t plen;
+	struct dirent *e;
+	DIR *d;
+
+	sxdp_state_path(dir, sizeof(dir), NULL);
+	plen = snprintf(prefix, sizeof(prefix), "%s.list.", ifname);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strlen(e->d_name) != plen + 6 || strncmp(e->d_name, prefix, plen))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+void sxdp_state_remove(const char *ifname)
 {
 	char path[256];
+
+	sxdp_state_path(path, sizeof(path), ifname);
+	unlink(path);
+	sweep_temp(ifname);
+}
+
+static int state_write(const char *ifname, const struct sxdp_list *l, uint32_t gen)
+{
+	char path[256], header[32];
 	int err;
 
 	sxdp_state_path(path, sizeof(path), NULL);
 	err = mkdir_p(path);
 	if (err)
 		return err;
+	sweep_temp(ifname);
 	sxdp_state_path(path, sizeof(path), ifname);
-	return sxdp_list_write(path, l);
+	snprintf(header, sizeof(header), STATE_GEN_FMT, gen);
+	return sxdp_list_write(path, l, header);
+}
+
+/* The generation a list was written for; -ENODATA if it names none. */
+static int state_gen(const char *ifname, uint32_t *gen)
+{
+	char path[256], line[64];
+	int ret = -ENODATA;
+	FILE *f;
+
+	sxdp_state_path(path, sizeof(path), ifname);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (fgets(line, sizeof(line), f) && sscanf(line, STATE_GEN_FMT, gen) == 1)
+		ret = 0;
+	fclose(f);
+	return ret;
+}
+
+/* The list first, for the generation the next swap makes live. */
+static int state_write_next(struct sxdp_handle *h, const struct sxdp_list *l, char *err,
+			    size_t errlen)
+{
+	struct sieve_xdp_config cur;
+	int ret;
+
+	/* A handle without an interface (tests, benchmarks) keeps no list. */
+	if (!h->ifname[0])
+		return 0;
+	ret = sxdp_read_config(h, &cur, NULL);
+	if (!ret)
+		ret = state_write(h->ifname, l, cur.gen_seq + 1);
+	if (ret) {
+		char path[256];
+
+		sxdp_state_path(path, sizeof(path), h->ifname);
+		snprintf(err, errlen, "writing %s: %s", path, strerror(-ret));
+	}
+	return ret;
 }
 
 int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
@@ -508,24 +657,15 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
 		return ret;
 	}
-	ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+	ret = state_write_next(h, l, err, errlen);
+	if (!ret) {
+		ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+		if (ret)
+			snprintf(err, errlen, "swapping in the new maps: %s", strerror(-ret));
+	}
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);
-	if (ret) {
-		snprintf(err, errlen, "swapping in the new maps: %s", strerror(-ret));
-		return ret;
-	}
-	/* A handle without an interface (tests, benchmarks) keeps no list. */
-	if (!h->ifname[0])
-		return 0;
-	ret = state_write(h->ifname, l);
-	if (ret) {
-		char path[256];
-
-		sxdp_state_path(path, sizeof(path), h->ifname);
-		snprintf(err, errlen, "writing %s: %s", path, strerror(-ret));
-	}
 	return ret;
 }
 
@@ -537,7 +677,73 @@ static uint64_t capacity_for(uint64_t n)
 	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
 }
 
-int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen)
+int sxdp_sync(struct sxdp_handle *h, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cfg;
+	struct sxdp_list l = { 0 };
+	uint32_t gen;
+	int ret;
+
+	/* No list, or one that names no generation (written by hand): as it is. */
+	if (!h->ifname[0] || state_gen(h->ifname, &gen))
+		return 0;
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (ret || cfg.gen_seq == gen)
+		return ret;
+	ret = sxdp_state_read(h->ifname, &l);
+	if (!ret)
+		ret = sxdp_rebuild(h, &l, cfg.flags, cfg.fpp_ppb,
+				   l.n > cfg.capacity ? capacity_for(l.n) : cfg.capacity, err, errlen);
+	else
+		snprintf(err, errlen, "reading the list: %s", strerror(-ret));
+	sxdp_list_free(&l);
+	return ret;
+}
+
+/*
+ * Takes the lock of a pinned handle's interface and re-opens the handle
+ * under it: between sxdp_open and here the interface may have been
+ * detached, or re-attached with maps of its own. Then brings the maps in
+ * step with the list if a change was cut short. *lock_fd is -1 for a
+ * handle no one else has.
+ */
+static int lock_handle(struct sxdp_handle *h, int *lock_fd, char *err, size_t errlen)
+{
+	char ifname[IF_NAMESIZE];
+	int ret;
+
+	*lock_fd = -1;
+	if (!h->pinned)
+		return 0;
+	ret = sxdp_lock(h->ifname, false);
+	if (ret < 0)
+		goto out_err;
+	*lock_fd = ret;
+	snprintf(ifname, sizeof(ifname), "%s", h->ifname);
+	sxdp_close(h);
+	ret = sxdp_open(ifname, h);
+	if (ret)
+		goto out_unlock;
+	ret = sxdp_sync(h, err, errlen);
+	if (!ret)
+		return 0;
+	sxdp_unlock(*lock_fd);
+	*lock_fd = -1;
+	return ret;
+
+out_unlock:
+	sxdp_unlock(*lock_fd);
+	*lock_fd = -1;
+out_err:
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "the blocklist is no longer attached");
+	else
+		snprintf(err, errlen, "taking the interface's lock: %s", strerror(-ret));
+	return ret;
+}
+
+static int replace_locked(struct sxdp_handle *h, const struct sxdp_list *l, char *err,
+			  size_t errlen)
 {
 	struct sieve_xdp_config cfg;
 	int ret = sxdp_read_config(h, &cfg, NULL);
@@ -582,7 +788,19 @@ static int add_live(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
 	return ret;
 }
 
-int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen)
+int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen)
+{
+	int lock_fd, ret = lock_handle(h, &lock_fd, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = replace_locked(h, l, err, errlen);
+	sxdp_unlock(lock_fd);
+	return ret;
+}
+
+static int add_locked(struct sxdp_handle *h, const struct sxdp_list *add, char *err,
+		      size_t errlen)
 {
 	struct sxdp_list all = { 0 }, fresh = { 0 };
 	struct sieve_xdp_config cfg, probe;
@@ -615,11 +833,9 @@ int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size
 				   capacity_for(all.n > 2 * cfg.capacity ? all.n : 2 * cfg.capacity),
 				   err, errlen);
 	} else {
-		ret = add_live(h, &cfg, &all, &fresh);
-		if (ret)
+		ret = state_write_next(h, &all, err, errlen);
+		if (!ret && (ret = add_live(h, &cfg, &all, &fresh)))
 			snprintf(err, errlen, "adding to the live maps: %s", strerror(-ret));
-		else if ((ret = state_write(h->ifname, &all)))
-			snprintf(err, errlen, "writing the list: %s", strerror(-ret));
 	}
 out:
 	sxdp_list_free(&all);
@@ -627,7 +843,18 @@ out:
 	return ret;
 }
 
-int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
+int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen)
+{
+	int lock_fd, ret = lock_handle(h, &lock_fd, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = add_locked(h, add, err, errlen);
+	sxdp_unlock(lock_fd);
+	return ret;
+}
+
+static int remove_locked(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
 {
 	struct sxdp_list all = { 0 };
 	struct sieve_xdp_config cfg;
@@ -649,5 +876,18 @@ int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *miss
 	if (!ret && removed)
 		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb, cfg.capacity, err, sizeof(err));
 	sxdp_list_free(&all);
+	return ret;
+}
+
+int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
+{
+	char err[256];
+	int lock_fd, ret = lock_handle(h, &lock_fd, err, sizeof(err));
+
+	*missing = 0;
+	if (ret)
+		return ret;
+	ret = remove_locked(h, del, missing);
+	sxdp_unlock(lock_fd);
 	return ret;
 }

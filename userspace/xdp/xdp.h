@@ -52,7 +52,8 @@ bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key);
 void sxdp_list_free(struct sxdp_list *l);
 /* A blocklist file: -EINVAL with "file:line: reason" in err, nothing added. */
 int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
-int sxdp_list_write(const char *path, const struct sxdp_list *l);
+/* @header: a comment line to put first, or NULL. */
+int sxdp_list_write(const char *path, const struct sxdp_list *l, const char *header);
 
 /* ---- sizing (plan.c) ---- */
 
@@ -82,6 +83,7 @@ struct sxdp_handle {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
+	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 };
 
 struct sxdp_attach_opts {
@@ -98,6 +100,20 @@ struct sxdp_attach_opts {
 enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1 };
 
 int sxdp_ensure_bpffs(void);
+
+/*
+ * The lock of one interface's state: its pins, its generations and its
+ * list. Every change holds it from reading the state to the last write;
+ * readers (list, status, stats) do not take it. It is an flock on the
+ * interface's pin folder, so the kernel drops it with a killed holder.
+ * sxdp_attach, sxdp_detach, sxdp_add, sxdp_remove and sxdp_replace take
+ * it themselves (on a handle from sxdp_open), and it is not recursive:
+ * never call them holding it. @create makes the folder (attach);
+ * otherwise -ENOENT means the interface has no blocklist. Returns the
+ * lock's fd.
+ */
+int sxdp_lock(const char *ifname, bool create);
+void sxdp_unlock(int lock_fd);
 int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen);
 /* 0 detached, 1 was not attached. */
 int sxdp_detach(const char *ifname);
@@ -120,12 +136,18 @@ int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_
 		    int *bloom_fd, int *exact_fd);
 /* Into either map, or both; an fd of -1 is skipped. */
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
-/* Puts maps and config in the idle slot, then flips the live one. */
+/*
+ * Puts maps and config in the idle slot, then flips the live one.
+ * sxdp_swap and sxdp_rebuild need the interface's lock held (or a handle
+ * no one else has, as in tests).
+ */
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd);
 
 /*
- * The operations: each keeps the state file and the maps in step.
+ * The operations: each keeps the state file and the maps in step, under
+ * the interface's lock (on a pinned handle, which they re-open under it:
+ * the interface may have been detached or re-attached since).
  * add: live into the current maps, unless the capacity or the prefix
  * lengths run out (then a rebuild). replace/remove: a new generation.
  */
@@ -135,5 +157,14 @@ int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, si
 int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
 		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen);
 int sxdp_state_read(const char *ifname, struct sxdp_list *l);
+/* Removes the list and what killed writers of it left (detach, under the lock). */
+void sxdp_state_remove(const char *ifname);
+/*
+ * Brings the maps in step with the list when a change was cut short (a
+ * command killed after writing the list): rebuilds from the list if it
+ * names another generation than the live one. Under the lock; the
+ * operations above call it themselves.
+ */
+int sxdp_sync(struct sxdp_handle *h, char *err, size_t errlen);
 
 #endif /* SIEVE_XDP_LOADER_H */
