@@ -47,38 +47,38 @@ for cmd in size dedup measure; do
 	check "$cmd --help prints its usage" grep -q "^usage: sieve $cmd" <<<"$out"
 done
 
-expect "size of all types" 0 "$sieve" size -n 1M -p 1%
+expect "size of all types" 0 "$sieve" size -n 1M --fpr 1%
 check "size lists three types" test "$(grep -cE '^(bloom|blocked|cuckoo) ' <<<"$out")" -eq 3
 check "bloom at 1% uses 7 hashes and 9.59 bits/key" grep -qE '^bloom +bits=[0-9]+ +hashes=7 .*bits/key= *9\.59 ' <<<"$out"
 check "cuckoo at 1% uses 10-bit fingerprints" grep -qE '^cuckoo +buckets=262144 +fp_bits=10 ' <<<"$out"
 # The formula's 9585059 bits, plus what the exact rate at capacity asks for (0.1%).
-expect "size -j bloom" 0 "$sieve" size -j -t bloom -n 1M -p 1%
+expect "size -j bloom" 0 "$sieve" size -j -t bloom -n 1M --fpr 1%
 check "bloom at 1%: the formula's bits or at most 1% more, rate at capacity at most 1%" \
 	python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; assert d["nhashes"]==7 and 9585059<=d["nbits"]<=9680910 and d["expected_fpr"]<=0.01, d' <<<"$out"
-expect "size -j" 0 "$sieve" size -j -t cuckoo -n 64M -p 0.001
+expect "size -j" 0 "$sieve" size -j -t cuckoo -n 64M --fpr 0.001
 check "size -j is JSON with the geometry" \
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[0]["fp_bits"]==13 and d[0]["nbuckets"]==2**24' <<<"$out"
 
 expect_refused "zero capacity" "$sieve" size -n 0
-expect_refused "rate of 1" "$sieve" size -p 1
-expect_refused "rate of 0" "$sieve" size -p 0
-expect_refused "rate not a number" "$sieve" size -p abc
+expect_refused "rate of 1" "$sieve" size --fpr 1
+expect_refused "rate of 0" "$sieve" size --fpr 0
+expect_refused "rate not a number" "$sieve" size --fpr abc
 expect_refused "capacity with junk" "$sieve" size -n 12x
 expect_refused "unknown type" "$sieve" size -t quotient
 expect_refused "unknown option" "$sieve" size --frobnicate
 expect_refused "unknown command" "$sieve" frobnicate
-expect_refused "cuckoo below its reach" "$sieve" size -t cuckoo -p 1e-6
-expect_refused "too big a filter" "$sieve" size -t bloom -n 1G -p 1e-9
+expect_refused "cuckoo below its reach" "$sieve" size -t cuckoo --fpr 1e-6
+expect_refused "too big a filter" "$sieve" size -t bloom -n 1G --fpr 1e-9
 expect_refused "missing input file" "$sieve" dedup "$work/none"
 expect_refused "two suffixes" "$sieve" size -n 1kM
 expect_refused "option without its value" "$sieve" size -n
-expect_refused "no type fits" "$sieve" size -n 1G -p 1e-9
+expect_refused "no type fits" "$sieve" size -n 1G --fpr 1e-9
 expect_refused "no command" "$sieve"
 expect_refused "help for an unknown command" "$sieve" help nope
-expect_refused "hexadecimal rate" "$sieve" size -p 0x0.01
-expect_refused "rate with a space" "$sieve" size -p " 0.5"
+expect_refused "hexadecimal rate" "$sieve" size --fpr 0x0.01
+expect_refused "rate with a space" "$sieve" size --fpr " 0.5"
 expect_refused "query count that wraps" "$sieve" measure -q 18446744073709551615
-expect "size -j when cuckoo cannot reach the rate" 0 "$sieve" size -j -p 1e-6
+expect "size -j when cuckoo cannot reach the rate" 0 "$sieve" size -j --fpr 1e-6
 check "size -j lists the types that can, as valid JSON" \
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert [e["type"] for e in d]==["bloom","blocked"]' <<<"$out"
 if [ -w /dev/full ]; then
@@ -86,7 +86,7 @@ if [ -w /dev/full ]; then
 fi
 
 for type in bloom blocked cuckoo; do
-	expect "measure $type" 0 "$sieve" measure -j -t "$type" -n 200k -p 1% -q 400k -s 7
+	expect "measure $type" 0 "$sieve" measure -j -t "$type" -n 200k --fpr 1% -q 400k -s 7
 	check "measure $type: no false negative, rate below 1.2%" python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -96,7 +96,7 @@ done
 
 awk 'BEGIN { for (i = 0; i < 30000; i++) printf "k%d\n", i % 10000 }' > "$work/stream"
 for type in bloom blocked cuckoo; do
-	expect "dedup $type" 0 "$sieve" dedup -t "$type" -n 10k -p 0.1% -s 1 "$work/stream"
+	expect "dedup $type" 0 "$sieve" dedup -t "$type" -n 10k --fpr 0.1% -s 1 "$work/stream"
 	check "dedup $type: every line at most once, about 10000" \
 		test "$(sort <<<"$out" | uniq -d | wc -l)" -eq 0 -a "$(wc -l <<<"$out")" -ge 9980
 done
@@ -139,8 +139,8 @@ expect_refused "create with the other type's geometry" "$sieve" filter create f 
 expect_refused "create with a bad geometry" "$sieve" filter create f -t cuckoo --buckets 3 --fp-bits 8
 expect_refused "create --growth without --scalable" "$sieve" filter create f -t bloom -n 1k --growth 4
 expect_refused "create --growth out of range" "$sieve" filter create f -t bloom -n 1k --scalable --growth 17
-expect_refused "create cuckoo below its reach" "$sieve" filter create f -t cuckoo -n 1k -p 1e-6
-expect_refused "create too big" "$sieve" filter create f -t bloom -n 1G -p 1e-9
+expect_refused "create cuckoo below its reach" "$sieve" filter create f -t cuckoo -n 1k --fpr 1e-6
+expect_refused "create too big" "$sieve" filter create f -t bloom -n 1G --fpr 1e-9
 expect_refused "add without keys" "$sieve" filter add f
 expect_refused "add with keys and -f" "$sieve" filter add f k -f "$work/none"
 expect_refused "add from a missing file" "$sieve" filter add f -f "$work/none"
@@ -155,7 +155,7 @@ awk 'BEGIN { for (i = 0; i < 20000; i++) printf "key-%d\n", i }' > "$work/keys"
 awk 'BEGIN { for (i = 0; i < 20000; i++) printf "other-%d\n", i }' > "$work/others"
 for type in bloom blocked cuckoo; do
 	snap=$work/$type.snap
-	expect "build $type" 0 "$sieve" build "$snap" -t "$type" -n 20k -p 1% -s 11 -f "$work/keys"
+	expect "build $type" 0 "$sieve" build "$snap" -t "$type" -n 20k --fpr 1% -s 11 -f "$work/keys"
 	check "build $type: says how many keys" grep -q "^$snap: 20000 keys" <<<"$out"
 	expect "snapshot query $type: every key present" 0 "$sieve" snapshot query -c "$snap" -f "$work/keys"
 	check "snapshot query $type: 20000 present" grep -q "^20000 keys: 20000 maybe present, 0 absent" <<<"$out"
@@ -168,7 +168,7 @@ import json, os, sys
 d = json.load(sys.stdin)
 assert d["type"] == sys.argv[1] and d["geometry"]["seed"] == 11 and d["capacity"] == 20000, d
 assert d["snapshot_bytes"] == os.path.getsize(sys.argv[2]), d' "$type" "$snap" <<<"$out"
-	expect "build $type again" 0 "$sieve" build "$work/again.snap" -t "$type" -n 20k -p 1% -s 11 -f "$work/keys"
+	expect "build $type again" 0 "$sieve" build "$work/again.snap" -t "$type" -n 20k --fpr 1% -s 11 -f "$work/keys"
 	check "build $type: the same keys and seed give the same file" cmp -s "$snap" "$work/again.snap"
 done
 expect "snapshot query per key" 1 "$sieve" snapshot query "$work/bloom.snap" key-1 key-19999 not-a-key
@@ -179,7 +179,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert [r["key"] for r in d["results"]] == ["key-1", "not\"a\\key"] and d["results"][0]["present"], d
 assert d["keys"] == 2 and d["present"] + d["absent"] == 2, d' <<<"$out"
-expect "build sized by the key file" 0 "$sieve" build "$work/count.snap" -t blocked -p 0.1% -f "$work/keys" -j
+expect "build sized by the key file" 0 "$sieve" build "$work/count.snap" -t blocked --fpr 0.1% -f "$work/keys" -j
 check "build without --capacity: sized for the 20000 lines" python3 -c '
 import json, sys; d = json.load(sys.stdin); assert d["keys"] == 20000 and d["fpr"] < 0.0012, d' <<<"$out"
 expect "build from stdin" 0 "$sieve" build "$work/stdin.snap" -t cuckoo -n 100 - < <(printf 'a\nb\n\nc\n')
