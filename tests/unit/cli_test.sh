@@ -221,6 +221,147 @@ expect_refused "snapshot info of a missing file" "$sieve" snapshot info "$work/n
 expect_refused "snapshot without subcommand" "$sieve" snapshot
 expect_refused "snapshot unknown subcommand" "$sieve" snapshot frob x
 
+# ---- The option tables: generated --help, usage errors, -j and -p ----------
+has_xdp=false
+"$sieve" xdp --help >/dev/null 2>&1 && has_xdp=true
+
+# The long options in the Options list of a command's --help, sorted, on one line.
+help_options() {
+	"$sieve" "$@" --help | sed -n '/^Options:$/,$p' | grep -oE '^  (-[a-z], )? *--[a-z-]+' |
+		grep -oE -- '--[a-z-]+' | sort | tr '\n' ' '
+}
+# expect_help_options "CMD WORDS" OPTION...: --help lists exactly these (and --help).
+expect_help_options() {
+	local cmd=$1 got want
+	shift
+	want=$(printf '%s\n' "$@" --help | sort | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	got=$(help_options $cmd)
+	if [ "$got" = "$want" ]; then ok "$cmd --help lists its options"; else
+		not_ok "$cmd --help lists its options" "got:  $got" "want: $want"; fi
+}
+sizing="--type --capacity --fpr"
+create="$sizing --bits --hashes --buckets --fp-bits --seed --scalable --growth --max-layers"
+# shellcheck disable=SC2086
+{
+expect_help_options "size" $sizing --json --pretty
+expect_help_options "dedup" $sizing --seed --verbose
+expect_help_options "measure" $sizing --seed --queries --json --pretty
+expect_help_options "filter create" $create --json --pretty
+expect_help_options "filter list" --json --pretty
+expect_help_options "filter add" --if-absent --file --json --pretty
+expect_help_options "filter query" --count --file --json --pretty
+expect_help_options "filter clear"
+expect_help_options "build" $create --if-absent --file --json --pretty
+expect_help_options "snapshot query" --count --file --json --pretty
+if $has_xdp; then
+	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open \
+		--capacity --force --json --pretty
+	expect_help_options "xdp plan" --entries --fpr --json --pretty
+	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
+	expect_help_options "xdp block" --iface
+fi
+}
+expect "filter create --help" 0 "$sieve" filter create --help
+check "create --help: the usage line, then a line per option with its help" \
+	grep -qE '^usage: sieve filter create \[OPTIONS\] NAME$' <<<"$out"
+check "create --help: an option's value and help" \
+	grep -qE '^  -n, --capacity N +keys to hold' <<<"$out"
+check "create --help: the hidden alias --fpp is not listed" test "${out#*--fpp}" = "$out"
+expect "sieve help filter create" 0 "$sieve" help filter create
+check "sieve help CMD SUB is CMD SUB --help" grep -q '^usage: sieve filter create ' <<<"$out"
+
+# Usage errors, for each command family: one line naming the command and its --help.
+usage_line() {	# usage_line "CMD WORDS": the last stderr has the usage error shape
+	grep -qxE "sieve $1: .+ \(see 'sieve $1 --help'\)" <<<"$err"
+}
+# WORDS|ARGUMENTS|UNKNOWN OPTION|OPTION WITHOUT ITS VALUE|BAD VALUE
+usage_cases=(
+	"size||--frobnicate|-n|-n 0" "dedup||-z|-t|-t quotient" "measure||--json=x|-q|-q 0"
+	"filter create|f -t bloom|--nope|--growth|--bits x" "filter query|f k|-x|-f|--count=1"
+	"build|x.snap -t bloom|--frob|--fpr|--fpr 2" "snapshot query|x k|--frob|--file|-c=1"
+)
+$has_xdp && usage_cases+=("xdp plan||--frob|-n|--fpr 0" "xdp stats||--frob|--interval|--interval 0"
+			  "xdp attach|lo|--frob|--mode|--mode fast")
+for case in "${usage_cases[@]}"; do
+	IFS='|' read -r words args unknown missing bad <<<"$case"
+	for what in unknown missing bad; do
+		# shellcheck disable=SC2086
+		expect_refused "$words: $what option" "$sieve" $words $args ${!what}
+		check "$words: $what option: the usage error names the command and its --help" \
+			usage_line "$words"
+	done
+done
+expect_refused "an unknown option's name in the error" "$sieve" size --frobnicate
+check "the error names --frobnicate" grep -q "unknown option '--frobnicate'" <<<"$err"
+expect_refused "a missing value's option in the error" "$sieve" filter create f --capacity
+check "the error names --capacity" grep -q "option '--capacity' needs a value" <<<"$err"
+expect_refused "a bad value: the option and what it accepts" "$sieve" size -n 12x
+check "the error says what --capacity accepts" \
+	grep -q "bad --capacity '12x': a positive integer" <<<"$err"
+expect_refused "an option another command takes" "$sieve" dedup -q 10
+expect_refused "dedup has no JSON output, so no -j" "$sieve" dedup -j
+
+# -p (--pretty): the same JSON as -j, indented.
+same_json() {	# same_json NAME CMD...: -j and -p of CMD, compared
+	local name=$1 compact
+	shift
+	expect "$name -j" 0 "$@" -j
+	compact=$out
+	expect "$name -p" 0 "$@" -p
+	check "$name: -j is one line, -p several" test "$(wc -l <<<"$compact")" -eq 1 -a "$(wc -l <<<"$out")" -gt 2
+	check "$name: -p is valid JSON, equal to -j but for whitespace" python3 -c '
+import json, sys
+compact, pretty = sys.argv[1], sys.argv[2]
+assert json.loads(pretty) == json.loads(compact)
+assert "".join(pretty.split()) == "".join(compact.split())' "$compact" "$out"
+	check "$name: --pretty is -p" cmp -s <("$@" --pretty) <(printf '%s\n' "$out")
+}
+same_json "size" "$sieve" size -n 1M --fpr 1%
+same_json "measure" "$sieve" measure -t bloom -n 1000 -q 1000 -s 3
+same_json "snapshot info" "$sieve" snapshot info "$work/bloom.snap"
+check "snapshot query -p: per-key results, equal to -j" python3 -c '
+import json, subprocess, sys
+run = lambda flag: subprocess.run(sys.argv[1:] + [flag], capture_output=True, text=True).stdout
+c, p = run("-j"), run("-p")
+assert json.loads(c) == json.loads(p) and "".join(c.split()) == "".join(p.split()) and p.count("\n") > 5, (c, p)
+assert [r["key"] for r in json.loads(p)["results"]] == ["key-1", "nope"], p' \
+	"$sieve" snapshot query "$work/bloom.snap" key-1 nope
+expect "build -p" 0 "$sieve" build "$work/p.snap" -t bloom -n 100 -s 1 -p - < <(printf 'a\nb\n')
+check "build -p is valid JSON" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["keys"]==2, d' <<<"$out"
+$has_xdp && same_json "xdp plan" "$sieve" xdp plan -n 1000 --fpr 1e-4
+
+# -p was the rate: --fpr now, --fpp an alias for one release, -p RATE refused.
+expect "size --fpr" 0 "$sieve" size -n 1M --fpr 0.1%
+fpr_out=$out
+expect "size --fpp (hidden alias)" 0 "$sieve" size -n 1M --fpp 0.1%
+check "--fpp sizes as --fpr does" test "$out" = "$fpr_out"
+expect "build --fpp" 0 "$sieve" build "$work/fpp.snap" -t bloom -n 1000 --fpp 0.001 -s 2 -f "$work/keys"
+expect "build --fpr" 0 "$sieve" build "$work/fpr.snap" -t bloom -n 1000 --fpr 0.001 -s 2 -f "$work/keys"
+check "build --fpp and --fpr make the same snapshot" cmp -s "$work/fpp.snap" "$work/fpr.snap"
+if $has_xdp; then
+	expect "xdp plan --fpp (hidden alias)" 0 "$sieve" xdp plan -j -n 1000 --fpp 1e-4
+	check "xdp plan --fpp is --fpr" test "$out" = "$("$sieve" xdp plan -j -n 1000 --fpr 1e-4)"
+	expect_refused "xdp plan -p RATE" "$sieve" xdp plan -p 1e-4
+	check "xdp plan -p RATE: says to use --fpr" grep -q -- "--fpr 1e-4" <<<"$err"
+fi
+for rate in 0.01 1% 1e-3; do
+	expect_refused "size -p $rate (the old rate option)" "$sieve" size -p "$rate"
+	check "size -p $rate: says -p is --pretty and the rate is --fpr" \
+		grep -q -- "-p is --pretty now: give the false-positive rate as --fpr $rate" <<<"$err"
+done
+expect_refused "filter create -p RATE" "$sieve" filter create f -t bloom -n 1k -p 1%
+check "filter create -p RATE: says --fpr" grep -q -- "--fpr 1%" <<<"$err"
+expect_refused "build -p RATE" "$sieve" build "$work/x.snap" -t bloom -n 10 -p 0.01 -f "$work/keys"
+expect "size -p alone is pretty JSON" 0 "$sieve" size -t bloom -p
+check "size -p alone: indented JSON" python3 -c 'import json,sys; s=sys.stdin.read(); assert json.loads(s)[0]["nhashes"]==7 and "\n  " in s' <<<"$out"
+
+# dedup over libsieve: the empty line is a line like any other.
+expect "dedup with empty lines" 0 "$sieve" dedup - < <(printf 'a\n\nb\n\na\n')
+check "dedup prints the empty line once" test "$out" = $'a\n\nb'
+expect_refused "dedup of a line longer than a key" "$sieve" dedup - < <(head -c 5000 /dev/zero | tr '\0' a; echo)
+check "dedup of a long line: names the line" grep -q "line 1: longer than 4096 bytes" <<<"$err"
+
 echo "$passed passed, $failed failed"
 [ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
 [ "$failed" -eq 0 ]
