@@ -271,6 +271,19 @@ check "create --help: the hidden alias --fpp is not listed" test "${out#*--fpp}"
 expect "sieve help filter create" 0 "$sieve" help filter create
 check "sieve help CMD SUB is CMD SUB --help" grep -q '^usage: sieve filter create ' <<<"$out"
 
+# The hidden table dump, for completion scripts: what --help lists, from the same table.
+expect "__complete" 0 "$sieve" __complete
+table=$out
+check "__complete is not in --help" sh -c '! "$1" --help | grep -q __complete' _ "$sieve"
+for cmd in "size" "filter create" "build" "snapshot query"; do
+	check "__complete: the options of $cmd are those of its --help" test \
+		"$(awk -F '\t' -v c="$cmd" '$1 == "option" && $2 == c { print $3 }' <<<"$table" |
+		   { cat; echo --help; } | sort | tr '\n' ' ')" = "$(help_options $cmd)"
+done
+check "__complete: every subcommand of filter" test \
+	"$(awk -F '\t' '$1 == "command" && $2 ~ /^filter / { print $2 }' <<<"$table" | wc -l)" -eq 11
+check "__complete: no hidden alias" bash -c '! grep -q -- "--fpp" <<<"$1"' _ "$table"
+
 # Usage errors, for each command family: one line naming the command and its --help.
 usage_line() {	# usage_line "CMD WORDS": the last stderr has the usage error shape
 	grep -qxE "sieve $1: .+ \(see 'sieve $1 --help'\)" <<<"$err"

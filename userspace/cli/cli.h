@@ -63,6 +63,7 @@ extern const struct cli_option cli_opt_json, cli_opt_pretty;
  * @max_args: and at most (-1: any number).
  * @subcommands: for a command of commands, NULL-terminated (then no @run).
  * @run: the command, given its own entry and argv from its last word on.
+ * @hidden: runs, but is in no --help (tools' commands, not users').
  */
 struct cli_command {
 	const char *name;
@@ -73,6 +74,7 @@ struct cli_command {
 	int min_args, max_args;
 	const struct cli_command *const *subcommands;
 	int (*run)(const struct cli_command *cmd, int argc, char **argv);
+	bool hidden;
 };
 
 /* What cli_parse() leaves besides the command's own options. */
@@ -92,6 +94,13 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts,
 	      struct cli_args *a);
 /* Runs @cmd, or the subcommand argv[1] names; --help of either. */
 int cli_dispatch(const struct cli_command *cmd, int argc, char **argv);
+/*
+ * The table under @cmd on stdout, what a completion script needs, one
+ * tab-separated line each, hidden entries left out:
+ *   command NAME ARGS SUMMARY
+ *   option  COMMAND-NAME --LONG -L|"" VALUE|"" HELP
+ */
+void cli_print_table(const struct cli_command *cmd);
 
 /* The top-level commands, each family in its file. */
 extern const struct cli_command size_command, dedup_command, measure_command;

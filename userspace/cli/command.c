@@ -86,7 +86,8 @@ static void print_help(const struct cli_command *cmd)
 		printf("\nCommands ('sieve%s%s COMMAND --help' for each):\n", *cmd->name ? " " : "",
 		       cmd->name);
 		for (sub = cmd->subcommands; *sub; sub++)
-			printf("  %-10s %s\n", command_word(*sub), (*sub)->summary);
+			if (!(*sub)->hidden)
+				printf("  %-10s %s\n", command_word(*sub), (*sub)->summary);
 	}
 	printf("\nOptions:\n");
 	for (i = 0; i < n; i++)
@@ -271,4 +272,24 @@ int cli_dispatch(const struct cli_command *cmd, int argc, char **argv)
 		if (!strcmp(argv[1], command_word(*sub)))
 			return cli_dispatch(*sub, argc - 1, argv + 1);
 	return cli_usage_error(cmd, "unknown %s '%s'", what, argv[1]);
+}
+
+void cli_print_table(const struct cli_command *cmd)
+{
+	const struct cli_command *const *sub;
+	size_t i, n = count_options(cmd);
+
+	if (cmd->hidden)
+		return;
+	printf("command\t%s\t%s\t%s\n", cmd->name, cmd->args ? cmd->args : "", cmd->summary);
+	for (i = 0; i < n; i++) {
+		const struct cli_option *opt = cmd->options[i];
+		char letter[3] = { '-', opt->letter, '\0' };
+
+		if (!opt->hidden)
+			printf("option\t%s\t--%s\t%s\t%s\t%s\n", cmd->name, opt->name,
+			       opt->letter ? letter : "", opt->value ? opt->value : "", opt->help);
+	}
+	for (sub = cmd->subcommands; sub && *sub; sub++)
+		cli_print_table(*sub);
 }

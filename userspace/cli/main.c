@@ -10,6 +10,8 @@
 
 #include "cli.h"
 
+static const struct cli_command complete_command;
+
 static const struct cli_command sieve_command = {
 	.name = "",
 	.summary = "probabilistic set-membership filters: Bloom, blocked Bloom, cuckoo",
@@ -20,8 +22,26 @@ static const struct cli_command sieve_command = {
 #ifndef SIEVE_CLI_NO_XDP
 		&xdp_command,
 #endif
+		&complete_command,
 		NULL,
 	},
+};
+
+static int cmd_complete(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct cli_args a;
+	int ret = cli_parse(cmd, argc, argv, NULL, &a);
+
+	if (ret >= 0)
+		return ret;
+	cli_print_table(&sieve_command);
+	return EXIT_OK;
+}
+
+/* For completion scripts: the whole table, generated from what the parser reads. */
+static const struct cli_command complete_command = {
+	"__complete", "every command and option, tab-separated, for completion scripts",
+	.run = cmd_complete, .hidden = true,
 };
 
 int main(int argc, char **argv)
