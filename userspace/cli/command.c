@@ -19,8 +19,8 @@ const struct cli_option cli_opt_pretty = {
 	"pretty", 'p', NULL, "JSON output, indented", .hidden = false,
 };
 
-/* getopt_long's value for option i of a command: above every letter. */
-#define LONG_ONLY_BASE	256
+/* getopt_long's value for --NAME of option i: above every letter (-L returns L). */
+#define OPTION_VAL_BASE	256
 
 static size_t count_options(const struct cli_command *cmd)
 {
@@ -35,8 +35,8 @@ static const struct cli_option *find_option(const struct cli_command *cmd, int c
 {
 	size_t i, n = count_options(cmd);
 
-	if (c >= LONG_ONLY_BASE)
-		return (size_t)(c - LONG_ONLY_BASE) < n ? cmd->options[c - LONG_ONLY_BASE] : NULL;
+	if (c >= OPTION_VAL_BASE)
+		return (size_t)(c - OPTION_VAL_BASE) < n ? cmd->options[c - OPTION_VAL_BASE] : NULL;
 	for (i = 0; i < n; i++)
 		if (cmd->options[i]->letter == c)
 			return cmd->options[i];
@@ -102,9 +102,9 @@ static const char *option_text(const struct cli_command *cmd, char **argv, char 
 {
 	const struct cli_option *opt = optopt ? find_option(cmd, optopt) : NULL;
 
-	if (opt && optopt >= LONG_ONLY_BASE)
+	if (opt && optopt >= OPTION_VAL_BASE)
 		snprintf(buf, size, "--%s", opt->name);
-	else if (optopt > 0 && optopt < LONG_ONLY_BASE)
+	else if (optopt > 0 && optopt < OPTION_VAL_BASE)
 		snprintf(buf, size, "-%c", optopt);
 	else
 		snprintf(buf, size, "%s", argv[optind - 1]);
@@ -167,7 +167,7 @@ static int getopt_tables(const struct cli_command *cmd, struct option **longopts
 		const struct cli_option *opt = cmd->options[i];
 
 		(*longopts)[i] = (struct option){ opt->name, opt->value ? required_argument :
-						  no_argument, NULL, LONG_ONLY_BASE + (int)i };
+						  no_argument, NULL, OPTION_VAL_BASE + (int)i };
 		if (!opt->letter)
 			continue;
 		(*shortopts)[ns++] = opt->letter;
@@ -195,7 +195,7 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv, v
 		if (c == ':')
 			return cli_usage_error(cmd, "option '%s' needs a value",
 					       option_text(cmd, argv, buf, sizeof(buf)));
-		if (c == '?' && optopt >= LONG_ONLY_BASE)
+		if (c == '?' && optopt >= OPTION_VAL_BASE)
 			return cli_usage_error(cmd, "option '%s' takes no value",
 					       option_text(cmd, argv, buf, sizeof(buf)));
 		if (c == '?')

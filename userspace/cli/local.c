@@ -126,9 +126,8 @@ static ssize_t read_line(FILE *in, char **line, size_t *cap)
 }
 
 /*
- * Whether a line is new (1), seen (0) or could not be added (a reported
- * EXIT_ERROR). The empty line is no key for libsieve: it is remembered
- * aside.
+ * Whether a line is new (1), seen (0) or could not be added (-1, reported).
+ * The empty line is no key for libsieve: it is remembered aside.
  */
 static int first_time(struct sieve_local *f, const char *line, size_t len, uint64_t lineno,
 		      bool *empty_seen, uint64_t unique)
@@ -140,14 +139,18 @@ static int first_time(struct sieve_local *f, const char *line, size_t len, uint6
 		*empty_seen = true;
 		return ret;
 	}
-	if (len > SIEVE_MAX_KEY_LEN)
-		return cli_error("line %llu: longer than %u bytes", (unsigned long long)lineno,
-				 SIEVE_MAX_KEY_LEN);
+	if (len > SIEVE_MAX_KEY_LEN) {
+		cli_error("line %llu: longer than %u bytes", (unsigned long long)lineno,
+			  SIEVE_MAX_KEY_LEN);
+		return -1;
+	}
 	/* A cuckoo filter would otherwise spend a slot on each repeat. */
 	ret = sieve_local_add(f, line, (uint32_t)len, SIEVE_ADD_IF_ABSENT);
-	if (ret < 0)
-		return cli_error("filter full after %llu unique lines: raise --capacity",
-				 (unsigned long long)unique);
+	if (ret < 0) {
+		cli_error("filter full after %llu unique lines: raise --capacity",
+			  (unsigned long long)unique);
+		return -1;
+	}
 	return !ret;
 }
 
@@ -196,13 +199,15 @@ static int cmd_dedup(const struct cli_command *cmd, int argc, char **argv)
 	}
 	ret = create_local(&o, &plan, &f);
 	while (ret == EXIT_OK && (len = read_line(in, &line, &cap)) >= 0) {
-		ret = first_time(f, line, (size_t)len, ++lines, &empty_seen, unique);
-		if (ret == 1) {
+		int fresh = first_time(f, line, (size_t)len, ++lines, &empty_seen, unique);
+
+		if (fresh < 0) {
+			ret = EXIT_ERROR;
+		} else if (fresh) {
 			unique++;
 			fwrite(line, 1, len, stdout);
 			fputc('\n', stdout);
 		}
-		ret = ret == EXIT_ERROR ? ret : EXIT_OK;
 	}
 	if (ret == EXIT_OK && ferror(in))
 		ret = cli_error("reading input: %s", strerror(errno));
