@@ -62,7 +62,7 @@ dd_feed() {
 # 16-bit fingerprints and a fixed seed: no false positive among these
 # records, so the counts are exact.
 dd_check "create the cuckoo filter dedup.cuckoo" \
-	"$SIEVE" filter create dedup.cuckoo --type cuckoo --capacity 5000 --fpp 0.0002 --seed 1
+	"$SIEVE" filter create dedup.cuckoo --type cuckoo --capacity 5000 --fpr 0.0002 --seed 1
 if insmod "$SIEVE_MODDIR/sieve_dedup.ko" filter=dedup.cuckoo; then
 	dd_result OK "insmod sieve_dedup.ko filter=dedup.cuckoo"
 	dd_check "feed 1501 records and a too-long one" dd_feed

@@ -81,6 +81,18 @@ for t in bloom blocked cuckoo; do
 	cli_exit 0 "$t: filter info" filter info $f
 	cli_exit 0 "$t: filter info -j" filter info $f -j
 	cli_out '"inserted"' "$t: filter info -j has the counters"
+	cli_exit 0 "$t: filter info -p" filter info $f -p
+	cli_out '^  "inserted": [0-9]+,$' "$t: filter info -p: one member a line, indented"
+	cli_exit 1 "$t: filter query -p" filter query $f -p one nowhere-to-be-found
+	cli_out '^      "key": "nowhere-to-be-found",$' "$t: filter query -p: each key, indented"
+	cli_exit 0 "$t: filter create --fpr" filter create $f.fpr --type $t --capacity 1000 --fpr 0.001
+	cli_exit 0 "$t: filter create --fpp (the old name, hidden)" \
+		filter create $f.fpp --type $t --capacity 1000 --fpp 0.001
+	cli_exit 2 "$t: filter create -p RATE (now --fpr)" \
+		filter create $f.p --type $t --capacity 1000 -p 0.001
+	cli_exit 0 "$t: destroy the --fpr filter" filter destroy $f.fpr
+	cli_exit 0 "$t: destroy the --fpp filter" filter destroy $f.fpp
+	cli_exit 2 "$t: -p RATE made no filter" filter info $f.p
 	if [ $t = cuckoo ]; then
 		cli_exit 0 "$t: filter del of a present key" filter del $f one
 		cli_exit 1 "$t: filter del of an absent key" filter del $f nowhere-to-be-found

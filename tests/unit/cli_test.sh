@@ -47,38 +47,38 @@ for cmd in size dedup measure; do
 	check "$cmd --help prints its usage" grep -q "^usage: sieve $cmd" <<<"$out"
 done
 
-expect "size of all types" 0 "$sieve" size -n 1M -p 1%
+expect "size of all types" 0 "$sieve" size -n 1M --fpr 1%
 check "size lists three types" test "$(grep -cE '^(bloom|blocked|cuckoo) ' <<<"$out")" -eq 3
 check "bloom at 1% uses 7 hashes and 9.59 bits/key" grep -qE '^bloom +bits=[0-9]+ +hashes=7 .*bits/key= *9\.59 ' <<<"$out"
 check "cuckoo at 1% uses 10-bit fingerprints" grep -qE '^cuckoo +buckets=262144 +fp_bits=10 ' <<<"$out"
 # The formula's 9585059 bits, plus what the exact rate at capacity asks for (0.1%).
-expect "size -j bloom" 0 "$sieve" size -j -t bloom -n 1M -p 1%
+expect "size -j bloom" 0 "$sieve" size -j -t bloom -n 1M --fpr 1%
 check "bloom at 1%: the formula's bits or at most 1% more, rate at capacity at most 1%" \
 	python3 -c 'import json,sys; d=json.load(sys.stdin)[0]; assert d["nhashes"]==7 and 9585059<=d["nbits"]<=9680910 and d["expected_fpr"]<=0.01, d' <<<"$out"
-expect "size -j" 0 "$sieve" size -j -t cuckoo -n 64M -p 0.001
+expect "size -j" 0 "$sieve" size -j -t cuckoo -n 64M --fpr 0.001
 check "size -j is JSON with the geometry" \
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[0]["fp_bits"]==13 and d[0]["nbuckets"]==2**24' <<<"$out"
 
 expect_refused "zero capacity" "$sieve" size -n 0
-expect_refused "rate of 1" "$sieve" size -p 1
-expect_refused "rate of 0" "$sieve" size -p 0
-expect_refused "rate not a number" "$sieve" size -p abc
+expect_refused "rate of 1" "$sieve" size --fpr 1
+expect_refused "rate of 0" "$sieve" size --fpr 0
+expect_refused "rate not a number" "$sieve" size --fpr abc
 expect_refused "capacity with junk" "$sieve" size -n 12x
 expect_refused "unknown type" "$sieve" size -t quotient
 expect_refused "unknown option" "$sieve" size --frobnicate
 expect_refused "unknown command" "$sieve" frobnicate
-expect_refused "cuckoo below its reach" "$sieve" size -t cuckoo -p 1e-6
-expect_refused "too big a filter" "$sieve" size -t bloom -n 1G -p 1e-9
+expect_refused "cuckoo below its reach" "$sieve" size -t cuckoo --fpr 1e-6
+expect_refused "too big a filter" "$sieve" size -t bloom -n 1G --fpr 1e-9
 expect_refused "missing input file" "$sieve" dedup "$work/none"
 expect_refused "two suffixes" "$sieve" size -n 1kM
 expect_refused "option without its value" "$sieve" size -n
-expect_refused "no type fits" "$sieve" size -n 1G -p 1e-9
+expect_refused "no type fits" "$sieve" size -n 1G --fpr 1e-9
 expect_refused "no command" "$sieve"
 expect_refused "help for an unknown command" "$sieve" help nope
-expect_refused "hexadecimal rate" "$sieve" size -p 0x0.01
-expect_refused "rate with a space" "$sieve" size -p " 0.5"
+expect_refused "hexadecimal rate" "$sieve" size --fpr 0x0.01
+expect_refused "rate with a space" "$sieve" size --fpr " 0.5"
 expect_refused "query count that wraps" "$sieve" measure -q 18446744073709551615
-expect "size -j when cuckoo cannot reach the rate" 0 "$sieve" size -j -p 1e-6
+expect "size -j when cuckoo cannot reach the rate" 0 "$sieve" size -j --fpr 1e-6
 check "size -j lists the types that can, as valid JSON" \
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert [e["type"] for e in d]==["bloom","blocked"]' <<<"$out"
 if [ -w /dev/full ]; then
@@ -86,7 +86,7 @@ if [ -w /dev/full ]; then
 fi
 
 for type in bloom blocked cuckoo; do
-	expect "measure $type" 0 "$sieve" measure -j -t "$type" -n 200k -p 1% -q 400k -s 7
+	expect "measure $type" 0 "$sieve" measure -j -t "$type" -n 200k --fpr 1% -q 400k -s 7
 	check "measure $type: no false negative, rate below 1.2%" python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -96,7 +96,7 @@ done
 
 awk 'BEGIN { for (i = 0; i < 30000; i++) printf "k%d\n", i % 10000 }' > "$work/stream"
 for type in bloom blocked cuckoo; do
-	expect "dedup $type" 0 "$sieve" dedup -t "$type" -n 10k -p 0.1% -s 1 "$work/stream"
+	expect "dedup $type" 0 "$sieve" dedup -t "$type" -n 10k --fpr 0.1% -s 1 "$work/stream"
 	check "dedup $type: every line at most once, about 10000" \
 		test "$(sort <<<"$out" | uniq -d | wc -l)" -eq 0 -a "$(wc -l <<<"$out")" -ge 9980
 done
@@ -139,8 +139,8 @@ expect_refused "create with the other type's geometry" "$sieve" filter create f 
 expect_refused "create with a bad geometry" "$sieve" filter create f -t cuckoo --buckets 3 --fp-bits 8
 expect_refused "create --growth without --scalable" "$sieve" filter create f -t bloom -n 1k --growth 4
 expect_refused "create --growth out of range" "$sieve" filter create f -t bloom -n 1k --scalable --growth 17
-expect_refused "create cuckoo below its reach" "$sieve" filter create f -t cuckoo -n 1k -p 1e-6
-expect_refused "create too big" "$sieve" filter create f -t bloom -n 1G -p 1e-9
+expect_refused "create cuckoo below its reach" "$sieve" filter create f -t cuckoo -n 1k --fpr 1e-6
+expect_refused "create too big" "$sieve" filter create f -t bloom -n 1G --fpr 1e-9
 expect_refused "add without keys" "$sieve" filter add f
 expect_refused "add with keys and -f" "$sieve" filter add f k -f "$work/none"
 expect_refused "add from a missing file" "$sieve" filter add f -f "$work/none"
@@ -155,7 +155,7 @@ awk 'BEGIN { for (i = 0; i < 20000; i++) printf "key-%d\n", i }' > "$work/keys"
 awk 'BEGIN { for (i = 0; i < 20000; i++) printf "other-%d\n", i }' > "$work/others"
 for type in bloom blocked cuckoo; do
 	snap=$work/$type.snap
-	expect "build $type" 0 "$sieve" build "$snap" -t "$type" -n 20k -p 1% -s 11 -f "$work/keys"
+	expect "build $type" 0 "$sieve" build "$snap" -t "$type" -n 20k --fpr 1% -s 11 -f "$work/keys"
 	check "build $type: says how many keys" grep -q "^$snap: 20000 keys" <<<"$out"
 	expect "snapshot query $type: every key present" 0 "$sieve" snapshot query -c "$snap" -f "$work/keys"
 	check "snapshot query $type: 20000 present" grep -q "^20000 keys: 20000 maybe present, 0 absent" <<<"$out"
@@ -168,7 +168,7 @@ import json, os, sys
 d = json.load(sys.stdin)
 assert d["type"] == sys.argv[1] and d["geometry"]["seed"] == 11 and d["capacity"] == 20000, d
 assert d["snapshot_bytes"] == os.path.getsize(sys.argv[2]), d' "$type" "$snap" <<<"$out"
-	expect "build $type again" 0 "$sieve" build "$work/again.snap" -t "$type" -n 20k -p 1% -s 11 -f "$work/keys"
+	expect "build $type again" 0 "$sieve" build "$work/again.snap" -t "$type" -n 20k --fpr 1% -s 11 -f "$work/keys"
 	check "build $type: the same keys and seed give the same file" cmp -s "$snap" "$work/again.snap"
 done
 expect "snapshot query per key" 1 "$sieve" snapshot query "$work/bloom.snap" key-1 key-19999 not-a-key
@@ -179,7 +179,7 @@ import json, sys
 d = json.load(sys.stdin)
 assert [r["key"] for r in d["results"]] == ["key-1", "not\"a\\key"] and d["results"][0]["present"], d
 assert d["keys"] == 2 and d["present"] + d["absent"] == 2, d' <<<"$out"
-expect "build sized by the key file" 0 "$sieve" build "$work/count.snap" -t blocked -p 0.1% -f "$work/keys" -j
+expect "build sized by the key file" 0 "$sieve" build "$work/count.snap" -t blocked --fpr 0.1% -f "$work/keys" -j
 check "build without --capacity: sized for the 20000 lines" python3 -c '
 import json, sys; d = json.load(sys.stdin); assert d["keys"] == 20000 and d["fpr"] < 0.0012, d' <<<"$out"
 expect "build from stdin" 0 "$sieve" build "$work/stdin.snap" -t cuckoo -n 100 - < <(printf 'a\nb\n\nc\n')
@@ -220,6 +220,160 @@ done
 expect_refused "snapshot info of a missing file" "$sieve" snapshot info "$work/none"
 expect_refused "snapshot without subcommand" "$sieve" snapshot
 expect_refused "snapshot unknown subcommand" "$sieve" snapshot frob x
+
+# ---- The option tables: generated --help, usage errors, -j and -p ----------
+has_xdp=false
+"$sieve" xdp --help >/dev/null 2>&1 && has_xdp=true
+
+# The long options in the Options list of a command's --help, sorted, on one line.
+help_options() {
+	"$sieve" "$@" --help | sed -n '/^Options:$/,$p' | grep -oE '^  (-[a-z], )? *--[a-z-]+' |
+		grep -oE -- '--[a-z-]+' | sort | tr '\n' ' '
+}
+# expect_help_options "CMD WORDS" OPTION...: --help lists exactly these (and --help).
+expect_help_options() {
+	local cmd=$1 got want
+	shift
+	want=$(printf '%s\n' "$@" --help | sort | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	got=$(help_options $cmd)
+	if [ "$got" = "$want" ]; then ok "$cmd --help lists its options"; else
+		not_ok "$cmd --help lists its options" "got:  $got" "want: $want"; fi
+}
+sizing="--type --capacity --fpr"
+create="$sizing --bits --hashes --buckets --fp-bits --seed --scalable --growth --max-layers"
+# shellcheck disable=SC2086
+{
+expect_help_options "size" $sizing --json --pretty
+expect_help_options "dedup" $sizing --seed --verbose
+expect_help_options "measure" $sizing --seed --queries --json --pretty
+expect_help_options "filter create" $create --json --pretty
+expect_help_options "filter list" --json --pretty
+expect_help_options "filter add" --if-absent --file --json --pretty
+expect_help_options "filter query" --count --file --json --pretty
+expect_help_options "filter clear"
+expect_help_options "build" $create --if-absent --file --json --pretty
+expect_help_options "snapshot query" --count --file --json --pretty
+if $has_xdp; then
+	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open \
+		--capacity --force --json --pretty
+	expect_help_options "xdp plan" --entries --fpr --json --pretty
+	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
+	expect_help_options "xdp block" --iface
+fi
+}
+expect "filter create --help" 0 "$sieve" filter create --help
+check "create --help: the usage line, then a line per option with its help" \
+	grep -qE '^usage: sieve filter create \[OPTIONS\] NAME$' <<<"$out"
+check "create --help: an option's value and help" \
+	grep -qE '^  -n, --capacity N +keys to hold' <<<"$out"
+check "create --help: the hidden alias --fpp is not listed" test "${out#*--fpp}" = "$out"
+expect "sieve help filter create" 0 "$sieve" help filter create
+check "sieve help CMD SUB is CMD SUB --help" grep -q '^usage: sieve filter create ' <<<"$out"
+
+# The hidden table dump, for completion scripts: what --help lists, from the same table.
+expect "__complete" 0 "$sieve" __complete
+table=$out
+check "__complete is not in --help" sh -c '! "$1" --help | grep -q __complete' _ "$sieve"
+for cmd in "size" "filter create" "build" "snapshot query"; do
+	check "__complete: the options of $cmd are those of its --help" test \
+		"$(awk -F '\t' -v c="$cmd" '$1 == "option" && $2 == c { print $3 }' <<<"$table" |
+		   { cat; echo --help; } | sort | tr '\n' ' ')" = "$(help_options $cmd)"
+done
+check "__complete: every subcommand of filter" test \
+	"$(awk -F '\t' '$1 == "command" && $2 ~ /^filter / { print $2 }' <<<"$table" | wc -l)" -eq 11
+check "__complete: no hidden alias" bash -c '! grep -q -- "--fpp" <<<"$1"' _ "$table"
+
+# Usage errors, for each command family: one line naming the command and its --help.
+usage_line() {	# usage_line "CMD WORDS": the last stderr has the usage error shape
+	grep -qxE "sieve $1: .+ \(see 'sieve $1 --help'\)" <<<"$err"
+}
+# WORDS|ARGUMENTS|UNKNOWN OPTION|OPTION WITHOUT ITS VALUE|BAD VALUE
+usage_cases=(
+	"size||--frobnicate|-n|-n 0" "dedup||-z|-t|-t quotient" "measure||--json=x|-q|-q 0"
+	"filter create|f -t bloom|--nope|--growth|--bits x" "filter query|f k|-x|-f|--count=1"
+	"build|x.snap -t bloom|--frob|--fpr|--fpr 2" "snapshot query|x k|--frob|--file|-c=1"
+)
+$has_xdp && usage_cases+=("xdp plan||--frob|-n|--fpr 0" "xdp stats||--frob|--interval|--interval 0"
+			  "xdp attach|lo|--frob|--mode|--mode fast")
+for case in "${usage_cases[@]}"; do
+	IFS='|' read -r words args unknown missing bad <<<"$case"
+	for what in unknown missing bad; do
+		# shellcheck disable=SC2086
+		expect_refused "$words: $what option" "$sieve" $words $args ${!what}
+		check "$words: $what option: the usage error names the command and its --help" \
+			usage_line "$words"
+	done
+done
+expect_refused "an unknown option's name in the error" "$sieve" size --frobnicate
+check "the error names --frobnicate" grep -q "unknown option '--frobnicate'" <<<"$err"
+expect_refused "a missing value's option in the error" "$sieve" filter create f --capacity
+check "the error names --capacity" grep -q "option '--capacity' needs a value" <<<"$err"
+expect_refused "a bad value: the option and what it accepts" "$sieve" size -n 12x
+check "the error says what --capacity accepts" \
+	grep -q "bad --capacity '12x': a positive integer" <<<"$err"
+expect_refused "an option another command takes" "$sieve" dedup -q 10
+expect_refused "dedup has no JSON output, so no -j" "$sieve" dedup -j
+
+# -p (--pretty): the same JSON as -j, indented.
+same_json() {	# same_json NAME CMD...: -j and -p of CMD, compared
+	local name=$1 compact
+	shift
+	expect "$name -j" 0 "$@" -j
+	compact=$out
+	expect "$name -p" 0 "$@" -p
+	check "$name: -j is one line, -p several" test "$(wc -l <<<"$compact")" -eq 1 -a "$(wc -l <<<"$out")" -gt 2
+	check "$name: -p is valid JSON, equal to -j but for whitespace" python3 -c '
+import json, sys
+compact, pretty = sys.argv[1], sys.argv[2]
+assert json.loads(pretty) == json.loads(compact)
+assert "".join(pretty.split()) == "".join(compact.split())' "$compact" "$out"
+	check "$name: --pretty is -p" cmp -s <("$@" --pretty) <(printf '%s\n' "$out")
+}
+same_json "size" "$sieve" size -n 1M --fpr 1%
+same_json "measure" "$sieve" measure -t bloom -n 1000 -q 1000 -s 3
+same_json "snapshot info" "$sieve" snapshot info "$work/bloom.snap"
+check "snapshot query -p: per-key results, equal to -j" python3 -c '
+import json, subprocess, sys
+run = lambda flag: subprocess.run(sys.argv[1:] + [flag], capture_output=True, text=True).stdout
+c, p = run("-j"), run("-p")
+assert json.loads(c) == json.loads(p) and "".join(c.split()) == "".join(p.split()) and p.count("\n") > 5, (c, p)
+assert [r["key"] for r in json.loads(p)["results"]] == ["key-1", "nope"], p' \
+	"$sieve" snapshot query "$work/bloom.snap" key-1 nope
+expect "build -p" 0 "$sieve" build "$work/p.snap" -t bloom -n 100 -s 1 -p - < <(printf 'a\nb\n')
+check "build -p is valid JSON" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["keys"]==2, d' <<<"$out"
+$has_xdp && same_json "xdp plan" "$sieve" xdp plan -n 1000 --fpr 1e-4
+
+# -p was the rate: --fpr now, --fpp an alias for one release, -p RATE refused.
+expect "size --fpr" 0 "$sieve" size -n 1M --fpr 0.1%
+fpr_out=$out
+expect "size --fpp (hidden alias)" 0 "$sieve" size -n 1M --fpp 0.1%
+check "--fpp sizes as --fpr does" test "$out" = "$fpr_out"
+expect "build --fpp" 0 "$sieve" build "$work/fpp.snap" -t bloom -n 1000 --fpp 0.001 -s 2 -f "$work/keys"
+expect "build --fpr" 0 "$sieve" build "$work/fpr.snap" -t bloom -n 1000 --fpr 0.001 -s 2 -f "$work/keys"
+check "build --fpp and --fpr make the same snapshot" cmp -s "$work/fpp.snap" "$work/fpr.snap"
+if $has_xdp; then
+	expect "xdp plan --fpp (hidden alias)" 0 "$sieve" xdp plan -j -n 1000 --fpp 1e-4
+	check "xdp plan --fpp is --fpr" test "$out" = "$("$sieve" xdp plan -j -n 1000 --fpr 1e-4)"
+	expect_refused "xdp plan -p RATE" "$sieve" xdp plan -p 1e-4
+	check "xdp plan -p RATE: says to use --fpr" grep -q -- "--fpr 1e-4" <<<"$err"
+fi
+for rate in 0.01 1% 1e-3; do
+	expect_refused "size -p $rate (the old rate option)" "$sieve" size -p "$rate"
+	check "size -p $rate: says -p is --pretty and the rate is --fpr" \
+		grep -q -- "-p is --pretty now: give the false-positive rate as --fpr $rate" <<<"$err"
+done
+expect_refused "filter create -p RATE" "$sieve" filter create f -t bloom -n 1k -p 1%
+check "filter create -p RATE: says --fpr" grep -q -- "--fpr 1%" <<<"$err"
+expect_refused "build -p RATE" "$sieve" build "$work/x.snap" -t bloom -n 10 -p 0.01 -f "$work/keys"
+expect "size -p alone is pretty JSON" 0 "$sieve" size -t bloom -p
+check "size -p alone: indented JSON" python3 -c 'import json,sys; s=sys.stdin.read(); assert json.loads(s)[0]["nhashes"]==7 and "\n  " in s' <<<"$out"
+
+# dedup over libsieve: the empty line is a line like any other.
+expect "dedup with empty lines" 0 "$sieve" dedup - < <(printf 'a\n\nb\n\na\n')
+check "dedup prints the empty line once" test "$out" = $'a\n\nb'
+expect_refused "dedup of a line longer than a key" "$sieve" dedup - < <(head -c 5000 /dev/zero | tr '\0' a; echo)
+check "dedup of a long line: names the line" grep -q "line 1: longer than 4096 bytes" <<<"$err"
 
 echo "$passed passed, $failed failed"
 [ -z "$result_file" ] || echo "$passed $failed" > "$result_file"

@@ -541,6 +541,54 @@ static void sieve_unit_libsieve_bad_params(struct sieve_test *t)
 	EXPECT_EQ(t, sieve_name_check("0123456789012345678901234567890123"), -ENAMETOOLONG);
 }
 
+/*
+ * A plan is the table create then makes (the first layer's geometry and
+ * bytes), the formula's rate at capacity within the target, and the
+ * create's errors without a filter.
+ */
+static void sieve_unit_libsieve_plan_matches_create(struct sieve_test *t)
+{
+	struct sieve_local *f = NULL;
+	struct sieve_plan plan;
+	struct sieve_info info;
+	struct sieve_params p;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		p = sized(types[i], 100000, 5);
+		EXPECT_EQ(t, sieve_local_plan(&p, &plan), 0);
+		EXPECT_EQ(t, sieve_local_create(&p, &f), 0);
+		if (!f)
+			continue;
+		sieve_local_info(f, &info);
+		info.geo.seed = 0;
+		EXPECT_TRUE(t, !memcmp(&plan.geo, &info.geo, sizeof(plan.geo)));
+		EXPECT_TRUE(t, plan.table_bytes > 0 && plan.table_bytes < info.memory_bytes);
+		EXPECT_TRUE(t, plan.expected_fpr_ppb > 0 && plan.expected_fpr_ppb <= SIEVE_PPB / 100);
+		sieve_local_destroy(f);
+		f = NULL;
+	}
+	/* A scalable filter's first layer is sized for half the rate. */
+	p = sized(SIEVE_BLOOM, 100000, 5);
+	p.flags |= SIEVE_CREATE_SCALABLE;
+	EXPECT_EQ(t, sieve_local_plan(&p, &plan), 0);
+	EXPECT_TRUE(t, plan.expected_fpr_ppb <= SIEVE_PPB / 200);
+	/* An explicit geometry has no capacity, so no expected rate. */
+	p = (struct sieve_params){ .type = SIEVE_BLOOM, .flags = SIEVE_CREATE_GEOMETRY,
+				   .geo = { .nbits = 1 << 16, .nhashes = 3 } };
+	EXPECT_EQ(t, sieve_local_plan(&p, &plan), 0);
+	EXPECT_EQ(t, plan.table_bytes, (1 << 16) / 8);
+	EXPECT_EQ(t, plan.expected_fpr_ppb, 0);
+	p = sized(SIEVE_CUCKOO, 1000, 1);
+	p.fpp_ppb = 1000;	/* 1e-6: beyond 16-bit fingerprints */
+	EXPECT_EQ(t, sieve_local_plan(&p, &plan), -EINVAL);
+	p = sized(SIEVE_BLOOM, 1000000000, 1);
+	p.fpp_ppb = 1;
+	EXPECT_EQ(t, sieve_local_plan(&p, &plan), -E2BIG);
+	p.flags |= SIEVE_CREATE_EPHEMERAL;
+	EXPECT_EQ(t, sieve_local_plan(&p, &plan), -EINVAL);
+}
+
 /* Without a device: the errno of open, and of an ioctl on a file that is not one. */
 static void sieve_unit_libsieve_device_absent(struct sieve_test *t)
 {
@@ -578,6 +626,7 @@ const struct sieve_test_case sieve_libsieve_cases[] = {
 	CASE(sieve_unit_libsieve_full_batch_stops),
 	CASE(sieve_unit_libsieve_merge_and_delete),
 	CASE(sieve_unit_libsieve_bad_params),
+	CASE(sieve_unit_libsieve_plan_matches_create),
 	CASE(sieve_unit_libsieve_device_absent),
 };
 

@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "filter_cli.h"
-
-static const struct cli_command snapshot_subcommands[];
+#include "json.h"
 
 /* Non-empty lines of a regular file: the capacity a build defaults to. */
 static int count_keys(const char *path, uint64_t *count)
@@ -68,16 +67,36 @@ static int add_all(struct sieve_local *f, struct keys *k, uint32_t flags, struct
 	return ret;
 }
 
-int cmd_build(int argc, char **argv)
+static void print_built(const char *out, const struct key_run *r, const struct sieve_info *info,
+			bool json)
 {
-	const struct cli_command *cmd = &filter_commands[1];
+	if (json) {
+		json_object(NULL);
+		json_str("file", out);
+		json_u64("keys", r->keys);
+		json_u64("new", r->keys - r->present);
+		json_str("type", filter_type_name(info->geo.type));
+		json_u64("layers", info->nlayers);
+		json_u64("snapshot_bytes", info->snapshot_bytes);
+		json_double("fpr", "%.9g", info->fpr_ppb / 1e9);
+		json_end();
+		return;
+	}
+	printf("%s: %llu keys (%llu new), %s, %u layer%s, %llu bytes, fpr now %.4g\n",
+	       out, (unsigned long long)r->keys, (unsigned long long)(r->keys - r->present),
+	       filter_type_name(info->geo.type), info->nlayers, info->nlayers > 1 ? "s" : "",
+	       (unsigned long long)info->snapshot_bytes, info->fpr_ppb / 1e9);
+}
+
+static int cmd_build(const struct cli_command *cmd, int argc, char **argv)
+{
 	struct key_run r = { .op = SIEVE_BATCH_ADD };
 	struct sieve_local *f = NULL;
 	struct sieve_info info;
 	struct filter_opts o;
 	struct keys k;
 	const char *out;
-	int ret = filter_parse_opts(cmd, "tnpsBUKFSGLAfj", argc, argv, &o);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -118,17 +137,7 @@ int cmd_build(int argc, char **argv)
 	}
 	if (!ret && strcmp(out, "-")) {
 		sieve_local_info(f, &info);
-		if (o.json)
-			printf("{\"file\": \"%s\", \"keys\": %llu, \"new\": %llu, \"type\": \"%s\", "
-			       "\"layers\": %u, \"snapshot_bytes\": %llu, \"fpr\": %.9g}\n", out,
-			       (unsigned long long)r.keys, (unsigned long long)(r.keys - r.present),
-			       filter_type_name(info.geo.type), info.nlayers,
-			       (unsigned long long)info.snapshot_bytes, info.fpr_ppb / 1e9);
-		else
-			printf("%s: %llu keys (%llu new), %s, %u layer%s, %llu bytes, fpr now %.4g\n",
-			       out, (unsigned long long)r.keys, (unsigned long long)(r.keys - r.present),
-			       filter_type_name(info.geo.type), info.nlayers, info.nlayers > 1 ? "s" : "",
-			       (unsigned long long)info.snapshot_bytes, info.fpr_ppb / 1e9);
+		print_built(out, &r, &info, o.json);
 	}
 	sieve_local_destroy(f);
 	return ret;
@@ -142,18 +151,15 @@ static int load(const char *file, struct sieve_local **f)
 	return err ? snapshot_error(file, err) : 0;
 }
 
-static int snapshot_info(int argc, char **argv)
+static int snapshot_info(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &snapshot_subcommands[0];
 	struct sieve_local *f;
 	struct sieve_info info;
 	struct filter_opts o;
-	int ret = filter_parse_opts(cmd, "j", argc, argv, &o);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	if (o.nargs != 1)
-		return cli_usage_error(cmd, o.nargs ? "one FILE only" : "missing the snapshot FILE");
 	if (load(o.args[0], &f))
 		return EXIT_ERROR;
 	sieve_local_info(f, &info);
@@ -162,22 +168,18 @@ static int snapshot_info(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int snapshot_query(int argc, char **argv)
+static int snapshot_query(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &snapshot_subcommands[1];
 	struct key_run r = { .op = SIEVE_BATCH_QUERY };
 	struct sieve_batch_stats st;
 	struct sieve_local *f;
 	struct filter_opts o;
 	struct keys k;
 	const char *file;
-	bool first = true;
-	int ret = filter_parse_opts(cmd, "fcj", argc, argv, &o);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	if (o.nargs < 1)
-		return cli_usage_error(cmd, "missing the snapshot FILE");
 	file = o.args[0];
 	r.per_key = !o.count_only;
 	o.args++;
@@ -189,22 +191,26 @@ static int snapshot_query(int argc, char **argv)
 		keys_close(&k);
 		return EXIT_ERROR;
 	}
-	if (o.json && r.per_key)
-		printf("{\"results\": [");
+	if (o.json && r.per_key) {
+		json_object(NULL);
+		json_array("results");
+	}
 	while ((ret = keys_next(&k)) == 1) {
 		sieve_local_batch(f, SIEVE_BATCH_QUERY, 0, k.bytes, k.lens, k.n, k.results, &st);
 		r.keys += st.done;
 		r.present += st.present;
-		print_key_results(&r, &k, o.json, &first);
+		print_key_results(&r, &k, o.json);
 	}
 	keys_close(&k);
 	sieve_local_destroy(f);
-	if (ret)
+	if (o.json && r.per_key)
+		json_end();
+	if (ret) {
+		json_end_all();
 		return ret;
+	}
 	if (o.json)
-		printf("%s\"keys\": %llu, \"present\": %llu, \"absent\": %llu}\n",
-		       r.per_key ? (first ? "], " : "\n  ], ") : "{", (unsigned long long)r.keys,
-		       (unsigned long long)r.present, (unsigned long long)(r.keys - r.present));
+		print_query_counts_json(&r);
 	else if (o.count_only)
 		printf("%llu key%s: %llu maybe present, %llu absent\n",
 		       (unsigned long long)r.keys, r.keys == 1 ? "" : "s",
@@ -212,27 +218,36 @@ static int snapshot_query(int argc, char **argv)
 	return r.present == r.keys ? EXIT_OK : EXIT_ABSENT;
 }
 
-static const struct cli_command snapshot_subcommands[] = {
-	{ "snapshot info", "a snapshot file's shape and counters",
-	  "sieve snapshot info FILE|- [-j]", snapshot_info },
-	{ "snapshot query", "ask a snapshot file whether keys may be present",
-	  "sieve snapshot query FILE|- [-c] [-j] (KEY... | -f KEYFILE | -)\n"
-	  "  As 'sieve filter query': exit 0 if every key may be present, 1 if not.",
-	  snapshot_query },
+const struct cli_command build_command = {
+	"build", "build a snapshot file offline from a key file",
+	.args = "FILE (-f KEYFILE | -)", .max_args = -1,
+	.details = "  Adds every line of KEYFILE (or stdin) to a local filter and writes its\n"
+		   "  snapshot to FILE, for 'sieve filter import'. A size as for 'sieve filter\n"
+		   "  create'; without --capacity, a filter sized for the number of lines of\n"
+		   "  KEYFILE (a regular file).",
+	.options = CLI_OPTIONS(FILTER_CREATE_OPTIONS, &opt_if_absent, &opt_file, CLI_JSON_OPTIONS),
+	.run = cmd_build,
 };
 
-int cmd_snapshot(int argc, char **argv)
-{
-	unsigned int i;
+static const struct cli_command snapshot_info_command = {
+	"snapshot info", "a snapshot file's shape and counters",
+	.args = "FILE|-", .min_args = 1, .max_args = 1,
+	.options = CLI_OPTIONS(CLI_JSON_OPTIONS),
+	.run = snapshot_info,
+};
 
-	if (argc < 2)
-		return cli_error("snapshot: which subcommand? (see 'sieve snapshot --help')");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		printf("usage: %s\n", filter_commands[2].usage);
-		return EXIT_OK;
-	}
-	for (i = 0; i < sizeof(snapshot_subcommands) / sizeof(snapshot_subcommands[0]); i++)
-		if (!strcmp(argv[1], snapshot_subcommands[i].name + strlen("snapshot ")))
-			return snapshot_subcommands[i].run(argc - 1, argv + 1);
-	return cli_error("snapshot: unknown subcommand '%s' (see 'sieve snapshot --help')", argv[1]);
-}
+static const struct cli_command snapshot_query_command = {
+	"snapshot query", "ask a snapshot file whether keys may be present",
+	.args = "FILE|- (KEY... | -f KEYFILE | -)", .min_args = 1, .max_args = -1,
+	.details = "  As 'sieve filter query': exit 0 if every key may be present, 1 if not.",
+	.options = CLI_OPTIONS(&opt_count, &opt_file, CLI_JSON_OPTIONS),
+	.run = snapshot_query,
+};
+
+const struct cli_command snapshot_command = {
+	"snapshot", "look into a snapshot file: info, query",
+	.details = "  The snapshot is checked in full first (as the kernel's import does).",
+	.subcommands = (const struct cli_command *const[]){
+		&snapshot_info_command, &snapshot_query_command, NULL,
+	},
+};

@@ -33,7 +33,7 @@ ls -l /dev/sieve
 echo ")"
 
 step "A Bloom filter for 100000 keys at a 1% false-positive rate"
-run sieve filter create users --type bloom --capacity 100000 --fpp 0.01
+run sieve filter create users --type bloom --capacity 100000 --fpr 0.01
 
 step "Bulk add 5000 keys from a file (one batch ioctl carries up to 65536 keys)"
 i=0
@@ -53,7 +53,7 @@ run sieve filter import users-copy /tmp/users.snap
 run sieve filter query users-copy user-42
 
 step "A cuckoo filter can delete"
-run sieve filter create sessions --type cuckoo --capacity 1000 --fpp 0.001
+run sieve filter create sessions --type cuckoo --capacity 1000 --fpr 0.001
 run sieve filter add sessions s-1 s-2 s-3
 run sieve filter del sessions s-2
 run_expect 1 sieve filter query sessions s-1 s-2

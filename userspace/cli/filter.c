@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "filter_cli.h"
-
-static const struct cli_command filter_subcommands[];
+#include "json.h"
 
 /* One open device and the filter a subcommand works on. */
 struct target {
@@ -61,27 +60,11 @@ static int open_target(const struct cli_command *cmd, struct target *t, const ch
 	return 0;
 }
 
-/* Parses options, then checks the count of positional arguments. */
-static int parse(const struct cli_command *cmd, const char *allowed, int argc, char **argv,
-		 struct filter_opts *o, int min_args, int max_args)
+static int cmd_create(const struct cli_command *cmd, int argc, char **argv)
 {
-	int ret = filter_parse_opts(cmd, allowed, argc, argv, o);
-
-	if (ret >= 0)
-		return ret;
-	if (o->nargs < min_args)
-		return cli_usage_error(cmd, "missing argument");
-	if (max_args >= 0 && o->nargs > max_args)
-		return cli_usage_error(cmd, "unexpected argument '%s'", o->args[max_args]);
-	return -1;
-}
-
-static int cmd_create(int argc, char **argv)
-{
-	const struct cli_command *cmd = &filter_subcommands[0];
 	struct filter_opts o;
 	struct target t;
-	int ret = parse(cmd, "tnpsBUKFSGLEj", argc, argv, &o, 1, 1);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -91,7 +74,7 @@ static int cmd_create(int argc, char **argv)
 	if (filter_check_params(cmd, &o))
 		return EXIT_ERROR;
 	if (!o.params.capacity && !o.geometry)
-		return cli_usage_error(cmd, "give --capacity N (and --fpp P), or a geometry");
+		return cli_usage_error(cmd, "give --capacity N (and --fpr P), or a geometry");
 	if (open_device(&t, true))
 		return EXIT_ERROR;
 	ret = sieve_dev_create(t.dev, o.args[0], &o.params);
@@ -103,20 +86,36 @@ static int cmd_create(int argc, char **argv)
 				 o.args[0]);
 	if (ret < 0)
 		return filter_error(o.args[0], ret);
-	if (o.json)
-		printf("{\"name\": \"%s\", \"id\": %d}\n", o.args[0], ret);
-	else
+	if (o.json) {
+		json_object(NULL);
+		json_str("name", o.args[0]);
+		json_u64("id", ret);
+		json_end();
+	} else
 		printf("created %s (id %d)\n", o.args[0], ret);
 	return EXIT_OK;
 }
 
-static int cmd_list(int argc, char **argv)
+static void print_list_entry_json(const struct sieve_list_entry *e, const struct sieve_info *in)
 {
-	const struct cli_command *cmd = &filter_subcommands[1];
+	json_object(NULL);
+	json_u64("id", e->id);
+	json_strn("name", e->name, strnlen(e->name, SIEVE_NAME_MAX));
+	json_str("type", filter_type_name(e->type));
+	json_u64("create_flags", e->flags);
+	json_u64("layers", in->nlayers);
+	json_u64("items", in->items);
+	json_u64("capacity", in->capacity);
+	json_u64("memory_bytes", in->memory_bytes);
+	json_end();
+}
+
+static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
+{
 	struct sieve_list_entry *all;
 	struct filter_opts o;
 	struct target t;
-	int i, n, shown = 0, ret = parse(cmd, "j", argc, argv, &o, 0, 0);
+	int i, n, ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -129,7 +128,7 @@ static int cmd_list(int argc, char **argv)
 	}
 	ret = 0;
 	if (o.json)
-		printf("[");
+		json_array(NULL);
 	else if (n)
 		printf("%-6s %-31s %-8s %6s %12s %12s %12s  %s\n", "ID", "NAME", "TYPE", "LAYERS",
 		       "ITEMS", "CAPACITY", "MEMORY", "FLAGS");
@@ -143,13 +142,7 @@ static int cmd_list(int argc, char **argv)
 		if (ret)
 			break;
 		if (o.json) {
-			printf("%s\n  {\"id\": %u, \"name\": ", shown++ ? "," : "", all[i].id);
-			json_string(stdout, all[i].name, strnlen(all[i].name, SIEVE_NAME_MAX));
-			printf(", \"type\": \"%s\", \"create_flags\": %u, \"layers\": %u, "
-			       "\"items\": %llu, \"capacity\": %llu, \"memory_bytes\": %llu}",
-			       filter_type_name(all[i].type), all[i].flags, in.nlayers,
-			       (unsigned long long)in.items, (unsigned long long)in.capacity,
-			       (unsigned long long)in.memory_bytes);
+			print_list_entry_json(&all[i], &in);
 			continue;
 		}
 		printf("%-6u %-31.31s %-8s %6u %12llu %12llu %12llu  %s%s\n", all[i].id, all[i].name,
@@ -158,20 +151,19 @@ static int cmd_list(int argc, char **argv)
 		       all[i].flags & SIEVE_CREATE_SCALABLE ? "scalable " : "",
 		       all[i].flags & SIEVE_CREATE_EPHEMERAL ? "ephemeral" : "");
 	}
-	if (o.json && !ret)
-		printf("%s]\n", shown ? "\n" : "");
+	if (o.json)
+		json_end_all();
 	free(all);
 	sieve_dev_close(t.dev);
 	return ret ? filter_error("list", ret) : EXIT_OK;
 }
 
-static int cmd_info(int argc, char **argv)
+static int cmd_info(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &filter_subcommands[2];
 	struct sieve_info in;
 	struct filter_opts o;
 	struct target t;
-	int ret = parse(cmd, "j", argc, argv, &o, 1, 1);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -211,7 +203,6 @@ static int run_keys(const struct cli_command *cmd, const struct filter_opts *o, 
 	struct sieve_batch_stats st;
 	struct target t;
 	struct keys k;
-	bool first = true;
 	int ret;
 
 	/* Bad usage is reported before the device is asked anything. */
@@ -224,15 +215,17 @@ static int run_keys(const struct cli_command *cmd, const struct filter_opts *o, 
 		keys_close(&k);
 		return EXIT_ERROR;
 	}
-	if (o->json && r->per_key)
-		printf("{\"results\": [");
+	if (o->json && r->per_key) {
+		json_object(NULL);
+		json_array("results");
+	}
 	while ((ret = keys_next(&k)) == 1) {
 		ret = sieve_dev_batch(t.dev, t.id, r->op, o->add_flags, k.bytes, k.lens, k.n,
 				      k.results, &st);
 		r->keys += st.done;
 		r->present += st.present;
 		k.n = st.done;
-		print_key_results(r, &k, o->json, &first);
+		print_key_results(r, &k, o->json);
 		if (ret) {
 			ret = key_error(&t, r, ret);
 			break;
@@ -240,37 +233,41 @@ static int run_keys(const struct cli_command *cmd, const struct filter_opts *o, 
 	}
 	keys_close(&k);
 	sieve_dev_close(t.dev);
+	/* The counts go on in the same object; after an error, it is closed. */
 	if (o->json && r->per_key)
-		printf("%s]%s", first ? "" : "\n  ", ret ? "}\n" : ", ");
+		json_end();
+	if (o->json && ret)
+		json_end_all();
 	return ret ? EXIT_ERROR : -1;
 }
 
-static int cmd_add(int argc, char **argv)
+static int cmd_add(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &filter_subcommands[3];
 	struct key_run r = { .op = SIEVE_BATCH_ADD };
 	struct filter_opts o;
-	int ret = parse(cmd, "fAj", argc, argv, &o, 1, -1);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0 || (ret = run_keys(cmd, &o, &r)) >= 0)
 		return ret;
-	if (o.json)
-		printf("{\"keys\": %llu, \"new\": %llu, \"present\": %llu}\n",
-		       (unsigned long long)r.keys, (unsigned long long)(r.keys - r.present),
-		       (unsigned long long)r.present);
-	else
+	if (o.json) {
+		json_object(NULL);
+		json_u64("keys", r.keys);
+		json_u64("new", r.keys - r.present);
+		json_u64("present", r.present);
+		json_end();
+	} else {
 		printf("%llu key%s: %llu new, %llu maybe present before\n",
 		       (unsigned long long)r.keys, r.keys == 1 ? "" : "s",
 		       (unsigned long long)(r.keys - r.present), (unsigned long long)r.present);
+	}
 	return EXIT_OK;
 }
 
-static int cmd_query(int argc, char **argv)
+static int cmd_query(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &filter_subcommands[4];
 	struct filter_opts o;
 	struct key_run r = { .op = SIEVE_BATCH_QUERY };
-	int ret = parse(cmd, "fcj", argc, argv, &o, 1, -1);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -279,9 +276,7 @@ static int cmd_query(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (o.json)
-		printf("%s\"keys\": %llu, \"present\": %llu, \"absent\": %llu}\n",
-		       r.per_key ? "" : "{", (unsigned long long)r.keys,
-		       (unsigned long long)r.present, (unsigned long long)(r.keys - r.present));
+		print_query_counts_json(&r);
 	else if (o.count_only)
 		printf("%llu key%s: %llu maybe present, %llu absent\n",
 		       (unsigned long long)r.keys, r.keys == 1 ? "" : "s",
@@ -289,23 +284,25 @@ static int cmd_query(int argc, char **argv)
 	return r.present == r.keys ? EXIT_OK : EXIT_ABSENT;
 }
 
-static int cmd_del(int argc, char **argv)
+static int cmd_del(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &filter_subcommands[5];
 	struct key_run r = { .op = SIEVE_BATCH_DELETE };
 	struct filter_opts o;
-	int ret = parse(cmd, "fj", argc, argv, &o, 1, -1);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0 || (ret = run_keys(cmd, &o, &r)) >= 0)
 		return ret;
-	if (o.json)
-		printf("{\"keys\": %llu, \"deleted\": %llu, \"not_found\": %llu}\n",
-		       (unsigned long long)r.keys, (unsigned long long)r.present,
-		       (unsigned long long)(r.keys - r.present));
-	else
+	if (o.json) {
+		json_object(NULL);
+		json_u64("keys", r.keys);
+		json_u64("deleted", r.present);
+		json_u64("not_found", r.keys - r.present);
+		json_end();
+	} else {
 		printf("%llu key%s: %llu deleted, %llu not found\n",
 		       (unsigned long long)r.keys, r.keys == 1 ? "" : "s",
 		       (unsigned long long)r.present, (unsigned long long)(r.keys - r.present));
+	}
 	return r.present == r.keys ? EXIT_OK : EXIT_ABSENT;
 }
 
@@ -315,7 +312,7 @@ static int id_command(const struct cli_command *cmd, int argc, char **argv,
 {
 	struct filter_opts o;
 	struct target t;
-	int ret = parse(cmd, "", argc, argv, &o, 1, 1);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -328,24 +325,23 @@ static int id_command(const struct cli_command *cmd, int argc, char **argv,
 	return ret ? filter_error(t.name, ret) : EXIT_OK;
 }
 
-static int cmd_clear(int argc, char **argv)
+static int cmd_clear(const struct cli_command *cmd, int argc, char **argv)
 {
-	return id_command(&filter_subcommands[6], argc, argv, sieve_dev_clear);
+	return id_command(cmd, argc, argv, sieve_dev_clear);
 }
 
-static int cmd_destroy(int argc, char **argv)
+static int cmd_destroy(const struct cli_command *cmd, int argc, char **argv)
 {
-	return id_command(&filter_subcommands[7], argc, argv, sieve_dev_destroy);
+	return id_command(cmd, argc, argv, sieve_dev_destroy);
 }
 
-static int cmd_export(int argc, char **argv)
+static int cmd_export(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &filter_subcommands[8];
 	const char *file;
 	struct filter_opts o;
 	struct target t;
 	uint64_t bytes = 0;
-	int ret = parse(cmd, "", argc, argv, &o, 2, 2);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -369,13 +365,12 @@ static int cmd_export(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int cmd_import(int argc, char **argv)
+static int cmd_import(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &filter_subcommands[9];
 	const char *name, *file;
 	struct filter_opts o;
 	struct target t;
-	int ret = parse(cmd, "", argc, argv, &o, 2, 2);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -409,12 +404,11 @@ static int cmd_import(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static int cmd_merge(int argc, char **argv)
+static int cmd_merge(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &filter_subcommands[10];
 	struct target dst, src;
 	struct filter_opts o;
-	int ret = parse(cmd, "", argc, argv, &o, 2, 2);
+	int ret = filter_parse(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -434,95 +428,93 @@ static int cmd_merge(int argc, char **argv)
 	return ret ? filter_error("merge", ret) : EXIT_OK;
 }
 
-#define SIZING_OPTS "(--capacity N [--fpp P] | --bits N --hashes K | --buckets N --fp-bits F)"
+#define KEYS_ARGS	"(KEY... | -f FILE | -)"
 
-static const struct cli_command filter_subcommands[] = {
-	{ "filter create", "make a filter in the kernel",
-	  "sieve filter create NAME --type bloom|blocked|cuckoo " SIZING_OPTS "\n"
-	  "                    [--seed S] [--scalable [--growth G] [--max-layers L]] [-j]\n"
-	  "  NAME: 1 to 31 of A-Z a-z 0-9 . _ -. --fpp defaults to 1%. A geometry\n"
-	  "  (bits and hashes for bloom and blocked, buckets and fingerprint bits for\n"
-	  "  cuckoo) replaces the sizing. --scalable stacks layers GROWTH times larger\n"
-	  "  (default 2, at most MAX_LAYERS, default 8) as keys arrive. --ephemeral is\n"
-	  "  refused: the filter would die as this command exits.",
-	  cmd_create },
-	{ "filter list", "list the kernel's filters",
-	  "sieve filter list [-j]", cmd_list },
-	{ "filter info", "a filter's shape and counters",
-	  "sieve filter info NAME [-j]", cmd_info },
-	{ "filter add", "add keys",
-	  "sieve filter add NAME [--if-absent] [-j] (KEY... | -f FILE | -)\n"
-	  "  Keys from arguments, or one per line from FILE or stdin (empty lines\n"
-	  "  skipped), sent in batches. Prints how many keys were new. A cuckoo\n"
-	  "  filter stores another copy of a present key unless --if-absent.\n"
-	  "  Put -- before keys that start with '-'.",
-	  cmd_add },
-	{ "filter query", "ask whether keys may be present",
-	  "sieve filter query NAME [-c] [-j] (KEY... | -f FILE | -)\n"
-	  "  Prints 'present KEY' or 'absent KEY' for each key (-c: only the counts).\n"
-	  "  Exit 0 if every key may be present, 1 if any is absent.",
-	  cmd_query },
-	{ "filter del", "delete keys (cuckoo filters)",
-	  "sieve filter del NAME [-j] (KEY... | -f FILE | -)\n"
-	  "  Removes one copy of each key; exit 1 if any was not found. Delete only\n"
-	  "  keys you added: another key's fingerprint may go instead.",
-	  cmd_del },
-	{ "filter clear", "forget every key of a filter",
-	  "sieve filter clear NAME", cmd_clear },
-	{ "filter destroy", "remove a filter",
-	  "sieve filter destroy NAME", cmd_destroy },
-	{ "filter export", "save a filter's snapshot to a file",
-	  "sieve filter export NAME FILE|-\n"
-	  "  FILE is replaced only once the whole snapshot is written.",
-	  cmd_export },
-	{ "filter import", "make a filter from a snapshot file",
-	  "sieve filter import NAME FILE|-\n"
-	  "  The snapshot (from export or sieve build) is checked in full by the kernel.",
-	  cmd_import },
-	{ "filter merge", "OR one Bloom filter into another",
-	  "sieve filter merge DST SRC\n"
-	  "  Both non-scalable Bloom or blocked filters of the same geometry and seed.",
-	  cmd_merge },
+static const struct cli_command filter_create_command = {
+	"filter create", "make a filter in the kernel",
+	.args = "NAME", .min_args = 1, .max_args = 1,
+	.details = "  NAME: 1 to 31 of A-Z a-z 0-9 . _ -. A size: --type with --capacity (and\n"
+		   "  --fpr, default 1%), or a geometry (--bits and --hashes for bloom and\n"
+		   "  blocked, --buckets and --fp-bits for cuckoo). --scalable stacks layers\n"
+		   "  GROWTH times larger (default 2, at most MAX_LAYERS, default 8) as keys\n"
+		   "  arrive.",
+	.options = CLI_OPTIONS(FILTER_CREATE_OPTIONS, CLI_JSON_OPTIONS),
+	.run = cmd_create,
 };
-#define NSUBCOMMANDS	(sizeof(filter_subcommands) / sizeof(filter_subcommands[0]))
-
-static int cmd_filter(int argc, char **argv)
-{
-	unsigned int i;
-
-	if (argc < 2)
-		return cli_error("filter: which subcommand? (see 'sieve filter --help')");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		printf("usage: sieve filter SUBCOMMAND [OPTIONS]   (sieve filter SUBCOMMAND --help)\n"
-		       "  Filters held by the kernel, through %s ($SIEVE_DEVICE).\n\n",
-		       sieve_dev_default_path());
-		for (i = 0; i < NSUBCOMMANDS; i++)
-			printf("  %-8s %s\n", filter_subcommands[i].name + strlen("filter "),
-			       filter_subcommands[i].summary);
-		return EXIT_OK;
-	}
-	for (i = 0; i < NSUBCOMMANDS; i++)
-		if (!strcmp(argv[1], filter_subcommands[i].name + strlen("filter ")))
-			return filter_subcommands[i].run(argc - 1, argv + 1);
-	return cli_error("filter: unknown subcommand '%s' (see 'sieve filter --help')", argv[1]);
-}
-
-const struct cli_command filter_commands[] = {
-	{ "filter", "filters in the kernel: create, list, info, add, query, del, clear, destroy, "
-		    "export, import, merge",
-	  "sieve filter SUBCOMMAND [OPTIONS]   (sieve filter --help lists them)", cmd_filter },
-	{ "build", "build a snapshot file offline from a key file",
-	  "sieve build FILE --type TYPE " SIZING_OPTS " [--seed S]\n"
-	  "                 [--scalable [--growth G] [--max-layers L]] [--if-absent] [-j]\n"
-	  "                 (-f KEYFILE | -)\n"
-	  "  Adds every line of KEYFILE (or stdin) to a local filter and writes its\n"
-	  "  snapshot to FILE, for 'sieve filter import'. Without --capacity, a filter\n"
-	  "  sized for the number of lines of KEYFILE (a regular file).",
-	  cmd_build },
-	{ "snapshot", "look into a snapshot file: info, query",
-	  "sieve snapshot info FILE [-j]\n"
-	  "       sieve snapshot query FILE [-c] [-j] (KEY... | -f FILE | -)\n"
-	  "  The snapshot is checked in full first (as the kernel's import does).",
-	  cmd_snapshot },
+static const struct cli_command filter_list_command = {
+	"filter list", "list the kernel's filters",
+	.options = CLI_OPTIONS(CLI_JSON_OPTIONS),
+	.run = cmd_list,
 };
-const unsigned int filter_ncommands = sizeof(filter_commands) / sizeof(filter_commands[0]);
+static const struct cli_command filter_info_command = {
+	"filter info", "a filter's shape and counters",
+	.args = "NAME", .min_args = 1, .max_args = 1,
+	.options = CLI_OPTIONS(CLI_JSON_OPTIONS),
+	.run = cmd_info,
+};
+static const struct cli_command filter_add_command = {
+	"filter add", "add keys",
+	.args = "NAME " KEYS_ARGS, .min_args = 1, .max_args = -1,
+	.details = "  Keys from arguments, or one per line from FILE or stdin (empty lines\n"
+		   "  skipped), sent in batches. Prints how many keys were new. A cuckoo\n"
+		   "  filter stores another copy of a present key unless --if-absent.\n"
+		   "  Put -- before keys that start with '-'.",
+	.options = CLI_OPTIONS(&opt_if_absent, &opt_file, CLI_JSON_OPTIONS),
+	.run = cmd_add,
+};
+static const struct cli_command filter_query_command = {
+	"filter query", "ask whether keys may be present",
+	.args = "NAME " KEYS_ARGS, .min_args = 1, .max_args = -1,
+	.details = "  Prints 'present KEY' or 'absent KEY' for each key (-c: only the counts).\n"
+		   "  Exit 0 if every key may be present, 1 if any is absent.",
+	.options = CLI_OPTIONS(&opt_count, &opt_file, CLI_JSON_OPTIONS),
+	.run = cmd_query,
+};
+static const struct cli_command filter_del_command = {
+	"filter del", "delete keys (cuckoo filters)",
+	.args = "NAME " KEYS_ARGS, .min_args = 1, .max_args = -1,
+	.details = "  Removes one copy of each key; exit 1 if any was not found. Delete only\n"
+		   "  keys you added: another key's fingerprint may go instead.",
+	.options = CLI_OPTIONS(&opt_file, CLI_JSON_OPTIONS),
+	.run = cmd_del,
+};
+static const struct cli_command filter_clear_command = {
+	"filter clear", "forget every key of a filter",
+	.args = "NAME", .min_args = 1, .max_args = 1,
+	.run = cmd_clear,
+};
+static const struct cli_command filter_destroy_command = {
+	"filter destroy", "remove a filter",
+	.args = "NAME", .min_args = 1, .max_args = 1,
+	.run = cmd_destroy,
+};
+static const struct cli_command filter_export_command = {
+	"filter export", "save a filter's snapshot to a file",
+	.args = "NAME FILE|-", .min_args = 2, .max_args = 2,
+	.details = "  FILE is replaced only once the whole snapshot is written.",
+	.run = cmd_export,
+};
+static const struct cli_command filter_import_command = {
+	"filter import", "make a filter from a snapshot file",
+	.args = "NAME FILE|-", .min_args = 2, .max_args = 2,
+	.details = "  The snapshot (from export or sieve build) is checked in full by the kernel.",
+	.run = cmd_import,
+};
+static const struct cli_command filter_merge_command = {
+	"filter merge", "OR one Bloom filter into another",
+	.args = "DST SRC", .min_args = 2, .max_args = 2,
+	.details = "  Both non-scalable Bloom or blocked filters of the same geometry and seed.",
+	.run = cmd_merge,
+};
+
+const struct cli_command filter_command = {
+	"filter", "filters in the kernel: create, list, info, add, query, del, clear, destroy, "
+		  "export, import, merge",
+	.details = "  Filters held by the kernel, through /dev/sieve ($SIEVE_DEVICE overrides).",
+	.subcommands = (const struct cli_command *const[]){
+		&filter_create_command, &filter_list_command, &filter_info_command,
+		&filter_add_command, &filter_query_command, &filter_del_command,
+		&filter_clear_command, &filter_destroy_command, &filter_export_command,
+		&filter_import_command, &filter_merge_command, NULL,
+	},
+};

@@ -1,165 +1,212 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the filter commands share: one table of options (each subcommand
- * accepts a subset), the sizing options' checks, keys in batches, JSON
- * strings, error lines and the info printout.
+ * What the filter commands share (and the local ones, for sizing): their
+ * options, the checks of a new filter's options, keys in batches, error
+ * lines and the info printout.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
 #include "filter_cli.h"
+#include "json.h"
 
-/*
- * Every option of the filter commands. @letter identifies it in the
- * subcommands' @allowed strings; only those with @short_opt have it as a
- * short option too.
- */
-static const struct {
-	const char *name;
-	int has_arg;
-	char letter;
-	bool short_opt;
-} filter_options[] = {
-	{ "type", required_argument, 't', true },
-	{ "capacity", required_argument, 'n', true },
-	{ "fpp", required_argument, 'p', true },
-	{ "seed", required_argument, 's', true },
-	{ "bits", required_argument, 'B', false },
-	{ "buckets", required_argument, 'U', false },
-	{ "hashes", required_argument, 'K', false },
-	{ "fp-bits", required_argument, 'F', false },
-	{ "scalable", no_argument, 'S', false },
-	{ "growth", required_argument, 'G', false },
-	{ "max-layers", required_argument, 'L', false },
-	{ "ephemeral", no_argument, 'E', false },
-	{ "if-absent", no_argument, 'A', false },
-	{ "file", required_argument, 'f', true },
-	{ "count", no_argument, 'c', true },
-	{ "json", no_argument, 'j', true },
-	{ "help", no_argument, 'h', true },
-};
-#define NOPTIONS	(sizeof(filter_options) / sizeof(filter_options[0]))
+/* ---- Options ----------------------------------------------------------------- */
 
-/* Stores one option's value; 0 or a reported EXIT_ERROR. */
-static int set_option(const struct cli_command *cmd, int c, const char *arg, struct filter_opts *o)
+static int set_type(void *opts, const char *arg)
 {
-	struct sieve_params *p = &o->params;
-	uint64_t u64;
-
-	switch (c) {
-	case 't':
-		if (parse_filter_type(arg, &p->type))
-			return cli_usage_error(cmd, "unknown filter type '%s' (bloom, blocked, cuckoo)", arg);
-		return 0;
-	case 'n':
-		if (parse_u64(arg, &p->capacity) || !p->capacity)
-			return cli_usage_error(cmd, "bad capacity '%s': a positive integer, e.g. 1000000 or 64M", arg);
-		o->sized = true;
-		return 0;
-	case 'p':
-		if (parse_rate_ppb(arg, &p->fpp_ppb))
-			return cli_usage_error(cmd, "bad false-positive rate '%s': between 1e-9 and 1, e.g. 0.01 or 1%%", arg);
-		o->sized = true;
-		return 0;
-	case 's':
-		if (parse_u32(arg, &p->seed))
-			return cli_usage_error(cmd, "bad seed '%s': an integer below 2^32", arg);
-		p->flags |= SIEVE_CREATE_SEED;
-		return 0;
-	case 'B':
-	case 'U':
-		if (parse_u64(arg, &u64) || !u64)
-			return cli_usage_error(cmd, "bad --%s '%s': a positive integer", c == 'B' ? "bits" : "buckets", arg);
-		*(c == 'B' ? &p->geo.nbits : &p->geo.nbuckets) = u64;
-		o->geometry = true;
-		return 0;
-	case 'K':
-	case 'F':
-		if (parse_u32(arg, c == 'K' ? &p->geo.nhashes : &p->geo.fp_bits))
-			return cli_usage_error(cmd, "bad --%s '%s': a positive integer", c == 'K' ? "hashes" : "fp-bits", arg);
-		o->geometry = true;
-		return 0;
-	case 'S':
-		p->flags |= SIEVE_CREATE_SCALABLE;
-		return 0;
-	case 'G':
-		if (parse_u32(arg, &p->growth) || p->growth < 2 || p->growth > 16)
-			return cli_usage_error(cmd, "bad growth '%s': 2 to 16", arg);
-		return 0;
-	case 'L':
-		if (parse_u32(arg, &p->max_layers) || p->max_layers < 2 || p->max_layers > SIEVE_MAX_LAYERS)
-			return cli_usage_error(cmd, "bad layer count '%s': 2 to %u", arg, SIEVE_MAX_LAYERS);
-		return 0;
-	case 'E':
-		o->ephemeral = true;
-		return 0;
-	case 'A':
-		o->add_flags |= SIEVE_ADD_IF_ABSENT;
-		return 0;
-	case 'f':
-		o->key_file = arg;
-		return 0;
-	case 'c':
-		o->count_only = true;
-		return 0;
-	case 'j':
-		o->json = true;
-		return 0;
-	}
-	return cli_usage_error(cmd, "unknown option");
+	return parse_filter_type(arg, &((struct filter_opts *)opts)->params.type);
 }
 
-int filter_parse_opts(const struct cli_command *cmd, const char *allowed, int argc,
-		      char **argv, struct filter_opts *o)
+static int set_capacity(void *opts, const char *arg)
 {
-	struct option longopts[NOPTIONS + 1];
-	char shortopts[2 * NOPTIONS + 2] = ":";
-	size_t i, nlong = 0, nshort = 1;
-	int c;
+	struct filter_opts *o = opts;
+
+	if (parse_u64(arg, &o->params.capacity) || !o->params.capacity)
+		return -EINVAL;
+	o->sized = true;
+	return 0;
+}
+
+static int set_fpr(void *opts, const char *arg)
+{
+	struct filter_opts *o = opts;
+
+	if (parse_rate_ppb(arg, &o->params.fpp_ppb))
+		return -EINVAL;
+	o->sized = true;
+	return 0;
+}
+
+static int set_seed(void *opts, const char *arg)
+{
+	struct sieve_params *p = &((struct filter_opts *)opts)->params;
+
+	if (parse_u32(arg, &p->seed))
+		return -EINVAL;
+	p->flags |= SIEVE_CREATE_SEED;
+	return 0;
+}
+
+/* A geometry field: a positive integer; filter_check_params() checks the whole. */
+static int set_geometry_u64(struct filter_opts *o, const char *arg, __u64 *field)
+{
+	uint64_t val;
+
+	if (parse_u64(arg, &val) || !val)
+		return -EINVAL;
+	*field = val;
+	o->geometry = true;
+	return 0;
+}
+
+static int set_geometry_u32(struct filter_opts *o, const char *arg, uint32_t *field)
+{
+	if (parse_u32(arg, field) || !*field)
+		return -EINVAL;
+	o->geometry = true;
+	return 0;
+}
+
+static int set_bits(void *opts, const char *arg)
+{
+	return set_geometry_u64(opts, arg, &((struct filter_opts *)opts)->params.geo.nbits);
+}
+
+static int set_buckets(void *opts, const char *arg)
+{
+	return set_geometry_u64(opts, arg, &((struct filter_opts *)opts)->params.geo.nbuckets);
+}
+
+static int set_hashes(void *opts, const char *arg)
+{
+	return set_geometry_u32(opts, arg, &((struct filter_opts *)opts)->params.geo.nhashes);
+}
+
+static int set_fp_bits(void *opts, const char *arg)
+{
+	return set_geometry_u32(opts, arg, &((struct filter_opts *)opts)->params.geo.fp_bits);
+}
+
+static int set_scalable(void *opts, const char *arg)
+{
+	((struct filter_opts *)opts)->params.flags |= SIEVE_CREATE_SCALABLE;
+	return 0;
+}
+
+/* Growth and layers: positive here, their ranges in filter_check_params(). */
+static int set_growth(void *opts, const char *arg)
+{
+	uint32_t *growth = &((struct filter_opts *)opts)->params.growth;
+
+	return parse_u32(arg, growth) || !*growth ? -EINVAL : 0;
+}
+
+static int set_max_layers(void *opts, const char *arg)
+{
+	uint32_t *layers = &((struct filter_opts *)opts)->params.max_layers;
+
+	return parse_u32(arg, layers) || !*layers ? -EINVAL : 0;
+}
+
+static int set_if_absent(void *opts, const char *arg)
+{
+	((struct filter_opts *)opts)->add_flags |= SIEVE_ADD_IF_ABSENT;
+	return 0;
+}
+
+static int set_file(void *opts, const char *arg)
+{
+	((struct filter_opts *)opts)->key_file = arg;
+	return 0;
+}
+
+#define RATE_ACCEPTS	"between 1e-9 and 1, e.g. 0.01 or 1%"
+
+const struct cli_option opt_type = {
+	"type", 't', "TYPE", "bloom, blocked or cuckoo",
+	.set = set_type, .accepts = "bloom, blocked or cuckoo",
+};
+const struct cli_option opt_capacity = {
+	"capacity", 'n', "N", "keys to hold at the target rate (e.g. 1000000, 64M)",
+	.set = set_capacity, .accepts = "a positive integer, e.g. 1000000 or 64M",
+};
+const struct cli_option opt_fpr = {
+	"fpr", 0, "FPR", "target false-positive rate (e.g. 0.01 or 1%)",
+	.set = set_fpr, .accepts = RATE_ACCEPTS,
+};
+/* The old name, before -p became --pretty: kept one release, not in --help. */
+const struct cli_option opt_fpp = {
+	"fpp", 0, "FPR", "old name of --fpr", .hidden = true,
+	.set = set_fpr, .accepts = RATE_ACCEPTS,
+};
+const struct cli_option opt_seed = {
+	"seed", 's', "SEED", "hash seed (default: random)",
+	.set = set_seed, .accepts = "an integer below 2^32",
+};
+const struct cli_option opt_bits = {
+	"bits", 0, "N", "geometry of bloom and blocked: bits of the table",
+	.set = set_bits, .accepts = "a positive integer",
+};
+const struct cli_option opt_hashes = {
+	"hashes", 0, "K", "geometry of bloom and blocked: hash functions",
+	.set = set_hashes, .accepts = "a positive integer",
+};
+const struct cli_option opt_buckets = {
+	"buckets", 0, "N", "geometry of cuckoo: buckets (a power of two)",
+	.set = set_buckets, .accepts = "a positive integer",
+};
+const struct cli_option opt_fp_bits = {
+	"fp-bits", 0, "F", "geometry of cuckoo: fingerprint bits (4 to 16)",
+	.set = set_fp_bits, .accepts = "a positive integer",
+};
+const struct cli_option opt_scalable = {
+	"scalable", 0, NULL, "add layers as keys arrive", .set = set_scalable,
+};
+const struct cli_option opt_growth = {
+	"growth", 0, "G", "scalable: each layer G times larger (2 to 16, default 2)",
+	.set = set_growth, .accepts = "a positive integer",
+};
+const struct cli_option opt_max_layers = {
+	"max-layers", 0, "L", "scalable: at most L layers (default 8)",
+	.set = set_max_layers, .accepts = "a positive integer",
+};
+const struct cli_option opt_ephemeral = {
+	"ephemeral", 0, NULL, "refused: the filter would die as the command exits", .hidden = true,
+	CLI_FLAG(struct filter_opts, ephemeral),
+};
+const struct cli_option opt_if_absent = {
+	"if-absent", 0, NULL, "cuckoo: no second copy of a present key",
+	.set = set_if_absent,
+};
+const struct cli_option opt_file = {
+	"file", 'f', "FILE", "keys from FILE, one per line (-: stdin)", .set = set_file,
+};
+const struct cli_option opt_count = {
+	"count", 'c', NULL, "only the counts, not a line per key",
+	CLI_FLAG(struct filter_opts, count_only),
+};
+
+int filter_parse(const struct cli_command *cmd, int argc, char **argv, struct filter_opts *o)
+{
+	struct cli_args a;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
-	memset(longopts, 0, sizeof(longopts));
-	for (i = 0; i < NOPTIONS; i++) {
-		if (!strchr(allowed, filter_options[i].letter) && filter_options[i].letter != 'h')
-			continue;
-		longopts[nlong].name = filter_options[i].name;
-		longopts[nlong].has_arg = filter_options[i].has_arg;
-		longopts[nlong].val = filter_options[i].letter;
-		nlong++;
-		if (!filter_options[i].short_opt)
-			continue;
-		shortopts[nshort++] = filter_options[i].letter;
-		if (filter_options[i].has_arg)
-			shortopts[nshort++] = ':';
-	}
-	shortopts[nshort] = '\0';
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			printf("usage: %s\n", cmd->usage);
-			return EXIT_OK;
-		}
-		if (c == ':')
-			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-		if (c == '?')
-			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-		if (set_option(cmd, c, optarg, o))
-			return EXIT_ERROR;
-	}
-	o->args = argv + optind;
-	o->nargs = argc - optind;
-	return -1;
+	ret = cli_parse(cmd, argc, argv, o, &a);
+	o->json = a.json;
+	o->args = a.args;
+	o->nargs = a.nargs;
+	return ret;
 }
+
+/* ---- Checks of a new filter's options --------------------------------------- */
 
 /* The geometry options given must be the ones the type uses. */
 static int check_geometry(const struct cli_command *cmd, struct sieve_params *p)
 {
 	struct sieve_geometry *g = &p->geo;
-	u64 table_bytes;
+	struct sieve_plan plan;
 	int err;
 
 	if (p->type == SIEVE_CUCKOO ? g->nbits || g->nhashes || !g->nbuckets || !g->fp_bits
@@ -168,7 +215,8 @@ static int check_geometry(const struct cli_command *cmd, struct sieve_params *p)
 				       p->type == SIEVE_CUCKOO ? "--buckets and --fp-bits"
 							       : "--bits and --hashes");
 	g->type = p->type;
-	err = sieve_geometry_check(g, &table_bytes);
+	p->flags |= SIEVE_CREATE_GEOMETRY;
+	err = sieve_local_plan(p, &plan);
 	if (err == -E2BIG)
 		return cli_error("that geometry needs more than the %llu MiB a filter may hold",
 				 SIEVE_MAX_TABLE_BYTES >> 20);
@@ -178,19 +226,18 @@ static int check_geometry(const struct cli_command *cmd, struct sieve_params *p)
 				       "buckets a power of two (at least 2), fp-bits 4 to 16" :
 				       p->type == SIEVE_BLOOM ? "bits at least 64, hashes 1 to 32" :
 				       "bits a multiple of 512, hashes 1 to 32");
-	p->flags |= SIEVE_CREATE_GEOMETRY;
 	return 0;
 }
 
 /* A sized filter: is there a geometry for this capacity and rate? */
 static int check_sizing(struct sieve_params *p)
 {
-	struct sieve_geometry geo;
+	struct sieve_plan plan;
 	int err;
 
 	if (!p->capacity)
 		return 0;	/* counted later (sieve build) */
-	err = sieve_size(p->type, p->capacity, p->fpp_ppb >> !!(p->flags & SIEVE_CREATE_SCALABLE), &geo);
+	err = sieve_local_plan(p, &plan);
 	if (err == -E2BIG)
 		return cli_error("%s: %llu keys at that rate need more than the %llu MiB a filter may hold",
 				 filter_type_name(p->type), (unsigned long long)p->capacity,
@@ -204,6 +251,10 @@ static int check_sizing(struct sieve_params *p)
 	return 0;
 }
 
+/*
+ * Every check of a new filter's options, device or local, is here (what
+ * the parser took are plain numbers).
+ */
 int filter_check_params(const struct cli_command *cmd, struct filter_opts *o)
 {
 	struct sieve_params *p = &o->params;
@@ -216,8 +267,13 @@ int filter_check_params(const struct cli_command *cmd, struct filter_opts *o)
 				       "command exits; ephemeral filters are for programs (libsieve)");
 	if ((p->growth || p->max_layers) && !scalable)
 		return cli_usage_error(cmd, "--growth and --max-layers need --scalable");
+	if (p->growth && (p->growth < 2 || p->growth > 16))
+		return cli_usage_error(cmd, "bad growth %u: 2 to 16", p->growth);
+	if (p->max_layers && (p->max_layers < 2 || p->max_layers > SIEVE_MAX_LAYERS))
+		return cli_usage_error(cmd, "bad layer count %u: 2 to %u", p->max_layers,
+				       SIEVE_MAX_LAYERS);
 	if (o->geometry && (o->sized || scalable))
-		return cli_usage_error(cmd, "a geometry excludes --capacity, --fpp and --scalable");
+		return cli_usage_error(cmd, "a geometry excludes --capacity, --fpr and --scalable");
 	if (o->geometry)
 		return check_geometry(cmd, p);
 	if (!p->fpp_ppb)
@@ -342,40 +398,32 @@ void keys_print(const struct keys *k, size_t i, const char *end)
 	fputs(end, stdout);
 }
 
-void json_string(FILE *out, const char *s, size_t len)
-{
-	size_t i;
-
-	fputc('"', out);
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-void print_key_results(const struct key_run *r, const struct keys *k, bool json,
-			      bool *first)
+void print_key_results(const struct key_run *r, const struct keys *k, bool json)
 {
 	size_t i;
 
 	for (i = 0; r->per_key && i < k->n; i++) {
 		if (json) {
-			printf("%s\n    {\"key\": ", *first ? "" : ",");
-			json_string(stdout, k->bytes + k->offs[i], k->lens[i]);
-			printf(", \"present\": %s}", k->results[i] ? "true" : "false");
+			json_object(NULL);
+			json_strn("key", k->bytes + k->offs[i], k->lens[i]);
+			json_bool("present", k->results[i]);
+			json_end();
 		} else {
 			fputs(k->results[i] ? "present " : "absent ", stdout);
 			keys_print(k, i, "\n");
 		}
-		*first = false;
 	}
+}
+
+void print_query_counts_json(const struct key_run *r)
+{
+	/* Per key, the counts close the object the results opened. */
+	if (!r->per_key)
+		json_object(NULL);
+	json_u64("keys", r->keys);
+	json_u64("present", r->present);
+	json_u64("absent", r->keys - r->present);
+	json_end();
 }
 
 /* ---- Reporting ------------------------------------------------------------ */
@@ -396,11 +444,38 @@ int filter_error(const char *what, int err)
 	return cli_error("%s: %s", what, strerror(-err));
 }
 
-static void print_geometry_json(const struct sieve_geometry *g)
+static void print_info_json(const struct sieve_info *in, const char *name, uint32_t id)
 {
-	printf("\"geometry\": {\"type\": \"%s\", \"seed\": %u, \"nbits\": %llu, \"nbuckets\": %llu, "
-	       "\"nhashes\": %u, \"fp_bits\": %u}", filter_type_name(g->type), g->seed,
-	       (unsigned long long)g->nbits, (unsigned long long)g->nbuckets, g->nhashes, g->fp_bits);
+	const struct sieve_geometry *g = &in->geo;
+
+	json_object(NULL);
+	json_str("name", name);
+	json_u64("id", id);
+	json_str("type", filter_type_name(g->type));
+	json_u64("create_flags", in->create_flags);
+	json_object("geometry");
+	json_str("type", filter_type_name(g->type));
+	json_u64("seed", g->seed);
+	json_u64("nbits", g->nbits);
+	json_u64("nbuckets", g->nbuckets);
+	json_u64("nhashes", g->nhashes);
+	json_u64("fp_bits", g->fp_bits);
+	json_end();
+	json_u64("capacity", in->capacity);
+	json_double("target_fpr", "%.9g", in->fpp_ppb / 1e9);
+	json_u64("layers", in->nlayers);
+	json_u64("max_layers", in->max_layers);
+	json_u64("growth", in->growth);
+	json_double("fill", "%.6f", in->fill_ppm / 1e6);
+	json_double("fpr", "%.9g", in->fpr_ppb / 1e9);
+	json_u64("items", in->items);
+	json_u64("inserted", in->inserted);
+	json_u64("deleted", in->deleted);
+	json_u64("queries", in->queries);
+	json_u64("hits", in->hits);
+	json_u64("memory_bytes", in->memory_bytes);
+	json_u64("snapshot_bytes", in->snapshot_bytes);
+	json_end();
 }
 
 static void print_flags(uint32_t flags)
@@ -416,21 +491,7 @@ void print_info(const struct sieve_info *in, const char *name, uint32_t id, bool
 	const struct sieve_geometry *g = &in->geo;
 
 	if (json) {
-		printf("{\"name\": ");
-		json_string(stdout, name, strlen(name));
-		printf(", \"id\": %u, \"type\": \"%s\", \"create_flags\": %u, ", id,
-		       filter_type_name(g->type), in->create_flags);
-		print_geometry_json(g);
-		printf(", \"capacity\": %llu, \"target_fpr\": %.9g, \"layers\": %u, "
-		       "\"max_layers\": %u, \"growth\": %u, \"fill\": %.6f, \"fpr\": %.9g, "
-		       "\"items\": %llu, \"inserted\": %llu, \"deleted\": %llu, \"queries\": %llu, "
-		       "\"hits\": %llu, \"memory_bytes\": %llu, \"snapshot_bytes\": %llu}\n",
-		       (unsigned long long)in->capacity, in->fpp_ppb / 1e9, in->nlayers,
-		       in->max_layers, in->growth, in->fill_ppm / 1e6, in->fpr_ppb / 1e9,
-		       (unsigned long long)in->items, (unsigned long long)in->inserted,
-		       (unsigned long long)in->deleted, (unsigned long long)in->queries,
-		       (unsigned long long)in->hits, (unsigned long long)in->memory_bytes,
-		       (unsigned long long)in->snapshot_bytes);
+		print_info_json(in, name, id);
 		return;
 	}
 	printf("name:       %s\n", name);

@@ -2,7 +2,8 @@
 /*
  * What the filter commands (`sieve filter ...`, `sieve build`, `sieve
  * snapshot ...`) share: their options, keys read from arguments, a file or
- * stdin in batches, JSON strings and error lines.
+ * stdin in batches, and error lines. The local commands size filters with
+ * the same options.
  */
 #ifndef SIEVE_FILTER_CLI_H
 #define SIEVE_FILTER_CLI_H
@@ -12,29 +13,39 @@
 #include "libsieve.h"
 #include "cli.h"
 
-/* Options of the filter commands; each subcommand accepts its own subset. */
+/* Options of the filter commands (and of the local ones, which size filters too). */
 struct filter_opts {
 	struct sieve_params params;
-	bool sized;		/* --capacity or --fpp given */
+	bool sized;		/* --capacity or --fpr given */
 	bool geometry;		/* --bits, --buckets, --hashes or --fp-bits given */
 	bool ephemeral;
-	bool json;
+	bool json;		/* -j or -p */
 	bool count_only;	/* -c: counts, not one line per key */
+	bool verbose;		/* dedup -v */
+	uint64_t queries;	/* measure -q */
 	uint32_t add_flags;	/* --if-absent */
 	const char *key_file;	/* -f FILE ("-": stdin) */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
 
+/* Each option once; the commands' tables list the ones they take. */
+extern const struct cli_option opt_type, opt_capacity, opt_fpr, opt_fpp, opt_seed;
+extern const struct cli_option opt_bits, opt_hashes, opt_buckets, opt_fp_bits;
+extern const struct cli_option opt_scalable, opt_growth, opt_max_layers, opt_ephemeral;
+extern const struct cli_option opt_if_absent, opt_file, opt_count;
+
+/* What makes a new filter: `filter create` and `build`. */
+#define FILTER_CREATE_OPTIONS \
+	&opt_type, &opt_capacity, &opt_fpr, &opt_fpp, &opt_bits, &opt_hashes, &opt_buckets, \
+	&opt_fp_bits, &opt_seed, &opt_scalable, &opt_growth, &opt_max_layers, &opt_ephemeral
+
+/* cli_parse() into @o (zeroed first), with -j and the arguments in it too. */
+int filter_parse(const struct cli_command *cmd, int argc, char **argv, struct filter_opts *o);
 /*
- * Parses @argv (argv[0] the subcommand's name) accepting the options whose
- * short letters are in @allowed (long-only options have letters too: see
- * filter_cli.c). Returns -1 when parsing went through, else the exit code to
- * end with (--help: 0; a usage error: 2, reported).
+ * Checks a new filter's options into o->params (the one place for them):
+ * 0 or a reported EXIT_ERROR.
  */
-int filter_parse_opts(const struct cli_command *cmd, const char *allowed, int argc,
-		      char **argv, struct filter_opts *o);
-/* Checks the sizing options into o->params: 0 or a reported EXIT_ERROR. */
 int filter_check_params(const struct cli_command *cmd, struct filter_opts *o);
 
 /*
@@ -81,14 +92,9 @@ struct key_run {
 };
 
 /* Prints the answers of the first k->n keys of the batch (if r->per_key). */
-void print_key_results(const struct key_run *r, const struct keys *k, bool json, bool *first);
-
-/* A JSON string literal of @len bytes at @s. */
-void json_string(FILE *out, const char *s, size_t len);
-
-/* The top-level commands beside `filter` (filter_commands[1] and [2]). */
-int cmd_build(int argc, char **argv);
-int cmd_snapshot(int argc, char **argv);
+void print_key_results(const struct key_run *r, const struct keys *k, bool json);
+/* A query's counts in JSON: after the results (per key), or alone. */
+void print_query_counts_json(const struct key_run *r);
 
 /* Prints the fields of a filter's info (a device filter or a local one). */
 void print_info(const struct sieve_info *info, const char *name, uint32_t id, bool json);

@@ -1,121 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Subcommands on local, in-process filters: the same cores as the module,
- * compiled into libsieve. They need no device and no privileges.
+ * Commands on local, in-process filters (libsieve's sieve_local_*, the same
+ * cores as the module): sizing, dedup and a false-positive measurement.
+ * They need no device and no privileges.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
-#include "cli.h"
+#include "filter_cli.h"
+#include "json.h"
 
-/* Options the local subcommands share. */
-struct local_opts {
-	uint32_t type;		/* 0: not given */
-	uint64_t capacity;
-	uint32_t rate_ppb;
-	uint32_t seed;
-	bool seed_given;
-	bool json;
-	bool verbose;
-	uint64_t queries;
-};
-
-static const struct option local_long_opts[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "capacity", required_argument, NULL, 'n' },
-	{ "fpp", required_argument, NULL, 'p' },
-	{ "seed", required_argument, NULL, 's' },
-	{ "queries", required_argument, NULL, 'q' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Returns -1 when parsing went through, else the exit code to end with. */
-static int parse_local_opts(const struct cli_command *cmd, int argc, char **argv,
-			    struct local_opts *o)
+/* What the local commands take when not told: 1M keys at 1%, 1M queries. */
+static void local_defaults(struct filter_opts *o)
 {
-	int c;
-
-	*o = (struct local_opts){ .capacity = 1000000, .rate_ppb = 10000000, .queries = 1000000 };
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:n:p:s:q:jvh", local_long_opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_filter_type(optarg, &o->type))
-				return cli_usage_error(cmd, "unknown filter type '%s' (bloom, blocked, cuckoo)", optarg);
-			break;
-		case 'n':
-			if (parse_u64(optarg, &o->capacity) || !o->capacity)
-				return cli_usage_error(cmd, "bad capacity '%s': a positive integer, e.g. 1000000 or 64M", optarg);
-			break;
-		case 'p':
-			if (parse_rate_ppb(optarg, &o->rate_ppb))
-				return cli_usage_error(cmd, "bad false-positive rate '%s': between 1e-9 and 1, e.g. 0.01 or 1%%", optarg);
-			break;
-		case 's':
-			if (parse_u32(optarg, &o->seed))
-				return cli_usage_error(cmd, "bad seed '%s': an integer below 2^32", optarg);
-			o->seed_given = true;
-			break;
-		case 'q':
-			if (parse_u64(optarg, &o->queries) || !o->queries)
-				return cli_usage_error(cmd, "bad query count '%s'", optarg);
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			printf("usage: %s\n", cmd->usage);
-			return EXIT_OK;
-		case ':':
-			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	return -1;
+	memset(o, 0, sizeof(*o));
+	o->params.capacity = 1000000;
+	o->params.fpp_ppb = SIEVE_PPB / 100;
+	o->queries = 1000000;
 }
 
-static int size_for(const struct local_opts *o, uint32_t type, struct sieve_geometry *geo)
+/* Why no filter of @type fits the options, in one line. */
+static int plan_error(const struct sieve_params *p, int err)
 {
-	int err = sieve_size(type, o->capacity, o->rate_ppb, geo);
-
 	if (err == -E2BIG)
 		return cli_error("%s: %llu keys at that rate need more than the %llu MiB a filter may hold",
-				 filter_type_name(type), (unsigned long long)o->capacity,
+				 filter_type_name(p->type), (unsigned long long)p->capacity,
 				 (unsigned long long)(SIEVE_MAX_TABLE_BYTES >> 20));
-	if (err)
-		return cli_error("%s cannot reach a false-positive rate of %.3g%s",
-				 filter_type_name(type), o->rate_ppb / 1e9,
-				 type == SIEVE_CUCKOO ? " (16-bit fingerprints reach 1.2e-4)" : "");
-	geo->seed = o->seed_given ? o->seed : sieve_random_u32();
-	return 0;
+	return cli_error("%s cannot reach a false-positive rate of %.3g%s",
+			 filter_type_name(p->type), p->fpp_ppb / 1e9,
+			 p->type == SIEVE_CUCKOO ? " (16-bit fingerprints reach 1.2e-4)" : "");
 }
 
-static void print_geometry(const struct local_opts *o, const struct sieve_geometry *geo,
-			   uint64_t table_bytes, bool last)
+/* A local filter as the options ask (default type: blocked), and its plan. */
+static int create_local(struct filter_opts *o, struct sieve_plan *plan, struct sieve_local **f)
 {
-	double bits_per_key = table_bytes * 8.0 / o->capacity;
-	double expected = sieve_expected_fpr_ppb(geo, o->capacity) / 1e9;
+	int err;
 
-	if (o->json) {
-		printf("  {\"type\": \"%s\", \"capacity\": %llu, \"target_fpr\": %.9g, "
-		       "\"nbits\": %llu, \"nhashes\": %u, \"nbuckets\": %llu, \"fp_bits\": %u, "
-		       "\"table_bytes\": %llu, \"bits_per_key\": %.3f, \"expected_fpr\": %.9g}%s\n",
-		       filter_type_name(geo->type), (unsigned long long)o->capacity, o->rate_ppb / 1e9,
-		       (unsigned long long)geo->nbits, geo->nhashes, (unsigned long long)geo->nbuckets,
-		       geo->fp_bits, (unsigned long long)table_bytes, bits_per_key, expected,
-		       last ? "" : ",");
+	if (!o->params.type)
+		o->params.type = SIEVE_BLOCKED_BLOOM;
+	err = sieve_local_plan(&o->params, plan);
+	if (err)
+		return plan_error(&o->params, err);
+	err = sieve_local_create(&o->params, f);
+	if (err)
+		return cli_error("cannot create the filter: %s", strerror(-err));
+	return EXIT_OK;
+}
+
+static void print_plan(const struct sieve_params *p, const struct sieve_plan *plan, bool json)
+{
+	const struct sieve_geometry *geo = &plan->geo;
+	double bits_per_key = plan->table_bytes * 8.0 / p->capacity;
+
+	if (json) {
+		json_object(NULL);
+		json_str("type", filter_type_name(geo->type));
+		json_u64("capacity", p->capacity);
+		json_double("target_fpr", "%.9g", p->fpp_ppb / 1e9);
+		json_u64("nbits", geo->nbits);
+		json_u64("nhashes", geo->nhashes);
+		json_u64("nbuckets", geo->nbuckets);
+		json_u64("fp_bits", geo->fp_bits);
+		json_u64("table_bytes", plan->table_bytes);
+		json_double("bits_per_key", "%.3f", bits_per_key);
+		json_double("expected_fpr", "%.9g", plan->expected_fpr_ppb / 1e9);
+		json_end();
 		return;
 	}
 	if (geo->type == SIEVE_CUCKOO)
@@ -125,98 +76,134 @@ static void print_geometry(const struct local_opts *o, const struct sieve_geomet
 		printf("%-8s bits=%-13llu hashes=%-7u", filter_type_name(geo->type),
 		       (unsigned long long)geo->nbits, geo->nhashes);
 	printf(" memory=%9.3f MiB  bits/key=%6.2f  expected-fpr=%.4g\n",
-	       table_bytes / 1048576.0, bits_per_key, expected);
+	       plan->table_bytes / 1048576.0, bits_per_key, plan->expected_fpr_ppb / 1e9);
 }
 
-static int cmd_size(int argc, char **argv)
+static int cmd_size(const struct cli_command *cmd, int argc, char **argv)
 {
 	static const uint32_t all[] = { SIEVE_BLOOM, SIEVE_BLOCKED_BLOOM, SIEVE_CUCKOO };
-	const struct cli_command *cmd = &local_commands[0];
-	struct local_opts o;
-	struct sieve_geometry geo;
-	unsigned int i, n, last;
-	int ret = parse_local_opts(cmd, argc, argv, &o);
+	struct sieve_params p;
+	struct sieve_plan plan;
+	struct filter_opts o;
+	struct cli_args a;
+	unsigned int i, n, fit = 0;
+	int ret, err = 0;
 
+	local_defaults(&o);
+	ret = cli_parse(cmd, argc, argv, &o, &a);
 	if (ret >= 0)
 		return ret;
-	if (optind != argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	n = o.type ? 1 : 3;
-	o.seed_given = true;	/* the seed plays no part in sizing */
-	/* The last type that fits ends the JSON list; if none does, one error line. */
-	for (i = 0, last = n; i < n; i++)
-		if (!sieve_size(o.type ? o.type : all[i], o.capacity, o.rate_ppb, &geo))
-			last = i;
-	if (last == n)
-		return size_for(&o, o.type ? o.type : all[0], &geo);
-	if (o.json)
-		printf("[\n");
+	p = o.params;
+	n = p.type ? 1 : 3;
+	/* The types that fit are shown; if none does, one error line. */
 	for (i = 0; i < n; i++) {
-		uint64_t table_bytes;
-
-		if (size_for(&o, o.type ? o.type : all[i], &geo))
+		p.type = o.params.type ? o.params.type : all[i];
+		err = sieve_local_plan(&p, &plan);
+		if (err)
 			continue;
-		sieve_geometry_check(&geo, &table_bytes);
-		print_geometry(&o, &geo, table_bytes, i == last);
+		if (a.json && !fit)
+			json_array(NULL);
+		print_plan(&p, &plan, a.json);
+		fit++;
 	}
-	if (o.json)
-		printf("]\n");
+	if (!fit) {
+		p.type = o.params.type ? o.params.type : all[0];
+		return plan_error(&p, sieve_local_plan(&p, &plan));
+	}
+	if (a.json)
+		json_end();
 	return EXIT_OK;
 }
 
-static int create_local(const struct local_opts *o, struct sieve_filter **f)
+/* The next line of @in without its newline: its length, or -1 at the end. */
+static ssize_t read_line(FILE *in, char **line, size_t *cap)
 {
-	struct sieve_geometry geo;
-	int err;
+	ssize_t len = getline(line, cap, in);
 
-	if (size_for(o, o->type ? o->type : SIEVE_BLOCKED_BLOOM, &geo))
-		return EXIT_ERROR;
-	err = sieve_filter_create(&geo, f);
-	if (err)
-		return cli_error("cannot create the filter: %s", strerror(-err));
-	return EXIT_OK;
+	if (len > 0 && (*line)[len - 1] == '\n')
+		(*line)[--len] = '\0';
+	return len;
+}
+
+/*
+ * Whether a line is new (1), seen (0) or could not be added (-1, reported).
+ * The empty line is no key for libsieve: it is remembered aside.
+ */
+static int first_time(struct sieve_local *f, const char *line, size_t len, uint64_t lineno,
+		      bool *empty_seen, uint64_t unique)
+{
+	int ret;
+
+	if (!len) {
+		ret = !*empty_seen;
+		*empty_seen = true;
+		return ret;
+	}
+	if (len > SIEVE_MAX_KEY_LEN) {
+		cli_error("line %llu: longer than %u bytes", (unsigned long long)lineno,
+			  SIEVE_MAX_KEY_LEN);
+		return -1;
+	}
+	/* A cuckoo filter would otherwise spend a slot on each repeat. */
+	ret = sieve_local_add(f, line, (uint32_t)len, SIEVE_ADD_IF_ABSENT);
+	if (ret < 0) {
+		cli_error("filter full after %llu unique lines: raise --capacity",
+			  (unsigned long long)unique);
+		return -1;
+	}
+	return !ret;
+}
+
+static void dedup_report(const struct sieve_local *f, const struct filter_opts *o,
+			 uint64_t lines, uint64_t unique)
+{
+	struct sieve_info info;
+
+	sieve_local_info(f, &info);
+	if (o->verbose)
+		fprintf(stderr, "sieve dedup: %llu lines, %llu unique, %s filter, fpr now %.3g\n",
+			(unsigned long long)lines, (unsigned long long)unique,
+			filter_type_name(info.geo.type), info.fpr_ppb / 1e9);
+	if (unique > o->params.capacity)
+		fprintf(stderr, "sieve dedup: warning: %llu unique lines exceed the capacity %llu: "
+			"lines were dropped at a rate above the target\n",
+			(unsigned long long)unique, (unsigned long long)o->params.capacity);
 }
 
 /*
  * Prints each line of the input the first time it is seen. Probabilistic:
  * a line that is new is dropped with the filter's false-positive rate.
  */
-static int cmd_dedup(int argc, char **argv)
+static int cmd_dedup(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &local_commands[1];
 	uint64_t lines = 0, unique = 0;
-	struct sieve_filter *f = NULL;
-	struct local_opts o;
+	struct sieve_local *f = NULL;
+	struct sieve_plan plan;
+	struct filter_opts o;
+	struct cli_args a;
+	bool empty_seen = false;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	FILE *in = stdin;
-	int ret = parse_local_opts(cmd, argc, argv, &o);
+	int ret;
 
+	local_defaults(&o);
+	ret = cli_parse(cmd, argc, argv, &o, &a);
 	if (ret >= 0)
 		return ret;
-	if (argc - optind > 1)
-		return cli_usage_error(cmd, "at most one input file");
-	if (optind < argc && strcmp(argv[optind], "-")) {
-		in = fopen(argv[optind], "r");
+	if (a.nargs && strcmp(a.args[0], "-")) {
+		in = fopen(a.args[0], "r");
 		if (!in)
-			return cli_error("%s: %s", argv[optind], strerror(errno));
+			return cli_error("%s: %s", a.args[0], strerror(errno));
 	}
-	ret = create_local(&o, &f);
-	while (ret == EXIT_OK && (len = getline(&line, &cap, in)) >= 0) {
-		int added;
+	ret = create_local(&o, &plan, &f);
+	while (ret == EXIT_OK && (len = read_line(in, &line, &cap)) >= 0) {
+		int fresh = first_time(f, line, (size_t)len, ++lines, &empty_seen, unique);
 
-		if (len && line[len - 1] == '\n')
-			len--;
-		/* A cuckoo filter would otherwise spend a slot on each repeat. */
-		added = sieve_filter_add_flags(f, line, (uint32_t)len, SIEVE_ADD_IF_ABSENT);
-		if (added < 0) {
-			ret = cli_error("filter full after %llu unique lines: raise --capacity",
-					(unsigned long long)unique);
-			break;
-		}
-		lines++;
-		if (!added) {
+		if (fresh < 0) {
+			ret = EXIT_ERROR;
+		} else if (fresh) {
 			unique++;
 			fwrite(line, 1, len, stdout);
 			fputc('\n', stdout);
@@ -224,16 +211,9 @@ static int cmd_dedup(int argc, char **argv)
 	}
 	if (ret == EXIT_OK && ferror(in))
 		ret = cli_error("reading input: %s", strerror(errno));
-	if (ret == EXIT_OK && o.verbose)
-		fprintf(stderr, "sieve dedup: %llu lines, %llu unique, %s filter, fpr now %.3g\n",
-			(unsigned long long)lines, (unsigned long long)unique,
-			filter_type_name(f->geo.type), sieve_filter_fpr_ppb(f) / 1e9);
-	if (ret == EXIT_OK && unique > o.capacity)
-		fprintf(stderr, "sieve dedup: warning: %llu unique lines exceed the capacity %llu: "
-			"lines were dropped at a rate above the target\n",
-			(unsigned long long)unique, (unsigned long long)o.capacity);
-	if (f)
-		sieve_filter_destroy(f);
+	if (ret == EXIT_OK)
+		dedup_report(f, &o, lines, unique);
+	sieve_local_destroy(f);
 	free(line);
 	if (in != stdin)
 		fclose(in);
@@ -247,81 +227,131 @@ static uint32_t synthetic_key(uint64_t i, unsigned char *key)
 	return sizeof(i);
 }
 
+/* What a measurement found. */
+struct measured {
+	uint64_t false_neg, false_pos, full_at;
+};
+
+static void measure_keys(struct sieve_local *f, uint64_t capacity, uint64_t queries,
+			 struct measured *m)
+{
+	unsigned char key[8];
+	uint64_t i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < capacity; i++)
+		if (sieve_local_add(f, key, synthetic_key(i, key), 0) < 0 && !m->full_at)
+			m->full_at = i + 1;
+	for (i = 0; i < capacity; i++)
+		m->false_neg += sieve_local_query(f, key, synthetic_key(i, key)) != 1;
+	for (i = 0; i < queries; i++)
+		m->false_pos += sieve_local_query(f, key, synthetic_key(capacity + i, key)) == 1;
+}
+
+static void print_measured(const struct filter_opts *o, const struct sieve_plan *plan,
+			   const struct sieve_info *info, const struct measured *m, bool json)
+{
+	uint64_t n = o->params.capacity;
+	double measured = (double)m->false_pos / o->queries;
+	double bits_per_key = plan->table_bytes * 8.0 / n;
+
+	if (json) {
+		json_object(NULL);
+		json_str("type", filter_type_name(info->geo.type));
+		json_u64("keys", n);
+		json_u64("queries", o->queries);
+		json_u64("false_negatives", m->false_neg);
+		json_double("measured_fpr", "%.9g", measured);
+		json_double("expected_fpr", "%.9g", plan->expected_fpr_ppb / 1e9);
+		json_double("estimated_fpr", "%.9g", info->fpr_ppb / 1e9);
+		json_u64("estimated_items", info->items);
+		json_double("bits_per_key", "%.3f", bits_per_key);
+		json_u64("full_at", m->full_at);
+		json_end();
+		return;
+	}
+	printf("%s: %llu keys, %.2f bits/key: false negatives %llu; false positives "
+	       "%llu of %llu = %.4g (expected %.4g, estimated from the table %.4g); "
+	       "items estimated %llu%s\n",
+	       filter_type_name(info->geo.type), (unsigned long long)n, bits_per_key,
+	       (unsigned long long)m->false_neg, (unsigned long long)m->false_pos,
+	       (unsigned long long)o->queries, measured, plan->expected_fpr_ppb / 1e9,
+	       info->fpr_ppb / 1e9, (unsigned long long)info->items,
+	       m->full_at ? "; FULL before capacity" : "");
+}
+
 /*
  * Fills a local filter to its capacity with synthetic keys, checks that
  * every one is found, and measures the false-positive rate on keys never
  * added: what the sizing promised against what the filter does.
  */
-static int cmd_measure(int argc, char **argv)
+static int cmd_measure(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = &local_commands[2];
-	uint64_t i, false_neg = 0, false_pos = 0, full_at = 0;
-	struct sieve_filter *f = NULL;
-	unsigned char key[8];
-	struct local_opts o;
-	int ret = parse_local_opts(cmd, argc, argv, &o);
+	struct sieve_local *f = NULL;
+	struct sieve_plan plan;
+	struct sieve_info info;
+	struct filter_opts o;
+	struct measured m;
+	struct cli_args a;
+	int ret;
 
+	local_defaults(&o);
+	ret = cli_parse(cmd, argc, argv, &o, &a);
 	if (ret >= 0)
 		return ret;
-	if (optind != argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (o.queries > UINT64_MAX / 2 || o.capacity > UINT64_MAX / 2 - o.queries)
+	if (o.queries > UINT64_MAX / 2 || o.params.capacity > UINT64_MAX / 2 - o.queries)
 		return cli_usage_error(cmd, "capacity and query count too large");
-	ret = create_local(&o, &f);
+	ret = create_local(&o, &plan, &f);
 	if (ret)
 		return ret;
-	for (i = 0; i < o.capacity; i++)
-		if (sieve_filter_add(f, key, synthetic_key(i, key)) < 0 && !full_at)
-			full_at = i + 1;
-	for (i = 0; i < o.capacity; i++)
-		false_neg += !sieve_filter_contains(f, key, synthetic_key(i, key));
-	for (i = 0; i < o.queries; i++)
-		false_pos += sieve_filter_contains(f, key, synthetic_key(o.capacity + i, key));
-
-	if (o.json)
-		printf("{\"type\": \"%s\", \"keys\": %llu, \"queries\": %llu, "
-		       "\"false_negatives\": %llu, \"measured_fpr\": %.9g, \"expected_fpr\": %.9g, "
-		       "\"estimated_fpr\": %.9g, \"estimated_items\": %llu, \"bits_per_key\": %.3f, "
-		       "\"full_at\": %llu}\n",
-		       filter_type_name(f->geo.type), (unsigned long long)o.capacity,
-		       (unsigned long long)o.queries, (unsigned long long)false_neg,
-		       (double)false_pos / o.queries, sieve_expected_fpr_ppb(&f->geo, o.capacity) / 1e9,
-		       sieve_filter_fpr_ppb(f) / 1e9,
-		       (unsigned long long)sieve_filter_estimate_items(f),
-		       f->table_bytes * 8.0 / o.capacity, (unsigned long long)full_at);
-	else
-		printf("%s: %llu keys, %.2f bits/key: false negatives %llu; false positives "
-		       "%llu of %llu = %.4g (expected %.4g, estimated from the table %.4g); "
-		       "items estimated %llu%s\n",
-		       filter_type_name(f->geo.type), (unsigned long long)o.capacity,
-		       f->table_bytes * 8.0 / o.capacity, (unsigned long long)false_neg,
-		       (unsigned long long)false_pos, (unsigned long long)o.queries,
-		       (double)false_pos / o.queries, sieve_expected_fpr_ppb(&f->geo, o.capacity) / 1e9,
-		       sieve_filter_fpr_ppb(f) / 1e9,
-		       (unsigned long long)sieve_filter_estimate_items(f),
-		       full_at ? "; FULL before capacity" : "");
-	ret = false_neg || full_at ? cli_error("the filter lost keys or filled early") : EXIT_OK;
-	sieve_filter_destroy(f);
+	measure_keys(f, o.params.capacity, o.queries, &m);
+	sieve_local_info(f, &info);
+	print_measured(&o, &plan, &info, &m, a.json);
+	ret = m.false_neg || m.full_at ? cli_error("the filter lost keys or filled early") : EXIT_OK;
+	sieve_local_destroy(f);
 	return ret;
 }
 
-#define LOCAL_COMMON "[-t bloom|blocked|cuckoo] [-n CAPACITY] [-p FPR] [-s SEED]"
+static int set_queries(void *opts, const char *arg)
+{
+	struct filter_opts *o = opts;
 
-const struct cli_command local_commands[] = {
-	{ "size", "geometry and memory of a filter for a capacity and a false-positive rate",
-	  "sieve size [-j] [-t TYPE] [-n CAPACITY] [-p FPR]\n"
-	  "  Without -t, shows all three types. CAPACITY: keys (e.g. 1000000, 64M);\n"
-	  "  FPR: target false-positive rate (e.g. 0.01 or 1%). Defaults: 1M keys, 1%.",
-	  cmd_size },
-	{ "dedup", "print each input line the first time it is seen (local filter)",
-	  "sieve dedup [-v] " LOCAL_COMMON " [FILE|-]\n"
-	  "  Probabilistic: a new line is dropped with the filter's false-positive\n"
-	  "  rate; a line seen before is never printed again. Default type: blocked.",
-	  cmd_dedup },
-	{ "measure", "fill a local filter with synthetic keys and measure its false-positive rate",
-	  "sieve measure [-j] " LOCAL_COMMON " [-q QUERIES]\n"
-	  "  Adds CAPACITY keys, checks every one is found (exit 2 if not), then\n"
-	  "  queries QUERIES keys never added. Default type: blocked.",
-	  cmd_measure },
+	return parse_u64(arg, &o->queries) || !o->queries ? -EINVAL : 0;
+}
+
+static const struct cli_option opt_queries = {
+	"queries", 'q', "QUERIES", "keys never added to query (default 1M)",
+	.set = set_queries, .accepts = "a positive integer, e.g. 2M",
 };
-const unsigned int local_ncommands = sizeof(local_commands) / sizeof(local_commands[0]);
+static const struct cli_option opt_verbose = {
+	"verbose", 'v', NULL, "counts and the rate reached, on stderr",
+	CLI_FLAG(struct filter_opts, verbose),
+};
+
+/* The sizing options of the local commands: the filter commands' own. */
+#define LOCAL_SIZING	&opt_type, &opt_capacity, &opt_fpr, &opt_fpp
+
+const struct cli_command size_command = {
+	"size", "geometry and memory of a filter for a capacity and a false-positive rate",
+	.details = "  Without --type, shows all three types. CAPACITY: keys (e.g. 1000000, 64M);\n"
+		   "  FPR: target false-positive rate (e.g. 0.01 or 1%). Defaults: 1M keys, 1%.",
+	.options = CLI_OPTIONS(LOCAL_SIZING, CLI_JSON_OPTIONS),
+	.run = cmd_size,
+};
+
+const struct cli_command dedup_command = {
+	"dedup", "print each input line the first time it is seen (local filter)",
+	.args = "[FILE|-]", .max_args = 1,
+	.details = "  Probabilistic: a new line is dropped with the filter's false-positive\n"
+		   "  rate; a line seen before is never printed again. Default type: blocked.",
+	.options = CLI_OPTIONS(LOCAL_SIZING, &opt_seed, &opt_verbose),
+	.run = cmd_dedup,
+};
+
+const struct cli_command measure_command = {
+	"measure", "fill a local filter with synthetic keys and measure its false-positive rate",
+	.details = "  Adds CAPACITY keys, checks every one is found (exit 2 if not), then\n"
+		   "  queries QUERIES keys never added. Default type: blocked.",
+	.options = CLI_OPTIONS(LOCAL_SIZING, &opt_seed, &opt_queries, CLI_JSON_OPTIONS),
+	.run = cmd_measure,
+};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sieve: one CLI for sieve's filters. main() only dispatches to the
- * subcommand tables; each subcommand parses its own options and returns
- * an exit code (0 success, 1 not present, 2 error).
+ * sieve: one CLI for sieve's filters. main() only dispatches through the
+ * command tables; each command parses its options with the shared parser
+ * and returns an exit code (0 success, 1 not present, 2 error).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,62 +10,44 @@
 
 #include "cli.h"
 
-static const struct {
-	const struct cli_command *commands;
-	const unsigned int *count;
-} command_tables[] = {
-	{ local_commands, &local_ncommands },
-	{ filter_commands, &filter_ncommands },
-	/* The static CLI for the VM (CLI_STATIC) has no libbpf, so no XDP. */
+static const struct cli_command complete_command;
+
+static const struct cli_command sieve_command = {
+	.name = "",
+	.summary = "probabilistic set-membership filters: Bloom, blocked Bloom, cuckoo",
+	.subcommands = (const struct cli_command *const[]){
+		&size_command, &dedup_command, &measure_command,
+		&filter_command, &build_command, &snapshot_command,
+		/* The static CLI for the VM (CLI_STATIC) has no libbpf, so no XDP. */
 #ifndef SIEVE_CLI_NO_XDP
-	{ xdp_commands, &xdp_ncommands },
+		&xdp_command,
 #endif
+		&complete_command,
+		NULL,
+	},
 };
 
-static const struct cli_command *find_command(const char *name)
+static int cmd_complete(const struct cli_command *cmd, int argc, char **argv)
 {
-	unsigned int t, i;
+	struct cli_args a;
+	int ret = cli_parse(cmd, argc, argv, NULL, &a);
 
-	for (t = 0; t < sizeof(command_tables) / sizeof(command_tables[0]); t++)
-		for (i = 0; i < *command_tables[t].count; i++)
-			if (!strcmp(command_tables[t].commands[i].name, name))
-				return &command_tables[t].commands[i];
-	return NULL;
+	if (ret >= 0)
+		return ret;
+	cli_print_table(&sieve_command);
+	return EXIT_OK;
 }
 
-static void usage(FILE *out)
-{
-	unsigned int t, i;
-
-	fprintf(out, "usage: sieve COMMAND [OPTIONS]   (sieve COMMAND --help for its options)\n\n"
-		     "Probabilistic set-membership filters: Bloom, blocked Bloom, cuckoo.\n\n");
-	for (t = 0; t < sizeof(command_tables) / sizeof(command_tables[0]); t++)
-		for (i = 0; i < *command_tables[t].count; i++)
-			fprintf(out, "  %-10s %s\n", command_tables[t].commands[i].name,
-				command_tables[t].commands[i].summary);
-}
+/* For completion scripts: the whole table, generated from what the parser reads. */
+static const struct cli_command complete_command = {
+	"__complete", "every command and option, tab-separated, for completion scripts",
+	.run = cmd_complete, .hidden = true,
+};
 
 int main(int argc, char **argv)
 {
-	const struct cli_command *cmd;
-	int ret;
+	int ret = cli_dispatch(&sieve_command, argc, argv);
 
-	if (argc < 2)
-		return cli_error("no command given (see 'sieve --help')");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		if (argc > 2) {
-			if (!(cmd = find_command(argv[2])))
-				return cli_error("unknown command '%s' (see 'sieve --help')", argv[2]);
-			printf("usage: %s\n", cmd->usage);
-			return EXIT_OK;
-		}
-		usage(stdout);
-		return EXIT_OK;
-	}
-	cmd = find_command(argv[1]);
-	if (!cmd)
-		return cli_error("unknown command '%s' (see 'sieve --help')", argv[1]);
-	ret = cmd->run(argc - 1, argv + 1);
 	/* Output that never got written (a full disk) is a failure too. */
 	if (fflush(stdout) || ferror(stdout))
 		return cli_error("writing output: %s", strerror(errno));

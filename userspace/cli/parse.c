@@ -26,12 +26,14 @@ int cli_error(const char *fmt, ...)
 int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	/* The top-level command has no name: "sieve: ..." */
+	const char *sep = *cmd->name ? " " : "";
 
-	fprintf(stderr, "sieve %s: ", cmd->name);
+	fprintf(stderr, "sieve%s%s: ", sep, cmd->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'sieve %s --help')\n", cmd->name);
+	fprintf(stderr, " (see 'sieve%s%s --help')\n", sep, cmd->name);
 	return EXIT_ERROR;
 }
 

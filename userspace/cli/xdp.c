@@ -6,7 +6,6 @@
  * running program. Exit codes as everywhere: 0, 1 not present, 2 error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <linux/if_link.h>
 
 #include "cli.h"
+#include "json.h"
 #include "xdp.h"
 
 #define MAX_IFACES	64
@@ -30,115 +30,139 @@ struct xdp_opts {
 	bool fpp_given;
 	uint64_t capacity, entries;
 	uint32_t interval, count;
+	int nargs;		/* the positional arguments, after the options */
+	char **args;
 };
 
-enum { OPT_EXACT = 256, OPT_NO_EXACT, OPT_FAIL_CLOSED, OPT_FAIL_OPEN, OPT_FORCE, OPT_MODE,
-       OPT_WATCH, OPT_INTERVAL, OPT_COUNT, OPT_CAPACITY, OPT_FPP };
-
-static const struct option xdp_long_opts[] = {
-	{ "iface", required_argument, NULL, 'i' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "entries", required_argument, NULL, 'n' },
-	{ "fpp", required_argument, NULL, OPT_FPP },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "exact", no_argument, NULL, OPT_EXACT },
-	{ "no-exact", no_argument, NULL, OPT_NO_EXACT },
-	{ "fail-closed", no_argument, NULL, OPT_FAIL_CLOSED },
-	{ "fail-open", no_argument, NULL, OPT_FAIL_OPEN },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "capacity", required_argument, NULL, OPT_CAPACITY },
-	{ "watch", no_argument, NULL, OPT_WATCH },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int parse_value_opt(const struct cli_command *cmd, int c, struct xdp_opts *o)
+static int set_iface(void *opts, const char *arg)
 {
-	switch (c) {
-	case 'n':
-		if (parse_u64(optarg, &o->entries) || !o->entries)
-			return cli_usage_error(cmd, "bad entry count '%s'", optarg);
-		return -1;
-	case OPT_FPP:
-		if (parse_rate_ppb(optarg, &o->fpp_ppb))
-			return cli_usage_error(cmd, "bad false-positive rate '%s': between 1e-9 and 1, e.g. 1e-6 or 0.01%%", optarg);
-		o->fpp_given = true;
-		return -1;
-	case OPT_MODE:
-		if (!strcmp(optarg, "native"))
-			o->xdp_flags = XDP_FLAGS_DRV_MODE;
-		else if (!strcmp(optarg, "generic"))
-			o->xdp_flags = XDP_FLAGS_SKB_MODE;
-		else
-			return cli_usage_error(cmd, "unknown mode '%s' (native, generic)", optarg);
-		return -1;
-	case OPT_CAPACITY:
-		if (parse_u64(optarg, &o->capacity) || !o->capacity || o->capacity > UINT32_MAX)
-			return cli_usage_error(cmd, "bad capacity '%s': 1 to 2^32-1 entries", optarg);
-		return -1;
-	case OPT_INTERVAL:
-		if (parse_u32(optarg, &o->interval) || !o->interval || o->interval > 3600)
-			return cli_usage_error(cmd, "bad interval '%s': 1 to 3600 seconds", optarg);
-		return -1;
-	case OPT_COUNT:
-		if (parse_u32(optarg, &o->count) || !o->count)
-			return cli_usage_error(cmd, "bad count '%s'", optarg);
-		return -1;
-	}
-	return cli_usage_error(cmd, "unknown option '%s'", optarg);
+	((struct xdp_opts *)opts)->iface = arg;
+	return 0;
 }
+
+static int set_entries(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	return parse_u64(arg, &o->entries) || !o->entries ? -EINVAL : 0;
+}
+
+static int set_fpr(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	if (parse_rate_ppb(arg, &o->fpp_ppb))
+		return -EINVAL;
+	o->fpp_given = true;
+	return 0;
+}
+
+static int set_mode(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	if (!strcmp(arg, "native"))
+		o->xdp_flags = XDP_FLAGS_DRV_MODE;
+	else if (!strcmp(arg, "generic"))
+		o->xdp_flags = XDP_FLAGS_SKB_MODE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int set_capacity(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	return parse_u64(arg, &o->capacity) || !o->capacity || o->capacity > UINT32_MAX ?
+	       -EINVAL : 0;
+}
+
+static int set_interval(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	return parse_u32(arg, &o->interval) || !o->interval || o->interval > 3600 ? -EINVAL : 0;
+}
+
+static int set_count(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	return parse_u32(arg, &o->count) || !o->count ? -EINVAL : 0;
+}
+
+#define XDP_RATE_ACCEPTS	"between 1e-9 and 1, e.g. 1e-6 or 0.01%"
+
+static const struct cli_option opt_iface = {
+	"iface", 'i', "IFACE", "this interface (default: every one with the blocklist)",
+	.set = set_iface,
+};
+static const struct cli_option opt_entries = {
+	"entries", 'n', "ENTRIES", "entries to plan for (default 65536)",
+	.set = set_entries, .accepts = "a positive integer",
+};
+static const struct cli_option opt_fpr = {
+	"fpr", 0, "FPR", "target false-positive rate per probe (default 1e-6)",
+	.set = set_fpr, .accepts = XDP_RATE_ACCEPTS,
+};
+/* The old name, before -p became --pretty: kept one release, not in --help. */
+static const struct cli_option opt_fpp = {
+	"fpp", 0, "FPR", "old name of --fpr", .hidden = true,
+	.set = set_fpr, .accepts = XDP_RATE_ACCEPTS,
+};
+static const struct cli_option opt_mode = {
+	"mode", 0, "MODE", "native or generic (default: native where the driver has it)",
+	.set = set_mode, .accepts = "native or generic",
+};
+static const struct cli_option opt_exact = {
+	"exact", 0, NULL, "confirm bloom hits in a hash map (~100 bytes/entry)",
+	CLI_FLAG(struct xdp_opts, exact),
+};
+static const struct cli_option opt_no_exact = {
+	"no-exact", 0, NULL, "bloom only (the default)", CLI_FLAG(struct xdp_opts, no_exact),
+};
+static const struct cli_option opt_fail_closed = {
+	"fail-closed", 0, NULL, "drop malformed packets", CLI_FLAG(struct xdp_opts, fail_closed),
+};
+static const struct cli_option opt_fail_open = {
+	"fail-open", 0, NULL, "pass malformed packets (the default)",
+	CLI_FLAG(struct xdp_opts, fail_open),
+};
+static const struct cli_option opt_force = {
+	"force", 0, NULL, "replace another XDP program", CLI_FLAG(struct xdp_opts, force),
+};
+static const struct cli_option opt_capacity = {
+	"capacity", 0, "N", "entries the first maps are planned for (default 65536)",
+	.set = set_capacity, .accepts = "1 to 2^32-1 entries",
+};
+static const struct cli_option opt_watch = {
+	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),
+};
+static const struct cli_option opt_interval = {
+	"interval", 0, "S", "--watch: seconds between prints (default 1)",
+	.set = set_interval, .accepts = "1 to 3600 seconds",
+};
+static const struct cli_option opt_count = {
+	"count", 0, "N", "--watch: stop after N prints", .set = set_count,
+	.accepts = "a positive integer",
+};
 
 /* Returns -1 when parsing went through, else the exit code to end with. */
 static int parse_xdp_opts(const struct cli_command *cmd, int argc, char **argv,
 			  struct xdp_opts *o)
 {
-	int c, ret;
+	struct cli_args a;
+	int ret;
 
 	*o = (struct xdp_opts){ .fpp_ppb = SXDP_DEFAULT_FPP_PPB, .capacity = SXDP_DEFAULT_CAPACITY,
 				.interval = 1 };
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:jhn:", xdp_long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->iface = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			printf("usage: %s\n", cmd->usage);
-			return EXIT_OK;
-		case OPT_EXACT:
-			o->exact = true;
-			break;
-		case OPT_NO_EXACT:
-			o->no_exact = true;
-			break;
-		case OPT_FAIL_CLOSED:
-			o->fail_closed = true;
-			break;
-		case OPT_FAIL_OPEN:
-			o->fail_open = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_WATCH:
-			o->watch = true;
-			break;
-		case ':':
-			return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-		case '?':
-			return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-		default:
-			ret = parse_value_opt(cmd, c, o);
-			if (ret >= 0)
-				return ret;
-		}
-	}
+	ret = cli_parse(cmd, argc, argv, o, &a);
+	if (ret >= 0)
+		return ret;
+	o->json = a.json;
+	o->args = a.args;
+	o->nargs = a.nargs;
 	if ((o->exact && o->no_exact) || (o->fail_closed && o->fail_open))
 		return cli_usage_error(cmd, "contradictory options");
 	return -1;
@@ -175,18 +199,15 @@ static int open_iface(const char *ifname, struct sxdp_handle *h)
 }
 
 /* Parses every ENTRY argument before anything is changed. */
-static int parse_entries(const struct cli_command *cmd, int argc, char **argv,
-			 struct sxdp_list *l)
+static int parse_entries(const struct xdp_opts *o, struct sxdp_list *l)
 {
 	struct sieve_xdp_key key;
 	const char *why;
 	int i;
 
-	if (optind >= argc)
-		return cli_usage_error(cmd, "no entry given");
-	for (i = optind; i < argc; i++) {
-		if (sxdp_parse_entry(argv[i], &key, &why))
-			return cli_error("%s: %s", argv[i], why);
+	for (i = 0; i < o->nargs; i++) {
+		if (sxdp_parse_entry(o->args[i], &key, &why))
+			return cli_error("%s: %s", o->args[i], why);
 		if (sxdp_list_add(l, &key))
 			return cli_error("out of memory");
 	}
@@ -199,84 +220,8 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
 	return (o->exact ? SIEVE_XDP_F_EXACT : 0) | (o->fail_closed ? SIEVE_XDP_F_FAIL_CLOSED : 0);
 }
 
-static int cmd_attach(int argc, char **argv);
-static int cmd_detach(int argc, char **argv);
-static int cmd_block(int argc, char **argv);
-static int cmd_unblock(int argc, char **argv);
-static int cmd_load(int argc, char **argv);
-static int cmd_list(int argc, char **argv);
-static int cmd_plan(int argc, char **argv);
-static int cmd_status(int argc, char **argv);
-static int cmd_stats(int argc, char **argv);
-
-static const struct cli_command xdp_subcommands[] = {
-	{ "xdp attach", "attach the blocklist to interfaces",
-	  "sieve xdp attach IFACE... [--mode native|generic] [--exact] [--fpp P] [--fail-closed]\n"
-	  "                 [--capacity N] [--force]\n"
-	  "  Loads the XDP program with an empty list; maps are pinned under\n"
-	  "  " SIEVE_XDP_PIN_ROOT "/netns-N/IFACE. Default mode: native, else generic. --exact\n"
-	  "  confirms every bloom hit in a hash map (no innocent packet dropped, ~100\n"
-	  "  bytes/entry); default bloom-only. --fpp: target false-positive rate\n"
-	  "  (default 1e-6). --fail-closed drops malformed packets (default: pass).\n"
-	  "  Again on an attached interface: applies the settings given (--no-exact\n"
-	  "  and --fail-open turn them off), keeps the others and the mode, exit 0.\n"
-	  "  Another XDP program on the interface is replaced only with --force.",
-	  cmd_attach },
-	{ "xdp detach", "detach the blocklist and remove its maps",
-	  "sieve xdp detach IFACE...\n"
-	  "  Idempotent: an interface without the blocklist is left alone.",
-	  cmd_detach },
-	{ "xdp block", "add entries, live",
-	  "sieve xdp block [-i IFACE] ENTRY...\n"
-	  "  ENTRY: 198.51.100.7 (source), 203.0.113.0/24 or 2001:db8::/48 (source\n"
-	  "  prefix), tcp:192.0.2.10:22 or udp:[2001:db8::1]:53 (service: destination,\n"
-	  "  protocol, port), tcp:198.51.100.7:40000,192.0.2.10:22 (one flow).\n"
-	  "  Protocols: tcp, udp, sctp. Added to the live maps; past the planned\n"
-	  "  capacity a bigger generation is built and swapped in.",
-	  cmd_block },
-	{ "xdp unblock", "remove entries (swaps in a new generation)",
-	  "sieve xdp unblock [-i IFACE] ENTRY...\n"
-	  "  Exit 1 if an entry was not on the list (the others are removed).",
-	  cmd_unblock },
-	{ "xdp load", "replace the whole list from a file, atomically",
-	  "sieve xdp load [-i IFACE] FILE|-\n"
-	  "  One entry per line (see block), '#' starts a comment. A bad line is\n"
-	  "  reported as FILE:LINE: reason and nothing changes. The new generation\n"
-	  "  is sized for the list plus 25% (at least 65536 entries).",
-	  cmd_load },
-	{ "xdp list", "print the entries",
-	  "sieve xdp list [-i IFACE] [-j]\n  Exit 1 if no interface has the blocklist.",
-	  cmd_list },
-	{ "xdp plan", "bloom filter size and false-positive rate for a list",
-	  "sieve xdp plan [-j] [-n ENTRIES | FILE] [--fpp P]\n"
-	  "  The bloom map's max_entries and hash count, its memory (the kernel\n"
-	  "  rounds the bitmap up to a power of two) and the expected rate.\n"
-	  "  Defaults: 65536 entries, 1e-6.",
-	  cmd_plan },
-	{ "xdp status", "interfaces, mode, entries, memory, expected rate",
-	  "sieve xdp status [-i IFACE] [-j]\n  Exit 1 if no interface has the blocklist.",
-	  cmd_status },
-	{ "xdp stats", "packet counters (summed over CPUs)",
-	  "sieve xdp stats [-i IFACE] [-j] [--watch [--interval S] [--count N]]\n"
-	  "  --watch prints the rates every S seconds (default 1), N times or until\n"
-	  "  interrupted.",
-	  cmd_stats },
-};
-#define XDP_NSUB (sizeof(xdp_subcommands) / sizeof(xdp_subcommands[0]))
-
-static const struct cli_command *sub(const char *name)
+static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 {
-	size_t i;
-
-	for (i = 0; i < XDP_NSUB; i++)
-		if (!strcmp(xdp_subcommands[i].name + 4, name))
-			return &xdp_subcommands[i];
-	return NULL;
-}
-
-static int cmd_attach(int argc, char **argv)
-{
-	const struct cli_command *cmd = sub("attach");
 	struct sxdp_attach_opts ao;
 	struct xdp_opts o;
 	char err[256];
@@ -284,8 +229,6 @@ static int cmd_attach(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (optind >= argc)
-		return cli_usage_error(cmd, "no interface given");
 	if (need_root("attaching"))
 		return EXIT_ERROR;
 	ao = (struct sxdp_attach_opts){
@@ -294,37 +237,38 @@ static int cmd_attach(int argc, char **argv)
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
 		.force = o.force };
-	for (i = optind; i < argc; i++) {
+	for (i = 0; i < o.nargs; i++) {
 		err[0] = '\0';
-		ret = sxdp_attach(argv[i], &ao, err, sizeof(err));
+		ret = sxdp_attach(o.args[i], &ao, err, sizeof(err));
 		if (ret < 0)
-			return cli_error("%s: %s", argv[i], err[0] ? err : strerror(-ret));
-		if (o.json)
-			printf("{\"iface\": \"%s\", \"attached\": \"%s\"}\n", argv[i],
-			       ret == SXDP_ALREADY ? "already" : "now");
-		else
-			printf("%s: %s\n", argv[i], ret == SXDP_ALREADY ? "already attached" : "attached");
+			return cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
+		if (o.json) {
+			/* One document per interface, as each is attached. */
+			json_object(NULL);
+			json_str("iface", o.args[i]);
+			json_str("attached", ret == SXDP_ALREADY ? "already" : "now");
+			json_end();
+		} else {
+			printf("%s: %s\n", o.args[i], ret == SXDP_ALREADY ? "already attached" : "attached");
+		}
 	}
 	return EXIT_OK;
 }
 
-static int cmd_detach(int argc, char **argv)
+static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = sub("detach");
 	struct xdp_opts o;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
 
 	if (ret >= 0)
 		return ret;
-	if (optind >= argc)
-		return cli_usage_error(cmd, "no interface given");
 	if (need_root("detaching"))
 		return EXIT_ERROR;
-	for (i = optind; i < argc; i++) {
-		ret = sxdp_detach(argv[i]);
+	for (i = 0; i < o.nargs; i++) {
+		ret = sxdp_detach(o.args[i]);
 		if (ret < 0)
-			return cli_error("%s: %s", argv[i], strerror(-ret));
-		printf("%s: %s\n", argv[i], ret ? "was not attached" : "detached");
+			return cli_error("%s: %s", o.args[i], strerror(-ret));
+		printf("%s: %s\n", o.args[i], ret ? "was not attached" : "detached");
 	}
 	return EXIT_OK;
 }
@@ -377,26 +321,25 @@ static int do_block(struct sxdp_handle *h, void *arg)
 }
 
 /* block and unblock: entries from the arguments, applied on each interface. */
-static int entries_each_iface(const char *name, const char *what, int argc, char **argv,
-			      int (*apply)(struct sxdp_handle *h, void *arg))
+static int entries_each_iface(const struct cli_command *cmd, const char *what, int argc,
+			      char **argv, int (*apply)(struct sxdp_handle *h, void *arg))
 {
-	const struct cli_command *cmd = sub(name);
 	struct sxdp_list l = { 0 };
 	struct xdp_opts o;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	ret = parse_entries(cmd, argc, argv, &l);
+	ret = parse_entries(&o, &l);
 	if (!ret)
 		ret = for_each_iface(&o, what, apply, &l);
 	sxdp_list_free(&l);
 	return ret;
 }
 
-static int cmd_block(int argc, char **argv)
+static int cmd_block(const struct cli_command *cmd, int argc, char **argv)
 {
-	return entries_each_iface("block", "blocking", argc, argv, do_block);
+	return entries_each_iface(cmd, "blocking", argc, argv, do_block);
 }
 
 static int do_unblock(struct sxdp_handle *h, void *arg)
@@ -412,9 +355,9 @@ static int do_unblock(struct sxdp_handle *h, void *arg)
 	return missing ? EXIT_ABSENT : EXIT_OK;
 }
 
-static int cmd_unblock(int argc, char **argv)
+static int cmd_unblock(const struct cli_command *cmd, int argc, char **argv)
 {
-	return entries_each_iface("unblock", "unblocking", argc, argv, do_unblock);
+	return entries_each_iface(cmd, "unblocking", argc, argv, do_unblock);
 }
 
 static int do_load(struct sxdp_handle *h, void *arg)
@@ -428,9 +371,8 @@ static int do_load(struct sxdp_handle *h, void *arg)
 	return EXIT_OK;
 }
 
-static int cmd_load(int argc, char **argv)
+static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = sub("load");
 	struct sxdp_list l = { 0 };
 	struct xdp_opts o;
 	char err[512];
@@ -438,9 +380,7 @@ static int cmd_load(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (optind != argc - 1)
-		return cli_usage_error(cmd, "give one file");
-	if (sxdp_list_read(argv[optind], &l, err, sizeof(err)))
+	if (sxdp_list_read(o.args[0], &l, err, sizeof(err)))
 		return cli_error("%s", err);
 	ret = for_each_iface(&o, "loading", do_load, &l);
 	sxdp_list_free(&l);
@@ -449,7 +389,6 @@ static int cmd_load(int argc, char **argv)
 
 struct list_arg {
 	bool json;
-	int printed;
 };
 
 static int do_list(struct sxdp_handle *h, void *arg)
@@ -462,17 +401,22 @@ static int do_list(struct sxdp_handle *h, void *arg)
 
 	if (ret)
 		return cli_error("%s: reading the list: %s", h->ifname, strerror(-ret));
-	if (la->json)
-		printf("%s  {\"iface\": \"%s\", \"entries\": [", la->printed++ ? ",\n" : "", h->ifname);
+	if (la->json) {
+		json_object(NULL);
+		json_str("iface", h->ifname);
+		json_array("entries");
+	}
 	for (i = 0; i < l.n; i++) {
 		sxdp_format_entry(&l.keys[i], buf, sizeof(buf));
 		if (la->json)
-			printf("%s\"%s\"", i ? ", " : "", buf);
+			json_str(NULL, buf);
 		else
 			printf("%s\t%s\t%s\n", h->ifname, sxdp_kind_name(l.keys[i].kind), buf);
 	}
-	if (la->json)
-		printf("]}");
+	if (la->json) {
+		json_end();
+		json_end();
+	}
 	sxdp_list_free(&l);
 	return EXIT_OK;
 }
@@ -491,34 +435,31 @@ static int no_iface_absent(const struct xdp_opts *o)
  * list and status: the same options, a report per interface, and in JSON
  * one array of them all.
  */
-static int report_each_iface(const char *name, const char *what, int argc, char **argv,
-			     int (*report)(struct sxdp_handle *h, void *arg))
+static int report_each_iface(const struct cli_command *cmd, const char *what, int argc,
+			     char **argv, int (*report)(struct sxdp_handle *h, void *arg))
 {
-	const struct cli_command *cmd = sub(name);
 	struct list_arg la = { 0 };
 	struct xdp_opts o;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	if (optind != argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	if (need_root(what))
 		return EXIT_ERROR;
 	if (no_iface_absent(&o))
 		return EXIT_ABSENT;
 	la.json = o.json;
 	if (o.json)
-		printf("[\n");
+		json_array(NULL);
 	ret = for_each_iface(&o, what, report, &la);
 	if (o.json)
-		printf("\n]\n");
+		json_end_all();
 	return ret;
 }
 
-static int cmd_list(int argc, char **argv)
+static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 {
-	return report_each_iface("list", "listing", argc, argv, do_list);
+	return report_each_iface(cmd, "listing", argc, argv, do_list);
 }
 
 static void print_plan(const struct sxdp_plan *p, bool json)
@@ -526,12 +467,17 @@ static void print_plan(const struct sxdp_plan *p, bool json)
 	double exact = sxdp_exact_bytes_per_entry(p->capacity);
 
 	if (json) {
-		printf("{\"entries\": %llu, \"target_fpr\": %.9g, \"max_entries\": %u, "
-		       "\"nr_hashes\": %u, \"bits\": %llu, \"bytes\": %llu, \"bits_per_entry\": %.3f, "
-		       "\"expected_fpr\": %.9g, \"exact_bytes_estimate\": %.0f}\n",
-		       (unsigned long long)p->capacity, p->fpp_ppb / 1e9, p->max_entries, p->nr_hashes,
-		       (unsigned long long)p->nbits, (unsigned long long)p->bytes,
-		       (double)p->nbits / p->capacity, p->fpr, exact * p->capacity);
+		json_object(NULL);
+		json_u64("entries", p->capacity);
+		json_double("target_fpr", "%.9g", p->fpp_ppb / 1e9);
+		json_u64("max_entries", p->max_entries);
+		json_u64("nr_hashes", p->nr_hashes);
+		json_u64("bits", p->nbits);
+		json_u64("bytes", p->bytes);
+		json_double("bits_per_entry", "%.3f", (double)p->nbits / p->capacity);
+		json_double("expected_fpr", "%.9g", p->fpr);
+		json_double("exact_bytes_estimate", "%.0f", exact * p->capacity);
+		json_end();
 		return;
 	}
 	printf("entries %llu, target rate %.3g\n"
@@ -543,9 +489,8 @@ static void print_plan(const struct sxdp_plan *p, bool json)
 	       p->fpr, exact * p->capacity / 1048576.0, exact);
 }
 
-static int cmd_plan(int argc, char **argv)
+static int cmd_plan(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = sub("plan");
 	struct sxdp_list l = { 0 };
 	struct sxdp_plan p;
 	struct xdp_opts o;
@@ -554,10 +499,10 @@ static int cmd_plan(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (optind < argc - 1 || (optind == argc - 1 && o.entries))
+	if (o.nargs && o.entries)
 		return cli_usage_error(cmd, "give -n ENTRIES or one file");
-	if (optind == argc - 1) {
-		if (sxdp_list_read(argv[optind], &l, err, sizeof(err)))
+	if (o.nargs) {
+		if (sxdp_list_read(o.args[0], &l, err, sizeof(err)))
 			return cli_error("%s", err);
 		o.entries = l.n ? l.n : 1;
 		sxdp_list_free(&l);
@@ -586,6 +531,34 @@ static void print_lens(const uint8_t *lens, unsigned int n)
 		printf("%s%u", i ? "," : "", lens[i]);
 }
 
+static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
+			      const uint64_t counts[SIEVE_XDP_NR_KINDS], uint64_t nbits,
+			      uint64_t bloom_mem, uint64_t exact_mem, double fpr)
+{
+	json_object(NULL);
+	json_str("iface", h->ifname);
+	json_str("mode", sxdp_mode(h));
+	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
+	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
+	json_u64("entries", c->entries);
+	json_u64("capacity", c->capacity);
+	json_u64("sources", counts[0]);
+	json_u64("prefixes", counts[1]);
+	json_u64("services", counts[2]);
+	json_u64("flows", counts[3]);
+	json_u64("nr_v4_lens", c->nr_v4_lens);
+	json_u64("nr_v6_lens", c->nr_v6_lens);
+	json_u64("bloom_bits", nbits);
+	json_u64("nr_hashes", c->nr_hashes);
+	json_u64("max_entries", c->max_entries);
+	json_u64("bloom_bytes", bloom_mem);
+	json_u64("exact_bytes", exact_mem);
+	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
+	json_double("expected_fpr", "%.9g", fpr);
+	json_u64("generation", c->gen_seq);
+	json_end();
+}
+
 static int do_status(struct sxdp_handle *h, void *arg)
 {
 	struct list_arg *la = arg;
@@ -606,21 +579,7 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	nbits = sxdp_kernel_bloom_bits(c.max_entries, c.nr_hashes);
 	fpr = sxdp_bloom_fpr(nbits, c.nr_hashes, c.entries);
 	if (la->json) {
-		printf("%s  {\"iface\": \"%s\", \"mode\": \"%s\", \"exact\": %s, \"fail_closed\": %s, "
-		       "\"entries\": %llu, \"capacity\": %llu, \"sources\": %llu, \"prefixes\": %llu, "
-		       "\"services\": %llu, \"flows\": %llu, \"nr_v4_lens\": %u, \"nr_v6_lens\": %u, "
-		       "\"bloom_bits\": %llu, \"nr_hashes\": %u, \"max_entries\": %u, "
-		       "\"bloom_bytes\": %llu, \"exact_bytes\": %llu, \"target_fpr\": %.9g, "
-		       "\"expected_fpr\": %.9g, \"generation\": %u}",
-		       la->printed++ ? ",\n" : "", h->ifname, sxdp_mode(h),
-		       c.flags & SIEVE_XDP_F_EXACT ? "true" : "false",
-		       c.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false",
-		       (unsigned long long)c.entries, (unsigned long long)c.capacity,
-		       (unsigned long long)counts[0], (unsigned long long)counts[1],
-		       (unsigned long long)counts[2], (unsigned long long)counts[3], c.nr_v4_lens,
-		       c.nr_v6_lens, (unsigned long long)nbits, c.nr_hashes, c.max_entries,
-		       (unsigned long long)bloom_mem, (unsigned long long)exact_mem, c.fpp_ppb / 1e9,
-		       fpr, c.gen_seq);
+		print_status_json(h, &c, counts, nbits, bloom_mem, exact_mem, fpr);
 	} else {
 		printf("%s: %s mode, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
 		       c.flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
@@ -644,9 +603,9 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	return EXIT_OK;
 }
 
-static int cmd_status(int argc, char **argv)
+static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
 {
-	return report_each_iface("status", "status", argc, argv, do_status);
+	return report_each_iface(cmd, "status", argc, argv, do_status);
 }
 
 static const char *const counter_names[SIEVE_XDP_NR_COUNTERS] = {
@@ -696,17 +655,20 @@ static void print_stats(const char *ifname, const struct sieve_xdp_stats *s,
 		print_stats_text(ifname, s, prev, seconds);
 		return;
 	}
-	printf("%s  {\"iface\": \"%s\"", la->printed++ ? ",\n" : "", ifname);
+	json_object(NULL);
+	json_str("iface", ifname);
 	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
 		if (seconds > 0) {
 			double rate = (s->count[i] - prev->count[i]) / seconds;
+			char key[48];
 
-			printf(", \"%s_per_s\": %.1f", counter_names[i], rate);
+			snprintf(key, sizeof(key), "%s_per_s", counter_names[i]);
+			json_double(key, "%.1f", rate);
 		} else {
-			printf(", \"%s\": %llu", counter_names[i], (unsigned long long)s->count[i]);
+			json_u64(counter_names[i], s->count[i]);
 		}
 	}
-	printf("}");
+	json_end();
 }
 
 static int do_stats(struct sxdp_handle *h, void *arg)
@@ -734,9 +696,8 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-static int cmd_stats(int argc, char **argv)
+static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 {
-	const struct cli_command *cmd = sub("stats");
 	static struct stats_arg sa;
 	struct xdp_opts o;
 	uint32_t round;
@@ -744,15 +705,13 @@ static int cmd_stats(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (optind != argc)
-		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	sa.out.json = o.json;
 	if (!o.watch) {
 		if (o.json)
-			printf("[\n");
+			json_array(NULL);
 		ret = for_each_iface(&o, "stats", do_stats, &sa);
 		if (o.json)
-			printf("\n]\n");
+			json_end_all();
 		return ret;
 	}
 	signal(SIGINT, on_signal);
@@ -767,45 +726,103 @@ static int cmd_stats(int argc, char **argv)
 		if (exiting)
 			break;
 		sa.index = 0;
-		sa.out.printed = 0;
 		/* With -j, one JSON array a line. */
 		if (o.json)
-			printf("[");
+			json_array(NULL);
 		ret = for_each_iface(&o, "stats", do_stats, &sa);
-		printf(o.json ? "]\n" : "\n");
+		if (o.json)
+			json_end_all();
+		else
+			printf("\n");
 		fflush(stdout);
 	}
 	return ret;
 }
 
-/* `sieve xdp SUBCOMMAND`: one entry in the top-level table. */
-static int cmd_xdp(int argc, char **argv)
-{
-	const struct cli_command *cmd;
-	size_t i;
-
-	if (argc < 2)
-		return cli_error("no xdp subcommand given (see 'sieve xdp --help')");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		printf("usage: sieve xdp SUBCOMMAND [OPTIONS]   (sieve xdp SUBCOMMAND --help)\n\n"
-		       "The XDP blocklist: drops packets by source, source prefix, service or\n"
-		       "flow, with a BPF bloom filter.\n\n");
-		for (i = 0; i < XDP_NSUB; i++)
-			printf("  %-8s %s\n", xdp_subcommands[i].name + 4,
-			       xdp_subcommands[i].summary);
-		return EXIT_OK;
-	}
-	cmd = sub(argv[1]);
-	if (!cmd)
-		return cli_error("unknown xdp subcommand '%s' (see 'sieve xdp --help')", argv[1]);
-	return cmd->run(argc - 1, argv + 1);
-}
-
-const struct cli_command xdp_commands[] = {
-	{ "xdp", "XDP blocklist: attach, block, unblock, load, list, plan, status, stats",
-	  "sieve xdp SUBCOMMAND [OPTIONS]\n"
-	  "  attach, detach, block, unblock, load, list, plan, status, stats;\n"
-	  "  'sieve xdp SUBCOMMAND --help' for each.",
-	  cmd_xdp },
+static const struct cli_command xdp_attach_command = {
+	"xdp attach", "attach the blocklist to interfaces",
+	.args = "IFACE...", .min_args = 1, .max_args = -1,
+	.details = "  Loads the XDP program with an empty list; maps are pinned under\n"
+		   "  " SIEVE_XDP_PIN_ROOT "/netns-N/IFACE. Default: native mode where the\n"
+		   "  driver has it, bloom-only, fail-open. Again on an attached interface:\n"
+		   "  applies the settings given (--no-exact and --fail-open turn them off),\n"
+		   "  keeps the others and the mode, exit 0. Another XDP program on the\n"
+		   "  interface is replaced only with --force.",
+	.options = CLI_OPTIONS(&opt_mode, &opt_exact, &opt_no_exact, &opt_fpr, &opt_fpp,
+			       &opt_fail_closed, &opt_fail_open, &opt_capacity, &opt_force,
+			       CLI_JSON_OPTIONS),
+	.run = cmd_attach,
 };
-const unsigned int xdp_ncommands = sizeof(xdp_commands) / sizeof(xdp_commands[0]);
+static const struct cli_command xdp_detach_command = {
+	"xdp detach", "detach the blocklist and remove its maps",
+	.args = "IFACE...", .min_args = 1, .max_args = -1,
+	.details = "  Idempotent: an interface without the blocklist is left alone.",
+	.run = cmd_detach,
+};
+static const struct cli_command xdp_block_command = {
+	"xdp block", "add entries, live",
+	.args = "ENTRY...", .min_args = 1, .max_args = -1,
+	.details = "  ENTRY: 198.51.100.7 (source), 203.0.113.0/24 or 2001:db8::/48 (source\n"
+		   "  prefix), tcp:192.0.2.10:22 or udp:[2001:db8::1]:53 (service: destination,\n"
+		   "  protocol, port), tcp:198.51.100.7:40000,192.0.2.10:22 (one flow).\n"
+		   "  Protocols: tcp, udp, sctp. Added to the live maps; past the planned\n"
+		   "  capacity a bigger generation is built and swapped in.",
+	.options = CLI_OPTIONS(&opt_iface),
+	.run = cmd_block,
+};
+static const struct cli_command xdp_unblock_command = {
+	"xdp unblock", "remove entries (swaps in a new generation)",
+	.args = "ENTRY...", .min_args = 1, .max_args = -1,
+	.details = "  Exit 1 if an entry was not on the list (the others are removed).",
+	.options = CLI_OPTIONS(&opt_iface),
+	.run = cmd_unblock,
+};
+static const struct cli_command xdp_load_command = {
+	"xdp load", "replace the whole list from a file, atomically",
+	.args = "FILE|-", .min_args = 1, .max_args = 1,
+	.details = "  One entry per line (see block), '#' starts a comment. A bad line is\n"
+		   "  reported as FILE:LINE: reason and nothing changes. The new generation\n"
+		   "  is sized for the list plus 25% (at least 65536 entries).",
+	.options = CLI_OPTIONS(&opt_iface),
+	.run = cmd_load,
+};
+static const struct cli_command xdp_list_command = {
+	"xdp list", "print the entries",
+	.details = "  Exit 1 if no interface has the blocklist.",
+	.options = CLI_OPTIONS(&opt_iface, CLI_JSON_OPTIONS),
+	.run = cmd_list,
+};
+static const struct cli_command xdp_plan_command = {
+	"xdp plan", "bloom filter size and false-positive rate for a list",
+	.args = "[FILE]", .max_args = 1,
+	.details = "  The bloom map's max_entries and hash count, its memory (the kernel\n"
+		   "  rounds the bitmap up to a power of two) and the expected rate, for\n"
+		   "  ENTRIES or the entries of FILE.",
+	.options = CLI_OPTIONS(&opt_entries, &opt_fpr, &opt_fpp, CLI_JSON_OPTIONS),
+	.run = cmd_plan,
+};
+static const struct cli_command xdp_status_command = {
+	"xdp status", "interfaces, mode, entries, memory, expected rate",
+	.details = "  Exit 1 if no interface has the blocklist.",
+	.options = CLI_OPTIONS(&opt_iface, CLI_JSON_OPTIONS),
+	.run = cmd_status,
+};
+static const struct cli_command xdp_stats_command = {
+	"xdp stats", "packet counters (summed over CPUs)",
+	.details = "  --watch prints the rates every S seconds, N times or until interrupted\n"
+		   "  (with -j, one JSON array a line).",
+	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, CLI_JSON_OPTIONS),
+	.run = cmd_stats,
+};
+
+const struct cli_command xdp_command = {
+	"xdp", "XDP blocklist: attach, block, unblock, load, list, plan, status, stats",
+	.details = "  Drops packets by source, source prefix, service or flow, with a BPF\n"
+		   "  bloom filter. Without -i, a command acts on every interface that has\n"
+		   "  the blocklist.",
+	.subcommands = (const struct cli_command *const[]){
+		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
+		&xdp_unblock_command, &xdp_load_command, &xdp_list_command, &xdp_plan_command,
+		&xdp_status_command, &xdp_stats_command, NULL,
+	},
+};

@@ -209,6 +209,27 @@ int sieve_local_clear(struct sieve_local *f);
  * same geometry and seed; else -EINVAL.
  */
 int sieve_local_merge(struct sieve_local *dst, const struct sieve_local *src);
+/**
+ * struct sieve_plan - the table sieve_local_create() would make first
+ * @geo: the first layer's geometry (@geo.seed 0: the seed is not chosen yet).
+ * @table_bytes: that layer's table, in bytes.
+ * @expected_fpr_ppb: its false-positive rate once it holds its capacity of
+ *	keys (a scalable filter's first layer gets half the target); 0 for an
+ *	explicit geometry, which has no capacity.
+ */
+struct sieve_plan {
+	struct sieve_geometry geo;
+	uint64_t table_bytes;
+	uint32_t expected_fpr_ppb;
+};
+
+/*
+ * Sizes a filter without making it, so a program can show or refuse a size
+ * before it allocates: the same checks and errors as sieve_local_create()
+ * (-EINVAL also when the type cannot reach the rate, -E2BIG too big).
+ */
+int sieve_local_plan(const struct sieve_params *p, struct sieve_plan *out);
+
 /*
  * Shape and counters, as SIEVE_IOC_INFO gives them (@id 0, @name empty,
  * @create_flags as given at creation).

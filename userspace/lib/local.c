@@ -123,6 +123,31 @@ int sieve_local_create(const struct sieve_params *p, struct sieve_local **out)
 	return 0;
 }
 
+int sieve_local_plan(const struct sieve_params *p, struct sieve_plan *out)
+{
+	struct sieve_geometry *geo = &out->geo;
+	bool sized = !(p->flags & SIEVE_CREATE_GEOMETRY);
+	/* A scalable filter's layers share the rate: the first gets half. */
+	u32 fpp = p->fpp_ppb >> !!(p->flags & SIEVE_CREATE_SCALABLE);
+	int err = check_params(p);
+
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	if (sized) {
+		err = sieve_size(p->type, p->capacity, fpp, geo);
+	} else {
+		*geo = p->geo;
+		geo->type = p->type;
+	}
+	geo->seed = 0;
+	if (!err)
+		err = sieve_geometry_check(geo, &out->table_bytes);
+	if (!err && sized)
+		out->expected_fpr_ppb = sieve_expected_fpr_ppb(geo, p->capacity);
+	return err;
+}
+
 void sieve_local_destroy(struct sieve_local *f)
 {
 	u32 i;
