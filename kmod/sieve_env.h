@@ -43,6 +43,20 @@
 #include <asm/unaligned.h>
 #endif
 
+/*
+ * sieve.ko exports plainly only its in-kernel API (<linux/sieve_kapi.h>);
+ * what its test modules (tests/vm, tests/kunit, the benchmark module) call
+ * besides goes into this namespace, which they import. Since 6.13 the
+ * namespace is a string.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define SIEVE_EXPORT_INTERNAL(sym)	EXPORT_SYMBOL_NS_GPL(sym, "SIEVE_INTERNAL")
+#define SIEVE_IMPORT_INTERNAL()		MODULE_IMPORT_NS("SIEVE_INTERNAL")
+#else
+#define SIEVE_EXPORT_INTERNAL(sym)	EXPORT_SYMBOL_NS_GPL(sym, SIEVE_INTERNAL)
+#define SIEVE_IMPORT_INTERNAL()		MODULE_IMPORT_NS(SIEVE_INTERNAL)
+#endif
+
 static inline void sieve_prefetch(const void *p, bool write)
 {
 	if (write)
@@ -125,7 +139,7 @@ typedef int64_t s64;
 #define U64_MAX		UINT64_MAX
 #define cond_resched()	do { } while (0)
 #define might_sleep()	do { } while (0)
-#define EXPORT_SYMBOL_GPL(sym)
+#define SIEVE_EXPORT_INTERNAL(sym)
 #define SZ_1M		(1 << 20)
 
 static inline bool test_bit(unsigned long nr, const unsigned long *addr)

@@ -33,7 +33,6 @@ u32 sieve_snapshot_checksum(u32 h, const void *data, u64 bytes)
 	}
 	return h;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_checksum);
 
 u64 sieve_snapshot_bytes(const struct sieve_snapshot_layer_src *layers, u32 nlayers)
 {
@@ -45,7 +44,7 @@ u64 sieve_snapshot_bytes(const struct sieve_snapshot_layer_src *layers, u32 nlay
 		bytes += LAYER_BYTES + padded(layers[i].filter->table_bytes);
 	return bytes;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_bytes);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_bytes);
 
 static void copy_table(u8 *to, const u8 *from, u64 bytes)
 {
@@ -77,7 +76,7 @@ u64 sieve_snapshot_put_layer(const struct sieve_snapshot_layer_src *src, void *o
 	memset(table + f->table_bytes, 0, padded(f->table_bytes) - f->table_bytes);
 	return LAYER_BYTES + padded(f->table_bytes);
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_put_layer);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_put_layer);
 
 /*
  * The checksum of a whole snapshot in memory, its own field read as 0.
@@ -106,7 +105,7 @@ u32 sieve_snapshot_buffer_checksum(const void *buf, u64 bytes)
 	}
 	return h;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_buffer_checksum);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_buffer_checksum);
 
 void sieve_snapshot_seal(void *buf, u64 bytes)
 {
@@ -118,7 +117,7 @@ void sieve_snapshot_seal(void *buf, u64 bytes)
 	hdr->payload_bytes = bytes - HEADER_BYTES;
 	hdr->checksum = sieve_snapshot_buffer_checksum(buf, bytes);
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_seal);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_seal);
 
 /*
  * Reading. Stages of the stream; each part is checked when its last byte
@@ -214,7 +213,7 @@ void sieve_snapshot_reader_init(struct sieve_snapshot_reader *r)
 	memset(r, 0, sizeof(*r));
 	r->stage = STAGE_HEADER;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_init);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_init);
 
 void *sieve_snapshot_reader_window(struct sieve_snapshot_reader *r, u64 *len)
 {
@@ -240,7 +239,7 @@ void *sieve_snapshot_reader_window(struct sieve_snapshot_reader *r, u64 *len)
 		return NULL;
 	}
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_window);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_window);
 
 static int header_done(struct sieve_snapshot_reader *r)
 {
@@ -328,19 +327,18 @@ int sieve_snapshot_reader_advance(struct sieve_snapshot_reader *r, u64 n)
 		r->stage = STAGE_DONE + 1;	/* broken: accepts nothing more */
 	return err;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_advance);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_advance);
 
 bool sieve_snapshot_reader_has_header(const struct sieve_snapshot_reader *r)
 {
 	return r->stage > STAGE_HEADER && r->stage <= STAGE_DONE;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_has_header);
 
 bool sieve_snapshot_reader_done(const struct sieve_snapshot_reader *r)
 {
 	return r->stage == STAGE_DONE;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_done);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_done);
 
 void sieve_snapshot_reader_take(struct sieve_snapshot_reader *r,
 				struct sieve_snapshot_layer_src *out)
@@ -349,7 +347,7 @@ void sieve_snapshot_reader_take(struct sieve_snapshot_reader *r,
 	memset(r->layers, 0, sizeof(r->layers));
 	r->nlayers = 0;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_take);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_take);
 
 void sieve_snapshot_reader_release(struct sieve_snapshot_reader *r)
 {
@@ -359,4 +357,4 @@ void sieve_snapshot_reader_release(struct sieve_snapshot_reader *r)
 		sieve_filter_destroy(r->layers[i].filter);
 	r->nlayers = 0;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_release);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_release);

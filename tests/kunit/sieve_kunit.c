@@ -1157,3 +1157,5 @@ kunit_test_suites(&sieve_filter_test_suite, &sieve_registry_test_suite);
 MODULE_DESCRIPTION("sieve: KUnit tests of the filter cores and the registry");
 MODULE_AUTHOR("sieve developers");
 MODULE_LICENSE("GPL");
+/* The cores, exported for test modules only. */
+SIEVE_IMPORT_INTERNAL();

@@ -176,3 +176,5 @@ module_exit(sieve_test_exit);
 MODULE_DESCRIPTION("sieve: in-kernel tests of the filter cores");
 MODULE_AUTHOR("sieve developers");
 MODULE_LICENSE("GPL");
+/* The cores, exported for test modules only. */
+SIEVE_IMPORT_INTERNAL();
