@@ -17,10 +17,6 @@
 #define SIEVE_MAX_ARG_SIZE	4096
 /* Entries one LIST call may ask for. */
 #define SIEVE_MAX_LIST		4096
-/* Scalable defaults and ranges (see struct sieve_create). */
-#define SIEVE_DEFAULT_GROWTH	2
-#define SIEVE_MAX_GROWTH	16
-#define SIEVE_DEFAULT_LAYERS	8
 
 /*
  * Reads a command's struct: its first __u32 is the caller's size of it,
@@ -45,71 +41,47 @@ static int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
 	return copy_to_user(uarg, arg, size) ? -EFAULT : 0;
 }
 
-static int sieve_create_check(const struct sieve_create *c)
+/* What only the ioctl's encoding adds to the create contract. */
+static int sieve_create_arg_check(const struct sieve_create *c)
 {
-	bool scalable = c->flags & SIEVE_CREATE_SCALABLE;
-	bool explicit = c->flags & SIEVE_CREATE_GEOMETRY;
+	int err = sieve_name_field_check(c->name);
 
-	if ((c->flags & ~SIEVE_CREATE_FLAGS_ALL) || (scalable && explicit) ||
-	    c->__reserved[0] || c->__reserved[1] || sieve_name_check(c->name) ||
-	    c->type < SIEVE_BLOOM || c->type > SIEVE_CUCKOO ||
-	    (!(c->flags & SIEVE_CREATE_SEED) && c->seed))
+	if (err)
+		return err;
+	if (c->__reserved[0] || c->__reserved[1])
 		return -EINVAL;
-	if (explicit) {
-		if (c->geo.type != c->type || c->geo.seed || c->capacity || c->fpp_ppb)
-			return -EINVAL;
-	} else {
-		if (memchr_inv(&c->geo, 0, sizeof(c->geo)) || !c->capacity ||
-		    !c->fpp_ppb || c->fpp_ppb >= SIEVE_PPB)
-			return -EINVAL;
-		if (c->capacity > SIEVE_MAX_CAPACITY)
-			return -E2BIG;
-	}
-	if (!scalable)
-		return c->growth || c->max_layers ? -EINVAL : 0;
-	if ((c->growth && (c->growth < 2 || c->growth > SIEVE_MAX_GROWTH)) ||
-	    (c->max_layers && (c->max_layers < 2 || c->max_layers > SIEVE_MAX_LAYERS)))
-		return -EINVAL;
-	return 0;
+	if (c->flags & SIEVE_CREATE_GEOMETRY)
+		return c->geo.type != c->type || c->geo.seed ? -EINVAL : 0;
+	return memchr_inv(&c->geo, 0, sizeof(c->geo)) ? -EINVAL : 0;
 }
 
 static long sieve_ioctl_create(struct sieve_file *sf, void __user *uarg)
 {
-	bool scalable;
 	struct sieve_create arg;
-	struct sieve_geometry geo;
-	struct sieve_params p;
+	struct sieve_create_spec spec;
 	int err;
 
 	if (!sf->writable)
 		return -EBADF;
 	err = sieve_copy_in(&arg, sizeof(arg), uarg);
 	if (!err)
-		err = sieve_create_check(&arg);
+		err = sieve_create_arg_check(&arg);
 	if (err)
 		return err;
-	scalable = arg.flags & SIEVE_CREATE_SCALABLE;
-	if (arg.flags & SIEVE_CREATE_GEOMETRY) {
-		geo = arg.geo;
-	} else {
-		/* A scalable filter's layer i is sized for fpp / 2^(i + 1). */
-		err = sieve_size(arg.type, arg.capacity,
-				 scalable ? arg.fpp_ppb / 2 : arg.fpp_ppb, &geo);
-		if (err)
-			return err;
-	}
-	geo.seed = arg.flags & SIEVE_CREATE_SEED ? arg.seed : get_random_u32();
-	p = (struct sieve_params) {
-		.name = arg.name,
+	spec = (struct sieve_create_spec) {
 		.type = arg.type,
-		.create_flags = arg.flags,
-		.fpp_ppb = arg.fpp_ppb,
+		.flags = arg.flags,
 		.capacity = arg.capacity,
-		.growth = scalable ? arg.growth ?: SIEVE_DEFAULT_GROWTH : 0,
-		.max_layers = scalable ? arg.max_layers ?: SIEVE_DEFAULT_LAYERS : 1,
-		.owner = arg.flags & SIEVE_CREATE_EPHEMERAL ? sf : NULL,
+		.fpp_ppb = arg.fpp_ppb,
+		.seed = arg.seed,
+		.growth = arg.growth,
+		.max_layers = arg.max_layers,
 	};
-	err = sieve_create(&p, &geo, &arg.id);
+	err = sieve_create_check(&spec);
+	if (err)
+		return err;
+	err = sieve_create(arg.name, &spec, arg.flags & SIEVE_CREATE_GEOMETRY ? &arg.geo : NULL,
+			   arg.flags & SIEVE_CREATE_EPHEMERAL ? sf : NULL, &arg.id);
 	if (err)
 		return err;
 	/* A caller that cannot learn the id would leak the filter. */
@@ -128,8 +100,11 @@ static long sieve_ioctl_open(struct sieve_file *sf, void __user *uarg)
 	err = sieve_copy_in(&arg, sizeof(arg), uarg);
 	if (err)
 		return err;
-	if (arg.flags || arg.__reserved || sieve_name_check(arg.name))
+	if (arg.flags || arg.__reserved)
 		return -EINVAL;
+	err = sieve_name_field_check(arg.name);
+	if (err)
+		return err;
 	s = sieve_lookup_name(arg.name);
 	if (!s)
 		return -ENOENT;

@@ -127,8 +127,10 @@ static int sieve_import_start(struct sieve_file *sf, const struct sieve_import *
 	int err;
 
 	sieve_file_drop_import(sf);
-	if (sieve_name_check(im->name) ||
-	    im->buf_len < sizeof(struct sieve_snapshot_header))
+	err = sieve_name_field_check(im->name);
+	if (err)
+		return err;
+	if (im->buf_len < sizeof(struct sieve_snapshot_header))
 		return -EINVAL;
 	err = sieve_room(im->name);
 	if (err)
@@ -195,7 +197,7 @@ static int sieve_import_finish(struct sieve_file *sf, u32 *id)
 		.queries = r->hdr.queries,
 		.hits = r->hdr.hits,
 	};
-	struct sieve_params p = {
+	struct sieve_reg_params p = {
 		.name = sf->import_name,
 		.type = r->hdr.type,
 		.create_flags = r->hdr.create_flags | sf->import_flags,

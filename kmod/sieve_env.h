@@ -2,9 +2,10 @@
 /*
  * The one environment header of the filter cores.
  *
- * The cores (bloom.c, blocked_bloom.c, cuckoo.c, sizing.c) are written
- * against the kernel's own API and compiled unchanged into sieve.ko and into
- * userspace (libsieve, the tests, the benchmark). In the kernel this header
+ * The cores (bloom.c, blocked_bloom.c, cuckoo.c, sizing.c, filter.c,
+ * snapshot.c, create.c) are written against the kernel's own API and
+ * compiled unchanged into sieve.ko and into userspace (libsieve, the tests,
+ * the benchmark). In the kernel this header
  * only gathers includes; in userspace it provides the few kernel helpers the
  * cores use, with the same names and semantics.
  */

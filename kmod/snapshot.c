@@ -3,6 +3,7 @@
  * Snapshots: the one writer and the one reader of the format described in
  * <linux/sieve.h>, for the kernel's export and import and libsieve's files.
  */
+#include "create.h"
 #include "snapshot.h"
 
 #define HEADER_BYTES	sizeof(struct sieve_snapshot_header)
@@ -142,23 +143,23 @@ static bool zeroes(const void *p, size_t bytes)
 	return true;
 }
 
-/* Sizing fields: either a target (capacity, rate) or an explicit geometry. */
-static bool sizing_valid(const struct sieve_snapshot_header *h)
+/*
+ * What the filter was made with must pass the create contract, with its
+ * layering as made (defaults resolved): a header no filter could have had
+ * is corrupt.
+ */
+static bool made_valid(const struct sieve_snapshot_header *h)
 {
-	if (h->create_flags & SIEVE_CREATE_GEOMETRY)
-		return !h->capacity && !h->fpp_ppb &&
-		       !(h->create_flags & SIEVE_CREATE_SCALABLE);
-	return h->capacity && h->capacity <= SIEVE_MAX_CAPACITY &&
-	       h->fpp_ppb && h->fpp_ppb < SIEVE_PPB;
-}
+	struct sieve_create_spec spec = {
+		.type = h->type,
+		.flags = h->create_flags,
+		.capacity = h->capacity,
+		.fpp_ppb = h->fpp_ppb,
+	};
 
-static bool layering_valid(const struct sieve_snapshot_header *h)
-{
-	if (h->create_flags & SIEVE_CREATE_SCALABLE)
-		return h->max_layers >= 2 && h->max_layers <= SIEVE_MAX_LAYERS &&
-		       h->growth >= 2 && h->growth <= 16 &&
-		       h->nlayers >= 1 && h->nlayers <= h->max_layers;
-	return h->max_layers == 1 && h->nlayers == 1 && !h->growth;
+	return !sieve_create_check(&spec) &&
+	       !sieve_layering_check(h->create_flags, h->growth, h->max_layers) &&
+	       h->nlayers >= 1 && h->nlayers <= h->max_layers;
 }
 
 static int check_header(const struct sieve_snapshot_header *h)
@@ -167,10 +168,7 @@ static int check_header(const struct sieve_snapshot_header *h)
 
 	if (h->magic != SIEVE_SNAPSHOT_MAGIC || h->version != SIEVE_SNAPSHOT_VERSION ||
 	    h->header_bytes != HEADER_BYTES || (h->create_flags & ~SNAPSHOT_FLAGS) ||
-	    h->type < SIEVE_BLOOM || h->type > SIEVE_CUCKOO ||
-	    !zeroes(h->__reserved, sizeof(h->__reserved)))
-		return -EINVAL;
-	if (!sizing_valid(h) || !layering_valid(h))
+	    !zeroes(h->__reserved, sizeof(h->__reserved)) || !made_valid(h))
 		return -EINVAL;
 	if (h->payload_bytes < h->nlayers * LAYER_BYTES || h->payload_bytes > max_payload ||
 	    h->payload_bytes % 8)

@@ -554,7 +554,7 @@ static void bad_names(void)
 
 	for (i = 0; i < 3; i++) {
 		name_case(ncmds[i], cn[i], "empty", "", 0, -EINVAL);
-		name_case(ncmds[i], cn[i], "32 bytes, no NUL", n32, 32, -EINVAL);
+		name_case(ncmds[i], cn[i], "32 bytes, no NUL", n32, 32, -ENAMETOOLONG);
 		name_case(ncmds[i], cn[i], "with a space", "a b", 3, -EINVAL);
 		name_case(ncmds[i], cn[i], "with a slash", "a/b", 3, -EINVAL);
 		name_case(ncmds[i], cn[i], "with a UTF-8 letter", "caf\xc3\xa9", 5, -EINVAL);

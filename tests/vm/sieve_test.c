@@ -85,6 +85,7 @@ static const struct {
 } case_tables[] = {
 	{ sieve_core_cases, &sieve_core_ncases },
 	{ sieve_snapshot_cases, &sieve_snapshot_ncases },
+	{ sieve_create_cases, &sieve_create_ncases },
 };
 
 static void run_cases(struct report *r)
@@ -172,9 +173,10 @@ module_exit(sieve_test_exit);
 /* The shared cases, compiled against the kernel's environment. */
 #include "../cases/core_cases.c"
 #include "../cases/snapshot_cases.c"
+#include "../cases/create_cases.c"
 
 MODULE_DESCRIPTION("sieve: in-kernel tests of the filter cores");
 MODULE_AUTHOR("sieve developers");
 MODULE_LICENSE("GPL");
-/* The cores, exported for test modules only. */
+/* The cores and the create contract, exported for test modules only. */
 SIEVE_IMPORT_INTERNAL();

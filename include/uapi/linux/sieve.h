@@ -118,6 +118,8 @@ struct sieve_geometry {
  *
  * And per command:
  *
+ * - CREATE, OPEN, IMPORT: ENAMETOOLONG @name has no NUL in its
+ *   %SIEVE_NAME_MAX bytes; EINVAL any other bad name.
  * - CREATE, IMPORT: EEXIST the name is taken; E2BIG the table would exceed
  *   %SIEVE_MAX_TABLE_BYTES or the capacity %SIEVE_MAX_CAPACITY; ENOSPC the
  *   module's limit on filters (max_filters) is reached; ENOMEM no memory,
@@ -161,8 +163,17 @@ struct sieve_geometry {
 #define SIEVE_NAME_MAX		32
 /* Keys one batch call may carry. */
 #define SIEVE_MAX_BATCH		(1U << 20)
-/* Layers a scalable filter may grow to. */
+/*
+ * A scalable filter: layers it may grow to, and the capacity factor
+ * between one layer and the next; the defaults apply where a create
+ * leaves the field 0.
+ */
+#define SIEVE_MIN_LAYERS	2
 #define SIEVE_MAX_LAYERS	32
+#define SIEVE_DEFAULT_LAYERS	8
+#define SIEVE_MIN_GROWTH	2
+#define SIEVE_MAX_GROWTH	16
+#define SIEVE_DEFAULT_GROWTH	2
 
 /**
  * enum sieve_create_flags - how a filter is created
@@ -194,7 +205,8 @@ enum sieve_create_flags {
  * @size: sizeof(struct sieve_create).
  * @flags: enum sieve_create_flags.
  * @name: 1 to 31 bytes of [A-Za-z0-9._-], then NUL; the bytes after the
- *	NUL must be zero. Else -EINVAL; -EEXIST if another filter has it.
+ *	NUL must be zero. Else -EINVAL (-ENAMETOOLONG without a NUL);
+ *	-EEXIST if another filter has it.
  * @type: enum sieve_filter_type.
  * @fpp_ppb: target false-positive rate in parts per billion, 1 to
  *	%SIEVE_PPB - 1; must be 0 with %SIEVE_CREATE_GEOMETRY.
@@ -205,9 +217,10 @@ enum sieve_create_flags {
  *	@type, geo.seed 0: the seed comes from @seed); else all zero.
  * @seed: with %SIEVE_CREATE_SEED, the hash seed; else 0 (a random seed).
  * @growth: scalable: each layer's capacity is @growth times the previous
- *	one's, 2 to 16 (0 means 2). Else 0.
- * @max_layers: scalable: at most this many layers, 2 to
- *	%SIEVE_MAX_LAYERS (0 means 8). Else 0.
+ *	one's, %SIEVE_MIN_GROWTH to %SIEVE_MAX_GROWTH (0 means
+ *	%SIEVE_DEFAULT_GROWTH). Else 0.
+ * @max_layers: scalable: at most this many layers, %SIEVE_MIN_LAYERS to
+ *	%SIEVE_MAX_LAYERS (0 means %SIEVE_DEFAULT_LAYERS). Else 0.
  * @id: out: the new filter's id.
  * @__reserved: must be 0.
  */
@@ -553,8 +566,9 @@ struct sieve_merge {
  *	%SIEVE_CREATE_EPHEMERAL (the importer chooses that).
  * @type: enum sieve_filter_type, of every layer.
  * @nlayers: layers that follow, 1 to @max_layers.
- * @max_layers: 1, or for a scalable filter 2 to %SIEVE_MAX_LAYERS.
- * @growth: scalable: 2 to 16; else 0.
+ * @max_layers: 1, or for a scalable filter %SIEVE_MIN_LAYERS to
+ *	%SIEVE_MAX_LAYERS.
+ * @growth: scalable: %SIEVE_MIN_GROWTH to %SIEVE_MAX_GROWTH; else 0.
  * @fpp_ppb: the target rate (0 for an explicit geometry).
  * @capacity: keys the first layer was sized for (0 for an explicit
  *	geometry).
