@@ -19,27 +19,33 @@
 #define SIEVE_MAX_LIST		4096
 
 /*
- * Reads a command's struct: its first __u32 is the caller's size of it,
- * which must hold at least every field this kernel knows (all of them are
- * of the first version) and have zeros past them.
+ * Reads a command's struct (clone3() style): its first __u32 is the
+ * caller's size of it, at least @ver0 (the struct's first version); fields
+ * past that size read as zero, bytes past the fields this kernel knows
+ * must be zero.
  */
-int sieve_copy_in(void *arg, size_t size, const void __user *uarg)
+int sieve_copy_in(void *arg, size_t size, size_t ver0, const void __user *uarg)
 {
 	u32 usize;
-	int err;
 
 	if (get_user(usize, (const u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < size || usize > SIEVE_MAX_ARG_SIZE)
+	if (usize > SIEVE_MAX_ARG_SIZE)
+		return -E2BIG;
+	if (usize < ver0)
 		return -EINVAL;
-	err = copy_struct_from_user(arg, size, uarg, usize);
-	return err == -E2BIG ? -EINVAL : err;
+	return copy_struct_from_user(arg, size, uarg, usize);
 }
+SIEVE_EXPORT_INTERNAL(sieve_copy_in);
 
-static int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
+/* Writes a struct back: no further than the caller's size of it (its @size). */
+int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
 {
-	return copy_to_user(uarg, arg, size) ? -EFAULT : 0;
+	size_t usize = *(const u32 *)arg;
+
+	return copy_to_user(uarg, arg, min(usize, size)) ? -EFAULT : 0;
 }
+SIEVE_EXPORT_INTERNAL(sieve_copy_out);
 
 /* What only the ioctl's encoding adds to the create contract. */
 static int sieve_create_arg_check(const struct sieve_create *c)
@@ -63,7 +69,7 @@ static long sieve_ioctl_create(struct sieve_file *sf, void __user *uarg)
 
 	if (!sf->writable)
 		return -EBADF;
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_CREATE_SIZE_VER0, uarg);
 	if (!err)
 		err = sieve_create_arg_check(&arg);
 	if (err)
@@ -97,7 +103,7 @@ static long sieve_ioctl_open(struct sieve_file *sf, void __user *uarg)
 	struct sieve *s;
 	int err;
 
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_OPEN_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (arg.flags || arg.__reserved)
@@ -122,7 +128,7 @@ static long sieve_ioctl_list(struct sieve_file *sf, void __user *uarg)
 	u32 n = 0;
 	int err;
 
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_LIST_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (arg.flags || arg.__reserved || arg.count > SIEVE_MAX_LIST)
@@ -154,7 +160,7 @@ static long sieve_ioctl_list(struct sieve_file *sf, void __user *uarg)
 /* Reads a struct sieve_id and checks it. */
 static int sieve_id_in(struct sieve_id *arg, void __user *uarg)
 {
-	int err = sieve_copy_in(arg, sizeof(*arg), uarg);
+	int err = sieve_copy_in(arg, sizeof(*arg), SIEVE_ID_SIZE_VER0, uarg);
 
 	if (err)
 		return err;
@@ -198,7 +204,7 @@ static long sieve_ioctl_info(struct sieve_file *sf, void __user *uarg)
 	struct sieve *s;
 	int err;
 
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_INFO_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (arg.flags)
@@ -236,7 +242,7 @@ static long sieve_ioctl_merge(struct sieve_file *sf, void __user *uarg)
 
 	if (!sf->writable)
 		return -EBADF;
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_MERGE_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (arg.flags)
@@ -333,8 +339,27 @@ static struct miscdevice sieve_misc = {
 	.mode = 0600,
 };
 
+/*
+ * Each struct's first version ends where its last field ends today; once
+ * a field is added, its VER0 stays and a VER1 names the new end.
+ */
+static void sieve_abi_sizes_check(void)
+{
+	BUILD_BUG_ON(offsetofend(struct sieve_create, __reserved) != SIEVE_CREATE_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_open, __reserved) != SIEVE_OPEN_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_id, __reserved) != SIEVE_ID_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_list, __reserved) != SIEVE_LIST_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_key_op, __reserved) != SIEVE_KEY_OP_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_batch, __reserved) != SIEVE_BATCH_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_info, snapshot_bytes) != SIEVE_INFO_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_export, total) != SIEVE_EXPORT_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_import, __reserved) != SIEVE_IMPORT_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_merge, src_id) != SIEVE_MERGE_SIZE_VER0);
+}
+
 int sieve_device_init(void)
 {
+	sieve_abi_sizes_check();
 	return misc_register(&sieve_misc);
 }
 

@@ -75,7 +75,7 @@ long sieve_ioctl_export(struct sieve_file *sf, void __user *uarg)
 	struct sieve *s;
 	int err;
 
-	err = sieve_copy_in(&e, sizeof(e), uarg);
+	err = sieve_copy_in(&e, sizeof(e), SIEVE_EXPORT_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (e.flags || e.__reserved)
@@ -88,7 +88,7 @@ long sieve_ioctl_export(struct sieve_file *sf, void __user *uarg)
 			return -ENOENT;
 		e.total = sieve_export_bytes(s);
 		sieve_release(s);
-		return copy_to_user(uarg, &e, sizeof(e)) ? -EFAULT : 0;
+		return sieve_copy_out(uarg, &e, sizeof(e));
 	}
 	/* Another thread may hold it through a long copy: let a kill through. */
 	if (mutex_lock_killable(&sf->lock))
@@ -103,8 +103,8 @@ long sieve_ioctl_export(struct sieve_file *sf, void __user *uarg)
 	err = sieve_export_copy(sf, &e);
 	if (!err && e.offset + e.copied == sf->export_bytes)
 		sieve_file_drop_export(sf);
-	if (!err && copy_to_user(uarg, &e, sizeof(e)))
-		err = -EFAULT;
+	if (!err)
+		err = sieve_copy_out(uarg, &e, sizeof(e));
 out_unlock:
 	mutex_unlock(&sf->lock);
 	return err;
@@ -226,7 +226,7 @@ long sieve_ioctl_import(struct sieve_file *sf, void __user *uarg)
 
 	if (!sf->writable)
 		return -EBADF;
-	err = sieve_copy_in(&im, sizeof(im), uarg);
+	err = sieve_copy_in(&im, sizeof(im), SIEVE_IMPORT_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if ((im.flags & ~SIEVE_CREATE_EPHEMERAL) || im.__reserved || !im.buf_len)
@@ -252,7 +252,7 @@ long sieve_ioctl_import(struct sieve_file *sf, void __user *uarg)
 	mutex_unlock(&sf->lock);
 	if (err)
 		return err;
-	if (copy_to_user(uarg, &im, sizeof(im))) {
+	if (sieve_copy_out(uarg, &im, sizeof(im))) {
 		/* On any error nothing is created: the caller never saw the id. */
 		if (im.id)
 			sieve_destroy(im.id);

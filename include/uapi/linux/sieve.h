@@ -90,12 +90,20 @@ struct sieve_geometry {
  *
  * Filters live in the kernel, in one registry per system, under a name and
  * an id. Every command takes one struct whose first two fields are @size
- * (the caller's sizeof the struct, so the struct can grow: a larger struct
- * must have zeros past the end the kernel knows; a smaller one must still
- * hold every field of the first version; at most 4096 bytes) and @flags.
- * Fields marked "out" are written back on success and, where said, on
- * failure. Reserved fields must be zero. Keys are 1 to %SIEVE_MAX_KEY_LEN
- * bytes.
+ * and @flags. Fields marked "out" are written back on success and, where
+ * said, on failure. Reserved fields must be zero. Keys are 1 to
+ * %SIEVE_MAX_KEY_LEN bytes.
+ *
+ * Structs grow at their end, as clone3()'s do. @size is the caller's
+ * sizeof the struct: at least its first version's size
+ * (SIEVE_<STRUCT>_SIZE_VER0, else -EINVAL) and at most 4096 (else -E2BIG).
+ * A caller built against an older header passes a smaller struct: the
+ * kernel reads the fields it holds, takes those past its end as zero, and
+ * writes "out" fields back only as far as @size reaches. A caller built
+ * against a newer header passes a larger struct: the bytes past the fields
+ * this kernel knows must be zero (else -E2BIG). So a field added later
+ * must mean "as before" when zero, and a SIEVE_<STRUCT>_SIZE_VER1 then
+ * names the new end.
  *
  * A file opened read-only may only QUERY, QUERY batches, INFO, LIST, OPEN
  * and EXPORT; anything else gets -EBADF. The device is 0600 root by default.
@@ -103,12 +111,13 @@ struct sieve_geometry {
  * Errors, for every command:
  *
  * - ENOTTY: unknown command.
- * - EINVAL: a bad @size (below the first version's sizeof, above 4096, or
- *   a nonzero byte past the fields the kernel knows), unknown or
- *   conflicting @flags, a nonzero reserved field, or a field out of its
- *   documented range (each command lists its own); a corrupted snapshot
- *   (any header field, a table whose unused bits are set, a wrong
- *   checksum, a chunk at the wrong offset).
+ * - EINVAL: a @size below the struct's SIZE_VER0, unknown or conflicting
+ *   @flags, a nonzero reserved field, or a field out of its documented
+ *   range (each command lists its own); a corrupted snapshot (any header
+ *   field, a table whose unused bits are set, a wrong checksum, a chunk at
+ *   the wrong offset).
+ * - E2BIG: a @size above 4096, or a nonzero byte past the fields the
+ *   kernel knows (a newer caller asking for something this kernel lacks).
  * - EFAULT: a pointer (or the struct itself) that cannot be read or
  *   written.
  * - EBADF: a command that changes filters on a file opened read-only
@@ -513,6 +522,18 @@ struct sieve_merge {
 	__u32 dst_id;
 	__u32 src_id;
 };
+
+/* Each struct's first version, in bytes: the smallest @size accepted. */
+#define SIEVE_CREATE_SIZE_VER0	112
+#define SIEVE_OPEN_SIZE_VER0	48
+#define SIEVE_ID_SIZE_VER0	16
+#define SIEVE_LIST_SIZE_VER0	32
+#define SIEVE_KEY_OP_SIZE_VER0	32
+#define SIEVE_BATCH_SIZE_VER0	64
+#define SIEVE_INFO_SIZE_VER0	168
+#define SIEVE_EXPORT_SIZE_VER0	56
+#define SIEVE_IMPORT_SIZE_VER0	72
+#define SIEVE_MERGE_SIZE_VER0	16
 
 #define SIEVE_IOC_CREATE	_IO(SIEVE_IOC_MAGIC, 0x00)
 #define SIEVE_IOC_OPEN		_IO(SIEVE_IOC_MAGIC, 0x01)
