@@ -38,9 +38,9 @@ SIEVE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
 
 # The filter cores: compiled unchanged into sieve.ko and into userspace.
 CORE_SRCS := kmod/filter.c kmod/bloom.c kmod/blocked_bloom.c kmod/cuckoo.c kmod/sizing.c \
-	kmod/layers.c kmod/snapshot.c
-CORE_HDRS := kmod/filter.h kmod/layers.h kmod/snapshot.h kmod/sieve_env.h kmod/fixedpoint.h \
-	userspace/lib/jhash.h include/uapi/linux/sieve.h
+	kmod/layers.c kmod/snapshot.c kmod/create.c
+CORE_HDRS := kmod/filter.h kmod/layers.h kmod/snapshot.h kmod/create.h kmod/sieve_env.h \
+	kmod/fixedpoint.h userspace/lib/jhash.h include/uapi/linux/sieve.h
 CORE_OBJS := $(patsubst kmod/%.c,$(BUILD)/core/%.o,$(CORE_SRCS))
 
 LIB_SRCS := $(wildcard userspace/lib/*.c)

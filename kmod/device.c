@@ -17,99 +17,77 @@
 #define SIEVE_MAX_ARG_SIZE	4096
 /* Entries one LIST call may ask for. */
 #define SIEVE_MAX_LIST		4096
-/* Scalable defaults and ranges (see struct sieve_create). */
-#define SIEVE_DEFAULT_GROWTH	2
-#define SIEVE_MAX_GROWTH	16
-#define SIEVE_DEFAULT_LAYERS	8
 
 /*
- * Reads a command's struct: its first __u32 is the caller's size of it,
- * which must hold at least every field this kernel knows (all of them are
- * of the first version) and have zeros past them.
+ * Reads a command's struct (clone3() style): its first __u32 is the
+ * caller's size of it, at least @ver0 (the struct's first version); fields
+ * past that size read as zero, bytes past the fields this kernel knows
+ * must be zero.
  */
-int sieve_copy_in(void *arg, size_t size, const void __user *uarg)
+int sieve_copy_in(void *arg, size_t size, size_t ver0, const void __user *uarg)
 {
 	u32 usize;
-	int err;
 
 	if (get_user(usize, (const u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < size || usize > SIEVE_MAX_ARG_SIZE)
+	if (usize > SIEVE_MAX_ARG_SIZE)
+		return -E2BIG;
+	if (usize < ver0)
 		return -EINVAL;
-	err = copy_struct_from_user(arg, size, uarg, usize);
-	return err == -E2BIG ? -EINVAL : err;
+	return copy_struct_from_user(arg, size, uarg, usize);
 }
+SIEVE_EXPORT_INTERNAL(sieve_copy_in);
 
-static int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
+/* Writes a struct back: no further than the caller's size of it (its @size). */
+int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
 {
-	return copy_to_user(uarg, arg, size) ? -EFAULT : 0;
+	size_t usize = *(const u32 *)arg;
+
+	return copy_to_user(uarg, arg, min(usize, size)) ? -EFAULT : 0;
 }
+SIEVE_EXPORT_INTERNAL(sieve_copy_out);
 
-static int sieve_create_check(const struct sieve_create *c)
+/* What only the ioctl's encoding adds to the create contract. */
+static int sieve_create_arg_check(const struct sieve_create *c)
 {
-	bool scalable = c->flags & SIEVE_CREATE_SCALABLE;
-	bool explicit = c->flags & SIEVE_CREATE_GEOMETRY;
+	int err = sieve_name_field_check(c->name);
 
-	if ((c->flags & ~SIEVE_CREATE_FLAGS_ALL) || (scalable && explicit) ||
-	    c->__reserved[0] || c->__reserved[1] || sieve_name_check(c->name) ||
-	    c->type < SIEVE_BLOOM || c->type > SIEVE_CUCKOO ||
-	    (!(c->flags & SIEVE_CREATE_SEED) && c->seed))
+	if (err)
+		return err;
+	if (c->__reserved[0] || c->__reserved[1])
 		return -EINVAL;
-	if (explicit) {
-		if (c->geo.type != c->type || c->geo.seed || c->capacity || c->fpp_ppb)
-			return -EINVAL;
-	} else {
-		if (memchr_inv(&c->geo, 0, sizeof(c->geo)) || !c->capacity ||
-		    !c->fpp_ppb || c->fpp_ppb >= SIEVE_PPB)
-			return -EINVAL;
-		if (c->capacity > SIEVE_MAX_CAPACITY)
-			return -E2BIG;
-	}
-	if (!scalable)
-		return c->growth || c->max_layers ? -EINVAL : 0;
-	if ((c->growth && (c->growth < 2 || c->growth > SIEVE_MAX_GROWTH)) ||
-	    (c->max_layers && (c->max_layers < 2 || c->max_layers > SIEVE_MAX_LAYERS)))
-		return -EINVAL;
-	return 0;
+	if (c->flags & SIEVE_CREATE_GEOMETRY)
+		return c->geo.type != c->type || c->geo.seed ? -EINVAL : 0;
+	return memchr_inv(&c->geo, 0, sizeof(c->geo)) ? -EINVAL : 0;
 }
 
 static long sieve_ioctl_create(struct sieve_file *sf, void __user *uarg)
 {
-	bool scalable;
 	struct sieve_create arg;
-	struct sieve_geometry geo;
-	struct sieve_params p;
+	struct sieve_create_spec spec;
 	int err;
 
 	if (!sf->writable)
 		return -EBADF;
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_CREATE_SIZE_VER0, uarg);
 	if (!err)
-		err = sieve_create_check(&arg);
+		err = sieve_create_arg_check(&arg);
 	if (err)
 		return err;
-	scalable = arg.flags & SIEVE_CREATE_SCALABLE;
-	if (arg.flags & SIEVE_CREATE_GEOMETRY) {
-		geo = arg.geo;
-	} else {
-		/* A scalable filter's layer i is sized for fpp / 2^(i + 1). */
-		err = sieve_size(arg.type, arg.capacity,
-				 scalable ? arg.fpp_ppb / 2 : arg.fpp_ppb, &geo);
-		if (err)
-			return err;
-	}
-	geo.seed = arg.flags & SIEVE_CREATE_SEED ? arg.seed : get_random_u32();
-	p = (struct sieve_params) {
-		.name = arg.name,
+	spec = (struct sieve_create_spec) {
 		.type = arg.type,
-		.create_flags = arg.flags,
-		.fpp_ppb = arg.fpp_ppb,
+		.flags = arg.flags,
 		.capacity = arg.capacity,
-		.growth = scalable ? arg.growth ?: SIEVE_DEFAULT_GROWTH : 0,
-		.max_layers = scalable ? arg.max_layers ?: SIEVE_DEFAULT_LAYERS : 1,
-		.owner = arg.flags & SIEVE_CREATE_EPHEMERAL ? sf : NULL,
+		.fpp_ppb = arg.fpp_ppb,
+		.seed = arg.seed,
+		.growth = arg.growth,
+		.max_layers = arg.max_layers,
 	};
-	err = sieve_create(&p, &geo, &arg.id);
+	err = sieve_create_check(&spec);
+	if (err)
+		return err;
+	err = sieve_create(arg.name, &spec, arg.flags & SIEVE_CREATE_GEOMETRY ? &arg.geo : NULL,
+			   arg.flags & SIEVE_CREATE_EPHEMERAL ? sf : NULL, &arg.id);
 	if (err)
 		return err;
 	/* A caller that cannot learn the id would leak the filter. */
@@ -125,11 +103,14 @@ static long sieve_ioctl_open(struct sieve_file *sf, void __user *uarg)
 	struct sieve *s;
 	int err;
 
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_OPEN_SIZE_VER0, uarg);
 	if (err)
 		return err;
-	if (arg.flags || arg.__reserved || sieve_name_check(arg.name))
+	if (arg.flags || arg.__reserved)
 		return -EINVAL;
+	err = sieve_name_field_check(arg.name);
+	if (err)
+		return err;
 	s = sieve_lookup_name(arg.name);
 	if (!s)
 		return -ENOENT;
@@ -147,7 +128,7 @@ static long sieve_ioctl_list(struct sieve_file *sf, void __user *uarg)
 	u32 n = 0;
 	int err;
 
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_LIST_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (arg.flags || arg.__reserved || arg.count > SIEVE_MAX_LIST)
@@ -179,7 +160,7 @@ static long sieve_ioctl_list(struct sieve_file *sf, void __user *uarg)
 /* Reads a struct sieve_id and checks it. */
 static int sieve_id_in(struct sieve_id *arg, void __user *uarg)
 {
-	int err = sieve_copy_in(arg, sizeof(*arg), uarg);
+	int err = sieve_copy_in(arg, sizeof(*arg), SIEVE_ID_SIZE_VER0, uarg);
 
 	if (err)
 		return err;
@@ -223,7 +204,7 @@ static long sieve_ioctl_info(struct sieve_file *sf, void __user *uarg)
 	struct sieve *s;
 	int err;
 
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_INFO_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (arg.flags)
@@ -261,7 +242,7 @@ static long sieve_ioctl_merge(struct sieve_file *sf, void __user *uarg)
 
 	if (!sf->writable)
 		return -EBADF;
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_MERGE_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (arg.flags)
@@ -358,8 +339,27 @@ static struct miscdevice sieve_misc = {
 	.mode = 0600,
 };
 
+/*
+ * Each struct's first version ends where its last field ends today; once
+ * a field is added, its VER0 stays and a VER1 names the new end.
+ */
+static void sieve_abi_sizes_check(void)
+{
+	BUILD_BUG_ON(offsetofend(struct sieve_create, __reserved) != SIEVE_CREATE_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_open, __reserved) != SIEVE_OPEN_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_id, __reserved) != SIEVE_ID_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_list, __reserved) != SIEVE_LIST_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_key_op, __reserved) != SIEVE_KEY_OP_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_batch, __reserved) != SIEVE_BATCH_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_info, snapshot_bytes) != SIEVE_INFO_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_export, total) != SIEVE_EXPORT_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_import, __reserved) != SIEVE_IMPORT_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_merge, src_id) != SIEVE_MERGE_SIZE_VER0);
+}
+
 int sieve_device_init(void)
 {
+	sieve_abi_sizes_check();
 	return misc_register(&sieve_misc);
 }
 

@@ -40,7 +40,8 @@ struct sieve_file {
 	u32 import_flags;
 };
 
-int sieve_copy_in(void *arg, size_t size, const void __user *uarg);
+int sieve_copy_in(void *arg, size_t size, size_t ver0, const void __user *uarg);
+int sieve_copy_out(void __user *uarg, const void *arg, size_t size);
 
 long sieve_ioctl_add(struct sieve_file *sf, void __user *uarg);
 long sieve_ioctl_query(struct sieve_file *sf, void __user *uarg);

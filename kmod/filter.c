@@ -21,7 +21,7 @@ int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes)
 		return -EINVAL;
 	return sieve_types[geo->type].check(geo, table_bytes);
 }
-EXPORT_SYMBOL_GPL(sieve_geometry_check);
+SIEVE_EXPORT_INTERNAL(sieve_geometry_check);
 
 /* On error *@out is left as it was and nothing stays allocated. */
 int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **out)
@@ -41,14 +41,14 @@ int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **
 	*out = f;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sieve_filter_create);
+SIEVE_EXPORT_INTERNAL(sieve_filter_create);
 
 /* Every type is one allocation, header and table together, header first. */
 void sieve_filter_destroy(struct sieve_filter *f)
 {
 	sieve_free(f);
 }
-EXPORT_SYMBOL_GPL(sieve_filter_destroy);
+SIEVE_EXPORT_INTERNAL(sieve_filter_destroy);
 
 /*
  * Union is a plain OR of two tables, which is only meaningful when every
@@ -60,7 +60,7 @@ int sieve_filter_merge(struct sieve_filter *dst, const struct sieve_filter *src)
 		return -EINVAL;
 	return dst->ops->merge(dst, src);
 }
-EXPORT_SYMBOL_GPL(sieve_filter_merge);
+SIEVE_EXPORT_INTERNAL(sieve_filter_merge);
 
 /*
  * Batches run as a pipeline: key i is hashed and its lines prefetched
@@ -91,7 +91,7 @@ int sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sieve_filter_add_batch);
+SIEVE_EXPORT_INTERNAL(sieve_filter_add_batch);
 
 void sieve_filter_contains_batch(const struct sieve_filter *f,
 				 const struct sieve_key *keys, u32 n, bool *results)
@@ -110,7 +110,7 @@ void sieve_filter_contains_batch(const struct sieve_filter *f,
 		}
 	}
 }
-EXPORT_SYMBOL_GPL(sieve_filter_contains_batch);
+SIEVE_EXPORT_INTERNAL(sieve_filter_contains_batch);
 
 /*
  * How full the table is, in parts per million: bits set for the Bloom types
@@ -131,7 +131,6 @@ u32 sieve_filter_fill_ppm(const struct sieve_filter *f)
 	/* slots < 2^34 and used <= slots: the product fits in 64 bits. */
 	return div64_u64(min(used, slots) * 1000000, slots);
 }
-EXPORT_SYMBOL_GPL(sieve_filter_fill_ppm);
 
 /* Zeroes a table of any size, a megabyte at a time so the CPU is not held. */
 void sieve_zero(void *table, u64 bytes)

@@ -32,7 +32,7 @@ static long sieve_ioctl_key(struct sieve_file *sf, void __user *uarg, u32 op)
 
 	if (op != SIEVE_BATCH_QUERY && !sf->writable)
 		return -EBADF;
-	err = sieve_copy_in(&arg, sizeof(arg), uarg);
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_KEY_OP_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if ((arg.flags & ~(op == SIEVE_BATCH_ADD ? SIEVE_ADD_FLAGS_ALL : 0)) ||
@@ -55,7 +55,7 @@ static long sieve_ioctl_key(struct sieve_file *sf, void __user *uarg, u32 op)
 	if (err)
 		goto out_free_key;
 	arg.result = res;
-	err = copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	err = sieve_copy_out(uarg, &arg, sizeof(arg));
 out_free_key:
 	if (key != stack_key)
 		kfree(key);
@@ -226,7 +226,7 @@ long sieve_ioctl_batch(struct sieve_file *sf, void __user *uarg)
 	struct sieve *s;
 	int err;
 
-	err = sieve_copy_in(&b, sizeof(b), uarg);
+	err = sieve_copy_in(&b, sizeof(b), SIEVE_BATCH_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (b.op < SIEVE_BATCH_ADD || b.op > SIEVE_BATCH_DELETE)
@@ -253,7 +253,7 @@ long sieve_ioctl_batch(struct sieve_file *sf, void __user *uarg)
 out_release:
 	sieve_release(s);
 	/* done and present are written on failure too. */
-	if (copy_to_user(uarg, &b, sizeof(b)))
+	if (sieve_copy_out(uarg, &b, sizeof(b)))
 		err = -EFAULT;
 	return err;
 }

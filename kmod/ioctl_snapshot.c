@@ -75,7 +75,7 @@ long sieve_ioctl_export(struct sieve_file *sf, void __user *uarg)
 	struct sieve *s;
 	int err;
 
-	err = sieve_copy_in(&e, sizeof(e), uarg);
+	err = sieve_copy_in(&e, sizeof(e), SIEVE_EXPORT_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if (e.flags || e.__reserved)
@@ -88,7 +88,7 @@ long sieve_ioctl_export(struct sieve_file *sf, void __user *uarg)
 			return -ENOENT;
 		e.total = sieve_export_bytes(s);
 		sieve_release(s);
-		return copy_to_user(uarg, &e, sizeof(e)) ? -EFAULT : 0;
+		return sieve_copy_out(uarg, &e, sizeof(e));
 	}
 	/* Another thread may hold it through a long copy: let a kill through. */
 	if (mutex_lock_killable(&sf->lock))
@@ -103,8 +103,8 @@ long sieve_ioctl_export(struct sieve_file *sf, void __user *uarg)
 	err = sieve_export_copy(sf, &e);
 	if (!err && e.offset + e.copied == sf->export_bytes)
 		sieve_file_drop_export(sf);
-	if (!err && copy_to_user(uarg, &e, sizeof(e)))
-		err = -EFAULT;
+	if (!err)
+		err = sieve_copy_out(uarg, &e, sizeof(e));
 out_unlock:
 	mutex_unlock(&sf->lock);
 	return err;
@@ -127,8 +127,10 @@ static int sieve_import_start(struct sieve_file *sf, const struct sieve_import *
 	int err;
 
 	sieve_file_drop_import(sf);
-	if (sieve_name_check(im->name) ||
-	    im->buf_len < sizeof(struct sieve_snapshot_header))
+	err = sieve_name_field_check(im->name);
+	if (err)
+		return err;
+	if (im->buf_len < sizeof(struct sieve_snapshot_header))
 		return -EINVAL;
 	err = sieve_room(im->name);
 	if (err)
@@ -195,7 +197,7 @@ static int sieve_import_finish(struct sieve_file *sf, u32 *id)
 		.queries = r->hdr.queries,
 		.hits = r->hdr.hits,
 	};
-	struct sieve_params p = {
+	struct sieve_reg_params p = {
 		.name = sf->import_name,
 		.type = r->hdr.type,
 		.create_flags = r->hdr.create_flags | sf->import_flags,
@@ -224,7 +226,7 @@ long sieve_ioctl_import(struct sieve_file *sf, void __user *uarg)
 
 	if (!sf->writable)
 		return -EBADF;
-	err = sieve_copy_in(&im, sizeof(im), uarg);
+	err = sieve_copy_in(&im, sizeof(im), SIEVE_IMPORT_SIZE_VER0, uarg);
 	if (err)
 		return err;
 	if ((im.flags & ~SIEVE_CREATE_EPHEMERAL) || im.__reserved || !im.buf_len)
@@ -250,7 +252,7 @@ long sieve_ioctl_import(struct sieve_file *sf, void __user *uarg)
 	mutex_unlock(&sf->lock);
 	if (err)
 		return err;
-	if (copy_to_user(uarg, &im, sizeof(im))) {
+	if (sieve_copy_out(uarg, &im, sizeof(im))) {
 		/* On any error nothing is created: the caller never saw the id. */
 		if (im.id)
 			sieve_destroy(im.id);

@@ -59,62 +59,30 @@ int sieve_delete(struct sieve *s, const void *key, u32 len)
 }
 EXPORT_SYMBOL_GPL(sieve_delete);
 
-/* As SIEVE_IOC_CREATE's (struct sieve_create). */
-#define SIEVE_KAPI_MAX_GROWTH	16
-
-/*
- * What sizing does not check: name, flags, seed, growth, and a rate of 1
- * or more that halving (scalable) would bring into range.
- */
-static int sieve_kernel_create_check(const struct sieve_kernel_create *c,
-				     char name[SIEVE_NAME_MAX])
-{
-	bool scalable = c->flags & SIEVE_CREATE_SCALABLE;
-
-	if (!c->name || strscpy(name, c->name, SIEVE_NAME_MAX) < 0 ||
-	    sieve_name_check(name) ||
-	    (c->flags & ~(SIEVE_CREATE_SCALABLE | SIEVE_CREATE_SEED)) ||
-	    c->fpp_ppb >= SIEVE_PPB ||
-	    (!(c->flags & SIEVE_CREATE_SEED) && c->seed))
-		return -EINVAL;
-	if (!scalable)
-		return c->growth || c->max_layers ? -EINVAL : 0;
-	if (c->growth < 2 || c->growth > SIEVE_KAPI_MAX_GROWTH ||
-	    c->max_layers < 2 || c->max_layers > SIEVE_MAX_LAYERS)
-		return -EINVAL;
-	return 0;
-}
+/* No file owns a kernel caller's filter, and it is always sized. */
+#define SIEVE_KAPI_CREATE_FLAGS	(SIEVE_CREATE_SCALABLE | SIEVE_CREATE_SEED)
 
 int sieve_create_kernel(const struct sieve_kernel_create *c, u32 *id)
 {
-	bool scalable = c->flags & SIEVE_CREATE_SCALABLE;
-	char name[SIEVE_NAME_MAX] = {};
-	struct sieve_geometry geo;
-	struct sieve_params p;
+	struct sieve_create_spec spec = {
+		.type = c->type,
+		.flags = c->flags,
+		.capacity = c->capacity,
+		.fpp_ppb = c->fpp_ppb,
+		.seed = c->seed,
+		.growth = c->growth,
+		.max_layers = c->max_layers,
+	};
 	int err;
 
 	might_sleep();
-	err = sieve_kernel_create_check(c, name);
+	err = sieve_name_check(c->name);
 	if (err)
 		return err;
-	/*
-	 * Sizing checks the type, capacity and rate. A scalable filter's
-	 * layer i is sized for fpp / 2^(i + 1), as through /dev/sieve.
-	 */
-	err = sieve_size(c->type, c->capacity, scalable ? c->fpp_ppb / 2 : c->fpp_ppb, &geo);
-	if (err)
-		return err;
-	geo.seed = c->flags & SIEVE_CREATE_SEED ? c->seed : get_random_u32();
-	p = (struct sieve_params) {
-		.name = name,
-		.type = c->type,
-		.create_flags = c->flags,
-		.fpp_ppb = c->fpp_ppb,
-		.capacity = c->capacity,
-		.growth = scalable ? c->growth : 0,
-		.max_layers = scalable ? c->max_layers : 1,
-	};
-	return sieve_create(&p, &geo, id);
+	if (c->flags & ~SIEVE_KAPI_CREATE_FLAGS)
+		return -EINVAL;
+	err = sieve_create_check(&spec);
+	return err ?: sieve_create(c->name, &spec, NULL, NULL, id);
 }
 EXPORT_SYMBOL_GPL(sieve_create_kernel);
 

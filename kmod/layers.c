@@ -16,6 +16,14 @@ int sieve_layer_size(u32 type, u32 fpp_ppb, u32 i, u64 capacity, struct sieve_ge
 	return sieve_size(type, capacity, sieve_layer_fpp(fpp_ppb, i), geo);
 }
 
+int sieve_first_layer_size(u32 type, u32 create_flags, u32 fpp_ppb, u64 capacity,
+			   struct sieve_geometry *geo)
+{
+	if (create_flags & SIEVE_CREATE_SCALABLE)
+		return sieve_layer_size(type, fpp_ppb, 0, capacity, geo);
+	return sieve_size(type, capacity, fpp_ppb, geo);
+}
+
 int sieve_layer_next(u32 type, u32 fpp_ppb, u32 growth, u32 n, u64 top_capacity,
 		     u64 *capacity, struct sieve_geometry *geo)
 {

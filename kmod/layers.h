@@ -27,6 +27,13 @@ u32 sieve_layer_fpp(u32 fpp_ppb, u32 i);
 int sieve_layer_size(u32 type, u32 fpp_ppb, u32 i, u64 capacity, struct sieve_geometry *geo);
 
 /*
+ * The first layer of a filter made with @create_flags: sized for the whole
+ * rate, or for layer 0's share of it when the filter is scalable.
+ */
+int sieve_first_layer_size(u32 type, u32 create_flags, u32 fpp_ppb, u64 capacity,
+			   struct sieve_geometry *geo);
+
+/*
  * The layer to stack on @n layers whose newest takes @top_capacity keys:
  * its capacity and geometry (seed left 0). -E2BIG or -EINVAL when the
  * capacity or sizing is out of range: then no layer ever follows.

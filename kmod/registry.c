@@ -9,6 +9,7 @@
 #include <linux/cpumask.h>
 #include <linux/xarray.h>
 
+#include "layers.h"
 #include "registry.h"
 
 unsigned int sieve_max_filters = 1024;
@@ -54,29 +55,6 @@ int sieve_mem_reserve(u64 bytes)
 void sieve_mem_release(u64 bytes)
 {
 	WARN_ON_ONCE(atomic64_sub_return(bytes, &sieve_mem_used) < 0);
-}
-
-/* ASCII only: the kernel's isalnum() also takes Latin-1 letters. */
-static bool sieve_name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '.' || c == '_' || c == '-';
-}
-
-int sieve_name_check(const char name[SIEVE_NAME_MAX])
-{
-	size_t len = strnlen(name, SIEVE_NAME_MAX), i;
-
-	if (!len || len == SIEVE_NAME_MAX)
-		return -EINVAL;
-	for (i = 0; i < len; i++)
-		if (!sieve_name_char(name[i]))
-			return -EINVAL;
-	/* The bytes after the NUL are reserved, so names can grow. */
-	for (; i < SIEVE_NAME_MAX; i++)
-		if (name[i])
-			return -EINVAL;
-	return 0;
 }
 
 /* What a layer costs beyond its table: the core's header and ours. */
@@ -158,7 +136,7 @@ u64 sieve_layers_charged(const struct sieve_layers *L)
 	return bytes;
 }
 
-static struct sieve *sieve_struct_alloc(const struct sieve_params *p, u32 seed)
+static struct sieve *sieve_struct_alloc(const struct sieve_reg_params *p, u32 seed)
 {
 	struct sieve *s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 
@@ -245,7 +223,7 @@ int sieve_room(const char *name)
  * Registers a filter of the layers @L (which it takes over, freeing them
  * on error) and, for an import, @counters.
  */
-static int sieve_publish(const struct sieve_params *p, struct sieve_layers *L, u32 seed,
+static int sieve_publish(const struct sieve_reg_params *p, struct sieve_layers *L, u32 seed,
 			 const struct sieve_stats *counters, u32 *id)
 {
 	struct sieve *s;
@@ -281,18 +259,46 @@ static int sieve_publish(const struct sieve_params *p, struct sieve_layers *L, u
 	return err;
 }
 
-/* A new filter of one layer of @geo (its seed chosen by the caller). */
-int sieve_create(const struct sieve_params *p, const struct sieve_geometry *geo, u32 *id)
+/* The first layer's geometry: as given, or sized (layers.h); the seed as asked, else random. */
+static int sieve_first_geometry(const struct sieve_create_spec *spec,
+				const struct sieve_geometry *geo, struct sieve_geometry *out)
 {
+	int err = 0;
+
+	if (geo)
+		*out = *geo;
+	else
+		err = sieve_first_layer_size(spec->type, spec->flags, spec->fpp_ppb,
+					     spec->capacity, out);
+	out->seed = spec->flags & SIEVE_CREATE_SEED ? spec->seed : get_random_u32();
+	return err;
+}
+
+int sieve_create(const char *name, const struct sieve_create_spec *spec,
+		 const struct sieve_geometry *geo, const void *owner, u32 *id)
+{
+	struct sieve_reg_params p = {
+		.name = name,
+		.type = spec->type,
+		.create_flags = spec->flags,
+		.fpp_ppb = spec->fpp_ppb,
+		.capacity = spec->capacity,
+		.owner = owner,
+	};
+	struct sieve_geometry first;
 	struct sieve_layers *L;
 	struct sieve_layer *l;
 	int err;
 
-	/* Refuse early what registration would refuse, before a big allocation. */
-	err = sieve_room(p->name);
+	sieve_create_layering(spec, &p.growth, &p.max_layers);
+	err = sieve_first_geometry(spec, geo, &first);
 	if (err)
 		return err;
-	err = sieve_layer_new(geo, p->capacity, &l);
+	/* Refuse early what registration would refuse, before a big allocation. */
+	err = sieve_room(name);
+	if (err)
+		return err;
+	err = sieve_layer_new(&first, spec->capacity, &l);
 	if (err)
 		return err;
 	L = sieve_layers_alloc(1);
@@ -301,7 +307,7 @@ int sieve_create(const struct sieve_params *p, const struct sieve_geometry *geo,
 		return -ENOMEM;
 	}
 	L->l[0] = l;
-	return sieve_publish(p, L, geo->seed, NULL, id);
+	return sieve_publish(&p, L, first.seed, NULL, id);
 }
 
 /*
@@ -309,7 +315,7 @@ int sieve_create(const struct sieve_params *p, const struct sieve_geometry *geo,
  * @src (freeing them on error). Their memory is counted without the limit
  * check: the importer reserved it when the snapshot's header arrived.
  */
-int sieve_register_layers(const struct sieve_params *p,
+int sieve_register_layers(const struct sieve_reg_params *p,
 			  const struct sieve_snapshot_layer_src *src, u32 nlayers,
 			  const struct sieve_stats *counters, u32 *id)
 {

@@ -14,6 +14,7 @@
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 
+#include "create.h"
 #include "filter.h"
 #include "snapshot.h"
 
@@ -135,21 +136,19 @@ struct sieve_layers *sieve_layers_alloc(u32 n);
 void sieve_layers_free(struct sieve_layers *L);
 u64 sieve_layers_charged(const struct sieve_layers *L);
 
-/* Validation of a user-supplied name: 0 or -EINVAL. */
-int sieve_name_check(const char name[SIEVE_NAME_MAX]);
-
 /**
- * struct sieve_params - what a new filter is made of
+ * struct sieve_reg_params - what the registry makes a filter of: a request
+ *	checked against the create contract (create.h), defaults resolved
  * @name: checked with sieve_name_check().
  * @type: enum sieve_filter_type.
  * @create_flags: enum sieve_create_flags.
  * @fpp_ppb: the target rate (0 for an explicit geometry).
  * @capacity: of the first layer (0 for an explicit geometry).
- * @growth: scalable: 2 to 16; else 0.
- * @max_layers: 1, or scalable: 2 to SIEVE_MAX_LAYERS.
+ * @growth: as sieve_create_layering() gives it.
+ * @max_layers: as sieve_create_layering() gives it.
  * @owner: for an ephemeral filter, its creator.
  */
-struct sieve_params {
+struct sieve_reg_params {
 	const char *name;
 	u32 type;
 	u32 create_flags;
@@ -162,8 +161,14 @@ struct sieve_params {
 
 /* -EEXIST if @name is taken, -ENOSPC at max_filters, else 0 (for now). */
 int sieve_room(const char *name);
-int sieve_create(const struct sieve_params *p, const struct sieve_geometry *geo, u32 *id);
-int sieve_register_layers(const struct sieve_params *p,
+/*
+ * A new filter of one layer for a request @spec that passed
+ * sieve_create_check(): of the geometry @geo (%SIEVE_CREATE_GEOMETRY) or,
+ * if NULL, sized from the request; @owner as struct sieve_reg_params has it.
+ */
+int sieve_create(const char *name, const struct sieve_create_spec *spec,
+		 const struct sieve_geometry *geo, const void *owner, u32 *id);
+int sieve_register_layers(const struct sieve_reg_params *p,
 			  const struct sieve_snapshot_layer_src *src, u32 nlayers,
 			  const struct sieve_stats *counters, u32 *id);
 int sieve_destroy(u32 id);

@@ -2,9 +2,10 @@
 /*
  * The one environment header of the filter cores.
  *
- * The cores (bloom.c, blocked_bloom.c, cuckoo.c, sizing.c) are written
- * against the kernel's own API and compiled unchanged into sieve.ko and into
- * userspace (libsieve, the tests, the benchmark). In the kernel this header
+ * The cores (bloom.c, blocked_bloom.c, cuckoo.c, sizing.c, filter.c,
+ * snapshot.c, create.c) are written against the kernel's own API and
+ * compiled unchanged into sieve.ko and into userspace (libsieve, the tests,
+ * the benchmark). In the kernel this header
  * only gathers includes; in userspace it provides the few kernel helpers the
  * cores use, with the same names and semantics.
  */
@@ -41,6 +42,20 @@
 #include <linux/unaligned.h>
 #else
 #include <asm/unaligned.h>
+#endif
+
+/*
+ * sieve.ko exports plainly only its in-kernel API (<linux/sieve_kapi.h>);
+ * what its test modules (tests/vm, tests/kunit, the benchmark module) call
+ * besides goes into this namespace, which they import. Since 6.13 the
+ * namespace is a string.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define SIEVE_EXPORT_INTERNAL(sym)	EXPORT_SYMBOL_NS_GPL(sym, "SIEVE_INTERNAL")
+#define SIEVE_IMPORT_INTERNAL()		MODULE_IMPORT_NS("SIEVE_INTERNAL")
+#else
+#define SIEVE_EXPORT_INTERNAL(sym)	EXPORT_SYMBOL_NS_GPL(sym, SIEVE_INTERNAL)
+#define SIEVE_IMPORT_INTERNAL()		MODULE_IMPORT_NS(SIEVE_INTERNAL)
 #endif
 
 static inline void sieve_prefetch(const void *p, bool write)
@@ -125,7 +140,7 @@ typedef int64_t s64;
 #define U64_MAX		UINT64_MAX
 #define cond_resched()	do { } while (0)
 #define might_sleep()	do { } while (0)
-#define EXPORT_SYMBOL_GPL(sym)
+#define SIEVE_EXPORT_INTERNAL(sym)
 #define SZ_1M		(1 << 20)
 
 static inline bool test_bit(unsigned long nr, const unsigned long *addr)

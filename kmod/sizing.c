@@ -223,7 +223,7 @@ int sieve_size(u32 type, u64 capacity, u32 fpp_ppb, struct sieve_geometry *out)
 		*out = geo;
 	return err;
 }
-EXPORT_SYMBOL_GPL(sieve_size);
+SIEVE_EXPORT_INTERNAL(sieve_size);
 
 static u64 blocked_expected_rate(const struct sieve_geometry *geo, u64 nitems)
 {
@@ -265,4 +265,4 @@ u32 sieve_expected_fpr_ppb(const struct sieve_geometry *geo, u64 nitems)
 		return fx62_to_ppb(cuckoo_expected_rate(geo, nitems));
 	}
 }
-EXPORT_SYMBOL_GPL(sieve_expected_fpr_ppb);
+SIEVE_EXPORT_INTERNAL(sieve_expected_fpr_ppb);

@@ -3,6 +3,7 @@
  * Snapshots: the one writer and the one reader of the format described in
  * <linux/sieve.h>, for the kernel's export and import and libsieve's files.
  */
+#include "create.h"
 #include "snapshot.h"
 
 #define HEADER_BYTES	sizeof(struct sieve_snapshot_header)
@@ -33,7 +34,6 @@ u32 sieve_snapshot_checksum(u32 h, const void *data, u64 bytes)
 	}
 	return h;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_checksum);
 
 u64 sieve_snapshot_bytes(const struct sieve_snapshot_layer_src *layers, u32 nlayers)
 {
@@ -45,7 +45,7 @@ u64 sieve_snapshot_bytes(const struct sieve_snapshot_layer_src *layers, u32 nlay
 		bytes += LAYER_BYTES + padded(layers[i].filter->table_bytes);
 	return bytes;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_bytes);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_bytes);
 
 static void copy_table(u8 *to, const u8 *from, u64 bytes)
 {
@@ -77,7 +77,7 @@ u64 sieve_snapshot_put_layer(const struct sieve_snapshot_layer_src *src, void *o
 	memset(table + f->table_bytes, 0, padded(f->table_bytes) - f->table_bytes);
 	return LAYER_BYTES + padded(f->table_bytes);
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_put_layer);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_put_layer);
 
 /*
  * The checksum of a whole snapshot in memory, its own field read as 0.
@@ -106,7 +106,7 @@ u32 sieve_snapshot_buffer_checksum(const void *buf, u64 bytes)
 	}
 	return h;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_buffer_checksum);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_buffer_checksum);
 
 void sieve_snapshot_seal(void *buf, u64 bytes)
 {
@@ -118,7 +118,7 @@ void sieve_snapshot_seal(void *buf, u64 bytes)
 	hdr->payload_bytes = bytes - HEADER_BYTES;
 	hdr->checksum = sieve_snapshot_buffer_checksum(buf, bytes);
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_seal);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_seal);
 
 /*
  * Reading. Stages of the stream; each part is checked when its last byte
@@ -143,23 +143,23 @@ static bool zeroes(const void *p, size_t bytes)
 	return true;
 }
 
-/* Sizing fields: either a target (capacity, rate) or an explicit geometry. */
-static bool sizing_valid(const struct sieve_snapshot_header *h)
+/*
+ * What the filter was made with must pass the create contract, with its
+ * layering as made (defaults resolved): a header no filter could have had
+ * is corrupt.
+ */
+static bool made_valid(const struct sieve_snapshot_header *h)
 {
-	if (h->create_flags & SIEVE_CREATE_GEOMETRY)
-		return !h->capacity && !h->fpp_ppb &&
-		       !(h->create_flags & SIEVE_CREATE_SCALABLE);
-	return h->capacity && h->capacity <= SIEVE_MAX_CAPACITY &&
-	       h->fpp_ppb && h->fpp_ppb < SIEVE_PPB;
-}
+	struct sieve_create_spec spec = {
+		.type = h->type,
+		.flags = h->create_flags,
+		.capacity = h->capacity,
+		.fpp_ppb = h->fpp_ppb,
+	};
 
-static bool layering_valid(const struct sieve_snapshot_header *h)
-{
-	if (h->create_flags & SIEVE_CREATE_SCALABLE)
-		return h->max_layers >= 2 && h->max_layers <= SIEVE_MAX_LAYERS &&
-		       h->growth >= 2 && h->growth <= 16 &&
-		       h->nlayers >= 1 && h->nlayers <= h->max_layers;
-	return h->max_layers == 1 && h->nlayers == 1 && !h->growth;
+	return !sieve_create_check(&spec) &&
+	       !sieve_layering_check(h->create_flags, h->growth, h->max_layers) &&
+	       h->nlayers >= 1 && h->nlayers <= h->max_layers;
 }
 
 static int check_header(const struct sieve_snapshot_header *h)
@@ -168,10 +168,7 @@ static int check_header(const struct sieve_snapshot_header *h)
 
 	if (h->magic != SIEVE_SNAPSHOT_MAGIC || h->version != SIEVE_SNAPSHOT_VERSION ||
 	    h->header_bytes != HEADER_BYTES || (h->create_flags & ~SNAPSHOT_FLAGS) ||
-	    h->type < SIEVE_BLOOM || h->type > SIEVE_CUCKOO ||
-	    !zeroes(h->__reserved, sizeof(h->__reserved)))
-		return -EINVAL;
-	if (!sizing_valid(h) || !layering_valid(h))
+	    !zeroes(h->__reserved, sizeof(h->__reserved)) || !made_valid(h))
 		return -EINVAL;
 	if (h->payload_bytes < h->nlayers * LAYER_BYTES || h->payload_bytes > max_payload ||
 	    h->payload_bytes % 8)
@@ -232,7 +229,7 @@ void sieve_snapshot_reader_init(struct sieve_snapshot_reader *r)
 	memset(r, 0, sizeof(*r));
 	r->stage = STAGE_HEADER;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_init);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_init);
 
 void *sieve_snapshot_reader_window(struct sieve_snapshot_reader *r, u64 *len)
 {
@@ -258,7 +255,7 @@ void *sieve_snapshot_reader_window(struct sieve_snapshot_reader *r, u64 *len)
 		return NULL;
 	}
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_window);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_window);
 
 static int header_done(struct sieve_snapshot_reader *r)
 {
@@ -346,19 +343,18 @@ int sieve_snapshot_reader_advance(struct sieve_snapshot_reader *r, u64 n)
 		r->stage = STAGE_DONE + 1;	/* broken: accepts nothing more */
 	return err;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_advance);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_advance);
 
 bool sieve_snapshot_reader_has_header(const struct sieve_snapshot_reader *r)
 {
 	return r->stage > STAGE_HEADER && r->stage <= STAGE_DONE;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_has_header);
 
 bool sieve_snapshot_reader_done(const struct sieve_snapshot_reader *r)
 {
 	return r->stage == STAGE_DONE;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_done);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_done);
 
 void sieve_snapshot_reader_take(struct sieve_snapshot_reader *r,
 				struct sieve_snapshot_layer_src *out)
@@ -367,7 +363,7 @@ void sieve_snapshot_reader_take(struct sieve_snapshot_reader *r,
 	memset(r->layers, 0, sizeof(r->layers));
 	r->nlayers = 0;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_take);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_take);
 
 void sieve_snapshot_reader_release(struct sieve_snapshot_reader *r)
 {
@@ -377,4 +373,4 @@ void sieve_snapshot_reader_release(struct sieve_snapshot_reader *r)
 		sieve_filter_destroy(r->layers[i].filter);
 	r->nlayers = 0;
 }
-EXPORT_SYMBOL_GPL(sieve_snapshot_reader_release);
+SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_release);

@@ -63,10 +63,13 @@ int sieve_delete(struct sieve *s, const void *key, u32 len);
  * @fpp_ppb: target false-positive rate in parts per billion, 1 to
  *	%SIEVE_PPB - 1.
  * @seed: with %SIEVE_CREATE_SEED, the hash seed; else 0 (a random seed).
- * @growth: scalable: 2 to 16; else 0.
- * @max_layers: scalable: 2 to %SIEVE_MAX_LAYERS; else 0.
+ * @growth: scalable: %SIEVE_MIN_GROWTH to %SIEVE_MAX_GROWTH, 0 for
+ *	%SIEVE_DEFAULT_GROWTH; else 0.
+ * @max_layers: scalable: %SIEVE_MIN_LAYERS to %SIEVE_MAX_LAYERS, 0 for
+ *	%SIEVE_DEFAULT_LAYERS; else 0.
  *
- * The fields mean what they mean in struct sieve_create (SIEVE_IOC_CREATE).
+ * The fields mean what they mean in struct sieve_create (SIEVE_IOC_CREATE),
+ * checked by the same code.
  */
 struct sieve_kernel_create {
 	const char *name;
@@ -81,7 +84,8 @@ struct sieve_kernel_create {
 
 /*
  * Registers a new filter, as SIEVE_IOC_CREATE does: 0 and its id in *@id,
- * or -EINVAL (a field out of range), -EEXIST (the name is taken), -ENOSPC
+ * or -EINVAL (a field out of range), -ENAMETOOLONG (no NUL in the first
+ * %SIEVE_NAME_MAX bytes of the name), -EEXIST (the name is taken), -ENOSPC
  * (max_filters), -E2BIG (the table would be too large), -ENOMEM.
  */
 int sieve_create_kernel(const struct sieve_kernel_create *c, u32 *id);

@@ -43,5 +43,7 @@ extern const struct sieve_test_case sieve_core_cases[];
 extern const unsigned int sieve_core_ncases;
 extern const struct sieve_test_case sieve_snapshot_cases[];
 extern const unsigned int sieve_snapshot_ncases;
+extern const struct sieve_test_case sieve_create_cases[];
+extern const unsigned int sieve_create_ncases;
 
 #endif /* SIEVE_TEST_HARNESS_H */

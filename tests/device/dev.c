@@ -88,6 +88,7 @@ const char *errname(int err)
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { EINTR, "EINTR" }, { EALREADY, "EALREADY" },
 		{ EACCES, "EACCES" }, { EPERM, "EPERM" }, { 515, "ENOIOCTLCMD(515)" },
 		{ EBUSY, "EBUSY" }, { ERANGE, "ERANGE" }, { EOVERFLOW, "EOVERFLOW" },
+		{ ENAMETOOLONG, "ENAMETOOLONG" },
 	};
 	size_t i;
 

@@ -326,6 +326,7 @@ static bool documented(int err)
 	switch (-err) {
 	case 0: case EINVAL: case EFAULT: case ENOTTY: case EBADF: case ENOENT: case EEXIST:
 	case E2BIG: case ENOSPC: case ENOMEM: case EOPNOTSUPP: case EINTR: case EALREADY:
+	case ENAMETOOLONG:
 		return true;
 	}
 	return false;

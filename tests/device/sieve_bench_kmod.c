@@ -278,3 +278,5 @@ module_exit(bench_exit);
 
 MODULE_DESCRIPTION("sieve: the cores timed in the kernel, for the device benchmark");
 MODULE_LICENSE("GPL");
+/* The cores and the create contract, exported for test modules only. */
+SIEVE_IMPORT_INTERNAL();

@@ -1079,7 +1079,7 @@ static const struct sk_bad_create sk_bad_creates[] = {
 	{ { .name = NULL, SK_OK }, -EINVAL },
 	{ { .name = "", SK_OK }, -EINVAL },
 	{ { .name = "has space", SK_OK }, -EINVAL },
-	{ { .name = "kunit.name-of-thirty-two-bytes.x", SK_OK }, -EINVAL },
+	{ { .name = "kunit.name-of-thirty-two-bytes.x", SK_OK }, -ENAMETOOLONG },
 	{ { .name = "kunit.bad", SK_OK, .flags = SIEVE_CREATE_EPHEMERAL }, -EINVAL },
 	{ { .name = "kunit.bad", SK_OK, .flags = SIEVE_CREATE_GEOMETRY }, -EINVAL },
 	{ { .name = "kunit.bad", SK_OK, .flags = 1U << 30 }, -EINVAL },
@@ -1122,8 +1122,28 @@ static void sieve_kunit_test_create_refuses_bad_params(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sieve_memory_in_use(), before);
 }
 
+/* Growth and layers left 0 mean the defaults, as through SIEVE_IOC_CREATE. */
+static void sieve_kunit_test_create_scalable_defaults(struct kunit *test)
+{
+	const struct sieve_kernel_create c = {
+		.name = "kunit.defaults", .type = SIEVE_BLOOM, .flags = SIEVE_CREATE_SCALABLE,
+		.capacity = 1000, .fpp_ppb = SK_RATE_PPB,
+	};
+	struct sieve *s;
+	u32 id = 0;
+
+	KUNIT_ASSERT_EQ(test, sieve_create_kernel(&c, &id), 0);
+	s = sieve_get_id(id);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	KUNIT_EXPECT_EQ(test, s->growth, SIEVE_DEFAULT_GROWTH);
+	KUNIT_EXPECT_EQ(test, s->max_layers, SIEVE_DEFAULT_LAYERS);
+	sieve_put(s);
+	KUNIT_EXPECT_EQ(test, sieve_destroy_kernel(id), 0);
+}
+
 static struct kunit_case sieve_registry_test_cases[] = {
 	KUNIT_CASE(sieve_kunit_test_get_by_name),
+	KUNIT_CASE(sieve_kunit_test_create_scalable_defaults),
 	KUNIT_CASE(sieve_kunit_test_get_by_id),
 	KUNIT_CASE(sieve_kunit_test_unknown_is_enoent),
 	KUNIT_CASE(sieve_kunit_test_enoent_after_destroy),
@@ -1157,3 +1177,5 @@ kunit_test_suites(&sieve_filter_test_suite, &sieve_registry_test_suite);
 MODULE_DESCRIPTION("sieve: KUnit tests of the filter cores and the registry");
 MODULE_AUTHOR("sieve developers");
 MODULE_LICENSE("GPL");
+/* The cores and the create contract, exported for test modules only. */
+SIEVE_IMPORT_INTERNAL();

@@ -589,6 +589,39 @@ static void sieve_unit_libsieve_plan_matches_create(struct sieve_test *t)
 	EXPECT_EQ(t, sieve_local_plan(&p, &plan), -EINVAL);
 }
 
+/* sieve_params_check() applies the module's contract, ignored fields dropped first. */
+static void sieve_unit_libsieve_params_check(struct sieve_test *t)
+{
+	struct sieve_params p = sized(SIEVE_BLOOM, 1000, 1);
+
+	EXPECT_EQ(t, sieve_params_check(&p), 0);
+	p.flags = SIEVE_CREATE_SCALABLE;
+	p.growth = SIEVE_MAX_GROWTH;
+	p.max_layers = SIEVE_MAX_LAYERS;
+	p.seed = 5;		/* ignored without SIEVE_CREATE_SEED */
+	p.geo.nbits = 64;	/* ignored without SIEVE_CREATE_GEOMETRY */
+	EXPECT_EQ(t, sieve_params_check(&p), 0);
+	p.growth = SIEVE_MAX_GROWTH + 1;
+	EXPECT_EQ(t, sieve_params_check(&p), -EINVAL);
+	p.growth = SIEVE_MIN_GROWTH - 1;
+	EXPECT_EQ(t, sieve_params_check(&p), -EINVAL);
+	p.growth = 0;
+	p.max_layers = SIEVE_MIN_LAYERS - 1;
+	EXPECT_EQ(t, sieve_params_check(&p), -EINVAL);
+	p.max_layers = 0;
+	p.capacity = SIEVE_MAX_CAPACITY + 1;
+	EXPECT_EQ(t, sieve_params_check(&p), -E2BIG);
+	/* The device may make ephemeral filters: only local ones refuse it. */
+	p = sized(SIEVE_BLOOM, 1000, 1);
+	p.flags |= SIEVE_CREATE_EPHEMERAL;
+	EXPECT_EQ(t, sieve_params_check(&p), 0);
+	p = (struct sieve_params){ .type = SIEVE_BLOOM, .flags = SIEVE_CREATE_GEOMETRY,
+				   .geo = { .type = SIEVE_CUCKOO } };
+	EXPECT_EQ(t, sieve_params_check(&p), -EINVAL);
+	p.geo.type = 0;
+	EXPECT_EQ(t, sieve_params_check(&p), 0);
+}
+
 /* Without a device: the errno of open, and of an ioctl on a file that is not one. */
 static void sieve_unit_libsieve_device_absent(struct sieve_test *t)
 {
@@ -605,6 +638,11 @@ static void sieve_unit_libsieve_device_absent(struct sieve_test *t)
 	EXPECT_EQ(t, sieve_dev_create(dev, "x", &p), -ENOTTY);
 	/* A bad name is refused before any ioctl. */
 	EXPECT_EQ(t, sieve_dev_create(dev, "no spaces", &p), -EINVAL);
+	EXPECT_EQ(t, sieve_dev_create(dev, "abcdefghijabcdefghijabcdefghij12", &p), -ENAMETOOLONG);
+	/* So is a geometry of another type, as a local filter refuses it. */
+	p = (struct sieve_params){ .type = SIEVE_BLOOM, .flags = SIEVE_CREATE_GEOMETRY,
+				   .geo = { .type = SIEVE_CUCKOO, .nbits = 1024, .nhashes = 3 } };
+	EXPECT_EQ(t, sieve_dev_create(dev, "x", &p), -EINVAL);
 	EXPECT_EQ(t, sieve_dev_batch(dev, 1, SIEVE_BATCH_QUERY, 0, "k", &len, 1, NULL, &st), -ENOTTY);
 	EXPECT_EQ(t, st.done, 0);
 	/* An empty batch makes no call. */
@@ -627,6 +665,7 @@ const struct sieve_test_case sieve_libsieve_cases[] = {
 	CASE(sieve_unit_libsieve_merge_and_delete),
 	CASE(sieve_unit_libsieve_bad_params),
 	CASE(sieve_unit_libsieve_plan_matches_create),
+	CASE(sieve_unit_libsieve_params_check),
 	CASE(sieve_unit_libsieve_device_absent),
 };
 

@@ -96,6 +96,7 @@ static const struct {
 } tables[] = {
 	{ sieve_core_cases, &sieve_core_ncases },
 	{ sieve_snapshot_cases, &sieve_snapshot_ncases },
+	{ sieve_create_cases, &sieve_create_ncases },
 	{ sieve_estimate_cases, &sieve_estimate_cases_n },
 	{ sieve_sizing_cases, &sieve_sizing_cases_n },
 	{ sieve_scale_cases, &sieve_scale_cases_n },

@@ -13,12 +13,14 @@
  * the reports fails the load.
  */
 #include <linux/debugfs.h>
+#include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "../cases/harness.h"
+#include "../../kmod/device.h"
 #include "parity.h"
 
 /* A failing expectation in a loop must not flood the report. */
@@ -79,12 +81,74 @@ void sieve_test_fail(struct sieve_test *t, const char *file, int line,
 		ktap_line(t->ktap, "# %s: more failures not shown", t->tc->name);
 }
 
+/*
+ * The copy-in rule of /dev/sieve's structs (clone3() style), proven on a
+ * struct grown by one field, as a later struct sieve_id might be: callers
+ * of either version are served, a newer one's unknown request is not.
+ * The struct sits in a user page mapped into insmod's process.
+ */
+struct abi_grown_id {
+	struct sieve_id v0;
+	__u64 added;
+};
+
+static void abi_check_grown(struct sieve_test *t, u8 __user *u)
+{
+	struct sieve_id old = { .size = SIEVE_ID_SIZE_VER0, .id = 7 };
+	struct abi_grown_id g;
+	u8 tail[8], nonzero = 1;
+
+	memset(&g, 0xff, sizeof(g));
+	EXPECT_EQ(t, copy_to_user(u, &old, sizeof(old)), 0);
+	EXPECT_EQ(t, clear_user(u + sizeof(old), PAGE_SIZE - sizeof(old)), 0);
+	/* A caller of the first version: served, the new field reads as zero. */
+	EXPECT_EQ(t, sieve_copy_in(&g, sizeof(g), SIEVE_ID_SIZE_VER0, u), 0);
+	EXPECT_EQ(t, g.v0.id, 7);
+	EXPECT_EQ(t, g.added, 0);
+	/* The answer goes no further than its size: the bytes after it stay. */
+	EXPECT_EQ(t, copy_to_user(u + sizeof(old), &nonzero, 1), 0);
+	g.added = 0;
+	EXPECT_EQ(t, sieve_copy_out(u, &g, sizeof(g)), 0);
+	EXPECT_EQ(t, copy_from_user(tail, u + sizeof(old), sizeof(tail)), 0);
+	EXPECT_EQ(t, tail[0], 1);
+	/* A newer caller whose extra bytes are zero: served. */
+	EXPECT_EQ(t, clear_user(u + sizeof(old), 1), 0);
+	EXPECT_EQ(t, put_user((u32)sizeof(g) + 8, (u32 __user *)u), 0);
+	EXPECT_EQ(t, sieve_copy_in(&g, sizeof(g), SIEVE_ID_SIZE_VER0, u), 0);
+	/* ... and one asking for something this kernel lacks: -E2BIG. */
+	EXPECT_EQ(t, copy_to_user(u + sizeof(g) + 7, &nonzero, 1), 0);
+	EXPECT_EQ(t, sieve_copy_in(&g, sizeof(g), SIEVE_ID_SIZE_VER0, u), -E2BIG);
+	EXPECT_EQ(t, put_user((u32)SIEVE_ID_SIZE_VER0 - 4, (u32 __user *)u), 0);
+	EXPECT_EQ(t, sieve_copy_in(&g, sizeof(g), SIEVE_ID_SIZE_VER0, u), -EINVAL);
+	EXPECT_EQ(t, put_user((u32)PAGE_SIZE + 1, (u32 __user *)u), 0);
+	EXPECT_EQ(t, sieve_copy_in(&g, sizeof(g), SIEVE_ID_SIZE_VER0, u), -E2BIG);
+}
+
+static void sieve_test_abi_struct_growth(struct sieve_test *t)
+{
+	unsigned long addr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+				     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+
+	EXPECT_TRUE(t, !IS_ERR_VALUE(addr));
+	if (IS_ERR_VALUE(addr))
+		return;
+	abi_check_grown(t, (u8 __user *)addr);
+	vm_munmap(addr, PAGE_SIZE);
+}
+
+static const struct sieve_test_case sieve_abi_cases[] = {
+	{ "sieve_test_abi_struct_growth", sieve_test_abi_struct_growth },
+};
+static const unsigned int sieve_abi_ncases = ARRAY_SIZE(sieve_abi_cases);
+
 static const struct {
 	const struct sieve_test_case *cases;
 	const unsigned int *n;
 } case_tables[] = {
 	{ sieve_core_cases, &sieve_core_ncases },
 	{ sieve_snapshot_cases, &sieve_snapshot_ncases },
+	{ sieve_create_cases, &sieve_create_ncases },
+	{ sieve_abi_cases, &sieve_abi_ncases },
 };
 
 static void run_cases(struct report *r)
@@ -172,7 +236,10 @@ module_exit(sieve_test_exit);
 /* The shared cases, compiled against the kernel's environment. */
 #include "../cases/core_cases.c"
 #include "../cases/snapshot_cases.c"
+#include "../cases/create_cases.c"
 
 MODULE_DESCRIPTION("sieve: in-kernel tests of the filter cores");
 MODULE_AUTHOR("sieve developers");
 MODULE_LICENSE("GPL");
+/* The cores and the create contract, exported for test modules only. */
+SIEVE_IMPORT_INTERNAL();

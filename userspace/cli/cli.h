@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A numeric constant's digits, for help texts: CLI_STR(SIEVE_MAX_GROWTH) is "16". */
+#define CLI_STR_(x)	#x
+#define CLI_STR(x)	CLI_STR_(x)
+
 /* Exit codes: every subcommand ends with one of these. */
 enum {
 	EXIT_OK = 0,

@@ -436,8 +436,7 @@ static const struct cli_command filter_create_command = {
 	.details = "  NAME: 1 to 31 of A-Z a-z 0-9 . _ -. A size: --type with --capacity (and\n"
 		   "  --fpr, default 1%), or a geometry (--bits and --hashes for bloom and\n"
 		   "  blocked, --buckets and --fp-bits for cuckoo). --scalable stacks layers\n"
-		   "  GROWTH times larger (default 2, at most MAX_LAYERS, default 8) as keys\n"
-		   "  arrive.",
+		   "  as keys arrive (--growth, --max-layers).",
 	.options = CLI_OPTIONS(FILTER_CREATE_OPTIONS, CLI_JSON_OPTIONS),
 	.run = cmd_create,
 };

@@ -164,11 +164,13 @@ const struct cli_option opt_scalable = {
 	"scalable", 0, NULL, "add layers as keys arrive", .set = set_scalable,
 };
 const struct cli_option opt_growth = {
-	"growth", 0, "G", "scalable: each layer G times larger (2 to 16, default 2)",
+	"growth", 0, "G", "scalable: each layer G times larger (" CLI_STR(SIEVE_MIN_GROWTH)
+	" to " CLI_STR(SIEVE_MAX_GROWTH) ", default " CLI_STR(SIEVE_DEFAULT_GROWTH) ")",
 	.set = set_growth, .accepts = "a positive integer",
 };
 const struct cli_option opt_max_layers = {
-	"max-layers", 0, "L", "scalable: at most L layers (default 8)",
+	"max-layers", 0, "L", "scalable: at most L layers (" CLI_STR(SIEVE_MIN_LAYERS) " to "
+	CLI_STR(SIEVE_MAX_LAYERS) ", default " CLI_STR(SIEVE_DEFAULT_LAYERS) ")",
 	.set = set_max_layers, .accepts = "a positive integer",
 };
 const struct cli_option opt_ephemeral = {
@@ -252,6 +254,22 @@ static int check_sizing(struct sieve_params *p)
 }
 
 /*
+ * Does the create contract (the module's, through libsieve) refuse the
+ * layering asked for? Asked about it alone, on a filter that is otherwise
+ * valid, so the refusal can name the options to blame.
+ */
+static bool layering_refused(const struct sieve_params *p)
+{
+	struct sieve_params probe = {
+		.type = p->type, .flags = SIEVE_CREATE_SCALABLE,
+		.capacity = 1, .fpp_ppb = SIEVE_PPB / 100,
+		.growth = p->growth, .max_layers = p->max_layers,
+	};
+
+	return (p->growth || p->max_layers) && sieve_params_check(&probe) == -EINVAL;
+}
+
+/*
  * Every check of a new filter's options, device or local, is here (what
  * the parser took are plain numbers).
  */
@@ -267,10 +285,10 @@ int filter_check_params(const struct cli_command *cmd, struct filter_opts *o)
 				       "command exits; ephemeral filters are for programs (libsieve)");
 	if ((p->growth || p->max_layers) && !scalable)
 		return cli_usage_error(cmd, "--growth and --max-layers need --scalable");
-	if (p->growth && (p->growth < 2 || p->growth > 16))
-		return cli_usage_error(cmd, "bad growth %u: 2 to 16", p->growth);
-	if (p->max_layers && (p->max_layers < 2 || p->max_layers > SIEVE_MAX_LAYERS))
-		return cli_usage_error(cmd, "bad layer count %u: 2 to %u", p->max_layers,
+	if (layering_refused(p))
+		return cli_usage_error(cmd, "bad --growth %u or --max-layers %u: growth %u to %u, "
+				       "layers %u to %u", p->growth, p->max_layers,
+				       SIEVE_MIN_GROWTH, SIEVE_MAX_GROWTH, SIEVE_MIN_LAYERS,
 				       SIEVE_MAX_LAYERS);
 	if (o->geometry && (o->sized || scalable))
 		return cli_usage_error(cmd, "a geometry excludes --capacity, --fpr and --scalable");

@@ -13,6 +13,7 @@
 
 #include "io.h"
 #include "libsieve.h"
+#include "params.h"
 
 struct sieve_dev {
 	int fd;
@@ -20,23 +21,6 @@ struct sieve_dev {
 
 /* Entries asked for per SIEVE_IOC_LIST call: the kernel's maximum. */
 #define LIST_PAGE	4096U
-
-int sieve_name_check(const char *name)
-{
-	size_t len;
-
-	if (!name)
-		return -EINVAL;
-	len = strlen(name);
-	if (!len)
-		return -EINVAL;
-	if (len >= SIEVE_NAME_MAX)
-		return -ENAMETOOLONG;
-	if (name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			      "0123456789._-")])
-		return -EINVAL;
-	return 0;
-}
 
 /* Copies a checked name into a zero-filled SIEVE_NAME_MAX field. */
 static int put_name(char *field, const char *name)
@@ -95,27 +79,24 @@ int sieve_dev_fd(const struct sieve_dev *dev)
 
 int sieve_dev_create(struct sieve_dev *dev, const char *name, const struct sieve_params *p)
 {
-	struct sieve_create arg = {
-		.size = sizeof(arg),
-		.flags = p->flags,
-		.type = p->type,
-		.capacity = p->capacity,
-		.fpp_ppb = p->fpp_ppb,
-		.growth = p->growth,
-		.max_layers = p->max_layers,
-	};
+	struct sieve_create arg = { .size = sizeof(arg) };
+	struct sieve_create_spec spec;
 	int err = put_name(arg.name, name);
 
+	/* The module judges the request: it may know flags this library does not. */
+	if (!err)
+		err = sieve_params_spec(p, &spec);
 	if (err)
 		return err;
-	/* The kernel refuses fields that do not apply; these two are ours to drop. */
-	if (p->flags & SIEVE_CREATE_GEOMETRY) {
-		arg.geo = p->geo;
-		arg.geo.type = p->type;
-		arg.geo.seed = 0;
-	}
-	if (p->flags & SIEVE_CREATE_SEED)
-		arg.seed = p->seed;
+	arg.flags = spec.flags;
+	arg.type = spec.type;
+	arg.capacity = spec.capacity;
+	arg.fpp_ppb = spec.fpp_ppb;
+	arg.seed = spec.seed;
+	arg.growth = spec.growth;
+	arg.max_layers = spec.max_layers;
+	if (p->flags & SIEVE_CREATE_GEOMETRY)
+		sieve_params_geometry(p, &arg.geo);
 	err = dev_ioctl(dev, SIEVE_IOC_CREATE, &arg);
 	return err ? err : (int)arg.id;
 }

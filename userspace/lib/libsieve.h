@@ -43,12 +43,15 @@ extern "C" {
  * @geo: with %SIEVE_CREATE_GEOMETRY, the exact geometry (@geo.type equal
  *	to @type or 0, @geo.seed ignored: the seed is @seed).
  * @seed: with %SIEVE_CREATE_SEED, the hash seed; else a random one.
- * @growth: scalable: capacity factor between layers, 2 to 16 (0: 2).
- * @max_layers: scalable: most layers, 2 to SIEVE_MAX_LAYERS (0: 8).
+ * @growth: scalable: capacity factor between layers, SIEVE_MIN_GROWTH to
+ *	SIEVE_MAX_GROWTH (0: SIEVE_DEFAULT_GROWTH).
+ * @max_layers: scalable: most layers, SIEVE_MIN_LAYERS to SIEVE_MAX_LAYERS
+ *	(0: SIEVE_DEFAULT_LAYERS).
  *
  * Fields that do not apply must be 0 (else -EINVAL), except @geo without
  * %SIEVE_CREATE_GEOMETRY and @seed without %SIEVE_CREATE_SEED, which are
- * ignored.
+ * ignored. The rules are the module's own (SIEVE_IOC_CREATE), compiled
+ * into the library: sieve_params_check() applies them.
  */
 struct sieve_params {
 	uint32_t type;
@@ -75,9 +78,20 @@ struct sieve_batch_stats {
 
 /*
  * Filter names: 1 to SIEVE_NAME_MAX - 1 bytes of [A-Za-z0-9._-]. 0 if @name
- * is one, else -EINVAL (-ENAMETOOLONG if it is only too long).
+ * is one, else -EINVAL (-ENAMETOOLONG if it is too long), as the module
+ * answers.
  */
 int sieve_name_check(const char *name);
+
+/*
+ * 0 if @p is a request the module's create contract accepts (which flags
+ * and fields go together, their ranges), else what create would return:
+ * -EINVAL, or -E2BIG for a capacity above SIEVE_MAX_CAPACITY. Not judged
+ * here: the name, whether sizing reaches the rate (sieve_local_create()
+ * says) and an explicit geometry's sizes. Local filters also refuse
+ * %SIEVE_CREATE_EPHEMERAL.
+ */
+int sieve_params_check(const struct sieve_params *p);
 
 /* ---- The device client --------------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include "layers.h"
 #include "snapshot.h"
 #include "local.h"
+#include "params.h"
 
 /* Keys hashed and prefetched together by the cores' batch calls. */
 #define BATCH_CHUNK	256
@@ -37,8 +38,7 @@ static int layer_size(const struct sieve_local *f, u64 *capacity, struct sieve_g
 				       f->layers[f->nlayers - 1].capacity, capacity, geo);
 	} else {
 		*capacity = f->capacity;
-		err = scalable(f) ? sieve_layer_size(f->type, f->fpp_ppb, 0, f->capacity, geo) :
-				    sieve_size(f->type, f->capacity, f->fpp_ppb, geo);
+		err = sieve_first_layer_size(f->type, f->flags, f->fpp_ppb, f->capacity, geo);
 	}
 	if (!err)
 		geo->seed = f->seed;
@@ -63,29 +63,15 @@ static int add_layer(struct sieve_local *f)
 	return 0;
 }
 
+/* The create contract, and nothing but sieve_local_destroy() ends a local filter. */
 static int check_params(const struct sieve_params *p)
 {
-	if (p->type < SIEVE_BLOOM || p->type > SIEVE_CUCKOO ||
-	    (p->flags & ~SIEVE_CREATE_FLAGS_ALL) || (p->flags & SIEVE_CREATE_EPHEMERAL))
-		return -EINVAL;
-	if (p->flags & SIEVE_CREATE_SCALABLE) {
-		if ((p->flags & SIEVE_CREATE_GEOMETRY) ||
-		    (p->growth && (p->growth < 2 || p->growth > 16)) ||
-		    (p->max_layers && (p->max_layers < 2 || p->max_layers > SIEVE_MAX_LAYERS)))
-			return -EINVAL;
-	} else if (p->growth || p->max_layers) {
-		return -EINVAL;
-	}
-	if (p->flags & SIEVE_CREATE_GEOMETRY)
-		return (p->geo.type && p->geo.type != p->type) || p->capacity || p->fpp_ppb ?
-		       -EINVAL : 0;
-	if (!p->capacity || !p->fpp_ppb || p->fpp_ppb >= SIEVE_PPB)
-		return -EINVAL;
-	return p->capacity > SIEVE_MAX_CAPACITY ? -E2BIG : 0;
+	return p->flags & SIEVE_CREATE_EPHEMERAL ? -EINVAL : sieve_params_check(p);
 }
 
 int sieve_local_create(const struct sieve_params *p, struct sieve_local **out)
 {
+	struct sieve_create_spec spec;
 	struct sieve_local *f;
 	int err = check_params(p);
 
@@ -97,15 +83,12 @@ int sieve_local_create(const struct sieve_params *p, struct sieve_local **out)
 	f->type = p->type;
 	f->flags = p->flags;
 	f->seed = p->flags & SIEVE_CREATE_SEED ? p->seed : sieve_random_u32();
-	f->max_layers = 1;
-	if (scalable(f)) {
-		f->growth = p->growth ? p->growth : 2;
-		f->max_layers = p->max_layers ? p->max_layers : 8;
-	}
+	sieve_params_spec(p, &spec);
+	sieve_create_layering(&spec, &f->growth, &f->max_layers);
 	if (p->flags & SIEVE_CREATE_GEOMETRY) {
-		struct sieve_geometry geo = p->geo;
+		struct sieve_geometry geo;
 
-		geo.type = p->type;
+		sieve_params_geometry(p, &geo);
 		geo.seed = f->seed;
 		err = sieve_filter_create(&geo, &f->layers[0].filter);
 		if (!err)
@@ -127,15 +110,13 @@ int sieve_local_plan(const struct sieve_params *p, struct sieve_plan *out)
 {
 	struct sieve_geometry *geo = &out->geo;
 	bool sized = !(p->flags & SIEVE_CREATE_GEOMETRY);
-	/* A scalable filter's layers share the rate: the first gets half. */
-	u32 fpp = p->fpp_ppb >> !!(p->flags & SIEVE_CREATE_SCALABLE);
 	int err = check_params(p);
 
 	if (err)
 		return err;
 	memset(out, 0, sizeof(*out));
 	if (sized) {
-		err = sieve_size(p->type, p->capacity, fpp, geo);
+		err = sieve_first_layer_size(p->type, p->flags, p->fpp_ppb, p->capacity, geo);
 	} else {
 		*geo = p->geo;
 		geo->type = p->type;

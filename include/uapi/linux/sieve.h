@@ -90,12 +90,20 @@ struct sieve_geometry {
  *
  * Filters live in the kernel, in one registry per system, under a name and
  * an id. Every command takes one struct whose first two fields are @size
- * (the caller's sizeof the struct, so the struct can grow: a larger struct
- * must have zeros past the end the kernel knows; a smaller one must still
- * hold every field of the first version; at most 4096 bytes) and @flags.
- * Fields marked "out" are written back on success and, where said, on
- * failure. Reserved fields must be zero. Keys are 1 to %SIEVE_MAX_KEY_LEN
- * bytes.
+ * and @flags. Fields marked "out" are written back on success and, where
+ * said, on failure. Reserved fields must be zero. Keys are 1 to
+ * %SIEVE_MAX_KEY_LEN bytes.
+ *
+ * Structs grow at their end, as clone3()'s do. @size is the caller's
+ * sizeof the struct: at least its first version's size
+ * (SIEVE_<STRUCT>_SIZE_VER0, else -EINVAL) and at most 4096 (else -E2BIG).
+ * A caller built against an older header passes a smaller struct: the
+ * kernel reads the fields it holds, takes those past its end as zero, and
+ * writes "out" fields back only as far as @size reaches. A caller built
+ * against a newer header passes a larger struct: the bytes past the fields
+ * this kernel knows must be zero (else -E2BIG). So a field added later
+ * must mean "as before" when zero, and a SIEVE_<STRUCT>_SIZE_VER1 then
+ * names the new end.
  *
  * A file opened read-only may only QUERY, QUERY batches, INFO, LIST, OPEN
  * and EXPORT; anything else gets -EBADF. The device is 0600 root by default.
@@ -103,12 +111,13 @@ struct sieve_geometry {
  * Errors, for every command:
  *
  * - ENOTTY: unknown command.
- * - EINVAL: a bad @size (below the first version's sizeof, above 4096, or
- *   a nonzero byte past the fields the kernel knows), unknown or
- *   conflicting @flags, a nonzero reserved field, or a field out of its
- *   documented range (each command lists its own); a corrupted snapshot
- *   (any header field, a table whose unused bits are set, a wrong
- *   checksum, a chunk at the wrong offset).
+ * - EINVAL: a @size below the struct's SIZE_VER0, unknown or conflicting
+ *   @flags, a nonzero reserved field, or a field out of its documented
+ *   range (each command lists its own); a corrupted snapshot (any header
+ *   field, a table whose unused bits are set, a wrong checksum, a chunk at
+ *   the wrong offset).
+ * - E2BIG: a @size above 4096, or a nonzero byte past the fields the
+ *   kernel knows (a newer caller asking for something this kernel lacks).
  * - EFAULT: a pointer (or the struct itself) that cannot be read or
  *   written.
  * - EBADF: a command that changes filters on a file opened read-only
@@ -118,6 +127,8 @@ struct sieve_geometry {
  *
  * And per command:
  *
+ * - CREATE, OPEN, IMPORT: ENAMETOOLONG @name has no NUL in its
+ *   %SIEVE_NAME_MAX bytes; EINVAL any other bad name.
  * - CREATE, IMPORT: EEXIST the name is taken; E2BIG the table would exceed
  *   %SIEVE_MAX_TABLE_BYTES or the capacity %SIEVE_MAX_CAPACITY; ENOSPC the
  *   module's limit on filters (max_filters) is reached; ENOMEM no memory,
@@ -161,8 +172,17 @@ struct sieve_geometry {
 #define SIEVE_NAME_MAX		32
 /* Keys one batch call may carry. */
 #define SIEVE_MAX_BATCH		(1U << 20)
-/* Layers a scalable filter may grow to. */
+/*
+ * A scalable filter: layers it may grow to, and the capacity factor
+ * between one layer and the next; the defaults apply where a create
+ * leaves the field 0.
+ */
+#define SIEVE_MIN_LAYERS	2
 #define SIEVE_MAX_LAYERS	32
+#define SIEVE_DEFAULT_LAYERS	8
+#define SIEVE_MIN_GROWTH	2
+#define SIEVE_MAX_GROWTH	16
+#define SIEVE_DEFAULT_GROWTH	2
 
 /**
  * enum sieve_create_flags - how a filter is created
@@ -194,7 +214,8 @@ enum sieve_create_flags {
  * @size: sizeof(struct sieve_create).
  * @flags: enum sieve_create_flags.
  * @name: 1 to 31 bytes of [A-Za-z0-9._-], then NUL; the bytes after the
- *	NUL must be zero. Else -EINVAL; -EEXIST if another filter has it.
+ *	NUL must be zero. Else -EINVAL (-ENAMETOOLONG without a NUL);
+ *	-EEXIST if another filter has it.
  * @type: enum sieve_filter_type.
  * @fpp_ppb: target false-positive rate in parts per billion, 1 to
  *	%SIEVE_PPB - 1; must be 0 with %SIEVE_CREATE_GEOMETRY.
@@ -205,9 +226,10 @@ enum sieve_create_flags {
  *	@type, geo.seed 0: the seed comes from @seed); else all zero.
  * @seed: with %SIEVE_CREATE_SEED, the hash seed; else 0 (a random seed).
  * @growth: scalable: each layer's capacity is @growth times the previous
- *	one's, 2 to 16 (0 means 2). Else 0.
- * @max_layers: scalable: at most this many layers, 2 to
- *	%SIEVE_MAX_LAYERS (0 means 8). Else 0.
+ *	one's, %SIEVE_MIN_GROWTH to %SIEVE_MAX_GROWTH (0 means
+ *	%SIEVE_DEFAULT_GROWTH). Else 0.
+ * @max_layers: scalable: at most this many layers, %SIEVE_MIN_LAYERS to
+ *	%SIEVE_MAX_LAYERS (0 means %SIEVE_DEFAULT_LAYERS). Else 0.
  * @id: out: the new filter's id.
  * @__reserved: must be 0.
  */
@@ -501,6 +523,18 @@ struct sieve_merge {
 	__u32 src_id;
 };
 
+/* Each struct's first version, in bytes: the smallest @size accepted. */
+#define SIEVE_CREATE_SIZE_VER0	112
+#define SIEVE_OPEN_SIZE_VER0	48
+#define SIEVE_ID_SIZE_VER0	16
+#define SIEVE_LIST_SIZE_VER0	32
+#define SIEVE_KEY_OP_SIZE_VER0	32
+#define SIEVE_BATCH_SIZE_VER0	64
+#define SIEVE_INFO_SIZE_VER0	168
+#define SIEVE_EXPORT_SIZE_VER0	56
+#define SIEVE_IMPORT_SIZE_VER0	72
+#define SIEVE_MERGE_SIZE_VER0	16
+
 #define SIEVE_IOC_CREATE	_IO(SIEVE_IOC_MAGIC, 0x00)
 #define SIEVE_IOC_OPEN		_IO(SIEVE_IOC_MAGIC, 0x01)
 #define SIEVE_IOC_LIST		_IO(SIEVE_IOC_MAGIC, 0x02)
@@ -553,8 +587,9 @@ struct sieve_merge {
  *	%SIEVE_CREATE_EPHEMERAL (the importer chooses that).
  * @type: enum sieve_filter_type, of every layer.
  * @nlayers: layers that follow, 1 to @max_layers.
- * @max_layers: 1, or for a scalable filter 2 to %SIEVE_MAX_LAYERS.
- * @growth: scalable: 2 to 16; else 0.
+ * @max_layers: 1, or for a scalable filter %SIEVE_MIN_LAYERS to
+ *	%SIEVE_MAX_LAYERS.
+ * @growth: scalable: %SIEVE_MIN_GROWTH to %SIEVE_MAX_GROWTH; else 0.
  * @fpp_ppb: the target rate (0 for an explicit geometry).
  * @capacity: keys the first layer was sized for (0 for an explicit
  *	geometry).
