@@ -5,7 +5,8 @@
 #
 # `make test-vm` runs, after the core suite, in this order:
 #   leak_start.sh  notes the module's memory, VmallocUsed and Slab
-#   device.sh      the raw-ioctl programs: ABI, bad input, concurrency, fuzz
+#   device.sh      the raw-ioctl programs: ABI, bad input, concurrency, fuzz,
+#                  regressions, /proc/sieve
 #   library.sh     the same commands through libsieve and through the CLI
 #   dedup.sh       the example module sieve_dedup.ko on a device filter
 #   leak_end.sh    everything destroyed: memory back where it started;
@@ -21,7 +22,7 @@
 DEV_DIR := $(BUILD)/device
 DEV_CFLAGS = $(CFLAGS) $(SIEVE_CFLAGS) -static -pthread
 DEV_HDRS := tests/device/dev.h $(CORE_HDRS)
-DEV_TESTS := abi bad conc fuzz leak regress
+DEV_TESTS := abi bad conc fuzz leak regress procfs
 DEV_PROGS := $(patsubst %,$(DEV_DIR)/sieve_%_test,$(DEV_TESTS))
 DEV_BENCH_KEYS ?= 200000
 
