@@ -49,6 +49,16 @@ $(DEV_DIR)/sieve_lib_test: tests/device/lib_test.c tests/device/dev.c $(DEV_HDRS
 	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -o $@ $< tests/device/dev.c \
 		$(BUILD)/libsieve.a -lm
 
+# ---- make bench-procfs-vm -----------------------------------------------------
+
+# The test VM with one suite and no host check: the time /proc/sieve, INFO
+# and `sieve filter list` take over 200 filters (sieve_procfs_test bench),
+# in the diagnostics. Not part of `make bench`: a minute or two.
+.PHONY: bench-procfs-vm
+bench-procfs-vm:
+	$(Q)$(MAKE) test-vm VM_SCRIPTS=tests/device/procfs_bench.sh VM_CHECKS= \
+		RESULTS=$(DEV_DIR)/procfs-bench-results
+
 # ---- make bench-vm ----------------------------------------------------------
 
 # The bench module is built from a copy of tests/device's Kbuild and source
