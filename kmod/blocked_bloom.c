@@ -149,30 +149,6 @@ static u32 block_weight(const unsigned long *block)
 	return set;
 }
 
-/*
- * Keys set random k-subsets, so a bit stays clear after i keys with
- * probability (1 - k/512)^i: a block with x bits set holds about
- * log(1 - x/512) / log(1 - k/512) keys. Summing per block instead of using
- * the global fill matters, since blocks fill unevenly and the estimate is
- * convex in x. A full block is read as one bit short of full.
- */
-static u64 blocked_estimate_items(const struct sieve_filter *f)
-{
-	const struct sieve_blocked_bloom *bb = to_blocked(f);
-	u64 per_key = fx32_log2(SIEVE_BLOCK_BITS) - fx32_log2(SIEVE_BLOCK_BITS - f->geo.nhashes);
-	u64 b, log_ratios = 0;	/* Q32 sum of log2(512 / (512 - x)) */
-
-	for (b = 0; b < bb->nblocks; b++) {
-		u32 set = min(block_weight(bb->blocks + b * BLOCK_WORDS),
-			      (u32)SIEVE_BLOCK_BITS - 1);
-
-		log_ratios += fx32_log2(SIEVE_BLOCK_BITS) - fx32_log2(SIEVE_BLOCK_BITS - set);
-		if ((b & 1023) == 1023)
-			cond_resched();
-	}
-	return div64_u64(log_ratios + per_key / 2, per_key);
-}
-
 /* 1 / (512 - j) in Q62, for the k factors of a block's exact rate. */
 #define INV_LEFT(j)	(FX62_ONE / (SIEVE_BLOCK_BITS - (j)))
 #define INV_LEFT4(j)	INV_LEFT(j), INV_LEFT(j + 1), INV_LEFT(j + 2), INV_LEFT(j + 3)
@@ -184,26 +160,54 @@ static const u64 inv_left[SIEVE_MAX_HASHES] = {
 /*
  * A query lands in a uniformly chosen block and probes a random k-subset:
  * with x bits set it is a false positive with probability
- * C(x, k) / C(512, k) = prod (x - j) / (512 - j). This is the exact rate
- * of this very table, averaged over blocks.
+ * C(x, k) / C(512, k) = prod (x - j) / (512 - j), in Q32.
  */
-static u32 blocked_fpr_ppb(const struct sieve_filter *f)
+static u64 block_fpr(const struct sieve_filter *f, u32 set)
 {
-	const struct sieve_blocked_bloom *bb = to_blocked(f);
-	u64 b, sum = 0;		/* Q32 */
+	u64 rate = FX62_ONE;
 	u32 j;
 
+	if (set < f->geo.nhashes)
+		return 0;
+	for (j = 0; j < f->geo.nhashes; j++)
+		rate = fx62_mul(rate, (set - j) * inv_left[j]);
+	return rate >> 30;
+}
+
+/*
+ * Every figure from one read of the blocks, each figure summed per block:
+ *  - items: keys set random k-subsets, so a bit stays clear after i keys
+ *    with probability (1 - k/512)^i: a block with x bits set holds about
+ *    log(1 - x/512) / log(1 - k/512) keys. Summing per block instead of
+ *    using the global fill matters, since blocks fill unevenly and the
+ *    estimate is convex in x. A full block is read as one bit short of
+ *    full.
+ *  - the rate: block_fpr() averaged over blocks, the exact rate of this
+ *    very table.
+ *  - the fill: bits set over all blocks.
+ */
+static void blocked_summarize(const struct sieve_filter *f, struct sieve_filter_summary *out)
+{
+	const struct sieve_blocked_bloom *bb = to_blocked(f);
+	u64 per_key = fx32_log2(SIEVE_BLOCK_BITS) - fx32_log2(SIEVE_BLOCK_BITS - f->geo.nhashes);
+	u64 b, log_ratios = 0;	/* Q32 sum of log2(512 / (512 - x)) */
+	u64 fpr_sum = 0;	/* Q32 */
+	u64 set_total = 0;
+
+	sieve_count_scan();
 	for (b = 0; b < bb->nblocks; b++) {
 		u32 set = block_weight(bb->blocks + b * BLOCK_WORDS);
-		u64 rate = FX62_ONE;
+		u32 est = min(set, (u32)SIEVE_BLOCK_BITS - 1);
 
-		for (j = 0; j < f->geo.nhashes && set > j; j++)
-			rate = fx62_mul(rate, (set - j) * inv_left[j]);
-		sum += set >= f->geo.nhashes ? rate >> 30 : 0;
+		set_total += set;
+		log_ratios += fx32_log2(SIEVE_BLOCK_BITS) - fx32_log2(SIEVE_BLOCK_BITS - est);
+		fpr_sum += block_fpr(f, set);
 		if ((b & 1023) == 1023)
 			cond_resched();
 	}
-	return (u32)mul_u64_u64_shr(div64_u64(sum, bb->nblocks), SIEVE_PPB, 32);
+	out->items = div64_u64(log_ratios + per_key / 2, per_key);
+	out->fpr_ppb = (u32)mul_u64_u64_shr(div64_u64(fpr_sum, bb->nblocks), SIEVE_PPB, 32);
+	out->fill_ppm = sieve_fill_ppm(set_total, f->geo.nbits);
 }
 
 static const struct sieve_filter_ops sieve_blocked_bloom_ops = {
@@ -214,8 +218,7 @@ static const struct sieve_filter_ops sieve_blocked_bloom_ops = {
 	.prefetch_lines = blocked_prefetch,
 	.clear = blocked_clear,
 	.merge = blocked_merge,
-	.estimate_items = blocked_estimate_items,
-	.fpr_ppb = blocked_fpr_ppb,
+	.summarize = blocked_summarize,
 };
 
 int sieve_blocked_bloom_check(const struct sieve_geometry *geo, u64 *table_bytes)

@@ -104,21 +104,15 @@ static int bloom_merge(struct sieve_filter *dst, const struct sieve_filter *src)
 	return 0;
 }
 
-/* Bits past nbits in the last word are never set. */
-static u64 bloom_bits_set(const struct sieve_filter *f)
-{
-	return sieve_words_weight(to_bloom(f)->bits, bloom_words(f));
-}
-
 /*
  * With X of m bits set by k probes per key, n = -(m / k) * ln(1 - X / m)
  * (Swamidass and Baldi), computed as (m / k) * ln 2 * log2(m / (m - X)).
  * A full bitmap says nothing about n: it is read as one bit short of full.
  */
-static u64 bloom_estimate_items(const struct sieve_filter *f)
+static u64 bloom_items(const struct sieve_filter *f, u64 set)
 {
-	u64 m = f->geo.nbits, set = min(bloom_bits_set(f), m - 1);
-	u64 log_ratio = fx32_log2(m) - fx32_log2(m - set);	/* Q32 */
+	u64 m = f->geo.nbits;
+	u64 log_ratio = fx32_log2(m) - fx32_log2(m - min(set, m - 1));	/* Q32 */
 	/* Q16 in between (m < 2^34, log_ratio < 2^38), rounded at the end. */
 	u64 n = mul_u64_u64_shr(mul_u64_u64_shr(m, log_ratio, 16), FX32_LN2, 32);
 	u64 div = (u64)f->geo.nhashes << 16;
@@ -127,11 +121,19 @@ static u64 bloom_estimate_items(const struct sieve_filter *f)
 }
 
 /* A query hits k bits, each set with probability X / m. */
-static u32 bloom_fpr_ppb(const struct sieve_filter *f)
+static u32 bloom_fpr(const struct sieve_filter *f, u64 set)
 {
-	u64 fill = fx62_div(bloom_bits_set(f), f->geo.nbits);
+	return fx62_to_ppb(fx62_pow(fx62_div(set, f->geo.nbits), f->geo.nhashes));
+}
 
-	return fx62_to_ppb(fx62_pow(fill, f->geo.nhashes));
+/* Every figure from one count of the bits (none is set past nbits). */
+static void bloom_summarize(const struct sieve_filter *f, struct sieve_filter_summary *out)
+{
+	u64 set = sieve_words_weight(to_bloom(f)->bits, bloom_words(f));
+
+	out->items = bloom_items(f, set);
+	out->fpr_ppb = bloom_fpr(f, set);
+	out->fill_ppm = sieve_fill_ppm(set, f->geo.nbits);
 }
 
 /* A snapshot's bitmap must not set bits past nbits: no add ever does. */
@@ -152,8 +154,7 @@ static const struct sieve_filter_ops sieve_bloom_ops = {
 	.prefetch_lines = bloom_prefetch,
 	.clear = bloom_clear,
 	.merge = bloom_merge,
-	.estimate_items = bloom_estimate_items,
-	.fpr_ppb = bloom_fpr_ppb,
+	.summarize = bloom_summarize,
 	.load_state = bloom_load_state,
 };
 

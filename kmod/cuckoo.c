@@ -288,14 +288,14 @@ static int cuckoo_merge(struct sieve_filter *dst, const struct sieve_filter *src
 	return -EOPNOTSUPP;
 }
 
-static u64 cuckoo_estimate_items(const struct sieve_filter *f)
+/* The count of fingerprints is kept: no need to read the table. */
+static void cuckoo_summarize(const struct sieve_filter *f, struct sieve_filter_summary *out)
 {
-	return to_cuckoo(f)->nitems;
-}
+	u64 items = READ_ONCE(to_cuckoo(f)->nitems);
 
-static u32 cuckoo_fpr_ppb(const struct sieve_filter *f)
-{
-	return sieve_expected_fpr_ppb(&f->geo, to_cuckoo(f)->nitems);
+	out->items = items;
+	out->fpr_ppb = sieve_expected_fpr_ppb(&f->geo, items);
+	out->fill_ppm = sieve_fill_ppm(items, f->geo.nbuckets * SIEVE_CUCKOO_SLOTS);
 }
 
 static void cuckoo_save_state(const struct sieve_filter *f, struct sieve_snapshot_layer *l)
@@ -356,8 +356,7 @@ static const struct sieve_filter_ops sieve_cuckoo_ops = {
 	.prefetch_lines = cuckoo_prefetch,
 	.clear = cuckoo_clear,
 	.merge = cuckoo_merge,
-	.estimate_items = cuckoo_estimate_items,
-	.fpr_ppb = cuckoo_fpr_ppb,
+	.summarize = cuckoo_summarize,
 	.save_state = cuckoo_save_state,
 	.load_state = cuckoo_load_state,
 };

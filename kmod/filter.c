@@ -112,22 +112,33 @@ void sieve_filter_contains_batch(const struct sieve_filter *f,
 }
 SIEVE_EXPORT_INTERNAL(sieve_filter_contains_batch);
 
-/*
- * How full the table is, in parts per million: bits set for the Bloom types
- * (bits past nbits are never set; the table is whole words), slots used for
- * cuckoo. May sleep (a Bloom table is counted whole).
- */
-u32 sieve_filter_fill_ppm(const struct sieve_filter *f)
-{
-	u64 used, slots;
+#ifdef SIEVE_COUNT_SCANS
+sieve_scan_counter_t sieve_table_scans;
+#endif
 
-	if (f->geo.type == SIEVE_CUCKOO) {
-		used = sieve_filter_estimate_items(f);
-		slots = f->geo.nbuckets * SIEVE_CUCKOO_SLOTS;
-	} else {
-		used = sieve_words_weight(f->table, f->table_bytes / sizeof(unsigned long));
-		slots = f->geo.nbits;
-	}
+void sieve_filter_summarize(const struct sieve_filter *f, struct sieve_filter_summary *out)
+{
+	f->ops->summarize(f, out);
+}
+SIEVE_EXPORT_INTERNAL(sieve_filter_summarize);
+
+void sieve_summary_add_layer(struct sieve_filter_summary *all,
+			     const struct sieve_filter_summary *layer)
+{
+	/* A foreign key is a false positive unless every layer says no. */
+	u64 miss = SIEVE_PPB - all->fpr_ppb;
+
+	/* Both factors are at most 10^9: the product fits in 64 bits. */
+	miss = div64_u64(miss * (SIEVE_PPB - layer->fpr_ppb), SIEVE_PPB);
+	all->fpr_ppb = SIEVE_PPB - miss;
+	all->items += layer->items;
+	/* The newest layer's: the one that takes the adds. */
+	all->fill_ppm = layer->fill_ppm;
+}
+SIEVE_EXPORT_INTERNAL(sieve_summary_add_layer);
+
+u32 sieve_fill_ppm(u64 used, u64 slots)
+{
 	/* slots < 2^34 and used <= slots: the product fits in 64 bits. */
 	return div64_u64(min(used, slots) * 1000000, slots);
 }
@@ -172,6 +183,7 @@ u64 sieve_words_weight(const unsigned long *words, u64 nwords)
 	u64 i, set = 0;
 
 	might_sleep();
+	sieve_count_scan();
 	for (i = 0; i < nwords; i++) {
 		set += hweight_long(READ_ONCE(words[i]));
 		if ((i & 4095) == 4095)

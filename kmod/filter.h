@@ -10,8 +10,8 @@
  *  - Cuckoo: every write (add, delete, clear) needs exclusive access against
  *    other writes; a contains that runs during a write may miss a key that is
  *    being moved, so readers concurrent with writers must retry (seqcount).
- * Functions that may walk the whole table (clear, merge, estimate_items,
- * fpr_ppb) may sleep in the kernel; the others never sleep.
+ * Functions that may walk the whole table (clear, merge, summarize) may
+ * sleep in the kernel; the others never sleep.
  */
 #ifndef SIEVE_FILTER_H
 #define SIEVE_FILTER_H
@@ -21,6 +21,20 @@
 
 struct sieve_filter;
 struct sieve_snapshot_layer;
+
+/**
+ * struct sieve_filter_summary - what a filter says about itself
+ * @items: items stored (exact for cuckoo, estimated from the bits set for
+ *	the Bloom types).
+ * @fpr_ppb: false-positive rate of a query now, in parts per billion.
+ * @fill_ppm: bits set (Bloom types) or slots used (cuckoo), in parts per
+ *	million.
+ */
+struct sieve_filter_summary {
+	u64 items;
+	u32 fpr_ppb;
+	u32 fill_ppm;
+};
 
 /**
  * struct sieve_filter_ops - what each filter type implements
@@ -42,9 +56,9 @@ struct sieve_snapshot_layer;
  *	(@write) for an add, so the batch operations overlap memory misses.
  * @clear: forget every key; geometry and seed stay.
  * @merge: OR @src into @dst; the caller has checked the geometries match.
- * @estimate_items: items stored (exact for cuckoo, estimated from the fill
- *	ratio for the Bloom types).
- * @fpr_ppb: false-positive rate of a query now, in parts per billion.
+ * @summarize: what the filter says about itself (struct
+ *	sieve_filter_summary), reading a Bloom type's table once for all of
+ *	it: a report must not cost one pass over a big table per figure.
  * @save_state: optional: put the state a snapshot needs beyond the table
  *	(cuckoo: items, victim slot) in a snapshot's layer header.
  * @load_state: optional: a snapshot's table has just been copied into a new
@@ -60,8 +74,7 @@ struct sieve_filter_ops {
 	void (*prefetch_lines)(const struct sieve_filter *f, u64 hash, bool write);
 	void (*clear)(struct sieve_filter *f);
 	int (*merge)(struct sieve_filter *dst, const struct sieve_filter *src);
-	u64 (*estimate_items)(const struct sieve_filter *f);
-	u32 (*fpr_ppb)(const struct sieve_filter *f);
+	void (*summarize)(const struct sieve_filter *f, struct sieve_filter_summary *out);
 	void (*save_state)(const struct sieve_filter *f, struct sieve_snapshot_layer *l);
 	int (*load_state)(struct sieve_filter *f, const struct sieve_snapshot_layer *l);
 };
@@ -162,18 +175,40 @@ static inline void sieve_filter_clear(struct sieve_filter *f)
 	f->ops->clear(f);
 }
 
+/* One read of the table (may sleep); the three helpers below each do one. */
+void sieve_filter_summarize(const struct sieve_filter *f, struct sieve_filter_summary *out);
+
+/*
+ * A filter of several layers (oldest first): starting from a zeroed @all,
+ * fold in each layer's summary. The one rule for the kernel's reports and
+ * libsieve's local filters alike.
+ */
+void sieve_summary_add_layer(struct sieve_filter_summary *all,
+			     const struct sieve_filter_summary *layer);
+
 static inline u64 sieve_filter_estimate_items(const struct sieve_filter *f)
 {
-	return f->ops->estimate_items(f);
+	struct sieve_filter_summary s;
+
+	sieve_filter_summarize(f, &s);
+	return s.items;
 }
 
 static inline u32 sieve_filter_fpr_ppb(const struct sieve_filter *f)
 {
-	return f->ops->fpr_ppb(f);
+	struct sieve_filter_summary s;
+
+	sieve_filter_summarize(f, &s);
+	return s.fpr_ppb;
 }
 
-/* Bits set (Bloom types) or slots used (cuckoo), in parts per million. */
-u32 sieve_filter_fill_ppm(const struct sieve_filter *f);
+static inline u32 sieve_filter_fill_ppm(const struct sieve_filter *f)
+{
+	struct sieve_filter_summary s;
+
+	sieve_filter_summarize(f, &s);
+	return s.fill_ppm;
+}
 
 /*
  * Sizing (sizing.c): the geometry that holds @capacity keys with a
@@ -191,6 +226,8 @@ u32 sieve_expected_fpr_ppb(const struct sieve_geometry *geo, u64 nitems);
 void sieve_zero(void *table, u64 bytes);
 void sieve_words_or(unsigned long *to, const unsigned long *from, u64 nwords);
 u64 sieve_words_weight(const unsigned long *words, u64 nwords);
+/* @used of @slots in parts per million, for the types' summaries. */
+u32 sieve_fill_ppm(u64 used, u64 slots);
 
 /*
  * For filter.c's type table: each type checks its own geometry (returning

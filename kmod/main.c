@@ -13,6 +13,9 @@
  *                    holds at most; beyond it -ENOMEM.
  *   memory_in_use    (ro) bytes counted against max_memory_mb now.
  *   filters_in_use   (ro) filters not yet freed.
+ *   table_scans      (ro) test builds only (SIEVE_COUNT_SCANS): whole-table
+ *                    reads for reports so far, for the tests that check a
+ *                    report reads each table once.
  * Lowering a limit below what is in use refuses new work; nothing is freed.
  * The last two, and the last line of /proc/sieve, are 0 once every filter
  * is destroyed and every file closed: the leak tests read them.
@@ -42,6 +45,17 @@ module_param_cb(memory_in_use, &sieve_memory_ops, NULL, 0444);
 MODULE_PARM_DESC(memory_in_use, "bytes counted against max_memory_mb now (read-only)");
 module_param_cb(filters_in_use, &sieve_filters_ops, NULL, 0444);
 MODULE_PARM_DESC(filters_in_use, "filters not yet freed (read-only)");
+
+#ifdef SIEVE_COUNT_SCANS
+static int sieve_get_scans(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lu\n", sieve_table_scans_read());
+}
+
+static const struct kernel_param_ops sieve_scans_ops = { .get = sieve_get_scans };
+module_param_cb(table_scans, &sieve_scans_ops, NULL, 0444);
+MODULE_PARM_DESC(table_scans, "whole-table reads for reports so far (test builds, read-only)");
+#endif
 
 static int __init sieve_init(void)
 {

@@ -60,8 +60,8 @@ static u64 sieve_layers_snapshot_bytes(const struct sieve_layers *L)
 
 void sieve_report(struct sieve *s, struct sieve_report *r)
 {
+	struct sieve_filter_summary all = {}, one;
 	struct sieve_layers *L;
-	u64 miss = SIEVE_PPB;	/* chance, in ppb, that no layer answers yes */
 	u32 i;
 
 	memset(r, 0, sizeof(*r));
@@ -70,14 +70,13 @@ void sieve_report(struct sieve *s, struct sieve_report *r)
 	r->geo = L->l[0]->f->geo;
 	r->nlayers = L->n;
 	for (i = 0; i < L->n; i++) {
-		const struct sieve_filter *f = L->l[i]->f;
-
 		r->capacity += L->l[i]->capacity;
-		r->items += sieve_filter_estimate_items(f);
-		miss = div_u64(miss * (SIEVE_PPB - sieve_filter_fpr_ppb(f)), SIEVE_PPB);
+		sieve_filter_summarize(L->l[i]->f, &one);
+		sieve_summary_add_layer(&all, &one);
 	}
-	r->fpr_ppb = SIEVE_PPB - miss;
-	r->fill_ppm = sieve_filter_fill_ppm(L->l[L->n - 1]->f);
+	r->items = all.items;
+	r->fpr_ppb = all.fpr_ppb;
+	r->fill_ppm = all.fill_ppm;
 	r->snapshot_bytes = sieve_layers_snapshot_bytes(L);
 	mutex_unlock(&s->resize_lock);
 	sieve_stats_sum(s, &r->stats);

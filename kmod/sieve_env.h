@@ -91,6 +91,21 @@ static inline u32 sieve_random_u32(void)
 	return get_random_u32();
 }
 
+#ifdef SIEVE_COUNT_SCANS
+typedef atomic_long_t sieve_scan_counter_t;
+extern sieve_scan_counter_t sieve_table_scans;
+
+static inline void sieve_count_scan(void)
+{
+	atomic_long_inc(&sieve_table_scans);
+}
+
+static inline unsigned long sieve_table_scans_read(void)
+{
+	return atomic_long_read(&sieve_table_scans);
+}
+#endif
+
 #else /* userspace */
 
 #include <assert.h>
@@ -239,5 +254,31 @@ static inline u32 sieve_random_u32(void)
 	return v;
 }
 
+#ifdef SIEVE_COUNT_SCANS
+typedef unsigned long sieve_scan_counter_t;
+extern sieve_scan_counter_t sieve_table_scans;
+
+static inline void sieve_count_scan(void)
+{
+	__atomic_fetch_add(&sieve_table_scans, 1, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long sieve_table_scans_read(void)
+{
+	return __atomic_load_n(&sieve_table_scans, __ATOMIC_RELAXED);
+}
+#endif
+
 #endif /* __KERNEL__ */
+
+/*
+ * Test builds (SIEVE_COUNT_SCANS) count the whole-table reads of the
+ * summaries, so the tests can check that a report reads each table once.
+ */
+#ifndef SIEVE_COUNT_SCANS
+static inline void sieve_count_scan(void)
+{
+}
+#endif
+
 #endif /* SIEVE_ENV_H */

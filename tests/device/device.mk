@@ -5,7 +5,8 @@
 #
 # `make test-vm` runs, after the core suite, in this order:
 #   leak_start.sh  notes the module's memory, VmallocUsed and Slab
-#   device.sh      the raw-ioctl programs: ABI, bad input, concurrency, fuzz
+#   device.sh      the raw-ioctl programs: ABI, bad input, concurrency, fuzz,
+#                  regressions, /proc/sieve
 #   library.sh     the same commands through libsieve and through the CLI
 #   dedup.sh       the example module sieve_dedup.ko on a device filter
 #   leak_end.sh    everything destroyed: memory back where it started;
@@ -21,7 +22,7 @@
 DEV_DIR := $(BUILD)/device
 DEV_CFLAGS = $(CFLAGS) $(SIEVE_CFLAGS) -static -pthread
 DEV_HDRS := tests/device/dev.h $(CORE_HDRS)
-DEV_TESTS := abi bad conc fuzz leak regress
+DEV_TESTS := abi bad conc fuzz leak regress procfs
 DEV_PROGS := $(patsubst %,$(DEV_DIR)/sieve_%_test,$(DEV_TESTS))
 DEV_BENCH_KEYS ?= 200000
 
@@ -54,6 +55,16 @@ $(DEV_DIR)/sieve_layers_test: tests/device/layers_test.c tests/device/dev.c $(DE
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -o $@ $< tests/device/dev.c \
 		$(BUILD)/libsieve.a -lm
+
+# ---- make bench-procfs-vm -----------------------------------------------------
+
+# The test VM with one suite and no host check: the time /proc/sieve, INFO
+# and `sieve filter list` take over 200 filters (sieve_procfs_test bench),
+# in the diagnostics. Not part of `make bench`: a minute or two.
+.PHONY: bench-procfs-vm
+bench-procfs-vm:
+	$(Q)$(MAKE) test-vm VM_SCRIPTS=tests/device/procfs_bench.sh VM_CHECKS= \
+		RESULTS=$(DEV_DIR)/procfs-bench-results
 
 # ---- make bench-vm ----------------------------------------------------------
 

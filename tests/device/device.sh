@@ -25,4 +25,5 @@ device_run sieve_conc_test 10
 # sieve.fuzz=N on the kernel command line (the debug run) sets the count.
 device_run sieve_fuzz_test "$(sed -n 's/.*sieve\.fuzz=\([0-9][0-9]*\).*/\1/p' /proc/cmdline | grep . || echo 100000)" 0x5eedf00d
 device_run sieve_regress_test
+device_run sieve_procfs_test
 true

@@ -8,6 +8,8 @@
 #include <math.h>
 
 #include "unit.h"
+#include "libsieve.h"
+#include "local.h"
 
 #define SET_EST		31
 #define Z_999		3.29	/* two-sided 99.9% normal quantile */
@@ -173,12 +175,105 @@ static void sieve_unit_cuckoo_estimates_vs_formula(struct sieve_test *t)
 	sieve_filter_destroy(f);
 }
 
+/*
+ * One summary reads a Bloom-type table once, for all three figures (the
+ * INFO command, /proc/sieve and `sieve filter list` read it through here):
+ * SIEVE_COUNT_SCANS counts the whole-table reads. Its fill is the bits
+ * set, counted here word by word.
+ */
+static void sieve_unit_summary_reads_table_once(struct sieve_test *t)
+{
+	static const struct sieve_geometry geos[] = {
+		{ .type = SIEVE_BLOOM, .seed = 5, .nbits = 1 << 20, .nhashes = 7 },
+		{ .type = SIEVE_BLOCKED_BLOOM, .seed = 5, .nbits = 1 << 20, .nhashes = 7 },
+		{ .type = SIEVE_CUCKOO, .seed = 5, .nbuckets = 1 << 14, .fp_bits = 12 },
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(geos); i++) {
+		bool cuckoo = geos[i].type == SIEVE_CUCKOO;
+		struct sieve_filter_summary sum;
+		struct sieve_filter *f = NULL;
+		unsigned long before;
+		u64 n = 0, w, set = 0;
+
+		EXPECT_EQ(t, sieve_filter_create(&geos[i], &f), 0);
+		if (!f)
+			continue;
+		add_until(f, &n, 50000);
+		before = sieve_table_scans_read();
+		sieve_filter_summarize(f, &sum);
+		/* Cuckoo keeps its count: no read of the table at all. */
+		EXPECT_EQ(t, sieve_table_scans_read() - before, cuckoo ? 0 : 1);
+		EXPECT_EQ(t, sum.items, sieve_filter_estimate_items(f));
+		EXPECT_EQ(t, sum.fpr_ppb, sieve_filter_fpr_ppb(f));
+		if (cuckoo) {
+			EXPECT_EQ(t, sum.items, n);
+			EXPECT_EQ(t, sum.fill_ppm, n * 1000000 / (geos[i].nbuckets * 4));
+		} else {
+			for (w = 0; w < f->table_bytes / 8; w++)
+				set += __builtin_popcountll(((const u64 *)f->table)[w]);
+			EXPECT_EQ(t, sum.fill_ppm, set * 1000000 / geos[i].nbits);
+		}
+		sieve_filter_destroy(f);
+	}
+}
+
+/*
+ * libsieve's info of a scalable local filter reads each layer's table once
+ * and folds the layers by the kernel's rule: items add up, the rate is
+ * 1 - prod(1 - rate of a layer), the fill is the newest layer's.
+ */
+static void sieve_unit_local_info_reads_each_layer_once(struct sieve_test *t)
+{
+	static const u32 types[] = { SIEVE_BLOOM, SIEVE_BLOCKED_BLOOM };
+	u32 i, j;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		struct sieve_params p = {
+			.type = types[i], .flags = SIEVE_CREATE_SEED | SIEVE_CREATE_SCALABLE,
+			.capacity = 1000, .fpp_ppb = SIEVE_PPB / 100, .seed = 9,
+			.growth = 2, .max_layers = 8,
+		};
+		struct sieve_local *f = NULL;
+		struct sieve_info info;
+		unsigned long before;
+		double pass = 1;
+		u64 items = 0;
+		u8 key[64];
+		u32 nlayers;
+
+		EXPECT_EQ(t, sieve_local_create(&p, &f), 0);
+		if (!f)
+			continue;
+		for (j = 0; j < 8000; j++)
+			sieve_local_add(f, key, unit_key_distinct(key, SET_EST, j), 0);
+		before = sieve_table_scans_read();
+		sieve_local_info(f, &info);
+		EXPECT_EQ(t, sieve_table_scans_read() - before, info.nlayers);
+		EXPECT_TRUE(t, info.nlayers >= 3);
+		nlayers = f->nlayers;
+		EXPECT_EQ(t, nlayers, info.nlayers);
+		for (j = 0; j < nlayers; j++) {
+			items += sieve_filter_estimate_items(f->layers[j].filter);
+			pass *= 1 - sieve_filter_fpr_ppb(f->layers[j].filter) / 1e9;
+		}
+		EXPECT_EQ(t, info.items, items);
+		CHECKF(t, fabs(info.fpr_ppb - (1 - pass) * 1e9) <= nlayers,
+		       "rate %u ppb, layers folded in double %.1f", info.fpr_ppb, (1 - pass) * 1e9);
+		EXPECT_EQ(t, info.fill_ppm, sieve_filter_fill_ppm(f->layers[nlayers - 1].filter));
+		sieve_local_destroy(f);
+	}
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_estimate_cases[] = {
 	CASE(sieve_unit_bloom_estimates_vs_formula),
 	CASE(sieve_unit_blocked_estimates_vs_formula),
 	CASE(sieve_unit_cuckoo_estimates_vs_formula),
+	CASE(sieve_unit_summary_reads_table_once),
+	CASE(sieve_unit_local_info_reads_each_layer_once),
 };
 
 const unsigned int sieve_estimate_cases_n = ARRAY_SIZE(sieve_estimate_cases);

@@ -55,7 +55,8 @@ VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 # build never share objects. No BTF for the modules: Debian's headers ship
 # no vmlinux to base it on. Copies keep their times, so Kbuild only
 # rebuilds what changed; sources deleted from the tree disappear from the
-# copy, since every source file is removed before copying.
+# copy, since every source file is removed before copying. sieve.ko is a
+# test build: it counts its whole-table reads (kmod/Kbuild).
 vm-modules:
 	$(call msg,KBUILD,VM modules for $(VM_ABI))
 	$(Q)test -d "$(VM_KDIR)" || { echo "no Debian linux-headers-*-amd64: run 'make deps'" >&2; exit 2; }
@@ -64,7 +65,7 @@ vm-modules:
 	$(Q)find -L Kbuild $(VM_KBUILD_DIRS) -type f \( -name '*.[chS]' -o -name Kbuild \
 		-o -name Makefile \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
 	$(Q)$(MAKE) -C $(VM_KDIR) M=$(VM_SRC) $(if $(filter 1,$(V)),V=1) \
-		SIEVE_KBUILD_EXTRA="$(addsuffix /,$(VM_KBUILD_EXTRA))" \
+		SIEVE_KBUILD_EXTRA="$(addsuffix /,$(VM_KBUILD_EXTRA))" SIEVE_COUNT_SCANS=y \
 		CONFIG_DEBUG_INFO_BTF_MODULES= modules \
 		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 

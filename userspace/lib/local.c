@@ -425,7 +425,7 @@ int sieve_local_merge(struct sieve_local *dst, const struct sieve_local *src)
 
 int sieve_local_info(const struct sieve_local *f, struct sieve_info *out)
 {
-	double pass = 1;	/* a foreign key passes every layer */
+	struct sieve_filter_summary all = {}, one;
 	u32 i;
 
 	memset(out, 0, sizeof(*out));
@@ -436,21 +436,23 @@ int sieve_local_info(const struct sieve_local *f, struct sieve_info *out)
 	out->nlayers = f->nlayers;
 	out->max_layers = f->max_layers;
 	out->growth = f->growth;
-	out->fill_ppm = sieve_filter_fill_ppm(f->layers[f->nlayers - 1].filter);
 	out->inserted = f->inserted;
 	out->deleted = f->deleted;
 	out->queries = f->queries;
 	out->hits = f->hits;
 	out->memory_bytes = sizeof(*f);
+	/* As the kernel's INFO: one read of each table, the same rule for the layers. */
 	for (i = 0; i < f->nlayers; i++) {
 		const struct sieve_filter *l = f->layers[i].filter;
 
 		out->capacity += f->layers[i].capacity;
-		out->items += sieve_filter_estimate_items(l);
 		out->memory_bytes += l->alloc_bytes;
-		pass *= 1 - sieve_filter_fpr_ppb(l) / 1e9;
+		sieve_filter_summarize(l, &one);
+		sieve_summary_add_layer(&all, &one);
 	}
-	out->fpr_ppb = (u32)((1 - pass) * 1e9 + 0.5);
+	out->items = all.items;
+	out->fpr_ppb = all.fpr_ppb;
+	out->fill_ppm = all.fill_ppm;
 	out->snapshot_bytes = sieve_snapshot_bytes(f->layers, f->nlayers);
 	return 0;
 }
