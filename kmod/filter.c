@@ -135,7 +135,6 @@ void sieve_summary_add_layer(struct sieve_filter_summary *all,
 	/* The newest layer's: the one that takes the adds. */
 	all->fill_ppm = layer->fill_ppm;
 }
-SIEVE_EXPORT_INTERNAL(sieve_summary_add_layer);
 
 u32 sieve_fill_ppm(u64 used, u64 slots)
 {
