@@ -104,8 +104,11 @@ struct sieve_xdp_config {
 
 /*
  * Per-CPU counters: one array value holds them all (one lookup a packet).
- * Every packet ends in exactly one of PASSED and the DROP_* counters; the
- * program leaves PACKETS at zero and the loader fills in their sum.
+ * Each counts packets and, beside them in the same cache line, bytes: the
+ * frame as the program sees it (data_end - data, Ethernet header and VLAN
+ * tags included, no FCS). Every packet ends in exactly one of PASSED and
+ * the DROP_* counters; the program leaves PACKETS at zero and the loader
+ * fills in their sum.
  */
 enum sieve_xdp_counter {
 	SIEVE_XDP_PACKETS = 0,
@@ -122,8 +125,13 @@ enum sieve_xdp_counter {
 	SIEVE_XDP_NR_COUNTERS,
 };
 
+struct sieve_xdp_count {
+	__u64 packets;
+	__u64 bytes;
+};
+
 struct sieve_xdp_stats {
-	__u64 count[SIEVE_XDP_NR_COUNTERS];
+	struct sieve_xdp_count c[SIEVE_XDP_NR_COUNTERS];
 };
 
 /* Two generations: the live one and the one being built. */

@@ -9,7 +9,7 @@
 
 #include "sieve_xdp.h"
 
-#define PKT_MAX		512
+#define PKT_MAX		2048	/* a 1514-byte frame fits */
 
 /* What to put in a packet; the addresses and ports come from a flow key. */
 struct pkt_spec {

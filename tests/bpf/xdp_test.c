@@ -110,8 +110,30 @@ static struct sieve_xdp_key flow(const char *src, uint16_t sport, const char *ds
 }
 
 /*
+ * The first counter that did not move as one packet of len bytes moves
+ * them: up by one packet and len bytes for those in `moved` and for
+ * packets, not at all for the others. -1 if all did.
+ */
+static int wrong_counter(const struct sieve_xdp_stats *before, const struct sieve_xdp_stats *after,
+			 size_t len, const int *moved, int nmoved)
+{
+	int i, j;
+
+	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
+		uint64_t should = i == SIEVE_XDP_PACKETS;
+
+		for (j = 0; j < nmoved; j++)
+			should += moved[j] == i;
+		if (after->c[i].packets - before->c[i].packets != should ||
+		    after->c[i].bytes - before->c[i].bytes != should * len)
+			return i;
+	}
+	return -1;
+}
+
+/*
  * Runs one packet; checks the verdict and that exactly the counters in
- * `moved` (packets always) went up by one.
+ * `moved` (packets always) went up by one packet of its length.
  */
 static bool check_pkt(const char *what, const struct pkt_spec *spec, int want,
 		      const int *moved, int nmoved)
@@ -119,19 +141,16 @@ static bool check_pkt(const char *what, const struct pkt_spec *spec, int want,
 	struct sieve_xdp_stats before = stats_now(), after;
 	uint8_t buf[PKT_MAX];
 	size_t len = pkt_build(spec, buf);
-	int verdict = run_pkt(buf, len), i, j;
+	int verdict = run_pkt(buf, len), i;
 	bool ok;
 
 	after = stats_now();
 	ok = expect(verdict == want, "%s: verdict %d, want %d", what, verdict, want);
-	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
-		uint64_t delta = after.count[i] - before.count[i], should = i == SIEVE_XDP_PACKETS;
-
-		for (j = 0; j < nmoved; j++)
-			should += moved[j] == i;
-		ok &= expect(delta == should, "%s: counter %d moved by %llu, want %llu", what, i,
-			     (unsigned long long)delta, (unsigned long long)should);
-	}
+	i = wrong_counter(&before, &after, len, moved, nmoved);
+	if (i >= 0)
+		ok = expect(false, "%s: counter %d moved by %llu packets, %llu bytes (packet of %zu)",
+			    what, i, (unsigned long long)(after.c[i].packets - before.c[i].packets),
+			    (unsigned long long)(after.c[i].bytes - before.c[i].bytes), len);
 	return ok;
 }
 
@@ -319,19 +338,21 @@ static void test_ipv6_extension_headers(void)
 static void test_arp_and_nd_pass(void)
 {
 	static const char *const e[] = { "198.51.100.7", "2001:db8::/32" };
+	static const int non_ip[] = { SIEVE_XDP_PASSED, SIEVE_XDP_NON_IP };
 	struct sieve_xdp_stats before, after;
 	uint8_t buf[PKT_MAX];
 	struct pkt_spec s;
+	size_t len;
 	int t;
 
 	if (!set_entries(e, 2, 0))
 		return;
+	len = pkt_build_arp(buf);
 	before = stats_now();
-	expect(run_pkt(buf, pkt_build_arp(buf)) == XDP_PASS, "ARP from a blocked address passes");
+	expect(run_pkt(buf, len) == XDP_PASS, "ARP from a blocked address passes");
 	after = stats_now();
-	expect(after.count[SIEVE_XDP_NON_IP] - before.count[SIEVE_XDP_NON_IP] == 1 &&
-	       after.count[SIEVE_XDP_PASSED] - before.count[SIEVE_XDP_PASSED] == 1,
-	       "ARP counted as passed and non-IP");
+	expect(wrong_counter(&before, &after, len, non_ip, 2) < 0,
+	       "ARP counted as one packet of %zu bytes, passed and non-IP", len);
 	for (t = 133; t <= 137; t++) {
 		s = (struct pkt_spec){ .flow = flow("2001:db8::7", 0, "ff02::1", 0, IPPROTO_ICMPV6),
 				       .icmp_type = t };
@@ -356,7 +377,7 @@ static void truncations(const char *name, const struct pkt_spec *s, size_t addr_
 	struct sieve_xdp_stats before, after;
 	uint8_t buf[PKT_MAX];
 	size_t len = pkt_build(s, buf), cut;
-	int verdict, i, j, bad = 0;
+	int verdict, bad = 0;
 
 	for (cut = 14; cut < len; cut++) {
 		bool by_src = blocked && cut >= addr_end;
@@ -366,13 +387,8 @@ static void truncations(const char *name, const struct pkt_spec *s, size_t addr_
 		before = stats_now();
 		verdict = run_pkt(buf, cut);
 		after = stats_now();
-		for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
-			uint64_t should = i == SIEVE_XDP_PACKETS;
-
-			for (j = 0; j < 2; j++)
-				should += moved[j] == i;
-			bad += after.count[i] - before.count[i] != should;
-		}
+		/* Bytes: the truncated copy, what the program saw. */
+		bad += wrong_counter(&before, &after, cut, moved, 2) >= 0;
 		if (verdict != want && !bad++)
 			printf("    at %zu of %zu bytes: verdict %d, want %d\n", cut, len, verdict, want);
 	}
@@ -381,7 +397,7 @@ static void truncations(const char *name, const struct pkt_spec *s, size_t addr_
 	before = stats_now();
 	run_pkt(buf, len);
 	after = stats_now();
-	expect(after.count[SIEVE_XDP_MALFORMED] == before.count[SIEVE_XDP_MALFORMED],
+	expect(after.c[SIEVE_XDP_MALFORMED].packets == before.c[SIEVE_XDP_MALFORMED].packets,
 	       "%s: the whole packet counted malformed", name);
 }
 
@@ -409,6 +425,117 @@ static void test_truncation(void)
 	truncations("v4, blocked source", &v4, 18 + 20, true, false);
 	v6.flow = flow("2001:db8::7", 1, "2001:db8::1", 54, IPPROTO_UDP);
 	truncations("v6, blocked source", &v6, 22 + 40, true, false);
+}
+
+/* ---- byte counters ---- */
+
+/* One packet of a byte-sum case: a frame of `frame` bytes, cut to `cut` if non-zero. */
+struct sized_pkt {
+	const char *src;
+	const char *dst;
+	uint16_t dport;
+	uint8_t proto;
+	size_t frame;
+	size_t cut;
+	int counters[2];	/* besides packets; -1: none */
+};
+
+/* Sends every packet; adds what each should move to `want`. */
+static void send_sized(const struct sized_pkt *p, size_t n, struct sieve_xdp_stats *want)
+{
+	uint8_t buf[PKT_MAX];
+	size_t i, len, hdrs;
+	int j;
+
+	for (i = 0; i < n; i++) {
+		struct pkt_spec s = { .flow = flow(p[i].src, 40000, p[i].dst, p[i].dport,
+						   p[i].proto) };
+
+		/* Ethernet, IPv4, then TCP or UDP. */
+		hdrs = 14 + 20 + (p[i].proto == IPPROTO_TCP ? 20 : 8);
+		s.payload = p[i].frame - hdrs;
+		expect(pkt_build(&s, buf) == p[i].frame, "built a %zu-byte frame", p[i].frame);
+		len = p[i].cut ? p[i].cut : p[i].frame;
+		run_pkt(buf, len);
+		want->c[SIEVE_XDP_PACKETS].packets++;
+		want->c[SIEVE_XDP_PACKETS].bytes += len;
+		for (j = 0; j < 2; j++) {
+			if (p[i].counters[j] < 0)
+				continue;
+			want->c[p[i].counters[j]].packets++;
+			want->c[p[i].counters[j]].bytes += len;
+		}
+	}
+}
+
+/* Every counter moved by exactly `want`, packets and bytes. */
+static void expect_moved(const struct sieve_xdp_stats *before, const struct sieve_xdp_stats *want)
+{
+	struct sieve_xdp_stats after = stats_now();
+	int i;
+
+	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
+		uint64_t packets = after.c[i].packets - before->c[i].packets;
+		uint64_t bytes = after.c[i].bytes - before->c[i].bytes;
+
+		expect(packets == want->c[i].packets && bytes == want->c[i].bytes,
+		       "counter %d: %llu packets, %llu bytes; want %llu, %llu", i,
+		       (unsigned long long)packets, (unsigned long long)bytes,
+		       (unsigned long long)want->c[i].packets, (unsigned long long)want->c[i].bytes);
+	}
+}
+
+/* What a drop by an entry of `kind` moves. */
+#define DROPPED(kind)	{ SIEVE_XDP_DROP_ ## kind, SIEVE_XDP_BLOOM_HITS }
+
+/* Frames of known lengths through every verdict: exact sums per counter. */
+static void test_byte_sums(void)
+{
+	static const char *const e[] = { "198.51.100.7", "203.0.113.0/24", "tcp:192.0.2.10:22",
+					 "udp:198.51.100.8:40000,192.0.2.1:53" };
+	static const struct sized_pkt open[] = {
+		{ "198.51.100.7", "192.0.2.1", 80, IPPROTO_TCP, 60, 0, DROPPED(SRC) },
+		{ "198.51.100.7", "192.0.2.1", 80, IPPROTO_TCP, 100, 0, DROPPED(SRC) },
+		{ "198.51.100.7", "192.0.2.1", 80, IPPROTO_TCP, 1514, 0, DROPPED(SRC) },
+		{ "203.0.113.5", "192.0.2.1", 80, IPPROTO_UDP, 64, 0, DROPPED(PREFIX) },
+		{ "203.0.113.6", "192.0.2.1", 80, IPPROTO_TCP, 1000, 0, DROPPED(PREFIX) },
+		{ "198.51.100.9", "192.0.2.10", 22, IPPROTO_TCP, 128, 0, DROPPED(SERVICE) },
+		{ "198.51.100.8", "192.0.2.1", 53, IPPROTO_UDP, 90, 0, DROPPED(FLOW) },
+		{ "198.51.100.9", "192.0.2.1", 80, IPPROTO_TCP, 60, 0, { SIEVE_XDP_PASSED, -1 } },
+		{ "198.51.100.9", "192.0.2.1", 80, IPPROTO_TCP, 1514, 0, { SIEVE_XDP_PASSED, -1 } },
+		/* Cut inside the TCP header: the counters see the 40 bytes that came. */
+		{ "198.51.100.9", "192.0.2.1", 80, IPPROTO_TCP, 1514, 40,
+		  { SIEVE_XDP_PASSED, SIEVE_XDP_MALFORMED } },
+	};
+	static const struct sized_pkt closed[] = {
+		{ "198.51.100.9", "192.0.2.1", 80, IPPROTO_TCP, 1514, 40,
+		  { SIEVE_XDP_DROP_MALFORMED, SIEVE_XDP_MALFORMED } },
+		{ "198.51.100.9", "192.0.2.1", 80, IPPROTO_UDP, 700, 600,
+		  { SIEVE_XDP_DROP_MALFORMED, SIEVE_XDP_MALFORMED } },
+	};
+	static const int non_ip[] = { SIEVE_XDP_PASSED, SIEVE_XDP_NON_IP };
+	struct sieve_xdp_stats before, want = { 0 }, after;
+	uint8_t buf[PKT_MAX];
+	size_t len;
+
+	if (!set_entries(e, 4, 0))
+		return;
+	before = stats_now();
+	send_sized(open, sizeof(open) / sizeof(open[0]), &want);
+	/* The issue's own example, spelt out: 60 + 100 + 1514. */
+	expect(want.c[SIEVE_XDP_DROP_SRC].bytes == 1674, "the case's sources sum to 1674 bytes");
+	expect_moved(&before, &want);
+	len = pkt_build_arp(buf);
+	before = stats_now();
+	run_pkt(buf, len);
+	after = stats_now();
+	expect(wrong_counter(&before, &after, len, non_ip, 2) < 0, "ARP: %zu bytes non-IP", len);
+	if (!set_entries(e, 4, SIEVE_XDP_F_FAIL_CLOSED))
+		return;
+	memset(&want, 0, sizeof(want));
+	before = stats_now();
+	send_sized(closed, sizeof(closed) / sizeof(closed[0]), &want);
+	expect_moved(&before, &want);
 }
 
 /* ---- live changes and swaps ---- */
@@ -618,12 +745,15 @@ out:
 
 /* ---- false positives ---- */
 
-/* Runs n flows of list l (blocked) or n random flows not on it. */
-static uint64_t count_drops(const struct sxdp_list *l, size_t n, bool on_list)
+/*
+ * Runs n flows of list l (blocked) or n random flows not on it; the drops,
+ * and their bytes in *bytes if given.
+ */
+static uint64_t count_drops(const struct sxdp_list *l, size_t n, bool on_list, uint64_t *bytes)
 {
 	uint64_t dropped = 0;
 	uint8_t buf[PKT_MAX];
-	size_t i;
+	size_t i, len;
 
 	for (i = 0; i < n; i++) {
 		struct pkt_spec s = { .payload = 0 };
@@ -633,7 +763,12 @@ static uint64_t count_drops(const struct sxdp_list *l, size_t n, bool on_list)
 			i--;
 			continue;
 		}
-		dropped += run_pkt(buf, pkt_build(&s, buf)) == XDP_DROP;
+		len = pkt_build(&s, buf);
+		if (run_pkt(buf, len) == XDP_DROP) {
+			dropped++;
+			if (bytes)
+				*bytes += len;
+		}
 	}
 	return dropped;
 }
@@ -667,7 +802,7 @@ static void test_false_positives(void)
 	struct sieve_xdp_stats before, after;
 	struct sxdp_list l = { 0 };
 	struct sieve_xdp_config cfg;
-	uint64_t dropped, nbits, fp_caught, innocent, queries_seed;
+	uint64_t dropped, dropped_bytes = 0, nbits, fp_caught, fp_bytes, innocent, queries_seed;
 	double rate, sigma, lo, hi;
 	size_t i;
 
@@ -684,9 +819,9 @@ static void test_false_positives(void)
 		goto out;
 	nbits = sxdp_kernel_bloom_bits(cfg.max_entries, cfg.nr_hashes);
 	rate = sxdp_bloom_fpr(nbits, cfg.nr_hashes, l.n);
-	expect(count_drops(&l, l.n, true) == l.n, "a blocked flow passed (bloom-only)");
+	expect(count_drops(&l, l.n, true, NULL) == l.n, "a blocked flow passed (bloom-only)");
 	queries_seed = rng_state;
-	dropped = count_drops(&l, FP_QUERIES, false);
+	dropped = count_drops(&l, FP_QUERIES, false, &dropped_bytes);
 	/* A 99.9% interval of a binomial: +-3.29 sigma. */
 	sigma = sqrt(FP_QUERIES * rate * (1 - rate));
 	lo = FP_QUERIES * rate - 3.29 * sigma;
@@ -697,17 +832,22 @@ static void test_false_positives(void)
 	expect(dropped >= lo && dropped <= hi, "false-positive count outside the 99.9%% interval");
 	if (!reflag(SIEVE_XDP_F_EXACT))
 		goto out;
-	expect(count_drops(&l, l.n, true) == l.n, "a blocked flow passed (exact)");
+	expect(count_drops(&l, l.n, true, NULL) == l.n, "a blocked flow passed (exact)");
 	rng_state = queries_seed;	/* the same innocent flows again */
 	before = stats_now();
-	innocent = count_drops(&l, FP_QUERIES, false);
+	innocent = count_drops(&l, FP_QUERIES, false, NULL);
 	after = stats_now();
 	expect(innocent == 0, "exact mode dropped %llu innocent flows", (unsigned long long)innocent);
-	fp_caught = after.count[SIEVE_XDP_FALSE_POSITIVES] - before.count[SIEVE_XDP_FALSE_POSITIVES];
+	fp_caught = after.c[SIEVE_XDP_FALSE_POSITIVES].packets -
+		    before.c[SIEVE_XDP_FALSE_POSITIVES].packets;
+	fp_bytes = after.c[SIEVE_XDP_FALSE_POSITIVES].bytes - before.c[SIEVE_XDP_FALSE_POSITIVES].bytes;
 	printf("    exact, same maps and flows: %llu dropped, %llu false positives caught\n",
 	       (unsigned long long)innocent, (unsigned long long)fp_caught);
 	expect(fp_caught == dropped, "caught %llu false positives, bloom-only dropped %llu",
 	       (unsigned long long)fp_caught, (unsigned long long)dropped);
+	/* v4 and v6 flows differ in length: the very same packets, not just as many. */
+	expect(fp_bytes == dropped_bytes, "false positives caught: %llu bytes, bloom-only dropped %llu",
+	       (unsigned long long)fp_bytes, (unsigned long long)dropped_bytes);
 out:
 	sxdp_list_free(&l);
 }
@@ -925,6 +1065,7 @@ static const struct {
 	{ "ipv6_extension_headers", test_ipv6_extension_headers },
 	{ "arp_and_nd_pass", test_arp_and_nd_pass },
 	{ "truncation", test_truncation },
+	{ "byte_sums", test_byte_sums },
 	{ "live_add_and_remove", test_live_add_and_remove },
 	{ "growth_past_capacity", test_growth_past_capacity },
 	{ "sync_after_cut_short", test_sync_after_cut_short },

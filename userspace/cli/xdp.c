@@ -608,13 +608,25 @@ static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
 	return report_each_iface(cmd, "status", argc, argv, do_status);
 }
 
-static const char *const counter_names[SIEVE_XDP_NR_COUNTERS] = {
-	[SIEVE_XDP_PACKETS] = "packets", [SIEVE_XDP_PASSED] = "passed",
-	[SIEVE_XDP_DROP_SRC] = "dropped_source", [SIEVE_XDP_DROP_PREFIX] = "dropped_prefix",
-	[SIEVE_XDP_DROP_SERVICE] = "dropped_service", [SIEVE_XDP_DROP_FLOW] = "dropped_flow",
-	[SIEVE_XDP_DROP_MALFORMED] = "dropped_malformed", [SIEVE_XDP_BLOOM_HITS] = "bloom_hits",
-	[SIEVE_XDP_FALSE_POSITIVES] = "false_positives", [SIEVE_XDP_MALFORMED] = "malformed",
-	[SIEVE_XDP_NON_IP] = "non_ip",
+/*
+ * Each counter's names: the packets' key, which is also its label in the
+ * text, and the bytes' key. JSON keeps the packet counts under the keys
+ * they always had and adds the bytes beside them (see the README).
+ */
+static const struct {
+	const char *packets, *bytes;
+} counter_names[SIEVE_XDP_NR_COUNTERS] = {
+	[SIEVE_XDP_PACKETS] = { "packets", "bytes" },
+	[SIEVE_XDP_PASSED] = { "passed", "passed_bytes" },
+	[SIEVE_XDP_DROP_SRC] = { "dropped_source", "dropped_source_bytes" },
+	[SIEVE_XDP_DROP_PREFIX] = { "dropped_prefix", "dropped_prefix_bytes" },
+	[SIEVE_XDP_DROP_SERVICE] = { "dropped_service", "dropped_service_bytes" },
+	[SIEVE_XDP_DROP_FLOW] = { "dropped_flow", "dropped_flow_bytes" },
+	[SIEVE_XDP_DROP_MALFORMED] = { "dropped_malformed", "dropped_malformed_bytes" },
+	[SIEVE_XDP_BLOOM_HITS] = { "bloom_hits", "bloom_hits_bytes" },
+	[SIEVE_XDP_FALSE_POSITIVES] = { "false_positives", "false_positives_bytes" },
+	[SIEVE_XDP_MALFORMED] = { "malformed", "malformed_bytes" },
+	[SIEVE_XDP_NON_IP] = { "non_ip", "non_ip_bytes" },
 };
 
 struct stats_arg {
@@ -625,30 +637,45 @@ struct stats_arg {
 	double seconds;		/* 0: totals, else rates over this long */
 };
 
-/* Totals, or rates per second when seconds > 0. */
+/* Counter i's packets and bytes per second since prev. */
+static void counter_rates(const struct sieve_xdp_stats *s, const struct sieve_xdp_stats *prev,
+			  double seconds, int i, double *packets, double *bytes)
+{
+	/* Unsigned differences: right across a wrap of the 64-bit counter. */
+	*packets = (s->c[i].packets - prev->c[i].packets) / seconds;
+	*bytes = (s->c[i].bytes - prev->c[i].bytes) / seconds;
+}
+
+/* One line a counter: totals in packets and bytes, rates in pps and bit/s. */
 static void print_stats_text(const char *ifname, const struct sieve_xdp_stats *s,
 			     const struct sieve_xdp_stats *prev, double seconds)
 {
-	static const char *const labels[SIEVE_XDP_NR_COUNTERS] = {
-		"packets", "passed", "dropped: source", "prefix", "service", "flow", "malformed",
-		"\n  bloom hits", "false positives caught", "malformed", "non-IP",
-	};
-	int i;
+	static const char *const si[] = { "", "k", "M", "G", "T" };
+	double packets, bytes, bits;
+	int i, p;
 
-	printf("%s:%s\n  ", ifname, seconds > 0 ? " (per second)" : "");
+	printf("%s:%s\n", ifname, seconds > 0 ? " (per second)" : "");
 	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
-		if (seconds > 0)
-			printf("%s %.1f", labels[i], (s->count[i] - prev->count[i]) / seconds);
-		else
-			printf("%s %llu", labels[i], (unsigned long long)s->count[i]);
-		printf(i == SIEVE_XDP_DROP_MALFORMED ? "" : i == SIEVE_XDP_PASSED ? "  " :
-		       i == SIEVE_XDP_NR_COUNTERS - 1 ? "\n" : ", ");
+		if (seconds <= 0) {
+			printf("  %-18s %12llu pkts %16llu B\n", counter_names[i].packets,
+			       (unsigned long long)s->c[i].packets,
+			       (unsigned long long)s->c[i].bytes);
+			continue;
+		}
+		counter_rates(s, prev, seconds, i, &packets, &bytes);
+		/* Links are rated in bits: 1000-based units, as ip and ethtool do. */
+		for (bits = bytes * 8, p = 0; bits >= 1000 && p < 4; p++)
+			bits /= 1000;
+		printf("  %-18s %12.1f pps %10.1f %sbit/s\n", counter_names[i].packets, packets,
+		       bits, si[p]);
 	}
 }
 
 static void print_stats(const char *ifname, const struct sieve_xdp_stats *s,
 			const struct sieve_xdp_stats *prev, double seconds, struct list_arg *la)
 {
+	double packets, bytes;
+	char key[48];
 	int i;
 
 	if (!la->json) {
@@ -658,15 +685,16 @@ static void print_stats(const char *ifname, const struct sieve_xdp_stats *s,
 	json_object(NULL);
 	json_str("iface", ifname);
 	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
-		if (seconds > 0) {
-			double rate = (s->count[i] - prev->count[i]) / seconds;
-			char key[48];
-
-			snprintf(key, sizeof(key), "%s_per_s", counter_names[i]);
-			json_double(key, "%.1f", rate);
-		} else {
-			json_u64(counter_names[i], s->count[i]);
+		if (seconds <= 0) {
+			json_u64(counter_names[i].packets, s->c[i].packets);
+			json_u64(counter_names[i].bytes, s->c[i].bytes);
+			continue;
 		}
+		counter_rates(s, prev, seconds, i, &packets, &bytes);
+		snprintf(key, sizeof(key), "%s_per_s", counter_names[i].packets);
+		json_double(key, "%.1f", packets);
+		snprintf(key, sizeof(key), "%s_per_s", counter_names[i].bytes);
+		json_double(key, "%.1f", bytes);
 	}
 	json_end();
 }
@@ -808,9 +836,11 @@ static const struct cli_command xdp_status_command = {
 	.run = cmd_status,
 };
 static const struct cli_command xdp_stats_command = {
-	"xdp stats", "packet counters (summed over CPUs)",
-	.details = "  --watch prints the rates every S seconds, N times or until interrupted\n"
-		   "  (with -j, one JSON array a line).",
+	"xdp stats", "packet and byte counters (summed over CPUs)",
+	.details = "  Bytes are whole frames as XDP sees them (Ethernet header included).\n"
+		   "  --watch prints the rates every S seconds, N times or until interrupted:\n"
+		   "  packets and bits per second (with -j: packets and bytes per second, one\n"
+		   "  JSON array a line).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, CLI_JSON_OPTIONS),
 	.run = cmd_stats,
 };

@@ -266,14 +266,19 @@ int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
 		return -errno;
 	}
 	memset(sum, 0, sizeof(*sum));
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++)
-			sum->count[i] += per[cpu].count[i];
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
+			sum->c[i].packets += per[cpu].c[i].packets;
+			sum->c[i].bytes += per[cpu].c[i].bytes;
+		}
+	}
 	free(per);
 	/* The program saves itself one increment a packet: see sieve_xdp.h. */
-	sum->count[SIEVE_XDP_PACKETS] = sum->count[SIEVE_XDP_PASSED];
-	for (i = SIEVE_XDP_DROP_SRC; i <= SIEVE_XDP_DROP_MALFORMED; i++)
-		sum->count[SIEVE_XDP_PACKETS] += sum->count[i];
+	sum->c[SIEVE_XDP_PACKETS] = sum->c[SIEVE_XDP_PASSED];
+	for (i = SIEVE_XDP_DROP_SRC; i <= SIEVE_XDP_DROP_MALFORMED; i++) {
+		sum->c[SIEVE_XDP_PACKETS].packets += sum->c[i].packets;
+		sum->c[SIEVE_XDP_PACKETS].bytes += sum->c[i].bytes;
+	}
 	return 0;
 }
 
