@@ -151,6 +151,38 @@ case_five_tuple() {
 	kill $spid 2>/dev/null; wait $spid 2>/dev/null
 }
 
+# Bytes beside packets: the frames XDP saw (Ethernet 14 + IPv4 20 + UDP 8
+# + payload, whose length varies by datagram), in -j, in text and as rates.
+case_byte_counters() {
+	local n=50 frames pass0 pass1
+	attach || return
+	on block $C4 >/dev/null || fail "block $C4"
+	pass0=$(counter passed_bytes)
+	expect_eq "$(udp_count $C4 5001 $n)" 0 "datagrams from blocked C"
+	expect_eq "$(udp_count $A4 5002 $n)" $n "datagrams from A"
+	frames=$(($(python3 "$TRAFFIC" udp-bytes $n) + n * 42))
+	expect_eq "$(counter dropped_source)" $n "dropped_source"
+	expect_eq "$(counter dropped_source_bytes)" $frames "dropped_source_bytes: the frames sent"
+	pass1=$(counter passed_bytes)
+	# A's datagrams, and whatever ARP and IPv6 chatter came meanwhile.
+	[ $((pass1 - pass0)) -ge $frames ] ||
+		fail "passed_bytes grew by $((pass1 - pass0)), want >= $frames"
+	expect_eq "$(on stats -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+counts = [k for k in d if k not in ('iface', 'bytes') and not k.endswith('_bytes')]
+twins = all((k + '_bytes' if k != 'packets' else 'bytes') in d for k in counts)
+drops = sum(v for k, v in d.items() if k.startswith('dropped') and k.endswith('_bytes'))
+verdicts = d['passed_bytes'] + drops
+print(len(counts), twins, d['bytes'] == verdicts)")" "11 True True" \
+		"stats -j: 11 packet counters, each with its bytes; bytes = passed + dropped"
+	on stats | grep -Eq "^  dropped_source +$n pkts +$frames B$" ||
+		fail "text stats: no line 'dropped_source $n pkts $frames B'"
+	expect_eq "$(on stats -j --watch --interval 1 --count 1 | python3 -c "import json,sys
+d = json.loads(sys.stdin.readline())[0]
+print(d['dropped_source_per_s'], d['dropped_source_bytes_per_s'])")" "0.0 0.0" \
+		"stats --watch -j: packet and byte rates of a quiet second"
+}
+
 # `load` replaces the list again and again under a steady stream from an
 # allowed and a blocked source: every allowed datagram arrives, no blocked one.
 case_load_under_traffic() {
@@ -179,7 +211,7 @@ case_load_under_traffic() {
 	# The program itself dropped the blocked datagrams and nothing else.
 	expect_eq "$(on stats -j | python3 -c "import json,sys
 d = json.load(sys.stdin)[0]
-print(sum(v for k, v in d.items() if k.startswith('dropped')))")" \
+print(sum(v for k, v in d.items() if k.startswith('dropped') and not k.endswith('bytes')))")" \
 		$n "datagrams the program dropped during 20 loads"
 	# A busy host may lose a datagram after XDP (the veth's ring, the
 	# socket): only such losses, counted by the kernel, excuse a shortfall.
@@ -357,7 +389,7 @@ under_traffic() {
 dropped_total() {
 	on stats -j | python3 -c "import json,sys
 d = json.load(sys.stdin)[0]
-print(sum(v for k, v in d.items() if k.startswith('dropped')))"
+print(sum(v for k, v in d.items() if k.startswith('dropped') and not k.endswith('bytes')))"
 }
 
 # The list of the first interface, sorted, against WANT (one entry a line).
@@ -555,7 +587,7 @@ for i in range(20000):
 	expect_eq "$left" 0 "temporary list files left beside $IF.list"
 }
 
-CASES="block_source block_cidr ipv6_source_and_nd five_tuple load_under_traffic
+CASES="block_source block_cidr ipv6_source_and_nd five_tuple byte_counters load_under_traffic
 	bad_file_loads_nothing detach_leaves_clean generic_mode native_mode exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands"

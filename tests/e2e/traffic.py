@@ -6,6 +6,7 @@ namespaces only. Every loop is bounded in count and time.
   traffic.py udp-recv ADDR PORT SECONDS [STOP] count datagrams per source, print JSON
   traffic.py udp-send SRC SPORT DST DPORT N PPS [STOP]
                                                send N datagrams at PPS, print how many
+  traffic.py udp-bytes N                       UDP payload bytes of the first N datagrams
 STOP: a file whose existence ends the run early (within 0.1 s).
   traffic.py tcp-serve ADDR PORT SECONDS       accept connections for SECONDS
   traffic.py tcp-connect SRC SPORT DST DPORT   exit 0 if the handshake completes
@@ -47,6 +48,15 @@ def udp_recv(addr, port, seconds, stop=None):
     print(json.dumps(counts), flush=True)
 
 
+def payload(i):
+    """Datagram i of udp-send: its length varies, so byte counts are exact sums."""
+    return b"sieve e2e %d" % i
+
+
+def udp_bytes(n):
+    print(sum(len(payload(i)) for i in range(int(n))))
+
+
 def udp_send(src, sport, dst, dport, n, pps, stop=None):
     s = socket.socket(family(dst), socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -58,7 +68,7 @@ def udp_send(src, sport, dst, dport, n, pps, stop=None):
         # Checked every 10 datagrams: a stat() a datagram would slow the pace.
         if i % 10 == 0 and stopped(stop):
             break
-        s.sendto(b"sieve e2e %d" % i, (dst, int(dport)))
+        s.sendto(payload(i), (dst, int(dport)))
         sent += 1
         delay = start + (i + 1) * gap - time.monotonic()
         if delay > 0:
@@ -98,7 +108,7 @@ def tcp_connect(src, sport, dst, dport):
 
 
 def main():
-    cmds = {"udp-recv": udp_recv, "udp-send": udp_send,
+    cmds = {"udp-recv": udp_recv, "udp-send": udp_send, "udp-bytes": udp_bytes,
             "tcp-serve": tcp_serve, "tcp-connect": tcp_connect}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
