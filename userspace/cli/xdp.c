@@ -799,11 +799,11 @@ static const struct cli_command xdp_load_command = {
 		   "  FireHOL lists, addresses and prefixes only. drop: Spamhaus DROP,\n"
 		   "  \"PREFIX ; SBLnnn\", ';' comments. ipset: `ipset save`, the adds of\n"
 		   "  hash:ip and hash:net sets (others' adds are skipped and counted).\n"
-		   "  auto: ipset if the first entry line starts with create or add, drop if\n"
-		   "  a line before it has ';', netset if a '#' line before it names\n"
-		   "  FireHOL, else plain. A bad line is reported as FILE:LINE: reason and\n"
-		   "  nothing changes. The new generation is sized for the list plus 25%\n"
-		   "  (at least 65536 entries).",
+		   "  auto reads up to the first line that is not blank or a '#' comment:\n"
+		   "  ipset if a line starts with create or add, drop if one has ';', netset\n"
+		   "  if a '#' line names FireHOL, else plain. A bad line is reported as\n"
+		   "  FILE:LINE: reason and nothing changes. The new generation is sized\n"
+		   "  for the list plus 25% (at least 65536 entries).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_format),
 	.run = cmd_load,
 };
