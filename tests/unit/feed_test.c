@@ -145,7 +145,7 @@ static void sieve_unit_feed_ipset(struct sieve_test *t)
 	int ret = feed_try(&ff,
 		"create bl hash:net family inet hashsize 1024 maxelem 65536 timeout 0 comment\n"
 		"add bl 203.0.113.0/24 timeout 600 comment \"from a feed\"\r\n"
-		"add -exist bl 198.51.100.0/25\n"
+		"add -exist bl 198.51.100.0/25 comment \"not a nomatch; really\"\n"
 		"create hosts hash:ip family inet6 hashsize 1024 maxelem 65536\n"
 		"add hosts 2001:db8::7\n\n"
 		"create all list:set size 8\nadd all bl\nadd all hosts\n"
@@ -199,6 +199,8 @@ static void sieve_unit_feed_auto(struct sieve_test *t)
 		{ "# no name\n198.51.100.0/24 ; SBL9\n", SXDP_FORMAT_DROP },
 		{ "create x hash:ip\nadd x 198.51.100.7\n", SXDP_FORMAT_IPSET },
 		{ "\r\n  create x hash:ip\nadd x 198.51.100.7\n", SXDP_FORMAT_IPSET },
+		/* ipset before drop: its head may hold a ';'. */
+		{ "create x hash:ip comment ;\n", SXDP_FORMAT_IPSET },
 		/* A FireHOL name after the first entry is too late. */
 		{ "198.51.100.7\n# FireHOL\n", SXDP_FORMAT_PLAIN },
 	};

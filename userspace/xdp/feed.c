@@ -50,7 +50,7 @@ struct feed_read {
  */
 struct feed_format {
 	const char *name;
-	bool (*sniff)(const char *line);	/* NULL: never chosen by auto */
+	bool (*sniff)(const char *line);	/* NULL for plain: what is left */
 	int (*parse)(struct feed_read *r, char *line, char **entry, const char **why);
 	unsigned int kinds;			/* entry kinds allowed, a mask */
 };
@@ -170,8 +170,12 @@ static int ipset_add(struct feed_read *r, char *rest, char **entry, const char *
 		r->skipped++;
 		return 0;
 	}
-	/* nomatch makes a hole in a bigger prefix: blocking it would do the opposite. */
-	while ((opt = ipset_word(&rest)))
+	/*
+	 * nomatch makes a hole in a bigger prefix: blocking it would do the
+	 * opposite. ipset save writes it before the comment, whose quoted
+	 * words are the set owner's own.
+	 */
+	while ((opt = ipset_word(&rest)) && opt[0] != '"')
 		if (!strcmp(opt, "nomatch"))
 			return *why = "nomatch (an exception) cannot be expressed", -EINVAL;
 	*entry = member;
@@ -192,7 +196,7 @@ static int ipset_parse(struct feed_read *r, char *line, char **entry, const char
 	return *why = "not a create or add line", -EINVAL;
 }
 
-/* Indexed by enum sxdp_format; auto tries them in this order. */
+/* Indexed by enum sxdp_format; auto tries them from the last. */
 static const struct feed_format formats[] = {
 	[SXDP_FORMAT_PLAIN] = { "plain", NULL, plain_parse, ~0U },
 	[SXDP_FORMAT_NETSET] = { "netset", netset_sniff, plain_parse, ADDR_KINDS },
@@ -223,7 +227,8 @@ const char *sxdp_format_name(enum sxdp_format fmt)
 }
 
 /*
- * What a line of a file's head says: a format whose sniff claims it, else
+ * What a line of a file's head says: a format whose sniff claims it (the
+ * table from its end: an ipset line may hold a ';' in a comment), else
  * plain for the first line that is not blank or a comment ('#' or ';'),
  * else AUTO (undecided: look at the next line).
  */
@@ -233,8 +238,8 @@ static enum sxdp_format sniff_line(const char *line)
 
 	while (isspace((unsigned char)*line))
 		line++;
-	for (i = SXDP_FORMAT_PLAIN; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (formats[i].sniff && formats[i].sniff(line))
+	for (i = sizeof(formats) / sizeof(formats[0]) - 1; i > SXDP_FORMAT_PLAIN; i--)
+		if (formats[i].sniff(line))
 			return i;
 	return *line && *line != '#' ? SXDP_FORMAT_PLAIN : SXDP_FORMAT_AUTO;
 }
