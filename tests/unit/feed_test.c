@@ -181,6 +181,8 @@ static void sieve_unit_feed_ipset_bad(struct sieve_test *t)
 	expect_refused(t, text, SXDP_FORMAT_IPSET, 3, "set created twice");
 	expect_refused(t, "create h hash:ip family inet netmask 24\n", SXDP_FORMAT_IPSET, 1,
 		       "netmask");
+	expect_refused(t, "create n hash:net family inet bitmask 255.255.0.0\n", SXDP_FORMAT_IPSET,
+		       1, "bitmask");
 	/* A refused line anywhere refuses the file: after a skipped set too. */
 	expect_refused(t, "create s list:set\nadd s x\ncreate b hash:ip\nadd b nope\n",
 		       SXDP_FORMAT_IPSET, 4, "nope: not an IP address");

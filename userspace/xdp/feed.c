@@ -147,10 +147,10 @@ static int ipset_create(struct feed_read *r, char *rest, const char **why)
 	r->sets = sets;
 	strcpy(sets[r->nsets].name, name);
 	sets[r->nsets].taken = !strcmp(type, "hash:ip") || !strcmp(type, "hash:net");
-	/* A hash:ip with a netmask stores prefixes as bare addresses. */
+	/* With a netmask (or bitmask) the members are prefixes written as bare addresses. */
 	while (sets[r->nsets].taken && (opt = ipset_word(&rest)))
-		if (!strcmp(opt, "netmask"))
-			return *why = "hash:ip with netmask is not supported", -EINVAL;
+		if (!strcmp(opt, "netmask") || !strcmp(opt, "bitmask"))
+			return *why = "a set with netmask or bitmask is not supported", -EINVAL;
 	r->nsets++;
 	return 0;
 }
