@@ -260,6 +260,7 @@ if $has_xdp; then
 	expect_help_options "xdp plan" --entries --fpr --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
 	expect_help_options "xdp block" --iface
+	expect_help_options "xdp load" --iface --format
 fi
 }
 expect "filter create --help" 0 "$sieve" filter create --help
@@ -295,7 +296,7 @@ usage_cases=(
 	"build|x.snap -t bloom|--frob|--fpr|--fpr 2" "snapshot query|x k|--frob|--file|-c=1"
 )
 $has_xdp && usage_cases+=("xdp plan||--frob|-n|--fpr 0" "xdp stats||--frob|--interval|--interval 0"
-			  "xdp attach|lo|--frob|--mode|--mode fast")
+			  "xdp attach|lo|--frob|--mode|--mode fast" "xdp load|f|--frob|--format|--format csv")
 for case in "${usage_cases[@]}"; do
 	IFS='|' read -r words args unknown missing bad <<<"$case"
 	for what in unknown missing bad; do
@@ -305,6 +306,17 @@ for case in "${usage_cases[@]}"; do
 			usage_line "$words"
 	done
 done
+# A feed is read in full before any interface is touched: a bad line needs no root.
+if $has_xdp; then
+	printf '; Spamhaus DROP\r\n1.10.16.0/20 ; SBL1\r\n1.10.16.1/20 ; SBL2\r\n' >"$work/drop"
+	expect_refused "xdp load --format drop: a bad line" "$sieve" xdp load --format drop "$work/drop"
+	check "the error is FILE:LINE: entry: reason" \
+		grep -qx "sieve: $work/drop:3: 1.10.16.1/20: host bits set after the prefix length" "$work/err"
+	printf 'create s list:set\nadd s x\nadd t 192.0.2.0/24\n' >"$work/ipset"
+	expect_refused "xdp load - of ipset (auto): an add to a set never created" \
+		"$sieve" xdp load - <"$work/ipset"
+	check "the error names line 3 of stdin" grep -q -- "^sieve: -:3: add to a set that was never created" "$work/err"
+fi
 expect_refused "an unknown option's name in the error" "$sieve" size --frobnicate
 check "the error names --frobnicate" grep -q "unknown option '--frobnicate'" <<<"$err"
 expect_refused "a missing value's option in the error" "$sieve" filter create f --capacity

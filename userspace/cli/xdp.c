@@ -30,6 +30,7 @@ struct xdp_opts {
 	bool fpp_given;
 	uint64_t capacity, entries;
 	uint32_t interval, count;
+	enum sxdp_format format;	/* load: the file's format */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
@@ -68,6 +69,11 @@ static int set_mode(void *opts, const char *arg)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+static int set_format(void *opts, const char *arg)
+{
+	return sxdp_format_parse(arg, &((struct xdp_opts *)opts)->format);
 }
 
 static int set_capacity(void *opts, const char *arg)
@@ -135,6 +141,10 @@ static const struct cli_option opt_force = {
 static const struct cli_option opt_capacity = {
 	"capacity", 0, "N", "entries the first maps are planned for (default 65536)",
 	.set = set_capacity, .accepts = "1 to 2^32-1 entries",
+};
+static const struct cli_option opt_format = {
+	"format", 0, "FORMAT", "auto (default), plain, netset, drop or ipset",
+	.set = set_format, .accepts = "auto, plain, netset, drop or ipset",
 };
 static const struct cli_option opt_watch = {
 	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),
@@ -374,14 +384,19 @@ static int do_load(struct sxdp_handle *h, void *arg)
 static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct sxdp_list l = { 0 };
+	struct sxdp_feed_info info;
 	struct xdp_opts o;
 	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	if (sxdp_list_read(o.args[0], &l, err, sizeof(err)))
+	if (sxdp_feed_read(o.args[0], o.format, &l, &info, err, sizeof(err)))
 		return cli_error("%s", err);
+	/* Said before loading, so it is there whatever the interfaces do. */
+	if (info.skipped)
+		printf("%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
+		       o.args[0], sxdp_format_name(info.format), info.skipped);
 	ret = for_each_iface(&o, "loading", do_load, &l);
 	sxdp_list_free(&l);
 	return ret;
@@ -808,10 +823,16 @@ static const struct cli_command xdp_unblock_command = {
 static const struct cli_command xdp_load_command = {
 	"xdp load", "replace the whole list from a file, atomically",
 	.args = "FILE|-", .min_args = 1, .max_args = 1,
-	.details = "  One entry per line (see block), '#' starts a comment. A bad line is\n"
-		   "  reported as FILE:LINE: reason and nothing changes. The new generation\n"
-		   "  is sized for the list plus 25% (at least 65536 entries).",
-	.options = CLI_OPTIONS(&opt_iface),
+	.details = "  plain: one entry per line (see block), '#' starts a comment. netset:\n"
+		   "  FireHOL lists, addresses and prefixes only. drop: Spamhaus DROP,\n"
+		   "  \"PREFIX ; SBLnnn\", ';' comments. ipset: `ipset save`, the adds of\n"
+		   "  hash:ip and hash:net sets (others' adds are skipped and counted).\n"
+		   "  auto reads up to the first line that is not blank or a '#' comment:\n"
+		   "  ipset if a line starts with create or add, drop if one has ';', netset\n"
+		   "  if a '#' line names FireHOL, else plain. A bad line is reported as\n"
+		   "  FILE:LINE: reason and nothing changes. The new generation is sized\n"
+		   "  for the list plus 25% (at least 65536 entries).",
+	.options = CLI_OPTIONS(&opt_iface, &opt_format),
 	.run = cmd_load,
 };
 static const struct cli_command xdp_list_command = {

@@ -270,68 +270,6 @@ void sxdp_list_free(struct sxdp_list *l)
 	*l = (struct sxdp_list){ 0 };
 }
 
-/* Strips a comment and surrounding blanks; NULL for a blank line. */
-static char *entry_text(char *line)
-{
-	char *end;
-
-	line[strcspn(line, "#\n\r")] = '\0';
-	while (isspace((unsigned char)*line))
-		line++;
-	end = line + strlen(line);
-	while (end > line && isspace((unsigned char)end[-1]))
-		*--end = '\0';
-	return *line ? line : NULL;
-}
-
-int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	struct sxdp_list tmp = { 0 };
-	struct sieve_xdp_key key;
-	unsigned int lineno = 0;
-	char line[512], *text;
-	const char *why;
-	int ret = 0;
-
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	while (!ret && fgets(line, sizeof(line), f)) {
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line too long", path, lineno);
-			ret = -EINVAL;
-		} else if (!(text = entry_text(line))) {
-			continue;
-		} else if (strpbrk(text, " \t")) {
-			snprintf(err, errlen, "%s:%u: one entry per line", path, lineno);
-			ret = -EINVAL;
-		} else if (sxdp_parse_entry(text, &key, &why)) {
-			snprintf(err, errlen, "%s:%u: %s: %s", path, lineno, text, why);
-			ret = -EINVAL;
-		} else {
-			ret = sxdp_list_add(&tmp, &key);
-		}
-	}
-	if (!ret && ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		ret = -EIO;
-	}
-	if (f != stdin)
-		fclose(f);
-	if (ret) {
-		sxdp_list_free(&tmp);
-		return ret;
-	}
-	sxdp_list_free(l);
-	*l = tmp;
-	sxdp_list_sort(l);
-	return 0;
-}
-
 /*
  * Written beside the old file and renamed over it: never half a list.
  * The temporary name is unique, so two writers never share one file, and

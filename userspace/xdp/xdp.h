@@ -50,10 +50,37 @@ void sxdp_list_sort(struct sxdp_list *l);
 bool sxdp_list_find(const struct sxdp_list *l, const struct sieve_xdp_key *key);
 bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key);
 void sxdp_list_free(struct sxdp_list *l);
-/* A blocklist file: -EINVAL with "file:line: reason" in err, nothing added. */
-int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
 /* @header: a comment line to put first, or NULL. */
 int sxdp_list_write(const char *path, const struct sxdp_list *l, const char *header);
+
+/* ---- files in the formats of feeds (feed.c) ---- */
+
+enum sxdp_format {
+	SXDP_FORMAT_AUTO,	/* sniffed from the file's head; plain if nothing shows */
+	SXDP_FORMAT_PLAIN,	/* one entry a line, '#' comments: the list's own format */
+	SXDP_FORMAT_NETSET,	/* FireHOL .netset/.ipset: addresses and prefixes */
+	SXDP_FORMAT_DROP,	/* Spamhaus DROP/EDROP/DROPv6: "PREFIX ; SBLnnn", ';' comments */
+	SXDP_FORMAT_IPSET,	/* `ipset save`: adds of hash:ip and hash:net sets */
+};
+
+/* What reading a file found. */
+struct sxdp_feed_info {
+	enum sxdp_format format;	/* the one read (auto resolved) */
+	size_t skipped;			/* ipset adds to sets of other types */
+};
+
+/* "auto", "plain", ...; -EINVAL for another name. */
+int sxdp_format_parse(const char *name, enum sxdp_format *fmt);
+const char *sxdp_format_name(enum sxdp_format fmt);
+/*
+ * A blocklist file in format @fmt ("-": stdin): -EINVAL with
+ * "FILE:LINE: reason" in err and @l untouched, or @l replaced by its
+ * entries, sorted. @info may be NULL.
+ */
+int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
+		   struct sxdp_feed_info *info, char *err, size_t errlen);
+/* A plain file: the list's own format (the state file, plan FILE). */
+int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
 
 /* ---- sizing (plan.c) ---- */
 
