@@ -48,7 +48,19 @@ $(UNIT_DIR)/%.o: tests/cases/%.c $(UNIT_HDRS)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
-$(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS)
+# The XDP loader's prefix-expansion planner and its entries (no libbpf in
+# them), for cpe_test.c.
+UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/expand.o $(UNIT_DIR)/xdp/entry.o
+UNIT_XDP_INC := -I$(TOP)/include -I$(TOP)/userspace/xdp
+
+$(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h userspace/xdp/xdp.h
+	$(call msg,CC,$< [unit])
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_INC) $(UNIT_SANFLAGS) -c $< -o $@
+
+$(UNIT_DIR)/cpe_test.o: SIEVE_CFLAGS += $(UNIT_XDP_INC)
+$(UNIT_DIR)/cpe_test.o: include/sieve_xdp.h userspace/xdp/xdp.h
+
+$(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS) $(UNIT_XDP_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lm
 
