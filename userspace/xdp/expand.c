@@ -19,6 +19,7 @@
  * has to lose against any real one.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -329,4 +330,23 @@ int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fre
 	}
 	config_masks(cfg);
 	return 0;
+}
+
+/* The config of a list and the keys its maps hold; err says why not. */
+int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
+		   struct sxdp_list *keys, char *err, size_t errlen)
+{
+	int ret = sxdp_config_fill(cfg, l);
+
+	if (!ret)
+		ret = sxdp_expand(l, cfg, keys);
+	if (!ret)
+		cfg->keys = keys->n;
+	if (ret == -E2BIG)
+		snprintf(err, errlen, "with %u probe lengths per family the prefixes expand to more than %llu extra keys: allow more probes (attach --max-probes, at most %d)",
+			 sxdp_max_probes(cfg), (unsigned long long)SXDP_MAX_EXTRA_KEYS,
+			 SIEVE_XDP_MAX_PREFIX_LENS);
+	else if (ret)
+		snprintf(err, errlen, "expanding the prefixes: %s", strerror(-ret));
+	return ret;
 }

@@ -579,23 +579,6 @@ static uint64_t capacity_for(uint64_t n)
 	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
 }
 
-/* The config of a list and the keys its maps hold; err says why not. */
-static int plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
-		     struct sxdp_list *keys, char *err, size_t errlen)
-{
-	int ret = sxdp_config_fill(cfg, l);
-
-	if (!ret)
-		ret = sxdp_expand(l, cfg, keys);
-	if (ret == -E2BIG)
-		snprintf(err, errlen, "with %u probe lengths per family the prefixes expand to more than %llu extra keys: allow more probes (attach --max-probes, at most %d)",
-			 sxdp_max_probes(cfg), (unsigned long long)SXDP_MAX_EXTRA_KEYS,
-			 SIEVE_XDP_MAX_PREFIX_LENS);
-	else if (ret)
-		snprintf(err, errlen, "expanding the prefixes: %s", strerror(-ret));
-	return ret;
-}
-
 int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
 			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
 			size_t errlen)
@@ -606,10 +589,9 @@ int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32
 	int bloom_fd, exact_fd, ret;
 
 	cfg.max_probes = sxdp_max_probes(&cfg);
-	ret = plan_keys(l, &cfg, &keys, err, errlen);
+	ret = sxdp_plan_keys(l, &cfg, &keys, err, errlen);
 	if (ret)
 		goto out;
-	cfg.keys = keys.n;
 	/* Capacity counts keys: an expanded list gets headroom of its own. */
 	if (capacity < keys.n)
 		capacity = capacity_for(keys.n);

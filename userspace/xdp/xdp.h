@@ -168,7 +168,13 @@ unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg);
  * SXDP_MAX_EXTRA_KEYS keys.
  */
 int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
-/* The live config, extended for a live add of @fresh: see loader.c. */
+/*
+ * sxdp_config_fill, then sxdp_expand into @keys; on failure err says why
+ * in the operator's words.
+ */
+int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
+		   struct sxdp_list *keys, char *err, size_t errlen);
+/* The live config, extended for a live add of @fresh: see expand.c. */
 int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fresh);
 /* New maps sized by plan, filled with l; exact_fd -1 unless exact. */
 int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
