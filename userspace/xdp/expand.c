@@ -79,8 +79,9 @@ uint64_t sxdp_cpe_cost(const uint64_t *hist, unsigned int maxlen, const uint8_t 
 int sxdp_cpe_choose(const uint64_t *hist, unsigned int maxlen, unsigned int max_probes,
 		    uint8_t *lens, unsigned int *nlens, uint64_t *entries)
 {
-	static uint64_t best[SIEVE_XDP_MAX_PREFIX_LENS + 1][SXDP_CPE_MAX_LEN + 1];
-	static uint8_t from[SIEVE_XDP_MAX_PREFIX_LENS + 1][SXDP_CPE_MAX_LEN + 1];
+	/* About 20 KiB of stack: no state shared between calls. */
+	uint64_t best[SIEVE_XDP_MAX_PREFIX_LENS + 1][SXDP_CPE_MAX_LEN + 1];
+	uint8_t from[SIEVE_XDP_MAX_PREFIX_LENS + 1][SXDP_CPE_MAX_LEN + 1];
 	unsigned int c, i, j, top = 0, best_c = 0;
 	uint64_t answer = SAT;
 
@@ -248,7 +249,7 @@ static int choose_family(const struct sxdp_list *l, uint8_t family, unsigned int
 			 uint8_t *lens, uint8_t *nr, uint64_t *extra)
 {
 	uint64_t hist[SXDP_CPE_MAX_LEN + 1] = { 0 }, prefixes = 0, keys;
-	unsigned int n;
+	unsigned int n = 0;
 	size_t i;
 	int ret;
 
@@ -300,7 +301,8 @@ static void insert_len(uint8_t *lens, uint8_t *nr, uint8_t len)
 /*
  * A live add keeps the probe lengths of the live maps: a new prefix
  * length gets a probe of its own while there is room, else goes to the
- * next probe length above it if that makes at most SXDP_LIVE_EXPAND keys.
+ * next probe length above it if that makes at most 2^SXDP_LIVE_EXPAND_BITS
+ * keys.
  * Otherwise -E2BIG: the list needs a new plan (a rebuild).
  */
 #define SXDP_LIVE_EXPAND_BITS	6	/* 64 keys for one entry */
