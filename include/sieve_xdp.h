@@ -60,8 +60,10 @@ struct sieve_xdp_key {
 #define SIEVE_XDP_F_HASH_ONLY	(1U << 2)	/* skip the bloom: the benchmark's reference */
 
 /*
- * Distinct prefix lengths per family: each costs one probe per packet of
- * that family, so they are bounded (and the BPF loop with them).
+ * Probe lengths per family: each costs one probe per packet of that
+ * family, so they are bounded (and the BPF loop with them). A list may
+ * have any prefix lengths: the loader stores each prefix at a probe
+ * length at or above its own (controlled prefix expansion).
  */
 #define SIEVE_XDP_MAX_PREFIX_LENS	16
 
@@ -69,27 +71,30 @@ struct sieve_xdp_key {
  * struct sieve_xdp_config - one generation's view of the blocklist
  * @flags: SIEVE_XDP_F_*
  * @kinds: SIEVE_XDP_KIND_BIT()s of the kinds with entries
- * @nr_v4_lens: prefix lengths in @v4_lens (at most SIEVE_XDP_MAX_PREFIX_LENS)
- * @nr_v6_lens: prefix lengths in @v6_lens
+ * @nr_v4_lens: probe lengths in @v4_lens (at most @max_probes)
+ * @nr_v6_lens: probe lengths in @v6_lens
+ * @max_probes: probe lengths allowed per family (the loader's; 0: its default)
  * @__reserved: must be 0
- * @v4_lens: IPv4 prefix lengths in use (1-31), longest first
- * @v6_lens: IPv6 prefix lengths in use (1-127), longest first
+ * @v4_lens: IPv4 prefix lengths probed (1-31), longest first
+ * @v6_lens: IPv6 prefix lengths probed (1-127), longest first
  * @v4_masks: the netmask of each of @v4_lens, network order
  * @v6_masks: the netmask of each of @v6_lens, network order (the program
  *	ANDs without branching on the length: fewer verifier states)
- * @entries: entries in this generation (the loader's bookkeeping)
+ * @entries: entries on the list of this generation (the loader's bookkeeping)
  * @capacity: entries the bloom filter was planned for
  * @max_entries: the bloom map's max_entries (sizes its bitmap)
  * @nr_hashes: the bloom map's hash count (1-15)
  * @fpp_ppb: the target false-positive rate, parts per billion
  * @gen_seq: generations built since attach (status shows it)
+ * @keys: keys in the maps: @entries after prefix expansion
  */
 struct sieve_xdp_config {
 	__u32 flags;
 	__u32 kinds;
 	__u8 nr_v4_lens;
 	__u8 nr_v6_lens;
-	__u16 __reserved;
+	__u8 max_probes;
+	__u8 __reserved;
 	__u8 v4_lens[SIEVE_XDP_MAX_PREFIX_LENS];
 	__u8 v6_lens[SIEVE_XDP_MAX_PREFIX_LENS];
 	__be32 v4_masks[SIEVE_XDP_MAX_PREFIX_LENS];
@@ -100,6 +105,7 @@ struct sieve_xdp_config {
 	__u32 nr_hashes;
 	__u32 fpp_ppb;
 	__u32 gen_seq;
+	__u64 keys;
 };
 
 /*

@@ -902,6 +902,255 @@ static void test_plan_matches_kernel(void)
 	}
 }
 
+/* ---- prefix expansion: any prefix lengths, at most P probes ---- */
+
+typedef unsigned __int128 u128;
+
+/* An address as one 128-bit number; IPv4 is its top 32 bits (word 0). */
+static u128 addr_of(const __be32 w[4])
+{
+	u128 v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		v = v << 32 | ntohl(w[i]);
+	return v;
+}
+
+static void addr_put(__be32 w[4], u128 v)
+{
+	int i;
+
+	for (i = 3; i >= 0; i--, v >>= 32)
+		w[i] = htonl((uint32_t)v);
+}
+
+static u128 len_mask(unsigned int len)
+{
+	return len ? ~(u128)0 << (128 - len) : 0;
+}
+
+/* The test's oracle: does a source or prefix entry of @l cover @a? */
+static bool covered(const struct sxdp_list *l, uint8_t family, u128 a)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct sieve_xdp_key *k = &l->keys[i];
+
+		if (k->family == family && (k->kind == SIEVE_XDP_SRC || k->kind == SIEVE_XDP_PREFIX) &&
+		    (a & len_mask(k->prefix_len)) == addr_of(k->saddr))
+			return true;
+	}
+	return false;
+}
+
+static int verdict_from(uint8_t family, u128 a)
+{
+	struct pkt_spec s = tcp(family == SIEVE_XDP_V4 ? "198.51.100.1" : "2001:db8::1", 1,
+				family == SIEVE_XDP_V4 ? "192.0.2.1" : "2001:db8:ffff::1", 2);
+	uint8_t buf[PKT_MAX];
+
+	addr_put(s.flow.saddr, a);
+	return run_pkt(buf, pkt_build(&s, buf));
+}
+
+/*
+ * For every entry: its first and last address are dropped, the addresses
+ * just outside pass unless another entry covers them. Verdicts only (the
+ * lists are exact: no false positive may pass for a drop).
+ */
+static void check_edges(const struct sxdp_list *l, const char *what)
+{
+	unsigned int bad = 0, runs = 0;
+	size_t i;
+	int j;
+
+	for (i = 0; i < l->n; i++) {
+		const struct sieve_xdp_key *k = &l->keys[i];
+		bool v4 = k->family == SIEVE_XDP_V4;
+		u128 all = v4 ? len_mask(32) : ~(u128)0, step = v4 ? (u128)1 << 96 : 1;
+		u128 first = addr_of(k->saddr), last = first | (~len_mask(k->prefix_len) & all);
+		u128 probe[4] = { first, last, first - step, last + step };
+		bool skip[4] = { false, false, first == 0, last == all };
+
+		for (j = 0; j < 4; j++) {
+			int want, got;
+
+			if (skip[j])
+				continue;
+			want = covered(l, k->family, probe[j]) ? XDP_DROP : XDP_PASS;
+			got = verdict_from(k->family, probe[j]);
+			runs++;
+			if (got != want && bad++ < 5) {
+				char buf[160];
+
+				sxdp_format_entry(k, buf, sizeof(buf));
+				expect(false, "%s: entry %s, %s: verdict %d, want %d", what, buf,
+				       (const char *[]){ "first", "last", "below", "above" }[j], got, want);
+			}
+		}
+	}
+	expect(!bad, "%s: %u of %u verdicts wrong", what, bad, runs);
+}
+
+/* A random prefix of @len (a host at the full length) of @family. */
+static struct sieve_xdp_key random_prefix(uint8_t family, unsigned int len)
+{
+	bool v4 = family == SIEVE_XDP_V4;
+	struct sieve_xdp_key k = { .family = family, .prefix_len = len,
+				   .kind = len == (v4 ? 32U : 128U) ? SIEVE_XDP_SRC : SIEVE_XDP_PREFIX };
+	u128 a = (u128)rng() << 64 | rng();
+
+	addr_put(k.saddr, a & len_mask(len) & (v4 ? len_mask(32) : ~(u128)0));
+	return k;
+}
+
+/* Sets @l with @max_probes; the config probes at most that many lengths. */
+static bool set_list_probes(const struct sxdp_list *l, unsigned int max_probes)
+{
+	struct sieve_xdp_config cfg;
+	char err[256] = "";
+	int ret = sxdp_rebuild_probes(&h, l, SIEVE_XDP_F_EXACT, 1000, 1024, max_probes, err,
+				      sizeof(err));
+
+	if (!expect(!ret, "rebuild with %u probes: %s", max_probes, err))
+		return false;
+	return expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.nr_v4_lens <= max_probes &&
+		      cfg.nr_v6_lens <= max_probes, "more probe lengths than %u", max_probes);
+}
+
+/* IPv4: three prefixes of every length /1-/31 and hosts, 8 probes, then 3. */
+static void test_expansion_every_v4_length(void)
+{
+	struct sxdp_list l = { 0 };
+	unsigned int len, i;
+
+	rng_state = 4;
+	for (len = 1; len <= 32; len++)
+		for (i = 0; i < 3; i++) {
+			struct sieve_xdp_key k = random_prefix(SIEVE_XDP_V4, len);
+
+			sxdp_list_add(&l, &k);
+		}
+	sxdp_list_sort(&l);
+	if (set_list_probes(&l, 8))
+		check_edges(&l, "v4 /1-/32, 8 probes");
+	/* Shorter lists of the long lengths: 3 probes stay within the budget. */
+	for (i = 0; i < l.n; i++)
+		if (l.keys[i].prefix_len < 12)
+			l.keys[i].prefix_len = 0;
+	{
+		size_t out = 0;
+
+		for (i = 0; i < l.n; i++)
+			if (l.keys[i].prefix_len)
+				l.keys[out++] = l.keys[i];
+		l.n = out;
+	}
+	if (set_list_probes(&l, 3))
+		check_edges(&l, "v4 /12-/32, 3 probes");
+	sxdp_list_free(&l);
+}
+
+/* IPv6: a prefix of every length /1-/127 and hosts, with 16 probes; a spread with 8. */
+static void test_expansion_v6_lengths(void)
+{
+	static const unsigned int spread[] = { 1, 7, 20, 32, 33, 48, 56, 63, 64, 65, 96, 112,
+					       120, 126, 127, 128 };
+	struct sxdp_list l = { 0 };
+	unsigned int len, i;
+
+	rng_state = 6;
+	for (len = 1; len <= 128; len++) {
+		struct sieve_xdp_key k = random_prefix(SIEVE_XDP_V6, len);
+
+		sxdp_list_add(&l, &k);
+	}
+	sxdp_list_sort(&l);
+	if (set_list_probes(&l, 16))
+		check_edges(&l, "v6 /1-/128, 16 probes");
+	sxdp_list_free(&l);
+	for (i = 0; i < sizeof(spread) / sizeof(spread[0]); i++) {
+		struct sieve_xdp_key k = random_prefix(SIEVE_XDP_V6, spread[i]), k2;
+
+		k2 = random_prefix(SIEVE_XDP_V6, spread[i]);
+		sxdp_list_add(&l, &k);
+		sxdp_list_add(&l, &k2);
+	}
+	sxdp_list_sort(&l);
+	if (set_list_probes(&l, 8))
+		check_edges(&l, "v6 16 lengths, 8 probes");
+	sxdp_list_free(&l);
+}
+
+/*
+ * Nested and overlapping prefixes expand to shared keys: all of them
+ * still block, and removing the widest one leaves the others whole.
+ */
+static void test_expansion_nested(void)
+{
+	static const char *const e[] = { "10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/23",
+					 "10.1.2.0/24", "10.1.3.7", "2001:db8::/32",
+					 "2001:db8:0:1::/64", "2001:db8:0:1:8000::/65" };
+	static const char *const wide[] = { "10.0.0.0/8", "2001:db8::/32" };
+	struct sxdp_list l = { 0 }, del = { 0 };
+	size_t missing;
+
+	list_of(&l, e, 8);
+	/* Two probes: /24 and /8 (or /16) for v4, /65 and /32 for v6. */
+	if (set_list_probes(&l, 2))
+		check_edges(&l, "nested, two probes");
+	list_of(&del, wide, 2);
+	expect(!sxdp_remove(&h, &del, &missing) && !missing, "removing the widest");
+	sxdp_list_remove(&l, &del.keys[0]);
+	sxdp_list_remove(&l, &del.keys[1]);
+	check_edges(&l, "nested, widest removed");
+	expect(verdict_from(SIEVE_XDP_V4, (u128)0x0a050000 << 96) == XDP_PASS,
+	       "10.5.0.0 passes once 10.0.0.0/8 is gone");
+	sxdp_list_free(&l);
+	sxdp_list_free(&del);
+}
+
+/*
+ * A live block keeps the live probe lengths: a length near one goes to it
+ * in the live maps; a length far from all needs a new plan (new maps).
+ */
+static void test_expansion_live_block(void)
+{
+	static const char *const first[] = { "10.0.0.0/16", "10.1.0.0/24" };
+	static const char *const near[] = { "10.2.0.0/21" };
+	static const char *const far[] = { "10.128.0.0/9" };
+	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sieve_xdp_config cfg;
+	char err[256] = "";
+	uint32_t id;
+
+	list_of(&l, first, 2);
+	if (!set_list_probes(&l, 2))
+		goto out;
+	id = live_bloom_id();
+	list_of(&add, near, 1);
+	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
+	expect(live_bloom_id() == id, "a near length rebuilt the maps");
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.nr_v4_lens == 2 && cfg.keys == 10,
+	       "after the near add: %u lengths, %llu keys, want 2 and 10", cfg.nr_v4_lens,
+	       (unsigned long long)cfg.keys);
+	sxdp_list_add(&l, &add.keys[0]);
+	sxdp_list_free(&add);
+	list_of(&add, far, 1);
+	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
+	expect(live_bloom_id() != id, "a far length was added live");
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.nr_v4_lens == 2 && cfg.max_probes == 2,
+	       "after the far add: %u lengths, max %u", cfg.nr_v4_lens, cfg.max_probes);
+	sxdp_list_add(&l, &add.keys[0]);
+	sxdp_list_sort(&l);
+	check_edges(&l, "after live blocks");
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+}
+
 /* ---- entries and files ---- */
 
 static void test_entry_parser(void)
@@ -1071,6 +1320,10 @@ static const struct {
 	{ "sync_after_cut_short", test_sync_after_cut_short },
 	{ "swap_under_traffic", test_swap_under_traffic },
 	{ "false_positives", test_false_positives },
+	{ "expansion_every_v4_length", test_expansion_every_v4_length },
+	{ "expansion_v6_lengths", test_expansion_v6_lengths },
+	{ "expansion_nested", test_expansion_nested },
+	{ "expansion_live_block", test_expansion_live_block },
 };
 
 static int setup(void)

@@ -234,6 +234,38 @@ stack_drops() {
 	echo $((rx + udp))
 }
 
+# A list of 24 prefix lengths (/8-/31) and a host: the program probes 8
+# lengths, the other prefixes are stored expanded. The edges of the /13
+# hold on real traffic, and so does a live block of a length not probed.
+case_many_prefix_lengths() {
+	local len ins=10.8.0.0 last=10.15.255.255 below=10.7.255.255 above=10.16.0.0 a
+	attach || return
+	{
+		for len in 8 9 10 11 12 14 15; do echo "$((len + 20)).0.0.0/$len"; done
+		echo 10.8.0.0/13
+		for len in $(seq 16 31); do echo "100.$len.0.0/$len"; done
+		echo $B4
+	} >"$WORK/many"
+	for a in $ins $last $below $above; do cl ip addr add $a/32 dev cl$TAG; done
+	sv ip route add 10.0.0.0/8 dev $IF
+	on load "$WORK/many" >/dev/null || fail "load 24 prefix lengths"
+	expect_eq "$(on status -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+print(len(d['v4_lens']), d['max_probes'], d['keys'] > d['entries'], d['entries'])")" \
+		"8 8 True 25" "probe lengths, budget, expansion, entries"
+	expect_eq "$(pings $ins $SV4)" 0 "pings from the first address of the /13"
+	expect_eq "$(pings $last $SV4)" 0 "pings from the last address of the /13"
+	expect_eq "$(pings $below $SV4)" 5 "pings from just below the /13"
+	expect_eq "$(pings $above $SV4)" 5 "pings from just above the /13"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from the blocked host"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A, on no list"
+	on block 10.16.0.0/14 >/dev/null || fail "block a /14 live"
+	expect_eq "$(pings $above $SV4)" 0 "pings from the /14 blocked live"
+	expect_eq "$(pings $below $SV4)" 5 "pings from just below the /13, after the block"
+	sv ip route del 10.0.0.0/8 dev $IF
+	for a in $ins $last $below $above; do cl ip addr del $a/32 dev cl$TAG; done
+}
+
 case_bad_file_loads_nothing() {
 	attach || return
 	on block $A4 >/dev/null
@@ -607,8 +639,9 @@ for i in range(20000):
 	expect_eq "$left" 0 "temporary list files left beside $IF.list"
 }
 
-CASES="block_source block_cidr ipv6_source_and_nd five_tuple byte_counters load_under_traffic
-	bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode exact_mode
+CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
+	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
+	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands"
 

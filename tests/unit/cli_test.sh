@@ -256,8 +256,8 @@ expect_help_options "build" $create --if-absent --file --json --pretty
 expect_help_options "snapshot query" --count --file --json --pretty
 if $has_xdp; then
 	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open \
-		--capacity --force --json --pretty
-	expect_help_options "xdp plan" --entries --fpr --json --pretty
+		--capacity --max-probes --force --json --pretty
+	expect_help_options "xdp plan" --entries --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
 	expect_help_options "xdp block" --iface
 	expect_help_options "xdp load" --iface --format
@@ -369,6 +369,26 @@ if $has_xdp; then
 	check "xdp plan --fpp is --fpr" test "$out" = "$("$sieve" xdp plan -j -n 1000 --fpr 1e-4)"
 	expect_refused "xdp plan -p RATE" "$sieve" xdp plan -p 1e-4
 	check "xdp plan -p RATE: says to use --fpr" grep -q -- "--fpr 1e-4" <<<"$err"
+	# A FireHOL-like list: a prefix of every IPv4 length /8-/31, and hosts.
+	for len in $(seq 8 31); do echo "$len.0.0.0/$len"; done > "$work/cpe.list"
+	for i in 1 2 3; do echo "198.51.100.$i"; done >> "$work/cpe.list"
+	expect "xdp plan FILE with 24 prefix lengths" 0 "$sieve" xdp plan -j "$work/cpe.list"
+	check "xdp plan FILE: 8 probe lengths, the longest among them, keys after expansion" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["max_probes"] == 8 and len(d["v4_lens"]) == 8 and d["v4_lens"][0] == 31, d
+assert d["v6_lens"] == [] and d["list_entries"] == 27 and d["keys"] > 27, d
+assert d["entries"] == d["keys"] and abs(d["expansion"] - d["keys"] / 27) < 1e-3, d' <<<"$out"
+	plan8=$out
+	expect "xdp plan FILE --max-probes 16" 0 "$sieve" xdp plan -j --max-probes 16 "$work/cpe.list"
+	check "xdp plan: more probes, fewer keys" python3 -c '
+import json, sys
+a, b = json.loads(sys.argv[1]), json.load(sys.stdin)
+assert len(b["v4_lens"]) == 16 and b["keys"] < a["keys"], (a, b)' "$plan8" <<<"$out"
+	expect_refused "xdp plan --max-probes 17" "$sieve" xdp plan --max-probes 17 "$work/cpe.list"
+	printf '0.0.0.0/1\n10.0.0.0/31\n' > "$work/cpe-far.list"
+	expect_refused "xdp plan: one probe for /1 and /31" "$sieve" xdp plan --max-probes 1 "$work/cpe-far.list"
+	check "xdp plan: the refusal says to allow more probes" grep -q -- "--max-probes" <<<"$err"
 fi
 for rate in 0.01 1% 1e-3; do
 	expect_refused "size -p $rate (the old rate option)" "$sieve" size -p "$rate"

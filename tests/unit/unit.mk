@@ -31,16 +31,17 @@ UNIT_CORE_OBJS := $(patsubst kmod/%.c,$(UNIT_DIR)/core/%.o,$(CORE_SRCS))
 # libsieve (userspace/lib) too, for its local filters and snapshot files.
 UNIT_LIB_OBJS := $(if $(UNIT_SANITIZE),$(patsubst userspace/lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS)),$(LIB_OBJS))
 UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/cases/layer_seqs.h tests/unit/unit.h $(wildcard userspace/lib/*.h)
-# The blocklist's entry and feed parsers (userspace/xdp/), which need no libbpf.
-UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o
+# The blocklist's entry and feed parsers and its prefix-expansion planner
+# (userspace/xdp/), which need no libbpf.
+UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/expand.o
 UNIT_XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp
 
 $(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h userspace/xdp/xdp.h
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
-$(UNIT_DIR)/feed_test.o: SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
-$(UNIT_DIR)/feed_test.o: include/sieve_xdp.h userspace/xdp/xdp.h
+$(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o: SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
+$(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o: include/sieve_xdp.h userspace/xdp/xdp.h
 
 $(UNIT_DIR)/core/%.o: kmod/%.c $(CORE_HDRS)
 	$(call msg,CC,$< [unit])

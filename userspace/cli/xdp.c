@@ -31,6 +31,7 @@ struct xdp_opts {
 	uint64_t capacity, entries;
 	uint32_t interval, count;
 	enum sxdp_format format;	/* load: the file's format */
+	uint32_t max_probes;	/* 0: not given */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
@@ -98,6 +99,14 @@ static int set_count(void *opts, const char *arg)
 	return parse_u32(arg, &o->count) || !o->count ? -EINVAL : 0;
 }
 
+static int set_max_probes(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	return parse_u32(arg, &o->max_probes) || !o->max_probes ||
+	       o->max_probes > SIEVE_XDP_MAX_PREFIX_LENS ? -EINVAL : 0;
+}
+
 #define XDP_RATE_ACCEPTS	"between 1e-9 and 1, e.g. 1e-6 or 0.01%"
 
 static const struct cli_option opt_iface = {
@@ -145,6 +154,10 @@ static const struct cli_option opt_capacity = {
 static const struct cli_option opt_format = {
 	"format", 0, "FORMAT", "auto (default), plain, netset, drop or ipset",
 	.set = set_format, .accepts = "auto, plain, netset, drop or ipset",
+};
+static const struct cli_option opt_max_probes = {
+	"max-probes", 0, "P", "prefix lengths probed per family (default 8); others are expanded",
+	.set = set_max_probes, .accepts = "1 to 16",
 };
 static const struct cli_option opt_watch = {
 	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),
@@ -246,7 +259,7 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		.cfg_given = (o.exact || o.no_exact ? SIEVE_XDP_F_EXACT : 0) |
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
-		.force = o.force };
+		.max_probes = o.max_probes, .force = o.force };
 	for (i = 0; i < o.nargs; i++) {
 		err[0] = '\0';
 		ret = sxdp_attach(o.args[i], &ao, err, sizeof(err));
@@ -477,7 +490,49 @@ static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 	return report_each_iface(cmd, "listing", argc, argv, do_list);
 }
 
-static void print_plan(const struct sxdp_plan *p, bool json)
+static void print_lens(const uint8_t *lens, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		printf(" /%u", lens[i]);
+	if (!n)
+		printf(" none");
+}
+
+static void json_lens(const char *key, const uint8_t *lens, unsigned int n)
+{
+	unsigned int i;
+
+	json_array(key);
+	for (i = 0; i < n; i++)
+		json_u64(NULL, lens[i]);
+	json_end();
+}
+
+/* Probe lengths per family and what expansion made of the list. */
+static void print_probes(const struct sieve_xdp_config *c, bool json)
+{
+	double factor = c->entries ? (double)c->keys / c->entries : 1;
+
+	if (json) {
+		json_u64("max_probes", sxdp_max_probes(c));
+		json_lens("v4_lens", c->v4_lens, c->nr_v4_lens);
+		json_lens("v6_lens", c->v6_lens, c->nr_v6_lens);
+		json_u64("keys", c->keys);
+		json_double("expansion", "%.4f", factor);
+		return;
+	}
+	printf("  prefix probes (at most %u a family): v4", sxdp_max_probes(c));
+	print_lens(c->v4_lens, c->nr_v4_lens);
+	printf(", v6");
+	print_lens(c->v6_lens, c->nr_v6_lens);
+	printf("\n  %llu keys in the maps for %llu entries (expansion x%.3f)\n",
+	       (unsigned long long)c->keys, (unsigned long long)c->entries, factor);
+}
+
+/* @c: the list's config when planned from a FILE, else NULL. */
+static void print_plan(const struct sxdp_plan *p, const struct sieve_xdp_config *c, bool json)
 {
 	double exact = sxdp_exact_bytes_per_entry(p->capacity);
 
@@ -492,24 +547,46 @@ static void print_plan(const struct sxdp_plan *p, bool json)
 		json_double("bits_per_entry", "%.3f", (double)p->nbits / p->capacity);
 		json_double("expected_fpr", "%.9g", p->fpr);
 		json_double("exact_bytes_estimate", "%.0f", exact * p->capacity);
+		if (c) {
+			json_u64("list_entries", c->entries);
+			print_probes(c, true);
+		}
 		json_end();
 		return;
 	}
-	printf("entries %llu, target rate %.3g\n"
-	       "bloom map: max_entries %u, %u hashes -> 2^%d bits = %.3f MiB (%.2f bits/entry)\n"
+	printf("entries %llu, target rate %.3g\n", (unsigned long long)p->capacity,
+	       p->fpp_ppb / 1e9);
+	if (c)
+		print_probes(c, false);
+	printf("bloom map: max_entries %u, %u hashes -> 2^%d bits = %.3f MiB (%.2f bits/entry)\n"
 	       "expected false-positive rate %.3g per probe\n"
 	       "with --exact add a hash map: about %.1f MiB (%.0f bytes/entry)\n",
-	       (unsigned long long)p->capacity, p->fpp_ppb / 1e9, p->max_entries, p->nr_hashes,
+	       p->max_entries, p->nr_hashes,
 	       (int)log2((double)p->nbits), p->bytes / 1048576.0, (double)p->nbits / p->capacity,
 	       p->fpr, exact * p->capacity / 1048576.0, exact);
 }
 
+/* A FILE's probe lengths and keys after expansion, in @c. */
+static int plan_file(const char *path, uint32_t max_probes, struct sieve_xdp_config *c)
+{
+	struct sxdp_list l = { 0 }, keys = { 0 };
+	char err[512];
+	int ret;
+
+	if (sxdp_list_read(path, &l, err, sizeof(err)))
+		return cli_error("%s", err);
+	*c = (struct sieve_xdp_config){ .max_probes = max_probes };
+	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
+	sxdp_list_free(&l);
+	sxdp_list_free(&keys);
+	return ret ? cli_error("%s: %s", path, err) : 0;
+}
+
 static int cmd_plan(const struct cli_command *cmd, int argc, char **argv)
 {
-	struct sxdp_list l = { 0 };
+	struct sieve_xdp_config c;
 	struct sxdp_plan p;
 	struct xdp_opts o;
-	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
@@ -517,14 +594,14 @@ static int cmd_plan(const struct cli_command *cmd, int argc, char **argv)
 	if (o.nargs && o.entries)
 		return cli_usage_error(cmd, "give -n ENTRIES or one file");
 	if (o.nargs) {
-		if (sxdp_list_read(o.args[0], &l, err, sizeof(err)))
-			return cli_error("%s", err);
-		o.entries = l.n ? l.n : 1;
-		sxdp_list_free(&l);
+		if (plan_file(o.args[0], o.max_probes, &c))
+			return EXIT_ERROR;
+		/* The maps hold the keys after expansion: plan for those. */
+		o.entries = c.keys ? c.keys : 1;
 	}
 	if (sxdp_plan(o.entries ? o.entries : SXDP_DEFAULT_CAPACITY, o.fpp_ppb, &p))
 		return cli_error("no bloom map of at most 2^32 bits with 15 hashes reaches that rate");
-	print_plan(&p, o.json);
+	print_plan(&p, o.nargs ? &c : NULL, o.json);
 	return EXIT_OK;
 }
 
@@ -536,14 +613,6 @@ static void count_kinds(const struct sxdp_list *l, uint64_t counts[SIEVE_XDP_NR_
 	memset(counts, 0, SIEVE_XDP_NR_KINDS * sizeof(counts[0]));
 	for (i = 0; i < l->n; i++)
 		counts[l->keys[i].kind]++;
-}
-
-static void print_lens(const uint8_t *lens, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		printf("%s%u", i ? "," : "", lens[i]);
 }
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
@@ -563,6 +632,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("flows", counts[3]);
 	json_u64("nr_v4_lens", c->nr_v4_lens);
 	json_u64("nr_v6_lens", c->nr_v6_lens);
+	print_probes(c, true);
 	json_u64("bloom_bits", nbits);
 	json_u64("nr_hashes", c->nr_hashes);
 	json_u64("max_entries", c->max_entries);
@@ -592,21 +662,19 @@ static int do_status(struct sxdp_handle *h, void *arg)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
 	count_kinds(&l, counts);
 	nbits = sxdp_kernel_bloom_bits(c.max_entries, c.nr_hashes);
-	fpr = sxdp_bloom_fpr(nbits, c.nr_hashes, c.entries);
+	fpr = sxdp_bloom_fpr(nbits, c.nr_hashes, c.keys);
 	if (la->json) {
 		print_status_json(h, &c, counts, nbits, bloom_mem, exact_mem, fpr);
 	} else {
 		printf("%s: %s mode, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
 		       c.flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
 		       c.flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open", c.gen_seq);
-		printf("  entries %llu of capacity %llu: %llu sources, %llu prefixes (v4 /",
-		       (unsigned long long)c.entries, (unsigned long long)c.capacity,
-		       (unsigned long long)counts[0], (unsigned long long)counts[1]);
-		print_lens(c.v4_lens, c.nr_v4_lens);
-		printf(", v6 /");
-		print_lens(c.v6_lens, c.nr_v6_lens);
-		printf("), %llu services, %llu flows\n", (unsigned long long)counts[2],
+		printf("  entries %llu: %llu sources, %llu prefixes, %llu services, %llu flows\n",
+		       (unsigned long long)c.entries, (unsigned long long)counts[0],
+		       (unsigned long long)counts[1], (unsigned long long)counts[2],
 		       (unsigned long long)counts[3]);
+		print_probes(&c, false);
+		printf("  capacity %llu keys\n", (unsigned long long)c.capacity);
 		printf("  bloom: 2^%d bits, %u hashes (max_entries %u), %.3f MiB in the kernel\n",
 		       (int)log2((double)nbits), c.nr_hashes, c.max_entries, bloom_mem / 1048576.0);
 		if (exact_mem)
@@ -790,10 +858,12 @@ static const struct cli_command xdp_attach_command = {
 		   "  driver has it, bloom-only, fail-open. Again on an attached interface:\n"
 		   "  applies the settings given (--no-exact and --fail-open turn them off),\n"
 		   "  keeps the others and the mode, exit 0. Another XDP program on the\n"
-		   "  interface is replaced only with --force.",
+		   "  interface is replaced only with --force. --max-probes bounds the prefix\n"
+		   "  lengths probed per packet; a list with more is stored expanded to the\n"
+		   "  lengths that make the fewest entries (load and block use it too).",
 	.options = CLI_OPTIONS(&opt_mode, &opt_exact, &opt_no_exact, &opt_fpr, &opt_fpp,
-			       &opt_fail_closed, &opt_fail_open, &opt_capacity, &opt_force,
-			       CLI_JSON_OPTIONS),
+			       &opt_fail_closed, &opt_fail_open, &opt_capacity, &opt_max_probes,
+			       &opt_force, CLI_JSON_OPTIONS),
 	.run = cmd_attach,
 };
 static const struct cli_command xdp_detach_command = {
@@ -846,8 +916,11 @@ static const struct cli_command xdp_plan_command = {
 	.args = "[FILE]", .max_args = 1,
 	.details = "  The bloom map's max_entries and hash count, its memory (the kernel\n"
 		   "  rounds the bitmap up to a power of two) and the expected rate, for\n"
-		   "  ENTRIES or the entries of FILE.",
-	.options = CLI_OPTIONS(&opt_entries, &opt_fpr, &opt_fpp, CLI_JSON_OPTIONS),
+		   "  ENTRIES or the entries of FILE. For a FILE also the prefix lengths\n"
+		   "  probed per family (at most --max-probes) and the keys the maps hold\n"
+		   "  once the other prefixes are expanded to them.",
+	.options = CLI_OPTIONS(&opt_entries, &opt_fpr, &opt_fpp, &opt_max_probes,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_plan,
 };
 static const struct cli_command xdp_status_command = {

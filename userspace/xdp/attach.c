@@ -156,7 +156,8 @@ static int load_instance(const char *ifname, const struct sxdp_attach_opts *o,
 		snprintf(err, errlen, "opening the pinned maps: %s", strerror(-ret));
 		return ret;
 	}
-	ret = sxdp_rebuild(&h, &empty, o->cfg_flags, o->fpp_ppb, o->capacity, err, errlen);
+	ret = sxdp_rebuild_probes(&h, &empty, o->cfg_flags, o->fpp_ppb, o->capacity,
+				  o->max_probes, err, errlen);
 	sxdp_close(&h);
 	return ret;
 }
@@ -196,7 +197,7 @@ static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *
 	struct sieve_xdp_config cfg;
 	struct sxdp_list l = { 0 };
 	struct sxdp_handle h;
-	uint32_t flags, fpp;
+	uint32_t flags, fpp, probes;
 	const char *mode;
 	int ret = sxdp_open(ifname, &h);
 
@@ -216,11 +217,12 @@ static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *
 	ret = sxdp_read_config(&h, &cfg, NULL);
 	flags = (cfg.flags & ~o->cfg_given) | (o->cfg_flags & o->cfg_given);
 	fpp = o->fpp_given ? o->fpp_ppb : cfg.fpp_ppb;
-	if (!ret && (cfg.flags != flags || cfg.fpp_ppb != fpp)) {
+	probes = o->max_probes ? o->max_probes : sxdp_max_probes(&cfg);
+	if (!ret && (cfg.flags != flags || cfg.fpp_ppb != fpp || sxdp_max_probes(&cfg) != probes)) {
 		ret = sxdp_state_read(ifname, &l);
 		if (!ret)
-			ret = sxdp_rebuild(&h, &l, flags, fpp, cfg.capacity > l.n ? cfg.capacity : l.n,
-					   err, errlen);
+			ret = sxdp_rebuild_probes(&h, &l, flags, fpp, cfg.capacity, probes, err,
+						  errlen);
 		sxdp_list_free(&l);
 	}
 	if (!ret)

@@ -353,63 +353,6 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 	return 0;
 }
 
-static int cmp_len_desc(const void *a, const void *b)
-{
-	return *(const uint8_t *)b - *(const uint8_t *)a;
-}
-
-/* Adds len to a family's list once; -E2BIG past the limit. */
-static int note_len(uint8_t *lens, uint8_t *n, uint8_t len)
-{
-	int i;
-
-	for (i = 0; i < *n; i++)
-		if (lens[i] == len)
-			return 0;
-	if (*n == SIEVE_XDP_MAX_PREFIX_LENS)
-		return -E2BIG;
-	lens[(*n)++] = len;
-	return 0;
-}
-
-static __be32 mask_word(unsigned int len, unsigned int w)
-{
-	unsigned int bits = len > 32 * w ? len - 32 * w : 0;
-
-	return htonl(bits >= 32 ? ~0U : bits ? ~0U << (32 - bits) : 0);
-}
-
-int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l)
-{
-	size_t i;
-	int w, err;
-
-	cfg->kinds = 0;
-	cfg->nr_v4_lens = cfg->nr_v6_lens = 0;
-	for (i = 0; i < l->n; i++) {
-		const struct sieve_xdp_key *k = &l->keys[i];
-
-		cfg->kinds |= SIEVE_XDP_KIND_BIT(k->kind, k->family);
-		if (k->kind != SIEVE_XDP_PREFIX)
-			continue;
-		err = k->family == SIEVE_XDP_V4 ?
-			note_len(cfg->v4_lens, &cfg->nr_v4_lens, k->prefix_len) :
-			note_len(cfg->v6_lens, &cfg->nr_v6_lens, k->prefix_len);
-		if (err)
-			return err;
-	}
-	/* Longest first: the most specific entry is found with the fewest probes. */
-	qsort(cfg->v4_lens, cfg->nr_v4_lens, 1, cmp_len_desc);
-	qsort(cfg->v6_lens, cfg->nr_v6_lens, 1, cmp_len_desc);
-	for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS; i++) {
-		cfg->v4_masks[i] = i < cfg->nr_v4_lens ? mask_word(cfg->v4_lens[i], 0) : 0;
-		for (w = 0; w < 4; w++)
-			cfg->v6_masks[i][w] = i < cfg->nr_v6_lens ? mask_word(cfg->v6_lens[i], w) : 0;
-	}
-	cfg->entries = l->n;
-	return 0;
-}
-
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n)
 {
 	enum { CHUNK = 8192 };
@@ -633,34 +576,45 @@ static int state_write_next(struct sxdp_handle *h, const struct sxdp_list *l, ch
 	return ret;
 }
 
-int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
-		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen)
+/* Headroom so that a few live adds do not rebuild at once. */
+static uint64_t capacity_for(uint64_t n)
 {
-	struct sieve_xdp_config cfg = { .flags = flags };
+	uint64_t cap = n + n / 4;
+
+	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
+}
+
+int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
+			size_t errlen)
+{
+	struct sieve_xdp_config cfg = { .flags = flags, .max_probes = max_probes };
+	struct sxdp_list keys = { 0 };
 	struct sxdp_plan plan;
 	int bloom_fd, exact_fd, ret;
 
-	ret = sxdp_config_fill(&cfg, l);
-	if (ret == -E2BIG) {
-		snprintf(err, errlen, "more than %d distinct prefix lengths in one family",
-			 SIEVE_XDP_MAX_PREFIX_LENS);
-		return ret;
-	}
-	ret = sxdp_plan(capacity > l->n ? capacity : l->n, fpp_ppb, &plan);
+	cfg.max_probes = sxdp_max_probes(&cfg);
+	ret = sxdp_plan_keys(l, &cfg, &keys, err, errlen);
+	if (ret)
+		goto out;
+	/* Capacity counts keys: an expanded list gets headroom of its own. */
+	if (capacity < keys.n)
+		capacity = capacity_for(keys.n);
+	ret = sxdp_plan(capacity, fpp_ppb, &plan);
 	if (ret) {
 		snprintf(err, errlen, "no bloom filter of at most 2^32 bits holds %llu entries at that rate",
 			 (unsigned long long)capacity);
-		return ret;
+		goto out;
 	}
 	cfg.capacity = plan.capacity;
 	cfg.max_entries = plan.max_entries;
 	cfg.nr_hashes = plan.nr_hashes;
 	cfg.fpp_ppb = fpp_ppb;
-	ret = sxdp_gen_create(&plan, flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY), l,
+	ret = sxdp_gen_create(&plan, flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY), &keys,
 			      &bloom_fd, &exact_fd);
 	if (ret) {
 		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
-		return ret;
+		goto out;
 	}
 	ret = state_write_next(h, l, err, errlen);
 	if (!ret) {
@@ -671,15 +625,20 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);
+out:
+	sxdp_list_free(&keys);
 	return ret;
 }
 
-/* Headroom so that a few live adds do not rebuild at once. */
-static uint64_t capacity_for(uint64_t n)
+int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen)
 {
-	uint64_t cap = n + n / 4;
+	struct sieve_xdp_config cur = { 0 };
 
-	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
+	/* The live generation's probe budget (none yet: the default). */
+	if (sxdp_read_config(h, &cur, NULL))
+		cur.max_probes = 0;
+	return sxdp_rebuild_probes(h, l, flags, fpp_ppb, capacity, cur.max_probes, err, errlen);
 }
 
 int sxdp_sync(struct sxdp_handle *h, char *err, size_t errlen)
@@ -760,36 +719,43 @@ static int replace_locked(struct sxdp_handle *h, const struct sxdp_list *l, char
 	return sxdp_rebuild(h, l, cfg.flags, cfg.fpp_ppb, capacity_for(l->n), err, errlen);
 }
 
-/* Adds into the live maps; only the config goes through a swap. */
-static int add_live(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
-		    const struct sxdp_list *all, const struct sxdp_list *fresh)
+/*
+ * Adds into the live maps; only the config goes through a swap. @cfg has
+ * the live probe lengths, extended for @fresh (sxdp_config_extend).
+ */
+static int add_live(struct sxdp_handle *h, const struct sieve_xdp_config *cfg,
+		    const struct sxdp_list *fresh)
 {
-	struct sieve_xdp_config cfg = *cur;
+	struct sxdp_list keys = { 0 };
 	int bloom_fd, exact_fd = -1, ret;
 	uint32_t gen;
 
 	ret = read_active(h, &gen);
+	if (!ret)
+		ret = sxdp_expand(fresh, cfg, &keys);
 	if (ret)
-		return ret;
-	ret = sxdp_config_fill(&cfg, all);
-	if (ret)
-		return ret;
+		goto out;
 	bloom_fd = slot_map_fd(h->bloom_fd, gen);
-	if (bloom_fd < 0)
-		return bloom_fd;
-	if (cur->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)) {
+	if (bloom_fd < 0) {
+		ret = bloom_fd;
+		goto out;
+	}
+	if (cfg->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)) {
 		exact_fd = slot_map_fd(h->exact_fd, gen);
 		if (exact_fd < 0) {
 			close(bloom_fd);
-			return exact_fd;
+			ret = exact_fd;
+			goto out;
 		}
 	}
-	ret = sxdp_gen_insert(bloom_fd, exact_fd, fresh->keys, fresh->n);
+	ret = sxdp_gen_insert(bloom_fd, exact_fd, keys.keys, keys.n);
 	if (!ret)
-		ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+		ret = sxdp_swap(h, cfg, bloom_fd, exact_fd);
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);
+out:
+	sxdp_list_free(&keys);
 	return ret;
 }
 
@@ -804,11 +770,37 @@ int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, si
 	return ret;
 }
 
+/*
+ * The config a live add of @fresh makes, in @next: the live probe
+ * lengths extended, the keys of the whole list @all counted. 1 if it
+ * needs a rebuild instead (a new plan, or past the capacity).
+ */
+static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list *all,
+		      const struct sxdp_list *fresh, struct sieve_xdp_config *next)
+{
+	struct sxdp_list keys = { 0 };
+	int ret;
+
+	*next = *cur;
+	if (sxdp_config_extend(next, fresh))
+		return 1;
+	ret = sxdp_expand(all, next, &keys);
+	if (ret == -E2BIG)
+		return 1;
+	if (ret)
+		return ret;
+	next->entries = all->n;
+	next->keys = keys.n;
+	sxdp_list_free(&keys);
+	/* Past capacity the rate would climb: a bigger generation. */
+	return next->keys > cur->capacity;
+}
+
 static int add_locked(struct sxdp_handle *h, const struct sxdp_list *add, char *err,
 		      size_t errlen)
 {
 	struct sxdp_list all = { 0 }, fresh = { 0 };
-	struct sieve_xdp_config cfg, probe;
+	struct sieve_xdp_config cfg, next;
 	size_t i;
 	int ret;
 
@@ -825,21 +817,20 @@ static int add_locked(struct sxdp_handle *h, const struct sxdp_list *add, char *
 		goto out;
 	}
 	sxdp_list_sort(&all);
-	probe = cfg;
-	if (sxdp_config_fill(&probe, &all) == -E2BIG) {
-		snprintf(err, errlen, "more than %d distinct prefix lengths in one family",
-			 SIEVE_XDP_MAX_PREFIX_LENS);
-		ret = -E2BIG;
-	} else if (!fresh.n) {
-		ret = 0;
-	} else if (all.n > cfg.capacity) {
-		/* Past capacity the rate would climb: a bigger generation. */
-		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb,
-				   capacity_for(all.n > 2 * cfg.capacity ? all.n : 2 * cfg.capacity),
-				   err, errlen);
+	if (!fresh.n)
+		goto out;
+	ret = add_config(&cfg, &all, &fresh, &next);
+	if (ret == 1) {
+		/* A new plan alone keeps the capacity (the rebuild grows it to fit). */
+		uint64_t cap = next.keys <= cfg.capacity ? cfg.capacity :
+			       capacity_for(next.keys > 2 * cfg.capacity ? next.keys : 2 * cfg.capacity);
+
+		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb, cap, err, errlen);
+	} else if (ret) {
+		snprintf(err, errlen, "expanding the prefixes: %s", strerror(-ret));
 	} else {
 		ret = state_write_next(h, &all, err, errlen);
-		if (!ret && (ret = add_live(h, &cfg, &all, &fresh)))
+		if (!ret && (ret = add_live(h, &next, &fresh)))
 			snprintf(err, errlen, "adding to the live maps: %s", strerror(-ret));
 	}
 out:

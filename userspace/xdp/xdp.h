@@ -103,6 +103,35 @@ int sxdp_plan(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
 /* Rough bytes a preallocated exact hash map takes per entry. */
 double sxdp_exact_bytes_per_entry(uint64_t capacity);
 
+/* ---- prefix expansion (expand.c) ---- */
+
+/* Probe lengths per family unless attach --max-probes says otherwise. */
+#define SXDP_DEFAULT_MAX_PROBES	8
+/* Histograms are indexed by prefix length, 0 to this. */
+#define SXDP_CPE_MAX_LEN	128
+/*
+ * Keys expansion may add to a list (about 160 MB while a generation is
+ * built, 16 MiB of bloom at 1e-6): a plan that needs more is refused.
+ */
+#define SXDP_MAX_EXTRA_KEYS	(1ULL << 22)
+
+/*
+ * The probe lengths (at most @max_probes, longest first) that leave the
+ * fewest entries after expansion, for @hist[l] prefixes of length l
+ * (1 <= l <= @maxlen); *entries is that number (UINT64_MAX: saturated).
+ * -EINVAL for a bad @max_probes; -E2BIG if every plan saturates.
+ */
+int sxdp_cpe_choose(const uint64_t *hist, unsigned int maxlen, unsigned int max_probes,
+		    uint8_t *lens, unsigned int *nlens, uint64_t *entries);
+/* Entries after expanding @hist to @lens (ascending); UINT64_MAX if one does not fit. */
+uint64_t sxdp_cpe_cost(const uint64_t *hist, unsigned int maxlen, const uint8_t *lens,
+		       unsigned int nlens);
+/* The probe length of a prefix of @len under @lens (longest first); 0 if none. */
+unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned int len);
+/* The keys the maps hold for @l under @cfg's probe lengths: see expand.c. */
+int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+		struct sxdp_list *out);
+
 /* ---- maps and programs (loader.c) ---- */
 
 /* A running instance: the pinned maps of one interface. */
@@ -120,6 +149,7 @@ struct sxdp_attach_opts {
 	uint32_t fpp_ppb;
 	bool fpp_given;		/* on re-attach, the rate changes only if given */
 	uint64_t capacity;
+	unsigned int max_probes;	/* probe lengths per family; 0: not given */
 	bool force;		/* replace another XDP program */
 };
 
@@ -156,8 +186,23 @@ const char *sxdp_mode(struct sxdp_handle *h);
 /* Kernel-reported memory of the live bloom / exact maps (0 if none). */
 int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exact_bytes);
 
-/* Config for a list: kinds and prefix lengths. -E2BIG: too many lengths. */
+/* cfg's max_probes, or the default when it has none. */
+unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg);
+/*
+ * Config for a list: kinds, and the probe lengths (at most cfg's
+ * max_probes per family) that leave the fewest keys after expansion;
+ * entries. -E2BIG: the best plan adds more than
+ * SXDP_MAX_EXTRA_KEYS keys.
+ */
 int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
+/*
+ * sxdp_config_fill, then sxdp_expand into @keys; on failure err says why
+ * in the operator's words.
+ */
+int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
+		   struct sxdp_list *keys, char *err, size_t errlen);
+/* The live config, extended for a live add of @fresh: see expand.c. */
+int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fresh);
 /* New maps sized by plan, filled with l; exact_fd -1 unless exact. */
 int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
 		    int *bloom_fd, int *exact_fd);
@@ -175,14 +220,20 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
  * The operations: each keeps the state file and the maps in step, under
  * the interface's lock (on a pinned handle, which they re-open under it:
  * the interface may have been detached or re-attached since).
- * add: live into the current maps, unless the capacity or the prefix
- * lengths run out (then a rebuild). replace/remove: a new generation.
+ * add: live into the current maps, unless the capacity or the probe
+ * lengths run out (then a rebuild, with a new plan of probe lengths).
+ * replace/remove: a new generation.
  */
 int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen);
 int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing);
 int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen);
+/* A new generation for @l with the live generation's probe budget ... */
 int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
 		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen);
+/* ... or with @max_probes (0: the default). Capacity counts keys. */
+int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
+			size_t errlen);
 int sxdp_state_read(const char *ifname, struct sxdp_list *l);
 /* Removes the list and what killed writers of it left (detach, under the lock). */
 void sxdp_state_remove(const char *ifname);
