@@ -104,6 +104,7 @@ static const struct {
 	{ sieve_libsieve_cases, &sieve_libsieve_cases_n },
 	{ sieve_layers_cases, &sieve_layers_cases_n },
 	{ sieve_feed_cases, &sieve_feed_cases_n },
+	{ sieve_store_cases, &sieve_store_cases_n },
 };
 
 static int write_results(const char *path, unsigned int passed, unsigned int failed)
