@@ -238,15 +238,29 @@ static int migrate(struct sxdp_store *s, char *err, size_t errlen)
  */
 static int check_file(struct sxdp_store *s, bool *need_migrate, char *err, size_t errlen)
 {
-	int64_t version, app_id;
-	int ret;
+	/* One statement, one snapshot: a migration may commit meanwhile. */
+	static const char sql[] = "SELECT (SELECT user_version FROM pragma_user_version), "
+		"(SELECT application_id FROM pragma_application_id), "
+		"(SELECT count(*) FROM sqlite_master)";
+	int64_t version = 0, app_id = 0, objects = 0;
+	sqlite3_stmt *st;
+	int rc;
 
-	ret = query_int(s, "PRAGMA user_version", &version, err, errlen);
-	if (!ret)
-		ret = query_int(s, "PRAGMA application_id", &app_id, err, errlen);
-	if (ret) {
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			version = sqlite3_column_int64(st, 0);
+			app_id = sqlite3_column_int64(st, 1);
+			objects = sqlite3_column_int64(st, 2);
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_OK && rc != SQLITE_ROW) {
+		if ((rc & 0xff) == SQLITE_BUSY)
+			return sqlerr(s, rc, "open", err, errlen);
 		seterr(err, errlen, "%s: not a sieve store: %s", s->path, sqlite3_errmsg(s->db));
-		return ret;
+		return -EINVAL;
 	}
 	if (app_id && app_id != SXDP_STORE_APP_ID) {
 		seterr(err, errlen, "%s: a database of another application (id %#llx): refusing "
@@ -259,23 +273,13 @@ static int check_file(struct sxdp_store *s, bool *need_migrate, char *err, size_
 		       (long long)version, SXDP_STORE_VERSION);
 		return -EPROTONOSUPPORT;
 	}
-	if (version && app_id != SXDP_STORE_APP_ID) {
-		seterr(err, errlen, "%s: a database of something else (schema version %lld, no "
-		       "sieve id): refusing to touch it", s->path, (long long)version);
+	if (version ? app_id != SXDP_STORE_APP_ID : objects != 0) {
+		seterr(err, errlen, "%s: a database of something else (%s): refusing to touch it",
+		       s->path, version ? "no sieve id" : "tables, no sieve schema version");
 		return -EINVAL;
 	}
-	if (version == 0) {
-		int64_t objects;
-
-		ret = query_int(s, "SELECT count(*) FROM sqlite_master", &objects, err, errlen);
-		if (!ret && objects) {
-			seterr(err, errlen, "%s: a database of something else (tables, no sieve "
-			       "schema version): refusing to touch it", s->path);
-			ret = -EINVAL;
-		}
-	}
 	*need_migrate = version < SXDP_STORE_VERSION;
-	return ret;
+	return 0;
 }
 
 /* The sieve tables are there, as a store of this version has them. */

@@ -14,7 +14,10 @@
  * longer than the busy timeout, -EIO anything else SQLite reports.
  *
  * Changes run in one transaction: the caller's, between
- * sxdp_store_begin() and sxdp_store_commit(), or else one of their own.
+ * sxdp_store_begin() and sxdp_store_commit(), or else one of their own
+ * (rolled back whole on an error). A change that fails inside the
+ * caller's transaction may have done part of its batch: the caller rolls
+ * back.
  */
 #ifndef SIEVE_XDP_STORE_H
 #define SIEVE_XDP_STORE_H
