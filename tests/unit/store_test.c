@@ -638,6 +638,37 @@ static void sieve_unit_store_concurrent(struct sieve_test *t)
 	store_dir_clean(&d);
 }
 
+/* Processes opening a store no one has made yet: one makes it, all use it. */
+static void sieve_unit_store_first_open_race(struct sieve_test *t)
+{
+	struct sxdp_store *s;
+	struct store_dir d;
+	unsigned int round, i;
+	pid_t pid[4];
+	int status;
+
+	for (round = 0; round < 10 && !t->nfail; round++) {
+		if (!store_dir_make(t, &d))
+			return;
+		for (i = 0; i < ARRAY_SIZE(pid); i++) {
+			pid[i] = fork();
+			if (pid[i] == 0)
+				writer(&d, i * 10, 10, 10);
+		}
+		for (i = 0; i < ARRAY_SIZE(pid); i++)
+			CHECKF(t, pid[i] > 0 && waitpid(pid[i], &status, 0) == pid[i] &&
+			       WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			       "round %u: writer %u failed", round, i);
+		s = store_open(t, &d);
+		if (s) {
+			CHECKF(t, count(s, "l", -1, NULL) == 40, "round %u: %llu entries", round,
+			       (unsigned long long)count(s, "l", -1, NULL));
+			sxdp_store_close(s);
+		}
+		store_dir_clean(&d);
+	}
+}
+
 #define CRASH_TRIALS	50
 #define CRASH_OLD	10
 #define CRASH_NEW	10000
@@ -766,6 +797,7 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_version),
 	CASE(sieve_unit_store_bad_files),
 	CASE(sieve_unit_store_concurrent),
+	CASE(sieve_unit_store_first_open_race),
 	CASE(sieve_unit_store_crash),
 	CASE(sieve_unit_store_bench),
 };
