@@ -134,7 +134,7 @@ install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
 # silent when everything is there.
 DEB_PACKAGES := make gcc libc6-dev clang llvm libbpf-dev libelf-dev zlib1g-dev \
 	linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
-	pkg-config python3
+	pkg-config python3 libsqlite3-dev
 deps:
 	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \

@@ -42,6 +42,7 @@ SIEVE_CASE_TABLE(sieve_libsieve_cases);
 SIEVE_CASE_TABLE(sieve_layers_cases);
 SIEVE_CASE_TABLE(sieve_feed_cases);
 SIEVE_CASE_TABLE(sieve_cpe_cases);
+SIEVE_CASE_TABLE(sieve_store_cases);
 
 /* ---- Keys: key (set, i) is a pure function of both ------------------------ */
 

@@ -31,17 +31,19 @@ UNIT_CORE_OBJS := $(patsubst kmod/%.c,$(UNIT_DIR)/core/%.o,$(CORE_SRCS))
 # libsieve (userspace/lib) too, for its local filters and snapshot files.
 UNIT_LIB_OBJS := $(if $(UNIT_SANITIZE),$(patsubst userspace/lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS)),$(LIB_OBJS))
 UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/cases/layer_seqs.h tests/unit/unit.h $(wildcard userspace/lib/*.h)
-# The blocklist's entry and feed parsers and its prefix-expansion planner
-# (userspace/xdp/), which need no libbpf.
-UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/expand.o
+# The blocklist's entry and feed parsers, its prefix-expansion planner and
+# its store (userspace/xdp/), which need no libbpf (the store needs SQLite).
+UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/expand.o \
+	$(UNIT_DIR)/xdp/store.o
 UNIT_XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp
 
-$(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h userspace/xdp/xdp.h
+$(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h userspace/xdp/xdp.h userspace/xdp/store.h
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
-$(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o: SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
-$(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o: include/sieve_xdp.h userspace/xdp/xdp.h
+UNIT_XDP_TESTS := $(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o $(UNIT_DIR)/store_test.o
+$(UNIT_XDP_TESTS): SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
+$(UNIT_XDP_TESTS): include/sieve_xdp.h userspace/xdp/xdp.h userspace/xdp/store.h
 
 $(UNIT_DIR)/core/%.o: kmod/%.c $(CORE_HDRS)
 	$(call msg,CC,$< [unit])
@@ -61,7 +63,7 @@ $(UNIT_DIR)/%.o: tests/cases/%.c $(UNIT_HDRS)
 
 $(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS) $(UNIT_XDP_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lm
+	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lsqlite3 -lm
 
 # The suite is three parts: the runner's cmocka cases, then the CLI on local
 # filters (tests/unit/cli_test.sh against $(BUILD)/sieve), then libsieve as

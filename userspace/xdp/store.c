@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The blocklist store (store.h): the list of record in one SQLite file.
+ *
+ * Crash safety. The database runs in WAL mode: a commit is one append to
+ * the write-ahead log, so a writer killed at any point (kill -9) leaves
+ * the last committed state, and readers never block the writer.
+ * synchronous=FULL fsyncs the log at every commit, so a change a command
+ * has reported done also survives a power loss: after a reboot the maps
+ * are rebuilt from the store, and a ban the operator was told about must
+ * be there. That is one fsync per transaction; bulk loads are one
+ * transaction, so they pay it once.
+ *
+ * Concurrency. Writers begin with BEGIN IMMEDIATE, which takes the write
+ * lock up front, and wait up to SXDP_STORE_BUSY_MS for it (busy_timeout):
+ * two CLI runs queue instead of one failing, and no transaction fails
+ * half-way on a lock upgrade.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* "SIEV": marks the file as a sieve store (PRAGMA application_id). */
+#define SXDP_STORE_APP_ID	0x53494556
+
+/*
+ * The schema, one step per version: migrations[i] takes a database from
+ * user_version i to i + 1. Only ever append.
+ *
+ * entries.kind is enum sieve_xdp_kind; entries.allow is 1 for an
+ * allowlist entry (exempt from the blocklist; none written yet). The key
+ * (list, key) makes an entry either blocked or allowed in one list.
+ * attachments: which list an interface enforces, how (for the agent).
+ */
+static const char *const migrations[] = {
+	"CREATE TABLE lists ("
+	"  name TEXT PRIMARY KEY NOT NULL,"
+	"  version INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE entries ("
+	"  list TEXT NOT NULL REFERENCES lists(name) ON DELETE CASCADE,"
+	"  kind INTEGER NOT NULL,"
+	"  allow INTEGER NOT NULL DEFAULT 0,"
+	"  key TEXT NOT NULL,"
+	"  added_at INTEGER NOT NULL,"
+	"  expires_at INTEGER,"
+	"  origin TEXT NOT NULL,"
+	"  comment TEXT,"
+	"  PRIMARY KEY (list, key)) WITHOUT ROWID;"
+	"CREATE INDEX entries_expiry ON entries(list, expires_at) WHERE expires_at IS NOT NULL;"
+	"CREATE INDEX entries_origin ON entries(list, origin);"
+	"CREATE TABLE attachments ("
+	"  netns INTEGER NOT NULL,"
+	"  iface TEXT NOT NULL,"
+	"  list TEXT NOT NULL REFERENCES lists(name),"
+	"  mode TEXT NOT NULL,"
+	"  backend TEXT NOT NULL,"
+	"  flags INTEGER NOT NULL DEFAULT 0,"
+	"  fpp_ppb INTEGER,"
+	"  capacity INTEGER,"
+	"  built_version INTEGER,"
+	"  PRIMARY KEY (netns, iface));",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
+	       "one migration per schema version");
+
+enum {
+	ST_INSERT,	/* a new entry, or nothing */
+	ST_UPDATE,	/* an existing one's attributes, if they differ */
+	ST_DELETE,
+	ST_BUMP,	/* the list's version */
+	ST_NEW_KEY,	/* replace_origin's set of new keys */
+	ST_NR,
+};
+
+static const char *const stmt_sql[ST_NR] = {
+	[ST_INSERT] = "INSERT INTO entries(list, kind, key, added_at, expires_at, origin, comment) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+	/* ?8: only an entry of the same origin (replace_origin). */
+	[ST_UPDATE] = "UPDATE entries SET expires_at = ?5, origin = ?6, comment = ?7 "
+		      "WHERE list = ?1 AND key = ?3 AND (?8 = 0 OR origin = ?6) AND "
+		      "(expires_at IS NOT ?5 OR origin IS NOT ?6 OR comment IS NOT ?7)",
+	[ST_DELETE] = "DELETE FROM entries WHERE list = ?1 AND key = ?2",
+	[ST_BUMP] = "INSERT INTO lists(name, version) VALUES (?1, 1) "
+		    "ON CONFLICT(name) DO UPDATE SET version = version + 1",
+	[ST_NEW_KEY] = "INSERT OR IGNORE INTO temp.sxdp_new(key) VALUES (?1)",
+};
+
+struct sxdp_store {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_NR];
+	bool in_tx;		/* the caller's transaction */
+	/* Lists whose version this transaction has bumped already. */
+	char **bumped;
+	size_t nbumped;
+	char path[4096];
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* An SQLite result as -errno, with the database's message in @err. */
+static int sqlerr(struct sxdp_store *s, int rc, const char *what, char *err, size_t errlen)
+{
+	int ret;
+
+	switch (rc & 0xff) {
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+	case SQLITE_FORMAT:
+		ret = -EINVAL;
+		break;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		ret = -EBUSY;
+		break;
+	case SQLITE_NOMEM:
+		ret = -ENOMEM;
+		break;
+	case SQLITE_FULL:
+		ret = -ENOSPC;
+		break;
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		ret = -EACCES;
+		break;
+	default:
+		ret = -EIO;
+	}
+	seterr(err, errlen, "%s: %s: %s", s->path, what,
+	       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	return ret;
+}
+
+static int exec(struct sxdp_store *s, const char *sql, char *err, size_t errlen)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : sqlerr(s, rc, sql, err, errlen);
+}
+
+/* One integer from @sql (a PRAGMA or a count). */
+static int query_int(struct sxdp_store *s, const char *sql, int64_t *v, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, sql, err, errlen);
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, sql, err, errlen);
+}
+
+static int mkdir_p(const char *dir)
+{
+	char buf[4096];
+	char *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Brings the schema to SXDP_STORE_VERSION. Under the write lock, the
+ * version is read again: another process may have migrated meanwhile.
+ */
+static int migrate(struct sxdp_store *s, char *err, size_t errlen)
+{
+	int64_t version, objects;
+	char pragma[64];
+	int ret;
+
+	ret = exec(s, "BEGIN IMMEDIATE", err, errlen);
+	if (ret)
+		return ret;
+	ret = query_int(s, "PRAGMA user_version", &version, err, errlen);
+	if (!ret && version == 0) {
+		ret = query_int(s, "SELECT count(*) FROM sqlite_master", &objects, err, errlen);
+		if (!ret && objects) {
+			seterr(err, errlen, "%s: a database of something else (tables, no sieve "
+			       "schema version): refusing to touch it", s->path);
+			ret = -EINVAL;
+		}
+	}
+	for (; !ret && version < SXDP_STORE_VERSION; version++)
+		ret = exec(s, migrations[version], err, errlen);
+	if (!ret) {
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", SXDP_STORE_VERSION);
+		ret = exec(s, pragma, err, errlen);
+	}
+	if (!ret) {
+		snprintf(pragma, sizeof(pragma), "PRAGMA application_id = %d", SXDP_STORE_APP_ID);
+		ret = exec(s, pragma, err, errlen);
+	}
+	if (!ret)
+		ret = exec(s, "COMMIT", err, errlen);
+	if (ret)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}
+
+/*
+ * Reads the header's versions before anything writes to the file: a
+ * store of a newer schema, or a foreign database, is refused untouched.
+ */
+static int check_file(struct sxdp_store *s, bool *need_migrate, char *err, size_t errlen)
+{
+	/* One statement, one snapshot: a migration may commit meanwhile. */
+	static const char sql[] = "SELECT (SELECT user_version FROM pragma_user_version), "
+		"(SELECT application_id FROM pragma_application_id), "
+		"(SELECT count(*) FROM sqlite_master)";
+	int64_t version = 0, app_id = 0, objects = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			version = sqlite3_column_int64(st, 0);
+			app_id = sqlite3_column_int64(st, 1);
+			objects = sqlite3_column_int64(st, 2);
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_OK && rc != SQLITE_ROW) {
+		if ((rc & 0xff) == SQLITE_BUSY)
+			return sqlerr(s, rc, "open", err, errlen);
+		seterr(err, errlen, "%s: not a sieve store: %s", s->path, sqlite3_errmsg(s->db));
+		return -EINVAL;
+	}
+	if (app_id && app_id != SXDP_STORE_APP_ID) {
+		seterr(err, errlen, "%s: a database of another application (id %#llx): refusing "
+		       "to touch it", s->path, (unsigned long long)app_id);
+		return -EINVAL;
+	}
+	if (version > SXDP_STORE_VERSION) {
+		seterr(err, errlen, "%s: store schema version %lld is newer than this sieve's "
+		       "(%d): use a newer sieve; the file is left as it is", s->path,
+		       (long long)version, SXDP_STORE_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	if (version ? app_id != SXDP_STORE_APP_ID : objects != 0) {
+		seterr(err, errlen, "%s: a database of something else (%s): refusing to touch it",
+		       s->path, version ? "no sieve id" : "tables, no sieve schema version");
+		return -EINVAL;
+	}
+	*need_migrate = version < SXDP_STORE_VERSION;
+	return 0;
+}
+
+/* The sieve tables are there, as a store of this version has them. */
+static int check_schema(struct sxdp_store *s, char *err, size_t errlen)
+{
+	int64_t n;
+	int ret;
+
+	ret = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+			"name IN ('lists', 'entries', 'attachments')", &n, err, errlen);
+	if (!ret && n != 3) {
+		seterr(err, errlen, "%s: a sieve store without its tables: damaged", s->path);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
+{
+	struct sxdp_store *s;
+	bool need_migrate = false;
+	struct stat stbuf;
+	int fd, rc, i, ret;
+
+	if (!state_dir)
+		state_dir = getenv("SIEVE_STATE_DIR");
+	if (!state_dir || !*state_dir)
+		state_dir = SXDP_STORE_DIR;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	if (snprintf(s->path, sizeof(s->path), "%s/%s", state_dir, SXDP_STORE_FILE) >=
+	    (int)sizeof(s->path)) {
+		seterr(err, errlen, "%s: state folder name too long", state_dir);
+		ret = -ENAMETOOLONG;
+		goto out_free;
+	}
+	ret = mkdir_p(state_dir);
+	if (ret) {
+		seterr(err, errlen, "%s: %s", state_dir, strerror(-ret));
+		goto out_free;
+	}
+	/* Created here, so that its mode is ours (SQLite gives the WAL the same). */
+	fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || fstat(fd, &stbuf) || !S_ISREG(stbuf.st_mode)) {
+		ret = fd < 0 ? -errno : -EINVAL;
+		seterr(err, errlen, "%s: %s", s->path, fd < 0 ? strerror(errno) : "not a file");
+		if (fd >= 0)
+			close(fd);
+		goto out_free;
+	}
+	close(fd);
+
+	rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc != SQLITE_OK) {
+		ret = sqlerr(s, rc, "open", err, errlen);
+		goto out_close;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, SXDP_STORE_BUSY_MS);
+	ret = check_file(s, &need_migrate, err, errlen);
+	if (ret)
+		goto out_close;
+	ret = exec(s, "PRAGMA journal_mode = WAL", err, errlen);
+	if (!ret)
+		ret = exec(s, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+			   "PRAGMA temp_store = MEMORY", err, errlen);
+	if (!ret && need_migrate)
+		ret = migrate(s, err, errlen);
+	if (!ret)
+		ret = check_schema(s, err, errlen);
+	if (!ret)
+		ret = exec(s, "CREATE TEMP TABLE IF NOT EXISTS sxdp_new (key TEXT PRIMARY KEY)",
+			   err, errlen);
+	for (i = 0; !ret && i < ST_NR; i++) {
+		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					&s->st[i], NULL);
+		if (rc != SQLITE_OK)
+			ret = sqlerr(s, rc, "prepare", err, errlen);
+	}
+	if (ret)
+		goto out_close;
+	*sp = s;
+	return 0;
+
+out_close:
+	sxdp_store_close(s);
+	return ret;
+out_free:
+	free(s);
+	return ret;
+}
+
+static void forget_bumps(struct sxdp_store *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nbumped; i++)
+		free(s->bumped[i]);
+	free(s->bumped);
+	s->bumped = NULL;
+	s->nbumped = 0;
+}
+
+void sxdp_store_close(struct sxdp_store *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	if (s->in_tx)
+		sxdp_store_rollback(s);
+	for (i = 0; i < ST_NR; i++)
+		sqlite3_finalize(s->st[i]);
+	sqlite3_close(s->db);
+	forget_bumps(s);
+	free(s);
+}
+
+const char *sxdp_store_path(const struct sxdp_store *s)
+{
+	return s->path;
+}
+
+int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (s->in_tx) {
+		seterr(err, errlen, "%s: a transaction is open already", s->path);
+		return -EBUSY;
+	}
+	ret = exec(s, "BEGIN IMMEDIATE", err, errlen);
+	if (!ret)
+		s->in_tx = true;
+	return ret;
+}
+
+int sxdp_store_commit(struct sxdp_store *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!s->in_tx)
+		return 0;
+	ret = exec(s, "COMMIT", err, errlen);
+	if (ret) {
+		sxdp_store_rollback(s);
+		return ret;
+	}
+	s->in_tx = false;
+	forget_bumps(s);
+	return 0;
+}
+
+void sxdp_store_rollback(struct sxdp_store *s)
+{
+	if (sqlite3_get_autocommit(s->db) == 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_tx = false;
+	forget_bumps(s);
+}
+
+/* A transaction for one call, unless the caller has one open. */
+static int call_begin(struct sxdp_store *s, bool *own, char *err, size_t errlen)
+{
+	*own = !s->in_tx;
+	return *own ? sxdp_store_begin(s, err, errlen) : 0;
+}
+
+static int call_end(struct sxdp_store *s, bool own, int ret, char *err, size_t errlen)
+{
+	if (!own)
+		return ret;
+	if (ret) {
+		sxdp_store_rollback(s);
+		return ret;
+	}
+	return sxdp_store_commit(s, err, errlen);
+}
+
+/* Runs a prepared statement that returns no row; its bindings are cleared. */
+static int step_done(struct sxdp_store *s, sqlite3_stmt *st, char *err, size_t errlen)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return sqlerr(s, rc, sqlite3_sql(st), err, errlen);
+	return 0;
+}
+
+/* @list changed: its version goes up, once per transaction. */
+static int bump(struct sxdp_store *s, const char *list, char *err, size_t errlen)
+{
+	char **bumped;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nbumped; i++)
+		if (!strcmp(s->bumped[i], list))
+			return 0;
+	bumped = realloc(s->bumped, (s->nbumped + 1) * sizeof(*bumped));
+	if (!bumped)
+		return -ENOMEM;
+	s->bumped = bumped;
+	bumped[s->nbumped] = strdup(list);
+	if (!bumped[s->nbumped])
+		return -ENOMEM;
+	sqlite3_bind_text(s->st[ST_BUMP], 1, list, -1, SQLITE_STATIC);
+	ret = step_done(s, s->st[ST_BUMP], err, errlen);
+	if (!ret)
+		s->nbumped++;
+	else
+		free(bumped[s->nbumped]);
+	return ret;
+}
+
+/* The list's row, for entries to refer to (version 0 until it changes). */
+static int ensure_list(struct sxdp_store *s, const char *list, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO lists(name) VALUES (?1)", -1,
+				&st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "lists", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lists", err, errlen);
+}
+
+/*
+ * Upserts one key: *@is_new if inserted, *@changed if anything was
+ * written. @same_origin: update only an entry of @a->origin.
+ */
+static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *key,
+		  const struct sxdp_store_attrs *a, bool same_origin, bool *is_new,
+		  bool *changed, char *err, size_t errlen)
+{
+	char text[128];
+	int i, ret;
+
+	sxdp_format_entry(key, text, sizeof(text));
+	for (i = ST_INSERT; i <= ST_UPDATE; i++) {
+		sqlite3_stmt *st = s->st[i];
+
+		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, key->kind);
+		sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, a->now);
+		if (a->expires_at)
+			sqlite3_bind_int64(st, 5, a->expires_at);
+		else
+			sqlite3_bind_null(st, 5);
+		sqlite3_bind_text(st, 6, a->origin, -1, SQLITE_STATIC);
+		if (a->comment)
+			sqlite3_bind_text(st, 7, a->comment, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 7);
+		if (i == ST_UPDATE)
+			sqlite3_bind_int(st, 8, same_origin);
+		ret = step_done(s, st, err, errlen);
+		if (ret)
+			return ret;
+		if (sqlite3_changes(s->db)) {
+			*is_new = i == ST_INSERT;
+			*changed = true;
+			return 0;
+		}
+	}
+	*is_new = false;
+	return 0;
+}
+
+static int check_attrs(const struct sxdp_store_attrs *a, char *err, size_t errlen)
+{
+	if (!a || !a->origin || !*a->origin || a->expires_at < 0) {
+		seterr(err, errlen, "an entry needs an origin and an expiry >= 0");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
+		   size_t n, const struct sxdp_store_attrs *a, size_t *added,
+		   char *err, size_t errlen)
+{
+	bool own, is_new, changed = false;
+	size_t i, nnew = 0;
+	int ret;
+
+	ret = check_attrs(a, err, errlen);
+	if (ret)
+		return ret;
+	ret = call_begin(s, &own, err, errlen);
+	if (ret)
+		return ret;
+	ret = ensure_list(s, list, err, errlen);
+	for (i = 0; !ret && i < n; i++) {
+		ret = upsert(s, list, &keys[i], a, false, &is_new, &changed, err, errlen);
+		nnew += is_new;
+	}
+	if (!ret && changed)
+		ret = bump(s, list, err, errlen);
+	ret = call_end(s, own, ret, err, errlen);
+	if (!ret && added)
+		*added = nnew;
+	return ret;
+}
+
+int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
+		      size_t n, size_t *missing, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = s->st[ST_DELETE];
+	size_t i, gone = 0;
+	char text[128];
+	bool own;
+	int ret;
+
+	ret = call_begin(s, &own, err, errlen);
+	if (ret)
+		return ret;
+	for (i = 0; !ret && i < n; i++) {
+		sxdp_format_entry(&keys[i], text, sizeof(text));
+		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+		ret = step_done(s, st, err, errlen);
+		if (!ret)
+			gone += sqlite3_changes(s->db);
+	}
+	if (!ret && gone)
+		ret = bump(s, list, err, errlen);
+	ret = call_end(s, own, ret, err, errlen);
+	if (!ret && missing)
+		*missing = n - gone;
+	return ret;
+}
+
+int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
+			      const struct sieve_xdp_key *keys, size_t n,
+			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
+			      char *err, size_t errlen)
+{
+	bool own, is_new, changed = false;
+	size_t i, nnew = 0, gone = 0;
+	sqlite3_stmt *st = NULL;
+	char text[128];
+	int rc, ret;
+
+	ret = check_attrs(a, err, errlen);
+	if (ret)
+		return ret;
+	ret = call_begin(s, &own, err, errlen);
+	if (ret)
+		return ret;
+	ret = ensure_list(s, list, err, errlen);
+	if (!ret)
+		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
+	for (i = 0; !ret && i < n; i++) {
+		sxdp_format_entry(&keys[i], text, sizeof(text));
+		sqlite3_bind_text(s->st[ST_NEW_KEY], 1, text, -1, SQLITE_STATIC);
+		ret = step_done(s, s->st[ST_NEW_KEY], err, errlen);
+	}
+	if (!ret) {
+		rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?2 "
+					"AND key NOT IN (SELECT key FROM temp.sxdp_new)", -1, &st,
+					NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 2, a->origin, -1, SQLITE_STATIC);
+			rc = sqlite3_step(st);
+		}
+		if (rc == SQLITE_DONE)
+			gone = sqlite3_changes(s->db);
+		else
+			ret = sqlerr(s, rc, "replace", err, errlen);
+		sqlite3_finalize(st);
+	}
+	for (i = 0; !ret && i < n; i++) {
+		ret = upsert(s, list, &keys[i], a, true, &is_new, &changed, err, errlen);
+		nnew += is_new;
+	}
+	if (!ret)
+		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
+	if (!ret && (changed || gone))
+		ret = bump(s, list, err, errlen);
+	ret = call_end(s, own, ret, err, errlen);
+	if (!ret && added)
+		*added = nnew;
+	if (!ret && removed)
+		*removed = gone;
+	return ret;
+}
+
+/* Parses stored key @text into @l; a key that does not parse is damage. */
+static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *text,
+			 char *err, size_t errlen)
+{
+	struct sieve_xdp_key key;
+	const char *why;
+
+	if (sxdp_parse_entry(text, &key, &why)) {
+		seterr(err, errlen, "%s: stored entry '%s': %s", s->path, text, why);
+		return -EINVAL;
+	}
+	return sxdp_list_add(l, &key);
+}
+
+int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
+		      struct sxdp_list *expired, char *err, size_t errlen)
+{
+	static const char *const sql[] = {
+		"SELECT key FROM entries WHERE list = ?1 AND expires_at <= ?2",
+		"DELETE FROM entries WHERE list = ?1 AND expires_at <= ?2",
+	};
+	sqlite3_stmt *st;
+	size_t i, gone = 0;
+	bool own;
+	int rc, ret;
+
+	ret = call_begin(s, &own, err, errlen);
+	if (ret)
+		return ret;
+	for (i = expired ? 0 : 1; !ret && i < 2; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc != SQLITE_OK) {
+			ret = sqlerr(s, rc, "expire", err, errlen);
+			break;
+		}
+		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, now);
+		while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			ret = list_add_text(s, expired, (const char *)sqlite3_column_text(st, 0),
+					    err, errlen);
+		if (!ret && rc != SQLITE_DONE)
+			ret = sqlerr(s, rc, "expire", err, errlen);
+		if (!ret && i == 1)
+			gone = sqlite3_changes(s->db);
+		sqlite3_finalize(st);
+	}
+	if (!ret && gone)
+		ret = bump(s, list, err, errlen);
+	return call_end(s, own, ret, err, errlen);
+}
+
+int sxdp_store_foreach(struct sxdp_store *s, const char *list,
+		       int (*cb)(const struct sxdp_store_entry *e, void *ctx), void *ctx,
+		       char *err, size_t errlen)
+{
+	struct sxdp_store_entry e = { .list = list };
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT key, kind, allow, added_at, expires_at, origin, "
+				"comment FROM entries WHERE list = ?1 ORDER BY key", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "read", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		e.key = (const char *)sqlite3_column_text(st, 0);
+		e.kind = sqlite3_column_int(st, 1);
+		e.allow = sqlite3_column_int(st, 2);
+		e.added_at = sqlite3_column_int64(st, 3);
+		e.expires_at = sqlite3_column_int64(st, 4);
+		e.origin = (const char *)sqlite3_column_text(st, 5);
+		e.comment = (const char *)sqlite3_column_text(st, 6);
+		if (!e.key || !e.origin) {
+			seterr(err, errlen, "%s: an entry of list %s without key or origin",
+			       s->path, list);
+			ret = -EINVAL;
+			break;
+		}
+		ret = cb(&e, ctx);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "read", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+struct read_ctx {
+	struct sxdp_store *s;
+	struct sxdp_list *l;
+	char *err;
+	size_t errlen;
+};
+
+static int read_one(const struct sxdp_store_entry *e, void *ctx)
+{
+	struct read_ctx *r = ctx;
+
+	return list_add_text(r->s, r->l, e->key, r->err, r->errlen);
+}
+
+int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+		    char *err, size_t errlen)
+{
+	struct read_ctx r = { s, l, err, errlen };
+
+	return sxdp_store_foreach(s, list, read_one, &r, err, errlen);
+}
+
+/* One count from @sql with a list, an optional int and an optional text. */
+static int count_stmt(struct sxdp_store *s, const char *sql, const char *list, int kind,
+		      const char *origin, uint64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "count", NULL, 0);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, kind);
+	if (origin)
+		sqlite3_bind_text(st, 3, origin, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "count", NULL, 0);
+}
+
+int sxdp_store_version(struct sxdp_store *s, const char *list, uint64_t *version)
+{
+	return count_stmt(s, "SELECT version FROM lists WHERE name = ?1 AND ?2 = ?2", list, 0,
+			  NULL, version);
+}
+
+int sxdp_store_count(struct sxdp_store *s, const char *list, int kind, const char *origin,
+		     uint64_t *count)
+{
+	return count_stmt(s, "SELECT count(*) FROM entries WHERE list = ?1 AND "
+			  "(?2 < 0 OR kind = ?2) AND (?3 IS NULL OR origin = ?3)", list, kind,
+			  origin, count);
+}
