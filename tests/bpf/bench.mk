@@ -17,7 +17,7 @@ $(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SK
 
 $(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) -O2 -g -o $@ $^ -lbpf -lelf -lz -lm
+	$(Q)$(CC) -O2 -g -o $@ $^ $(XDP_LDLIBS) -lm
 
 .PHONY: bench-xdp
 bench-xdp: $(XDP_BENCH_BIN) $(BUILD)/bpf/floor.bpf.o $(BUILD)/bpf/bench_stream.bpf.o

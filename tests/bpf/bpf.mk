@@ -17,7 +17,7 @@ $(BPF_TEST_DIR)/%.o: tests/bpf/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SKEL)
 
 $(BPF_TEST_BIN): $(BPF_TEST_OBJS) $$(XDP_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lbpf -lelf -lz -lpthread -lm
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(XDP_LDLIBS) -lpthread -lm
 
 .PHONY: test-bpf
 test-bpf: $(BPF_TEST_BIN)

@@ -24,7 +24,9 @@ $(BUILD)/cli/xdp.o: SIEVE_CFLAGS += $(XDP_CFLAGS)
 $(BUILD)/cli/xdp.o: $(XDP_HDRS)
 
 CLI_EXTRA_OBJS += $(XDP_OBJS)
-CLI_LDLIBS += -lbpf -lelf -lz -lsqlite3
+# What every program linking XDP_OBJS needs (the store: SQLite).
+XDP_LDLIBS := -lbpf -lelf -lz -lsqlite3
+CLI_LDLIBS += $(XDP_LDLIBS)
 
 # `make demo` runs the blocklist live in network namespaces.
 DEMOS += userspace/xdp/demo.sh
