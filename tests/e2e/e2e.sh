@@ -452,6 +452,18 @@ expect_list() {
 		"unexpected $(comm -23 <(echo "$got") <(echo "$1") | wc -l)"
 }
 
+# A worker that re-attaches with --exact, then --no-exact, 5 times: each
+# re-attach rebuilds and swaps a generation, racing the other workers.
+toggle_exact() {
+	local i opt
+	for i in $(seq 1 5); do
+		for opt in --exact --no-exact; do
+			timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp attach $IF $opt \
+				>/dev/null 2>>"$WORK/fail.a.err" || echo "attach $opt: exit $?" >>"$WORK/fail.a"
+		done
+	done
+}
+
 # Four workers block twenty addresses each, one command at a time, while a
 # fifth blocks and unblocks addresses of its own and a sixth switches
 # --exact on and off: every unblock and switch builds a generation, so
@@ -466,12 +478,7 @@ concurrent_blocks() {
 	for i in $(seq 1 10); do echo "block 192.0.2.$i"; echo "unblock 192.0.2.$i"; done |
 		run_commands "$WORK/fail.u" &
 	pids="$pids $!"
-	for i in $(seq 1 5); do
-		for opt in --exact --no-exact; do
-			timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp attach $IF $opt \
-				>/dev/null 2>>"$WORK/fail.a.err" || echo "attach $opt: exit $?" >>"$WORK/fail.a"
-		done
-	done &
+	toggle_exact &
 	pids="$pids $!"
 	wait_bounded 120 $pids
 }
@@ -506,12 +513,7 @@ concurrent_loads() {
 		for i in $(seq 1 10); do echo "load $WORK/list.$p"; done | run_commands "$WORK/fail.$p" &
 		pids="$pids $!"
 	done
-	for i in $(seq 1 5); do
-		for opt in --exact --no-exact; do
-			timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp attach $IF $opt \
-				>/dev/null 2>>"$WORK/fail.a.err" || echo "attach $opt: exit $?" >>"$WORK/fail.a"
-		done
-	done &
+	toggle_exact &
 	pids="$pids $!"
 	wait_bounded 120 $pids
 }
