@@ -87,6 +87,8 @@ struct sieve_xdp_key {
  * @fpp_ppb: the target false-positive rate, parts per billion
  * @gen_seq: generations built since attach (status shows it)
  * @keys: keys in the maps: @entries after prefix expansion
+ * @store_version: the version of the store's list the maps hold (the
+ *	loader's: a command that finds the store ahead rebuilds from it)
  */
 struct sieve_xdp_config {
 	__u32 flags;
@@ -106,6 +108,7 @@ struct sieve_xdp_config {
 	__u32 fpp_ppb;
 	__u32 gen_seq;
 	__u64 keys;
+	__u64 store_version;
 };
 
 /*

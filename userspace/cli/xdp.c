@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `sieve xdp ...`: the XDP blocklist. Each subcommand acts on the program
- * and maps pinned for an interface (-i IFACE), or on every interface that
- * has the blocklist when -i is not given, so separate runs work on the
- * running program. Exit codes as everywhere: 0, 1 not present, 2 error.
+ * `sieve xdp ...`: the XDP blocklist. Entries live in named lists in the
+ * store (SQLite, --state-dir); an interface enforces one list. A change to
+ * a list reaches every interface enforcing it (ops.h). Reports act on an
+ * interface (-i IFACE), or on every interface that has the blocklist when
+ * -i is not given. Exit codes as everywhere: 0, 1 not present, 2 error.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "ops.h"
 #include "xdp.h"
 
 #define MAX_IFACES	64
@@ -32,6 +34,11 @@ struct xdp_opts {
 	uint32_t interval, count;
 	enum sxdp_format format;	/* load: the file's format */
 	uint32_t max_probes;	/* 0: not given */
+	const char *list;	/* --list */
+	const char *state_dir;	/* --state-dir */
+	const char *origin;	/* load --origin */
+	const char *comment;	/* block/allow --comment */
+	uint64_t ttl;		/* seconds; 0: never expires */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
@@ -107,6 +114,62 @@ static int set_max_probes(void *opts, const char *arg)
 	       o->max_probes > SIEVE_XDP_MAX_PREFIX_LENS ? -EINVAL : 0;
 }
 
+static int set_list(void *opts, const char *arg)
+{
+	((struct xdp_opts *)opts)->list = arg;
+	return sxdp_list_name_ok(arg) ? 0 : -EINVAL;
+}
+
+static int set_state_dir(void *opts, const char *arg)
+{
+	((struct xdp_opts *)opts)->state_dir = arg;
+	return *arg ? 0 : -EINVAL;
+}
+
+static int set_origin(void *opts, const char *arg)
+{
+	((struct xdp_opts *)opts)->origin = arg;
+	return *arg && strlen(arg) <= 256 ? 0 : -EINVAL;
+}
+
+static int set_comment(void *opts, const char *arg)
+{
+	((struct xdp_opts *)opts)->comment = arg;
+	return strlen(arg) <= 1024 ? 0 : -EINVAL;
+}
+
+/* Ten years: past that a TTL is a typo, and never is what was meant. */
+#define MAX_TTL		(10ULL * 366 * 86400)
+
+/* "90", "90s", "10m", "2h", "7d". */
+static int set_ttl(void *opts, const char *arg)
+{
+	static const struct { char unit; uint64_t secs; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+	};
+	struct xdp_opts *o = opts;
+	uint64_t n = 0, mul = 1;
+	const char *p = arg;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (*p - '0');
+		if (n > MAX_TTL)
+			return -EINVAL;
+	}
+	if (*p) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]) && units[i].unit != *p; i++)
+			;
+		if (i == sizeof(units) / sizeof(units[0]) || p[1])
+			return -EINVAL;
+		mul = units[i].secs;
+	}
+	o->ttl = n * mul;
+	return o->ttl && o->ttl <= MAX_TTL ? 0 : -EINVAL;
+}
+
 #define XDP_RATE_ACCEPTS	"between 1e-9 and 1, e.g. 1e-6 or 0.01%"
 
 static const struct cli_option opt_iface = {
@@ -158,6 +221,30 @@ static const struct cli_option opt_format = {
 static const struct cli_option opt_max_probes = {
 	"max-probes", 0, "P", "prefix lengths probed per family (default 8); others are expanded",
 	.set = set_max_probes, .accepts = "1 to 16",
+};
+static const struct cli_option opt_list = {
+	"list", 0, "LIST", "the list (default: the interface's with -i, else \"default\")",
+	.set = set_list, .accepts = "1-64 of A-Z a-z 0-9 _ . -",
+};
+static const struct cli_option opt_attach_list = {
+	"list", 0, "LIST", "the list to enforce (default: the one it has, else \"default\")",
+	.set = set_list, .accepts = "1-64 of A-Z a-z 0-9 _ . -",
+};
+static const struct cli_option opt_state_dir = {
+	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else " SXDP_STORE_DIR ")",
+	.set = set_state_dir, .accepts = "a folder",
+};
+static const struct cli_option opt_ttl = {
+	"ttl", 0, "TTL", "expire after TTL: 90s, 10m, 2h, 7d (default: never)",
+	.set = set_ttl, .accepts = "a positive number of s, m, h or d, up to 10 years",
+};
+static const struct cli_option opt_origin = {
+	"origin", 0, "NAME", "the feed's name: a reload replaces only its entries (default: FILE)",
+	.set = set_origin, .accepts = "1 to 256 characters",
+};
+static const struct cli_option opt_comment = {
+	"comment", 0, "TEXT", "a note kept with the entries", .set = set_comment,
+	.accepts = "up to 1024 characters",
 };
 static const struct cli_option opt_watch = {
 	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),
@@ -221,79 +308,81 @@ static int open_iface(const char *ifname, struct sxdp_handle *h)
 	return 0;
 }
 
-/* Parses every ENTRY argument before anything is changed. */
-static int parse_entries(const struct xdp_opts *o, struct sxdp_list *l)
-{
-	struct sieve_xdp_key key;
-	const char *why;
-	int i;
-
-	for (i = 0; i < o->nargs; i++) {
-		if (sxdp_parse_entry(o->args[i], &key, &why))
-			return cli_error("%s: %s", o->args[i], why);
-		if (sxdp_list_add(l, &key))
-			return cli_error("out of memory");
-	}
-	sxdp_list_sort(l);
-	return 0;
-}
-
 static uint32_t cfg_flags_of(const struct xdp_opts *o)
 {
 	return (o->exact ? SIEVE_XDP_F_EXACT : 0) | (o->fail_closed ? SIEVE_XDP_F_FAIL_CLOSED : 0);
 }
 
+static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
+{
+	char err[512] = "";
+	int ret = sxdp_store_open(o->state_dir, s, err, sizeof(err));
+
+	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
+}
+
 static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct sxdp_attach_opts ao;
+	struct sxdp_store *s;
 	struct xdp_opts o;
-	char err[256];
+	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("attaching"))
+	if (need_root("attaching") || open_store(&o, &s))
 		return EXIT_ERROR;
 	ao = (struct sxdp_attach_opts){
 		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
 		.cfg_given = (o.exact || o.no_exact ? SIEVE_XDP_F_EXACT : 0) |
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
-		.max_probes = o.max_probes, .force = o.force };
-	for (i = 0; i < o.nargs; i++) {
+		.max_probes = o.max_probes, .force = o.force, .list = o.list };
+	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
-		ret = sxdp_attach(o.args[i], &ao, err, sizeof(err));
-		if (ret < 0)
-			return cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
-		if (o.json) {
+		ret = sxdp_attach(s, o.args[i], &ao, err, sizeof(err));
+		if (ret < 0) {
+			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
+		} else if (o.json) {
 			/* One document per interface, as each is attached. */
 			json_object(NULL);
 			json_str("iface", o.args[i]);
 			json_str("attached", ret == SXDP_ALREADY ? "already" : "now");
 			json_end();
+			ret = EXIT_OK;
 		} else {
 			printf("%s: %s\n", o.args[i], ret == SXDP_ALREADY ? "already attached" : "attached");
+			ret = EXIT_OK;
 		}
 	}
-	return EXIT_OK;
+	sxdp_store_close(s);
+	return ret;
 }
 
 static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 {
+	struct sxdp_store *s;
 	struct xdp_opts o;
+	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("detaching"))
+	if (need_root("detaching") || open_store(&o, &s))
 		return EXIT_ERROR;
-	for (i = 0; i < o.nargs; i++) {
-		ret = sxdp_detach(o.args[i]);
-		if (ret < 0)
-			return cli_error("%s: %s", o.args[i], strerror(-ret));
-		printf("%s: %s\n", o.args[i], ret ? "was not attached" : "detached");
+	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
+		err[0] = '\0';
+		ret = sxdp_detach(s, o.args[i], err, sizeof(err));
+		if (ret < 0) {
+			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
+		} else {
+			printf("%s: %s\n", o.args[i], ret ? "was not attached" : "detached");
+			ret = EXIT_OK;
+		}
 	}
-	return EXIT_OK;
+	sxdp_store_close(s);
+	return ret;
 }
 
 /* Runs fn on each target interface; stops at the first error. */
@@ -322,131 +411,315 @@ static int for_each_iface(const struct xdp_opts *o, const char *what,
 	return worst;
 }
 
-/* One line after a change: what the live generation holds now. */
-static void print_entries(struct sxdp_handle *h, const char *what)
+/*
+ * The list a change goes to: --list, or the one -i IFACE enforces, or
+ * "default". @name holds it.
+ */
+static int target_list(const struct xdp_opts *o, struct sxdp_store *s,
+		       char name[SXDP_LIST_NAME_MAX + 1])
 {
-	struct sieve_xdp_config c;
+	struct sxdp_attachment a;
+	char err[512] = "";
+	int ret;
 
-	if (!sxdp_read_config(h, &c, NULL))
-		printf("%s: %s; %llu entries on the list, generation %u\n", h->ifname, what,
-		       (unsigned long long)c.entries, c.gen_seq);
-}
-
-static int do_block(struct sxdp_handle *h, void *arg)
-{
-	char err[256] = "";
-	int ret = sxdp_add(h, arg, err, sizeof(err));
-
+	if (o->list && o->iface)
+		return cli_error("give -i IFACE or --list LIST, not both");
+	snprintf(name, SXDP_LIST_NAME_MAX + 1, "%s", o->list ? o->list : SXDP_DEFAULT_LIST);
+	if (!o->iface)
+		return 0;
+	ret = sxdp_store_attach_get(s, sxdp_netns(), o->iface, &a, err, sizeof(err));
+	if (ret == -ENOENT)
+		return cli_error("the blocklist is not attached to %s (sieve xdp attach %s)",
+				 o->iface, o->iface);
 	if (ret)
-		return cli_error("%s: %s", h->ifname, err[0] ? err : strerror(-ret));
-	print_entries(h, "blocked");
-	return EXIT_OK;
+		return cli_error("%s", err);
+	snprintf(name, SXDP_LIST_NAME_MAX + 1, "%s", a.list);
+	return 0;
 }
 
-/* block and unblock: entries from the arguments, applied on each interface. */
-static int entries_each_iface(const struct cli_command *cmd, const char *what, int argc,
-			      char **argv, int (*apply)(struct sxdp_handle *h, void *arg))
+/* One line after a change. */
+static void print_result(const char *list, const char *what, const struct sxdp_op_result *r)
 {
+	printf("%s: %s %zu; store version %llu; %zu interface%s in step", list, what, r->changed,
+	       (unsigned long long)r->version, r->ifaces, r->ifaces == 1 ? "" : "s");
+	if (r->rebuilt)
+		printf(" (%zu rebuilt)", r->rebuilt);
+	printf("\n");
+}
+
+/* Parses every ENTRY argument before anything is changed. */
+static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_list *l)
+{
+	struct sieve_xdp_key key;
+	const char *why;
+	int i;
+
+	for (i = 0; i < o->nargs; i++) {
+		if (sxdp_parse_entry(o->args[i], &key, &why))
+			return cli_error("%s: %s", o->args[i], why);
+		if (allow && key.kind != SIEVE_XDP_SRC && key.kind != SIEVE_XDP_PREFIX)
+			return cli_error("%s: only sources and prefixes can be allowed",
+					 o->args[i]);
+		if (sxdp_list_add(l, &key))
+			return cli_error("out of memory");
+	}
+	sxdp_list_sort(l);
+	return 0;
+}
+
+enum change_op { CHANGE_BLOCK, CHANGE_UNBLOCK, CHANGE_ALLOW, CHANGE_DISALLOW };
+
+static const char *const change_done[] = {
+	[CHANGE_BLOCK] = "blocked", [CHANGE_UNBLOCK] = "unblocked",
+	[CHANGE_ALLOW] = "allowed", [CHANGE_DISALLOW] = "disallowed",
+};
+
+/* block, unblock, allow and disallow: entries from the arguments, one transaction. */
+static int change_entries(const struct cli_command *cmd, enum change_op op, int argc,
+			  char **argv)
+{
+	bool allow = op == CHANGE_ALLOW || op == CHANGE_DISALLOW;
+	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
+	struct sxdp_store_attrs a = { .origin = "cli", .allow = allow };
 	struct sxdp_list l = { 0 };
+	struct sxdp_op_result r;
+	struct sxdp_store *s = NULL;
 	struct xdp_opts o;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	ret = parse_entries(&o, &l);
+	ret = parse_entries(&o, allow, &l);
 	if (!ret)
-		ret = for_each_iface(&o, what, apply, &l);
+		ret = need_root(change_done[op]);
+	if (!ret)
+		ret = open_store(&o, &s);
+	if (!ret)
+		ret = target_list(&o, s, list);
+	if (ret)
+		goto out;
+	a.now = time(NULL);
+	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
+	a.comment = o.comment;
+	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW)
+		ret = sxdp_op_add(s, list, &l, &a, &r, err, sizeof(err));
+	else
+		ret = sxdp_op_remove(s, list, allow, &l, &r, err, sizeof(err));
+	if (ret) {
+		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
+		goto out;
+	}
+	print_result(list, change_done[op], &r);
+	if (r.missing)
+		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
+		       allow ? "allowlist" : "list");
+	ret = r.missing ? EXIT_ABSENT : EXIT_OK;
+out:
+	sxdp_store_close(s);
 	sxdp_list_free(&l);
 	return ret;
 }
 
 static int cmd_block(const struct cli_command *cmd, int argc, char **argv)
 {
-	return entries_each_iface(cmd, "blocking", argc, argv, do_block);
-}
-
-static int do_unblock(struct sxdp_handle *h, void *arg)
-{
-	size_t missing;
-	int ret = sxdp_remove(h, arg, &missing);
-
-	if (ret)
-		return cli_error("%s: %s", h->ifname, strerror(-ret));
-	print_entries(h, "unblocked");
-	if (missing)
-		printf("%s: %zu of the entries were not on the list\n", h->ifname, missing);
-	return missing ? EXIT_ABSENT : EXIT_OK;
+	return change_entries(cmd, CHANGE_BLOCK, argc, argv);
 }
 
 static int cmd_unblock(const struct cli_command *cmd, int argc, char **argv)
 {
-	return entries_each_iface(cmd, "unblocking", argc, argv, do_unblock);
+	return change_entries(cmd, CHANGE_UNBLOCK, argc, argv);
 }
 
-static int do_load(struct sxdp_handle *h, void *arg)
+static int cmd_allow(const struct cli_command *cmd, int argc, char **argv)
 {
-	char err[256] = "";
-	int ret = sxdp_replace(h, arg, err, sizeof(err));
+	return change_entries(cmd, CHANGE_ALLOW, argc, argv);
+}
 
-	if (ret)
-		return cli_error("%s: %s", h->ifname, err[0] ? err : strerror(-ret));
-	print_entries(h, "loaded");
-	return EXIT_OK;
+static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
+{
+	return change_entries(cmd, CHANGE_DISALLOW, argc, argv);
 }
 
 static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
+	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
+	struct sxdp_store_attrs a = { 0 };
 	struct sxdp_list l = { 0 };
 	struct sxdp_feed_info info;
+	struct sxdp_op_result r;
+	struct sxdp_store *s = NULL;
 	struct xdp_opts o;
-	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	if (sxdp_feed_read(o.args[0], o.format, &l, &info, err, sizeof(err)))
-		return cli_error("%s", err);
+	if (sxdp_feed_read(o.args[0], o.format, &l, &info, err, sizeof(err))) {
+		ret = cli_error("%s", err);
+		goto out;
+	}
 	/* Said before loading, so it is there whatever the interfaces do. */
 	if (info.skipped)
 		printf("%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
 		       o.args[0], sxdp_format_name(info.format), info.skipped);
-	ret = for_each_iface(&o, "loading", do_load, &l);
+	ret = need_root("loading");
+	if (!ret)
+		ret = open_store(&o, &s);
+	if (!ret)
+		ret = target_list(&o, s, list);
+	if (ret)
+		goto out;
+	a.origin = o.origin ? o.origin : strcmp(o.args[0], "-") ? o.args[0] : "stdin";
+	a.now = time(NULL);
+	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
+	a.comment = o.comment;
+	ret = sxdp_op_load(s, list, &l, &a, &r, err, sizeof(err));
+	if (ret) {
+		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
+		goto out;
+	}
+	printf("%s: loaded %zu entries from %s: %zu new, %zu no longer in it; store version %llu; "
+	       "%zu interface%s in step\n", list, l.n, a.origin, r.changed, r.dropped,
+	       (unsigned long long)r.version, r.ifaces, r.ifaces == 1 ? "" : "s");
+out:
+	sxdp_store_close(s);
 	sxdp_list_free(&l);
+	return ret;
+}
+
+/* The lists to act on: -i's, --list, or every list in the store. */
+static int target_lists(const struct xdp_opts *o, struct sxdp_store *s, char ***names,
+			size_t *n)
+{
+	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
+
+	if (o->list || o->iface) {
+		if (target_list(o, s, list))
+			return EXIT_ERROR;
+		*names = malloc(sizeof(**names));
+		if (!*names || !(**names = strdup(list)))
+			return cli_error("out of memory");
+		*n = 1;
+		return 0;
+	}
+	if (sxdp_store_lists(s, names, n, err, sizeof(err)))
+		return cli_error("%s", err);
+	return 0;
+}
+
+static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct sxdp_store *s = NULL;
+	struct sxdp_op_result r;
+	struct xdp_opts o;
+	char **lists = NULL, err[512] = "";
+	size_t n = 0, i, total = 0;
+	int ret = parse_xdp_opts(cmd, argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	ret = need_root("expiring");
+	if (!ret)
+		ret = open_store(&o, &s);
+	if (!ret)
+		ret = target_lists(&o, s, &lists, &n);
+	for (i = 0; !ret && i < n; i++) {
+		ret = sxdp_op_expire(s, lists[i], time(NULL), &r, err, sizeof(err));
+		if (ret)
+			ret = cli_error("%s: %s", lists[i], err[0] ? err : strerror(-ret));
+		else if (r.changed)
+			print_result(lists[i], "expired", &r);
+		total += r.changed;
+	}
+	if (!ret && !total)
+		printf("nothing was due\n");
+	sxdp_store_names_free(lists, n);
+	sxdp_store_close(s);
 	return ret;
 }
 
 struct list_arg {
 	bool json;
+	int64_t now;
+	const char *list;
 };
 
-static int do_list(struct sxdp_handle *h, void *arg)
+static void print_left(char *buf, size_t len, int64_t secs)
+{
+	if (secs <= 0)
+		snprintf(buf, len, "due");
+	else if (secs < 3600)
+		snprintf(buf, len, "%lldm%02llds", (long long)secs / 60, (long long)secs % 60);
+	else if (secs < 86400)
+		snprintf(buf, len, "%lldh%02lldm", (long long)secs / 3600, (long long)secs / 60 % 60);
+	else
+		snprintf(buf, len, "%lldd%02lldh", (long long)secs / 86400, (long long)secs / 3600 % 24);
+}
+
+static int list_one(const struct sxdp_store_entry *e, void *arg)
 {
 	struct list_arg *la = arg;
-	struct sxdp_list l = { 0 };
-	char buf[160];
-	size_t i;
-	int ret = sxdp_state_read(h->ifname, &l);
+	char left[32] = "never", kind[32];
 
-	if (ret)
-		return cli_error("%s: reading the list: %s", h->ifname, strerror(-ret));
-	if (la->json) {
-		json_object(NULL);
-		json_str("iface", h->ifname);
-		json_array("entries");
+	if (e->expires_at)
+		print_left(left, sizeof(left), e->expires_at - la->now);
+	snprintf(kind, sizeof(kind), "%s%s", e->allow ? "allow-" : "", sxdp_kind_name(e->kind));
+	if (!la->json) {
+		printf("%s\t%s\t%s\t%s\t%s\n", la->list, kind, e->key, e->origin, left);
+		return 0;
 	}
-	for (i = 0; i < l.n; i++) {
-		sxdp_format_entry(&l.keys[i], buf, sizeof(buf));
-		if (la->json)
-			json_str(NULL, buf);
-		else
-			printf("%s\t%s\t%s\n", h->ifname, sxdp_kind_name(l.keys[i].kind), buf);
+	json_object(NULL);
+	json_str("entry", e->key);
+	json_str("kind", sxdp_kind_name(e->kind));
+	json_bool("allow", e->allow);
+	json_str("origin", e->origin);
+	json_u64("added_at", e->added_at);
+	if (e->expires_at) {
+		json_u64("expires_at", e->expires_at);
+		json_u64("expires_in", e->expires_at > la->now ? e->expires_at - la->now : 0);
 	}
-	if (la->json) {
-		json_end();
-		json_end();
+	if (e->comment)
+		json_str("comment", e->comment);
+	json_end();
+	return 0;
+}
+
+static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
+{
+	struct list_arg la = { 0 };
+	struct sxdp_store *s = NULL;
+	struct xdp_opts o;
+	char **lists = NULL, err[512] = "";
+	size_t n = 0, i;
+	int ret = parse_xdp_opts(cmd, argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	ret = open_store(&o, &s);
+	if (!ret)
+		ret = target_lists(&o, s, &lists, &n);
+	la.json = o.json;
+	la.now = time(NULL);
+	if (!ret && o.json)
+		json_array(NULL);
+	for (i = 0; !ret && i < n; i++) {
+		la.list = lists[i];
+		if (o.json) {
+			json_object(NULL);
+			json_str("list", lists[i]);
+			json_array("entries");
+		}
+		if (sxdp_store_foreach(s, lists[i], list_one, &la, err, sizeof(err)))
+			ret = cli_error("%s", err);
+		if (o.json) {
+			json_end();
+			json_end();
+		}
 	}
-	sxdp_list_free(&l);
-	return EXIT_OK;
+	if (o.json)
+		json_end_all();
+	sxdp_store_names_free(lists, n);
+	sxdp_store_close(s);
+	return ret;
 }
 
 static int no_iface_absent(const struct xdp_opts *o)
@@ -457,37 +730,6 @@ static int no_iface_absent(const struct xdp_opts *o)
 		return 0;
 	fprintf(stderr, "sieve: no interface has the blocklist\n");
 	return 1;
-}
-
-/*
- * list and status: the same options, a report per interface, and in JSON
- * one array of them all.
- */
-static int report_each_iface(const struct cli_command *cmd, const char *what, int argc,
-			     char **argv, int (*report)(struct sxdp_handle *h, void *arg))
-{
-	struct list_arg la = { 0 };
-	struct xdp_opts o;
-	int ret = parse_xdp_opts(cmd, argc, argv, &o);
-
-	if (ret >= 0)
-		return ret;
-	if (need_root(what))
-		return EXIT_ERROR;
-	if (no_iface_absent(&o))
-		return EXIT_ABSENT;
-	la.json = o.json;
-	if (o.json)
-		json_array(NULL);
-	ret = for_each_iface(&o, what, report, &la);
-	if (o.json)
-		json_end_all();
-	return ret;
-}
-
-static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
-{
-	return report_each_iface(cmd, "listing", argc, argv, do_list);
 }
 
 static void print_lens(const uint8_t *lens, unsigned int n)
@@ -605,90 +847,156 @@ static int cmd_plan(const struct cli_command *cmd, int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Entries of each kind in the list. */
-static void count_kinds(const struct sxdp_list *l, uint64_t counts[SIEVE_XDP_NR_KINDS])
-{
-	size_t i;
-
-	memset(counts, 0, SIEVE_XDP_NR_KINDS * sizeof(counts[0]));
-	for (i = 0; i < l->n; i++)
-		counts[l->keys[i].kind]++;
-}
+/* What status reports of one interface besides its config. */
+struct status_info {
+	struct sxdp_attachment a;	/* a.list "": no record in the store */
+	uint64_t counts[SIEVE_XDP_NR_KINDS];
+	uint64_t allowed;
+	uint64_t version;		/* the store's version of the list */
+	bool synced;			/* its maps were behind: this run rebuilt them */
+	uint64_t bloom_mem, exact_mem, nbits;
+	double fpr;
+};
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
-			      const uint64_t counts[SIEVE_XDP_NR_KINDS], uint64_t nbits,
-			      uint64_t bloom_mem, uint64_t exact_mem, double fpr)
+			      const struct status_info *si)
 {
 	json_object(NULL);
 	json_str("iface", h->ifname);
 	json_str("mode", sxdp_mode(h));
+	json_str("list", si->a.list);
+	json_u64("store_version", si->version);
+	json_u64("maps_version", c->store_version);
+	json_bool("in_step", c->store_version == si->version);
+	json_bool("resynced", si->synced);
 	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
 	json_u64("entries", c->entries);
 	json_u64("capacity", c->capacity);
-	json_u64("sources", counts[0]);
-	json_u64("prefixes", counts[1]);
-	json_u64("services", counts[2]);
-	json_u64("flows", counts[3]);
+	json_u64("sources", si->counts[0]);
+	json_u64("prefixes", si->counts[1]);
+	json_u64("services", si->counts[2]);
+	json_u64("flows", si->counts[3]);
+	json_u64("allowed", si->allowed);
 	json_u64("nr_v4_lens", c->nr_v4_lens);
 	json_u64("nr_v6_lens", c->nr_v6_lens);
 	print_probes(c, true);
-	json_u64("bloom_bits", nbits);
+	json_u64("bloom_bits", si->nbits);
 	json_u64("nr_hashes", c->nr_hashes);
 	json_u64("max_entries", c->max_entries);
-	json_u64("bloom_bytes", bloom_mem);
-	json_u64("exact_bytes", exact_mem);
+	json_u64("bloom_bytes", si->bloom_mem);
+	json_u64("exact_bytes", si->exact_mem);
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
-	json_double("expected_fpr", "%.9g", fpr);
+	json_double("expected_fpr", "%.9g", si->fpr);
 	json_u64("generation", c->gen_seq);
 	json_end();
 }
 
+static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_config *c,
+			      const struct status_info *si)
+{
+	printf("%s: %s mode, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
+	       c->flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
+	       c->flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open", c->gen_seq);
+	printf("  list %s, store version %llu; the maps hold version %llu%s\n",
+	       si->a.list[0] ? si->a.list : "(not recorded in the store)",
+	       (unsigned long long)si->version, (unsigned long long)c->store_version,
+	       si->synced ? " (they were behind: rebuilt now)" :
+	       c->store_version == si->version ? " (in step)" : " (behind)");
+	printf("  entries %llu: %llu sources, %llu prefixes, %llu services, %llu flows; "
+	       "%llu allowed\n", (unsigned long long)c->entries,
+	       (unsigned long long)si->counts[0], (unsigned long long)si->counts[1],
+	       (unsigned long long)si->counts[2], (unsigned long long)si->counts[3],
+	       (unsigned long long)si->allowed);
+	print_probes(c, false);
+	printf("  capacity %llu keys\n", (unsigned long long)c->capacity);
+	printf("  bloom: 2^%d bits, %u hashes (max_entries %u), %.3f MiB in the kernel\n",
+	       (int)log2((double)si->nbits), c->nr_hashes, c->max_entries,
+	       si->bloom_mem / 1048576.0);
+	if (si->exact_mem)
+		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
+	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
+	       si->fpr, c->fpp_ppb / 1e9);
+}
+
+/*
+ * The interface's list in the store; maps found behind it are brought in
+ * step here, as by any command (a change cut short by a kill).
+ */
+static int status_store(struct sxdp_store *s, struct sxdp_handle *h,
+			const struct sieve_xdp_config *c, struct status_info *si)
+{
+	struct sxdp_op_result r;
+	char err[512] = "";
+	int ret;
+
+	ret = sxdp_store_attach_get(s, h->netns, h->ifname, &si->a, err, sizeof(err));
+	if (ret == -ENOENT)
+		return 0;
+	if (!ret)
+		ret = sxdp_store_version(s, si->a.list, &si->version);
+	if (!ret && si->version != c->store_version) {
+		ret = sxdp_op_sync(s, si->a.list, &r, err, sizeof(err));
+		si->synced = !ret;
+	}
+	if (!ret)
+		ret = sxdp_store_kind_counts(s, si->a.list, si->counts, &si->allowed);
+	if (ret)
+		return cli_error("%s: %s", h->ifname, err[0] ? err : strerror(-ret));
+	return 0;
+}
+
+struct status_arg {
+	bool json;
+	struct sxdp_store *s;
+};
+
 static int do_status(struct sxdp_handle *h, void *arg)
 {
-	struct list_arg *la = arg;
+	struct status_arg *sa = arg;
+	struct status_info si = { 0 };
 	struct sieve_xdp_config c;
-	struct sxdp_list l = { 0 };
-	uint64_t counts[SIEVE_XDP_NR_KINDS], bloom_mem, exact_mem;
-	uint64_t nbits;
-	double fpr;
 	int ret = sxdp_read_config(h, &c, NULL);
 
+	if (!ret && status_store(sa->s, h, &c, &si))
+		return EXIT_ERROR;
+	if (!ret && si.synced)
+		ret = sxdp_read_config(h, &c, NULL);
 	if (!ret)
-		ret = sxdp_live_memory(h, &bloom_mem, &exact_mem);
-	if (!ret)
-		ret = sxdp_state_read(h->ifname, &l);
+		ret = sxdp_live_memory(h, &si.bloom_mem, &si.exact_mem);
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
-	count_kinds(&l, counts);
-	nbits = sxdp_kernel_bloom_bits(c.max_entries, c.nr_hashes);
-	fpr = sxdp_bloom_fpr(nbits, c.nr_hashes, c.keys);
-	if (la->json) {
-		print_status_json(h, &c, counts, nbits, bloom_mem, exact_mem, fpr);
-	} else {
-		printf("%s: %s mode, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
-		       c.flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
-		       c.flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open", c.gen_seq);
-		printf("  entries %llu: %llu sources, %llu prefixes, %llu services, %llu flows\n",
-		       (unsigned long long)c.entries, (unsigned long long)counts[0],
-		       (unsigned long long)counts[1], (unsigned long long)counts[2],
-		       (unsigned long long)counts[3]);
-		print_probes(&c, false);
-		printf("  capacity %llu keys\n", (unsigned long long)c.capacity);
-		printf("  bloom: 2^%d bits, %u hashes (max_entries %u), %.3f MiB in the kernel\n",
-		       (int)log2((double)nbits), c.nr_hashes, c.max_entries, bloom_mem / 1048576.0);
-		if (exact_mem)
-			printf("  exact map: %.3f MiB in the kernel\n", exact_mem / 1048576.0);
-		printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
-		       fpr, c.fpp_ppb / 1e9);
-	}
-	sxdp_list_free(&l);
+	si.nbits = sxdp_kernel_bloom_bits(c.max_entries, c.nr_hashes);
+	si.fpr = sxdp_bloom_fpr(si.nbits, c.nr_hashes, c.keys);
+	if (sa->json)
+		print_status_json(h, &c, &si);
+	else
+		print_status_text(h, &c, &si);
 	return EXIT_OK;
 }
 
 static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
 {
-	return report_each_iface(cmd, "status", argc, argv, do_status);
+	struct status_arg sa = { 0 };
+	struct xdp_opts o;
+	int ret = parse_xdp_opts(cmd, argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	if (need_root("status"))
+		return EXIT_ERROR;
+	if (no_iface_absent(&o))
+		return EXIT_ABSENT;
+	if (open_store(&o, &sa.s))
+		return EXIT_ERROR;
+	sa.json = o.json;
+	if (o.json)
+		json_array(NULL);
+	ret = for_each_iface(&o, "status", do_status, &sa);
+	if (o.json)
+		json_end_all();
+	sxdp_store_close(sa.s);
+	return ret;
 }
 
 /*
@@ -853,62 +1161,95 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 static const struct cli_command xdp_attach_command = {
 	"xdp attach", "attach the blocklist to interfaces",
 	.args = "IFACE...", .min_args = 1, .max_args = -1,
-	.details = "  Loads the XDP program with an empty list; maps are pinned under\n"
-		   "  " SIEVE_XDP_PIN_ROOT "/netns-N/IFACE. Default: native mode where the\n"
-		   "  driver has it, bloom-only, fail-open. Again on an attached interface:\n"
-		   "  applies the settings given (--no-exact and --fail-open turn them off),\n"
-		   "  keeps the others and the mode, exit 0. Another XDP program on the\n"
-		   "  interface is replaced only with --force. --max-probes bounds the prefix\n"
-		   "  lengths probed per packet; a list with more is stored expanded to the\n"
-		   "  lengths that make the fewest entries (load and block use it too).",
-	.options = CLI_OPTIONS(&opt_mode, &opt_exact, &opt_no_exact, &opt_fpr, &opt_fpp,
-			       &opt_fail_closed, &opt_fail_open, &opt_capacity, &opt_max_probes,
-			       &opt_force, CLI_JSON_OPTIONS),
+	.details = "  Loads the XDP program with its maps built from the list it enforces\n"
+		   "  (--list, default \"default\"), pinned under " SIEVE_XDP_PIN_ROOT "/netns-N/IFACE,\n"
+		   "  and records the attachment in the store. Default: native mode where\n"
+		   "  the driver has it, bloom-only, fail-open. Again on an attached\n"
+		   "  interface: applies the settings given (--no-exact and --fail-open turn\n"
+		   "  them off, --list switches lists), keeps the others and the mode, exit 0.\n"
+		   "  Another XDP program on the interface is replaced only with --force.\n"
+		   "  --max-probes bounds the prefix lengths probed per packet; a list with\n"
+		   "  more is stored expanded to the lengths that make the fewest entries.",
+	.options = CLI_OPTIONS(&opt_attach_list, &opt_mode, &opt_exact, &opt_no_exact, &opt_fpr,
+			       &opt_fpp, &opt_fail_closed, &opt_fail_open, &opt_capacity,
+			       &opt_max_probes, &opt_force, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_attach,
 };
 static const struct cli_command xdp_detach_command = {
-	"xdp detach", "detach the blocklist and remove its maps",
+	"xdp detach", "detach the blocklist, remove its maps and its record",
 	.args = "IFACE...", .min_args = 1, .max_args = -1,
-	.details = "  Idempotent: an interface without the blocklist is left alone.",
+	.details = "  Idempotent: an interface without the blocklist is left alone. The\n"
+		   "  list stays in the store.",
+	.options = CLI_OPTIONS(&opt_state_dir),
 	.run = cmd_detach,
 };
 static const struct cli_command xdp_block_command = {
-	"xdp block", "add entries, live",
+	"xdp block", "add entries to a list, live",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  ENTRY: 198.51.100.7 (source), 203.0.113.0/24 or 2001:db8::/48 (source\n"
 		   "  prefix), tcp:192.0.2.10:22 or udp:[2001:db8::1]:53 (service: destination,\n"
 		   "  protocol, port), tcp:198.51.100.7:40000,192.0.2.10:22 (one flow).\n"
-		   "  Protocols: tcp, udp, sctp. Added to the live maps; past the planned\n"
-		   "  capacity a bigger generation is built and swapped in.",
-	.options = CLI_OPTIONS(&opt_iface),
+		   "  Protocols: tcp, udp, sctp. One store transaction, then added to the\n"
+		   "  live maps of every interface enforcing the list; past the planned\n"
+		   "  capacity a bigger generation is built and swapped in. An entry\n"
+		   "  already there takes the new --ttl and --comment.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir),
 	.run = cmd_block,
 };
 static const struct cli_command xdp_unblock_command = {
 	"xdp unblock", "remove entries (swaps in a new generation)",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the list (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
 	.run = cmd_unblock,
 };
+static const struct cli_command xdp_allow_command = {
+	"xdp allow", "exempt sources and prefixes from source and prefix entries",
+	.args = "ENTRY...", .min_args = 1, .max_args = -1,
+	.details = "  ENTRY: a source address or prefix, v4 or v6. A packet from it that\n"
+		   "  a source or prefix entry would drop passes (and is counted as\n"
+		   "  allowed); service and flow entries still apply. Checked only after a\n"
+		   "  hit, so passing traffic pays nothing.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir),
+	.run = cmd_allow,
+};
+static const struct cli_command xdp_disallow_command = {
+	"xdp disallow", "remove allowlist entries",
+	.args = "ENTRY...", .min_args = 1, .max_args = -1,
+	.details = "  Exit 1 if an entry was not on the allowlist (the others are removed).",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
+	.run = cmd_disallow,
+};
 static const struct cli_command xdp_load_command = {
-	"xdp load", "replace the whole list from a file, atomically",
+	"xdp load", "replace a feed's entries in a list from a file, atomically",
 	.args = "FILE|-", .min_args = 1, .max_args = 1,
-	.details = "  plain: one entry per line (see block), '#' starts a comment. netset:\n"
-		   "  FireHOL lists, addresses and prefixes only. drop: Spamhaus DROP,\n"
-		   "  \"PREFIX ; SBLnnn\", ';' comments. ipset: `ipset save`, the adds of\n"
-		   "  hash:ip and hash:net sets (others' adds are skipped and counted).\n"
-		   "  auto reads up to the first line that is not blank or a '#' comment:\n"
-		   "  ipset if a line starts with create or add, drop if one has ';', netset\n"
-		   "  if a '#' line names FireHOL, else plain. A bad line is reported as\n"
-		   "  FILE:LINE: reason and nothing changes. The new generation is sized\n"
-		   "  for the list plus 25% (at least 65536 entries).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_format),
+	.details = "  The entries of origin --origin (default: FILE's name) become FILE's;\n"
+		   "  other origins' entries (blocks, other feeds) stay. plain: one entry per\n"
+		   "  line (see block), '#' starts a comment. netset: FireHOL lists,\n"
+		   "  addresses and prefixes only. drop: Spamhaus DROP, \"PREFIX ; SBLnnn\",\n"
+		   "  ';' comments. ipset: `ipset save`, the adds of hash:ip and hash:net\n"
+		   "  sets (others' adds are skipped and counted). auto reads up to the\n"
+		   "  first line that is not blank or a '#' comment: ipset if a line starts\n"
+		   "  with create or add, drop if one has ';', netset if a '#' line names\n"
+		   "  FireHOL, else plain. A bad line is reported as FILE:LINE: reason and\n"
+		   "  nothing changes. One new generation, sized for the list plus 25%.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
+			       &opt_comment, &opt_state_dir),
 	.run = cmd_load,
 };
+static const struct cli_command xdp_expire_command = {
+	"xdp expire", "remove the entries whose TTL has run out",
+	.details = "  Every list (or -i's, or --list), each in one transaction and one\n"
+		   "  rebuild. Idempotent and cheap when nothing is due: meant to run\n"
+		   "  periodically.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
+	.run = cmd_expire,
+};
 static const struct cli_command xdp_list_command = {
-	"xdp list", "print the entries",
-	.details = "  Exit 1 if no interface has the blocklist.",
-	.options = CLI_OPTIONS(&opt_iface, CLI_JSON_OPTIONS),
+	"xdp list", "print the entries of the lists",
+	.details = "  Every list in the store, or -i's, or --list: one entry a line, LIST,\n"
+		   "  KIND (allow-... for the allowlist), ENTRY, ORIGIN and the time left.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_list,
 };
 static const struct cli_command xdp_plan_command = {
@@ -924,9 +1265,10 @@ static const struct cli_command xdp_plan_command = {
 	.run = cmd_plan,
 };
 static const struct cli_command xdp_status_command = {
-	"xdp status", "interfaces, mode, entries, memory, expected rate",
-	.details = "  Exit 1 if no interface has the blocklist.",
-	.options = CLI_OPTIONS(&opt_iface, CLI_JSON_OPTIONS),
+	"xdp status", "interfaces, lists, mode, entries, memory, expected rate",
+	.details = "  The store version of the list each generation holds; maps found\n"
+		   "  behind the store are rebuilt. Exit 1 if no interface has the blocklist.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_status,
 };
 static const struct cli_command xdp_stats_command = {
@@ -940,13 +1282,14 @@ static const struct cli_command xdp_stats_command = {
 };
 
 const struct cli_command xdp_command = {
-	"xdp", "XDP blocklist: attach, block, unblock, load, list, plan, status, stats",
+	"xdp", "XDP blocklist: attach, block, allow, load, expire, list, status, stats",
 	.details = "  Drops packets by source, source prefix, service or flow, with a BPF\n"
 		   "  bloom filter. Without -i, a command acts on every interface that has\n"
 		   "  the blocklist.",
 	.subcommands = (const struct cli_command *const[]){
 		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
-		&xdp_unblock_command, &xdp_load_command, &xdp_list_command, &xdp_plan_command,
+		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,
+		&xdp_load_command, &xdp_expire_command, &xdp_list_command, &xdp_plan_command,
 		&xdp_status_command, &xdp_stats_command, NULL,
 	},
 };

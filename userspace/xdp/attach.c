@@ -4,7 +4,9 @@
  * pinned as SIEVE_XDP_PIN_ROOT/NETNS/IFACE/link, so it outlives the CLI run that
  * attached it, and another XDP program on the interface is never replaced
  * behind the operator's back (the kernel refuses a link there; --force
- * detaches the other program first).
+ * detaches the other program first). Which list an interface enforces,
+ * and how, is recorded in the store (an attachment), so that every
+ * change to the list reaches it and the agent can restore it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "ops.h"
 #include "xdp.h"
 #include "sieve_xdp.skel.h"
 
@@ -28,7 +31,7 @@ static void iface_path(char *buf, size_t len, const char *ifname, const char *na
 }
 
 /*
- * Removes every pin of an interface and its list; 1 if there was none.
+ * Removes every pin of an interface; 1 if there was none.
  * The folder goes too unless @keep_dir: it is the lock an attach holds.
  */
 static int remove_pins(const char *ifname, bool keep_dir)
@@ -48,7 +51,6 @@ static int remove_pins(const char *ifname, bool keep_dir)
 	sxdp_pin_dir(path, sizeof(path), ifname);
 	if (!keep_dir)
 		found |= !rmdir(path);
-	sxdp_state_remove(ifname);
 	return found ? 0 : 1;
 }
 
@@ -71,7 +73,7 @@ static int linked_ifindex(const char *ifname)
 	return ifindex;
 }
 
-int sxdp_detach(const char *ifname)
+int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errlen)
 {
 	char path[256];
 	int fd, lock_fd, ret;
@@ -79,8 +81,11 @@ int sxdp_detach(const char *ifname)
 	if (geteuid())
 		return -EPERM;
 	lock_fd = sxdp_lock(ifname, false);
-	if (lock_fd == -ENOENT)
-		return 1;
+	if (lock_fd == -ENOENT) {
+		/* Not running; a record of it would bring it back at boot. */
+		ret = sxdp_store_attach_del(s, sxdp_netns(), ifname, err, errlen);
+		return ret ? ret : 1;
+	}
 	if (lock_fd < 0)
 		return lock_fd;
 	/* Detach now: dropping the last reference would do it later, in a work item. */
@@ -92,8 +97,10 @@ int sxdp_detach(const char *ifname)
 	}
 	/* The folder goes while locked: waiters see it gone and give up. */
 	ret = remove_pins(ifname, false);
+	/* After the pins: a command killed in between leaves a record, not an orphan program. */
+	fd = sxdp_store_attach_del(s, sxdp_netns(), ifname, err, errlen);
 	sxdp_unlock(lock_fd);
-	return ret;
+	return fd ? fd : ret;
 }
 
 static const char *mode_name(uint32_t xdp_flags)
@@ -125,12 +132,22 @@ static int clear_other(int ifindex, const struct sxdp_attach_opts *o, char *err,
 	return 0;
 }
 
-/* Loads a fresh instance with its maps pinned, builds its first generation. */
-static int load_instance(const char *ifname, const struct sxdp_attach_opts *o,
-			 struct sieve_xdp **skel, char *err, size_t errlen)
+/* The settings a new generation is built with. */
+static struct sxdp_iface_params params_of(const struct sxdp_attach_opts *o)
+{
+	return (struct sxdp_iface_params){
+		.flags = o->cfg_flags, .fpp_ppb = o->fpp_ppb, .capacity = o->capacity,
+		.max_probes = o->max_probes,
+	};
+}
+
+/* Loads a fresh instance with its maps pinned, builds its first generation from the store. */
+static int load_instance(struct sxdp_store *s, const char *ifname, const char *list,
+			 const struct sxdp_attach_opts *o, struct sieve_xdp **skel, char *err,
+			 size_t errlen)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts);
-	struct sxdp_list empty = { 0 };
+	struct sxdp_iface_params p = params_of(o);
 	struct sxdp_handle h;
 	char dir[256];
 	int ret;
@@ -156,8 +173,7 @@ static int load_instance(const char *ifname, const struct sxdp_attach_opts *o,
 		snprintf(err, errlen, "opening the pinned maps: %s", strerror(-ret));
 		return ret;
 	}
-	ret = sxdp_rebuild_probes(&h, &empty, o->cfg_flags, o->fpp_ppb, o->capacity,
-				  o->max_probes, err, errlen);
+	ret = sxdp_build_from_store(&h, s, list, &p, NULL, err, errlen);
 	sxdp_close(&h);
 	return ret;
 }
@@ -190,14 +206,18 @@ static int link_prog(int prog_fd, const char *ifname, int ifindex, uint32_t xdp_
 	return ret;
 }
 
-/* Already attached: the mode must match; settings given are applied. */
-static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *err,
-		    size_t errlen)
+/*
+ * Already attached: the mode must match; settings given are applied, and
+ * a new list (or the maps behind the store) rebuilds.
+ */
+static int reattach(struct sxdp_store *s, const char *ifname, const char *list,
+		    const struct sxdp_attach_opts *o, char *err, size_t errlen)
 {
+	struct sxdp_attachment rec;
 	struct sieve_xdp_config cfg;
-	struct sxdp_list l = { 0 };
+	struct sxdp_iface_params p;
 	struct sxdp_handle h;
-	uint32_t flags, fpp, probes;
+	bool rebuilt;
 	const char *mode;
 	int ret = sxdp_open(ifname, &h);
 
@@ -211,39 +231,39 @@ static int reattach(const char *ifname, const struct sxdp_attach_opts *o, char *
 		ret = -EEXIST;
 		goto out;
 	}
-	ret = sxdp_sync(&h, err, errlen);
-	if (ret)
-		goto out;
 	ret = sxdp_read_config(&h, &cfg, NULL);
-	flags = (cfg.flags & ~o->cfg_given) | (o->cfg_flags & o->cfg_given);
-	fpp = o->fpp_given ? o->fpp_ppb : cfg.fpp_ppb;
-	probes = o->max_probes ? o->max_probes : sxdp_max_probes(&cfg);
-	if (!ret && (cfg.flags != flags || cfg.fpp_ppb != fpp || sxdp_max_probes(&cfg) != probes)) {
-		ret = sxdp_state_read(ifname, &l);
-		if (!ret)
-			ret = sxdp_rebuild_probes(&h, &l, flags, fpp, cfg.capacity, probes, err,
-						  errlen);
-		sxdp_list_free(&l);
+	if (ret) {
+		snprintf(err, errlen, "reading the config: %s", strerror(-ret));
+		goto out;
 	}
-	if (!ret)
-		ret = SXDP_ALREADY;
+	p = (struct sxdp_iface_params){
+		.flags = (cfg.flags & ~o->cfg_given) | (o->cfg_flags & o->cfg_given),
+		.fpp_ppb = o->fpp_given ? o->fpp_ppb : cfg.fpp_ppb,
+		.capacity = cfg.capacity,
+		.max_probes = o->max_probes ? o->max_probes : sxdp_max_probes(&cfg),
+	};
+	/* No record (a store that was moved or lost): built anew from the list. */
+	if (sxdp_store_attach_get(s, h.netns, ifname, &rec, NULL, 0) || strcmp(rec.list, list) ||
+	    cfg.flags != p.flags || cfg.fpp_ppb != p.fpp_ppb || sxdp_max_probes(&cfg) != p.max_probes)
+		ret = sxdp_build_from_store(&h, s, list, &p, NULL, err, errlen);
+	else
+		ret = sxdp_iface_sync(&h, s, list, &rebuilt, err, errlen);
 out:
 	sxdp_close(&h);
 	return ret;
 }
 
-static int attach_locked(const char *ifname, int ifindex, const struct sxdp_attach_opts *o,
-			 char *err, size_t errlen)
+/* A new instance, linked in the mode asked for (or the best there is). */
+static int attach_new(struct sxdp_store *s, const char *ifname, int ifindex, const char *list,
+		      const struct sxdp_attach_opts *o, char *err, size_t errlen)
 {
 	struct sieve_xdp *skel = NULL;
 	int ret;
 
-	if (linked_ifindex(ifname) == ifindex)
-		return reattach(ifname, o, err, errlen);
 	remove_pins(ifname, true);	/* left by an interface that went away */
 	ret = clear_other(ifindex, o, err, errlen);
 	if (!ret)
-		ret = load_instance(ifname, o, &skel, err, errlen);
+		ret = load_instance(s, ifname, list, o, &skel, err, errlen);
 	if (!ret && o->xdp_flags)
 		ret = link_prog(bpf_program__fd(skel->progs.sieve_xdp), ifname, ifindex,
 				o->xdp_flags, err, errlen);
@@ -256,17 +276,76 @@ static int attach_locked(const char *ifname, int ifindex, const struct sxdp_atta
 					XDP_FLAGS_SKB_MODE, err, errlen);
 	}
 	sieve_xdp__destroy(skel);
-	if (ret)
-		remove_pins(ifname, false);
 	return ret;
 }
 
-int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen)
+/*
+ * Records the attachment, then catches up with changes to the list made
+ * between the build and the record (they could not know this interface).
+ */
+static int record(struct sxdp_store *s, const char *ifname, const char *list,
+		  const struct sxdp_attach_opts *o, char *err, size_t errlen)
+{
+	struct sxdp_attachment a = { .netns = sxdp_netns() };
+	struct sieve_xdp_config cfg;
+	struct sxdp_handle h;
+	bool rebuilt;
+	int ret = sxdp_open(ifname, &h);
+
+	if (ret) {
+		snprintf(err, errlen, "opening the pinned maps: %s", strerror(-ret));
+		return ret;
+	}
+	ret = sxdp_read_config(&h, &cfg, NULL);
+	snprintf(a.iface, sizeof(a.iface), "%s", ifname);
+	snprintf(a.list, sizeof(a.list), "%s", list);
+	snprintf(a.mode, sizeof(a.mode), "%s", o->xdp_flags ? mode_name(o->xdp_flags) : "");
+	snprintf(a.backend, sizeof(a.backend), "%s", "bloom-map");
+	a.flags = cfg.flags;
+	a.fpp_ppb = cfg.fpp_ppb;
+	a.capacity = cfg.capacity;
+	a.max_probes = cfg.max_probes;
+	if (!ret)
+		ret = sxdp_store_attach_set(s, &a, err, errlen);
+	if (!ret)
+		ret = sxdp_iface_sync(&h, s, list, &rebuilt, err, errlen);
+	sxdp_close(&h);
+	return ret;
+}
+
+static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
+			 const struct sxdp_attach_opts *o, char *err, size_t errlen)
+{
+	struct sxdp_attachment rec;
+	const char *list = o->list;
+	bool already = linked_ifindex(ifname) == ifindex;
+	int ret;
+
+	/* Again without --list: the list it enforces stays. */
+	if (!list)
+		list = already && !sxdp_store_attach_get(s, sxdp_netns(), ifname, &rec, NULL, 0) ?
+		       rec.list : SXDP_DEFAULT_LIST;
+	if (already)
+		ret = reattach(s, ifname, list, o, err, errlen);
+	else
+		ret = attach_new(s, ifname, ifindex, list, o, err, errlen);
+	if (!ret)
+		ret = record(s, ifname, list, o, err, errlen);
+	if (ret && !already)
+		remove_pins(ifname, false);
+	return ret ? ret : already ? SXDP_ALREADY : SXDP_ATTACHED;
+}
+
+int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_attach_opts *o,
+		char *err, size_t errlen)
 {
 	int ifindex, ret, lock_fd;
 
 	if (geteuid())
 		return snprintf(err, errlen, "attaching XDP programs needs root"), -EPERM;
+	if (o->list && !sxdp_list_name_ok(o->list))
+		return snprintf(err, errlen, "%s: not a list name (1-%d of A-Z a-z 0-9 _ . -)",
+				o->list, SXDP_LIST_NAME_MAX), -EINVAL;
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return snprintf(err, errlen, "no such interface: %s", ifname), -ENODEV;
@@ -279,7 +358,7 @@ int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err,
 	if (lock_fd < 0)
 		return snprintf(err, errlen, "taking the lock of %s: %s", ifname,
 				strerror(-lock_fd)), lock_fd;
-	ret = attach_locked(ifname, ifindex, o, err, errlen);
+	ret = attach_locked(s, ifname, ifindex, o, err, errlen);
 	sxdp_unlock(lock_fd);
 	return ret;
 }

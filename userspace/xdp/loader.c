@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The XDP blocklist's loader: attaches the program through a pinned
- * bpf_link, and keeps its maps, pinned under SIEVE_XDP_PIN_ROOT/NETNS/IFACE/,
- * in step with the entry list in SXDP_STATE_DIR/NETNS/IFACE.list (the bloom
- * filter cannot list or delete what it holds).
+ * The XDP blocklist's loader: the maps of an instance, pinned under
+ * SIEVE_XDP_PIN_ROOT/NETNS/IFACE/, and their generations. What they hold
+ * comes from the store (ops.c); the bloom filter cannot list or delete
+ * what it holds, so removals build a new generation from the store.
  *
  * Every change the program sees is a generation swap: the maps and the
  * config go into the idle slot, sieve_active flips, and after an RCU grace
@@ -40,42 +40,30 @@
 #define BPF_FS_MAGIC_	0xcafe4a11
 
 /*
- * Interface names belong to a network namespace; bpffs and /run do not. So
- * the pins and lists of a namespace live in a folder of their own, named
- * after it (its inode), and one name in two namespaces never collides.
+ * Interface names belong to a network namespace; bpffs does not. So the
+ * pins of a namespace live in a folder of their own, named after it (its
+ * inode), and one name in two namespaces never collides. The store names
+ * an attachment's namespace the same way.
  */
-static const char *netns_folder(void)
+uint64_t sxdp_netns(void)
 {
-	static char name[32];
+	static uint64_t ino;
 	struct stat st;
 
-	if (!name[0]) {
-		if (stat("/proc/self/ns/net", &st))
-			snprintf(name, sizeof(name), "netns-unknown");
-		else
-			snprintf(name, sizeof(name), "netns-%llu", (unsigned long long)st.st_ino);
-	}
-	return name;
+	if (!ino && !stat("/proc/self/ns/net", &st))
+		ino = st.st_ino;
+	return ino;
+}
+
+void sxdp_pin_dir_ns(char *buf, size_t len, uint64_t netns, const char *ifname)
+{
+	snprintf(buf, len, "%s/netns-%llu%s%s", SIEVE_XDP_PIN_ROOT, (unsigned long long)netns,
+		 ifname ? "/" : "", ifname ? ifname : "");
 }
 
 void sxdp_pin_dir(char *buf, size_t len, const char *ifname)
 {
-	snprintf(buf, len, "%s/%s%s%s", SIEVE_XDP_PIN_ROOT, netns_folder(),
-		 ifname ? "/" : "", ifname ? ifname : "");
-}
-
-void sxdp_state_path(char *buf, size_t len, const char *ifname)
-{
-	snprintf(buf, len, "%s/%s%s%s%s", SXDP_STATE_DIR, netns_folder(),
-		 ifname ? "/" : "", ifname ? ifname : "", ifname ? ".list" : "");
-}
-
-static void pin_path(char *buf, size_t len, const char *ifname, const char *name)
-{
-	char dir[128];	/* root, netns-INODE and IFNAMSIZ: under 80 bytes */
-
-	sxdp_pin_dir(dir, sizeof(dir), ifname);
-	snprintf(buf, len, "%s%s%s", dir, name ? "/" : "", name ? name : "");
+	sxdp_pin_dir_ns(buf, len, sxdp_netns(), ifname);
 }
 
 static int mkdir_p(const char *path)
@@ -148,11 +136,16 @@ int sxdp_ensure_bpffs(void)
  */
 int sxdp_lock(const char *ifname, bool create)
 {
+	return sxdp_lock_ns(sxdp_netns(), ifname, create);
+}
+
+int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
+{
 	struct stat held, now;
 	char dir[256];
 	int fd, tries, err;
 
-	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	/* Each retry means a detach came in between: a few are plenty. */
 	for (tries = 0; tries < 16; tries++) {
 		if (create && mkdir(dir, 0700) && errno != EEXIST)
@@ -188,22 +181,30 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 
 int sxdp_open(const char *ifname, struct sxdp_handle *h)
 {
+	return sxdp_open_ns(sxdp_netns(), ifname, h);
+}
+
+int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
+{
 	static const char *const names[] = {
 		SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG, SIEVE_XDP_MAP_BLOOM,
 		SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 	};
 	int *fds[] = { &h->active_fd, &h->cfg_fd, &h->bloom_fd, &h->exact_fd, &h->stats_fd };
-	char path[256];
+	char dir[192], path[256];
 	size_t i;
 
 	libbpf_set_print(libbpf_quiet);
 	memset(h, 0, sizeof(*h));
 	snprintf(h->ifname, sizeof(h->ifname), "%s", ifname);
-	h->ifindex = if_nametoindex(ifname);
+	h->netns = netns;
+	/* An interface of another namespace has no index here. */
+	h->ifindex = netns == sxdp_netns() ? if_nametoindex(ifname) : 0;
 	for (i = 0; i < 5; i++)
 		*fds[i] = -1;
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	for (i = 0; i < 5; i++) {
-		pin_path(path, sizeof(path), ifname, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		*fds[i] = bpf_obj_get(path);
 		if (*fds[i] < 0) {
 			int err = errno == ENOENT ? -ENOENT : -errno;
@@ -469,138 +470,31 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	return 0;
 }
 
-int sxdp_state_read(const char *ifname, struct sxdp_list *l)
-{
-	char path[256], err[256];
-	int ret;
-
-	sxdp_state_path(path, sizeof(path), ifname);
-	ret = sxdp_list_read(path, l, err, sizeof(err));
-	return ret == -ENOENT ? 0 : ret;
-}
-
-/*
- * The list names the generation that holds it ("# generation N", the
- * live config's gen_seq), and is written before that generation goes
- * live: a change cut short leaves a list ahead of the maps, and the next
- * change (sxdp_sync) sees the numbers differ and rebuilds from the list.
- */
-#define STATE_GEN_FMT	"# generation %u"
-
-/*
- * Removes the temporary files of list writers that were killed: the name
- * of the list, a dot and mkstemp's six characters. Only under the lock,
- * where no writer of that list is alive.
- */
-static void sweep_temp(const char *ifname)
-{
-	char dir[256], path[512], prefix[IF_NAMESIZE + 8];
-	size_t plen;
-	struct dirent *e;
-	DIR *d;
-
-	sxdp_state_path(dir, sizeof(dir), NULL);
-	plen = snprintf(prefix, sizeof(prefix), "%s.list.", ifname);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (strlen(e->d_name) != plen + 6 || strncmp(e->d_name, prefix, plen))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
-}
-
-void sxdp_state_remove(const char *ifname)
-{
-	char path[256];
-
-	sxdp_state_path(path, sizeof(path), ifname);
-	unlink(path);
-	sweep_temp(ifname);
-}
-
-static int state_write(const char *ifname, const struct sxdp_list *l, uint32_t gen)
-{
-	char path[256], header[32];
-	int err;
-
-	sxdp_state_path(path, sizeof(path), NULL);
-	err = mkdir_p(path);
-	if (err)
-		return err;
-	sweep_temp(ifname);
-	sxdp_state_path(path, sizeof(path), ifname);
-	snprintf(header, sizeof(header), STATE_GEN_FMT, gen);
-	return sxdp_list_write(path, l, header);
-}
-
-/* The generation a list was written for; -ENODATA if it names none. */
-static int state_gen(const char *ifname, uint32_t *gen)
-{
-	char path[256], line[64];
-	int ret = -ENODATA;
-	FILE *f;
-
-	sxdp_state_path(path, sizeof(path), ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (fgets(line, sizeof(line), f) && sscanf(line, STATE_GEN_FMT, gen) == 1)
-		ret = 0;
-	fclose(f);
-	return ret;
-}
-
-/* The list first, for the generation the next swap makes live. */
-static int state_write_next(struct sxdp_handle *h, const struct sxdp_list *l, char *err,
-			    size_t errlen)
-{
-	struct sieve_xdp_config cur;
-	int ret;
-
-	/* A handle without an interface (tests, benchmarks) keeps no list. */
-	if (!h->ifname[0])
-		return 0;
-	ret = sxdp_read_config(h, &cur, NULL);
-	if (!ret)
-		ret = state_write(h->ifname, l, cur.gen_seq + 1);
-	if (ret) {
-		char path[256];
-
-		sxdp_state_path(path, sizeof(path), h->ifname);
-		snprintf(err, errlen, "writing %s: %s", path, strerror(-ret));
-	}
-	return ret;
-}
 
 /* Headroom so that a few live adds do not rebuild at once. */
-static uint64_t capacity_for(uint64_t n)
+uint64_t sxdp_capacity_for(uint64_t n)
 {
 	uint64_t cap = n + n / 4;
 
 	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
 }
 
-int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
-			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
-			size_t errlen)
+int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen)
 {
-	struct sieve_xdp_config cfg = { .flags = flags, .max_probes = max_probes };
+	struct sieve_xdp_config cfg = { .flags = b->flags, .max_probes = b->max_probes };
 	struct sxdp_list keys = { 0 };
+	uint64_t capacity = b->capacity;
 	struct sxdp_plan plan;
 	int bloom_fd, exact_fd, ret;
 
 	cfg.max_probes = sxdp_max_probes(&cfg);
-	ret = sxdp_plan_keys(l, &cfg, &keys, err, errlen);
+	ret = sxdp_plan_keys(b->list, &cfg, &keys, err, errlen);
 	if (ret)
 		goto out;
 	/* Capacity counts keys: an expanded list gets headroom of its own. */
 	if (capacity < keys.n)
-		capacity = capacity_for(keys.n);
-	ret = sxdp_plan(capacity, fpp_ppb, &plan);
+		capacity = sxdp_capacity_for(keys.n);
+	ret = sxdp_plan(capacity, b->fpp_ppb, &plan);
 	if (ret) {
 		snprintf(err, errlen, "no bloom filter of at most 2^32 bits holds %llu entries at that rate",
 			 (unsigned long long)capacity);
@@ -609,25 +503,39 @@ int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32
 	cfg.capacity = plan.capacity;
 	cfg.max_entries = plan.max_entries;
 	cfg.nr_hashes = plan.nr_hashes;
-	cfg.fpp_ppb = fpp_ppb;
-	ret = sxdp_gen_create(&plan, flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY), &keys,
+	cfg.fpp_ppb = b->fpp_ppb;
+	cfg.store_version = b->store_version;
+	ret = sxdp_gen_create(&plan, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY), &keys,
 			      &bloom_fd, &exact_fd);
 	if (ret) {
 		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
 		goto out;
 	}
-	ret = state_write_next(h, l, err, errlen);
-	if (!ret) {
-		ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
-		if (ret)
-			snprintf(err, errlen, "swapping in the new maps: %s", strerror(-ret));
-	}
+	ret = sxdp_swap(h, &cfg, bloom_fd, exact_fd);
+	if (ret)
+		snprintf(err, errlen, "swapping in the new maps: %s", strerror(-ret));
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);
 out:
 	sxdp_list_free(&keys);
 	return ret;
+}
+
+int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
+			size_t errlen)
+{
+	struct sxdp_build_spec b = {
+		.list = l, .flags = flags, .fpp_ppb = fpp_ppb, .capacity = capacity,
+		.max_probes = max_probes,
+	};
+	struct sieve_xdp_config cur;
+
+	/* The maps still hold what the store's version says they hold. */
+	if (!sxdp_read_config(h, &cur, NULL))
+		b.store_version = cur.store_version;
+	return sxdp_build(h, &b, err, errlen);
 }
 
 int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
@@ -641,116 +549,106 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 	return sxdp_rebuild_probes(h, l, flags, fpp_ppb, capacity, cur.max_probes, err, errlen);
 }
 
-int sxdp_sync(struct sxdp_handle *h, char *err, size_t errlen)
+/* The fields the program reads: equal in both, a config can change in place. */
+static bool same_for_packets(const struct sieve_xdp_config *a, const struct sieve_xdp_config *b)
 {
-	struct sieve_xdp_config cfg;
-	struct sxdp_list l = { 0 };
-	uint32_t gen;
-	int ret;
+	struct sieve_xdp_config x = *a;
 
-	/* No list, or one that names no generation (written by hand): as it is. */
-	if (!h->ifname[0] || state_gen(h->ifname, &gen))
-		return 0;
-	ret = sxdp_read_config(h, &cfg, NULL);
-	if (ret || cfg.gen_seq == gen)
-		return ret;
-	ret = sxdp_state_read(h->ifname, &l);
-	if (!ret)
-		ret = sxdp_rebuild(h, &l, cfg.flags, cfg.fpp_ppb,
-				   l.n > cfg.capacity ? capacity_for(l.n) : cfg.capacity, err, errlen);
-	else
-		snprintf(err, errlen, "reading the list: %s", strerror(-ret));
-	sxdp_list_free(&l);
-	return ret;
+	x.entries = b->entries;
+	x.keys = b->keys;
+	x.store_version = b->store_version;
+	return !memcmp(&x, b, sizeof(x));
 }
 
 /*
- * Takes the lock of a pinned handle's interface and re-opens the handle
- * under it: between sxdp_open and here the interface may have been
- * detached, or re-attached with maps of its own. Then brings the maps in
- * step with the list if a change was cut short. *lock_fd is -1 for a
- * handle no one else has.
+ * The live config becomes @next. When the program would see no change
+ * (only the bookkeeping moved: entries, keys, the store's version), it is
+ * rewritten in place: the kernel copies the value over itself, and every
+ * field a packet reads keeps its bytes, so no packet can see a mix. Else
+ * a swap to the same maps with the new config.
  */
-static int lock_handle(struct sxdp_handle *h, int *lock_fd, char *err, size_t errlen)
+static int publish_config(struct sxdp_handle *h, const struct sieve_xdp_config *next,
+			  int bloom_fd, int exact_fd)
 {
-	char ifname[IF_NAMESIZE];
-	int ret;
+	struct sieve_xdp_config cur;
+	uint32_t live;
+	int ret = sxdp_read_config(h, &cur, &live);
 
-	*lock_fd = -1;
-	if (!h->pinned)
-		return 0;
-	ret = sxdp_lock(h->ifname, false);
-	if (ret < 0)
-		goto out_err;
-	*lock_fd = ret;
-	snprintf(ifname, sizeof(ifname), "%s", h->ifname);
-	sxdp_close(h);
-	ret = sxdp_open(ifname, h);
 	if (ret)
-		goto out_unlock;
-	ret = sxdp_sync(h, err, errlen);
-	if (!ret)
-		return 0;
-	sxdp_unlock(*lock_fd);
-	*lock_fd = -1;
-	return ret;
-
-out_unlock:
-	sxdp_unlock(*lock_fd);
-	*lock_fd = -1;
-out_err:
-	if (ret == -ENOENT)
-		snprintf(err, errlen, "the blocklist is no longer attached");
-	else
-		snprintf(err, errlen, "taking the interface's lock: %s", strerror(-ret));
-	return ret;
+		return ret;
+	if (same_for_packets(&cur, next))
+		return bpf_map_update_elem(h->cfg_fd, &live, next, BPF_EXIST) ? -errno : 0;
+	return sxdp_swap(h, next, bloom_fd, exact_fd);
 }
 
-static int replace_locked(struct sxdp_handle *h, const struct sxdp_list *l, char *err,
-			  size_t errlen)
+/* The live maps, as new fds; exact_fd -1 when the generation has none. */
+static int live_maps(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int *bloom_fd,
+		     int *exact_fd)
 {
-	struct sieve_xdp_config cfg;
-	int ret = sxdp_read_config(h, &cfg, NULL);
+	uint32_t gen;
+	int ret = read_active(h, &gen);
 
-	if (ret) {
-		snprintf(err, errlen, "reading the config: %s", strerror(-ret));
+	*bloom_fd = *exact_fd = -1;
+	if (ret)
 		return ret;
-	}
-	return sxdp_rebuild(h, l, cfg.flags, cfg.fpp_ppb, capacity_for(l->n), err, errlen);
+	*bloom_fd = slot_map_fd(h->bloom_fd, gen);
+	if (*bloom_fd < 0)
+		return *bloom_fd;
+	if (!(cfg->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+		return 0;
+	*exact_fd = slot_map_fd(h->exact_fd, gen);
+	if (*exact_fd >= 0)
+		return 0;
+	ret = *exact_fd;
+	close(*bloom_fd);
+	*bloom_fd = -1;
+	return ret;
 }
 
 /*
- * Adds into the live maps; only the config goes through a swap. @cfg has
- * the live probe lengths, extended for @fresh (sxdp_config_extend).
+ * The config a live add of @fresh makes: the live probe lengths
+ * extended, the keys of @fresh counted on top. 1 if it needs a rebuild
+ * instead (a new plan, or past the capacity). O(fresh): the rest of the
+ * list is never read.
  */
-static int add_live(struct sxdp_handle *h, const struct sieve_xdp_config *cfg,
-		    const struct sxdp_list *fresh)
+static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list *fresh,
+		      struct sxdp_list *keys, struct sieve_xdp_config *next)
+{
+	int ret;
+
+	*next = *cur;
+	if (sxdp_config_extend(next, fresh))
+		return 1;
+	ret = sxdp_expand(fresh, next, keys);
+	if (ret == -E2BIG)
+		return 1;
+	if (ret)
+		return ret;
+	next->entries = cur->entries + fresh->n;
+	next->keys = cur->keys + keys->n;
+	/* Past capacity the rate would climb: a bigger generation. */
+	return next->keys > cur->capacity;
+}
+
+int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version)
 {
 	struct sxdp_list keys = { 0 };
-	int bloom_fd, exact_fd = -1, ret;
-	uint32_t gen;
+	struct sieve_xdp_config cur, next;
+	int bloom_fd, exact_fd, ret;
 
-	ret = read_active(h, &gen);
+	ret = sxdp_read_config(h, &cur, NULL);
 	if (!ret)
-		ret = sxdp_expand(fresh, cfg, &keys);
+		ret = add_config(&cur, fresh, &keys, &next);
 	if (ret)
 		goto out;
-	bloom_fd = slot_map_fd(h->bloom_fd, gen);
-	if (bloom_fd < 0) {
-		ret = bloom_fd;
+	next.store_version = store_version;
+	ret = live_maps(h, &next, &bloom_fd, &exact_fd);
+	if (ret)
 		goto out;
-	}
-	if (cfg->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)) {
-		exact_fd = slot_map_fd(h->exact_fd, gen);
-		if (exact_fd < 0) {
-			close(bloom_fd);
-			ret = exact_fd;
-			goto out;
-		}
-	}
+	/* Into the maps packets use now: a new entry drops from here on. */
 	ret = sxdp_gen_insert(bloom_fd, exact_fd, keys.keys, keys.n);
 	if (!ret)
-		ret = sxdp_swap(h, cfg, bloom_fd, exact_fd);
+		ret = publish_config(h, &next, bloom_fd, exact_fd);
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);
@@ -759,131 +657,14 @@ out:
 	return ret;
 }
 
-int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen)
+int sxdp_set_version(struct sxdp_handle *h, uint64_t store_version)
 {
-	int lock_fd, ret = lock_handle(h, &lock_fd, err, errlen);
-
-	if (ret)
-		return ret;
-	ret = replace_locked(h, l, err, errlen);
-	sxdp_unlock(lock_fd);
-	return ret;
-}
-
-/*
- * The config a live add of @fresh makes, in @next: the live probe
- * lengths extended, the keys of the whole list @all counted. 1 if it
- * needs a rebuild instead (a new plan, or past the capacity).
- */
-static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list *all,
-		      const struct sxdp_list *fresh, struct sieve_xdp_config *next)
-{
-	struct sxdp_list keys = { 0 };
-	int ret;
-
-	*next = *cur;
-	if (sxdp_config_extend(next, fresh))
-		return 1;
-	ret = sxdp_expand(all, next, &keys);
-	if (ret == -E2BIG)
-		return 1;
-	if (ret)
-		return ret;
-	next->entries = all->n;
-	next->keys = keys.n;
-	sxdp_list_free(&keys);
-	/* Past capacity the rate would climb: a bigger generation. */
-	return next->keys > cur->capacity;
-}
-
-static int add_locked(struct sxdp_handle *h, const struct sxdp_list *add, char *err,
-		      size_t errlen)
-{
-	struct sxdp_list all = { 0 }, fresh = { 0 };
-	struct sieve_xdp_config cfg, next;
-	size_t i;
-	int ret;
-
-	ret = sxdp_read_config(h, &cfg, NULL);
-	if (!ret)
-		ret = sxdp_state_read(h->ifname, &all);
-	for (i = 0; !ret && i < add->n; i++)
-		if (!sxdp_list_find(&all, &add->keys[i]))
-			ret = sxdp_list_add(&fresh, &add->keys[i]);
-	for (i = 0; !ret && i < fresh.n; i++)
-		ret = sxdp_list_add(&all, &fresh.keys[i]);
-	if (ret) {
-		snprintf(err, errlen, "reading the current list: %s", strerror(-ret));
-		goto out;
-	}
-	sxdp_list_sort(&all);
-	if (!fresh.n)
-		goto out;
-	ret = add_config(&cfg, &all, &fresh, &next);
-	if (ret == 1) {
-		/* A new plan alone keeps the capacity (the rebuild grows it to fit). */
-		uint64_t cap = next.keys <= cfg.capacity ? cfg.capacity :
-			       capacity_for(next.keys > 2 * cfg.capacity ? next.keys : 2 * cfg.capacity);
-
-		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb, cap, err, errlen);
-	} else if (ret) {
-		snprintf(err, errlen, "expanding the prefixes: %s", strerror(-ret));
-	} else {
-		ret = state_write_next(h, &all, err, errlen);
-		if (!ret && (ret = add_live(h, &next, &fresh)))
-			snprintf(err, errlen, "adding to the live maps: %s", strerror(-ret));
-	}
-out:
-	sxdp_list_free(&all);
-	sxdp_list_free(&fresh);
-	return ret;
-}
-
-int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen)
-{
-	int lock_fd, ret = lock_handle(h, &lock_fd, err, errlen);
-
-	if (ret)
-		return ret;
-	ret = add_locked(h, add, err, errlen);
-	sxdp_unlock(lock_fd);
-	return ret;
-}
-
-static int remove_locked(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
-{
-	struct sxdp_list all = { 0 };
 	struct sieve_xdp_config cfg;
-	char err[256];
-	size_t i, removed = 0;
-	int ret;
+	uint32_t live;
+	int ret = sxdp_read_config(h, &cfg, &live);
 
-	*missing = 0;
-	ret = sxdp_read_config(h, &cfg, NULL);
-	if (!ret)
-		ret = sxdp_state_read(h->ifname, &all);
-	for (i = 0; !ret && i < del->n; i++) {
-		if (sxdp_list_remove(&all, &del->keys[i]))
-			removed++;
-		else
-			(*missing)++;
-	}
-	/* The bloom filter cannot forget: a generation without them. */
-	if (!ret && removed)
-		ret = sxdp_rebuild(h, &all, cfg.flags, cfg.fpp_ppb, cfg.capacity, err, sizeof(err));
-	sxdp_list_free(&all);
-	return ret;
-}
-
-int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing)
-{
-	char err[256];
-	int lock_fd, ret = lock_handle(h, &lock_fd, err, sizeof(err));
-
-	*missing = 0;
 	if (ret)
 		return ret;
-	ret = remove_locked(h, del, missing);
-	sxdp_unlock(lock_fd);
-	return ret;
+	cfg.store_version = store_version;
+	return bpf_map_update_elem(h->cfg_fd, &live, &cfg, BPF_EXIST) ? -errno : 0;
 }

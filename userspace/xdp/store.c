@@ -16,6 +16,7 @@
  * two CLI runs queue instead of one failing, and no transaction fails
  * half-way on a lock upgrade.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -36,9 +37,10 @@
  * user_version i to i + 1. Only ever append.
  *
  * entries.kind is enum sieve_xdp_kind; entries.allow is 1 for an
- * allowlist entry (exempt from the blocklist; none written yet). The key
- * (list, key) makes an entry either blocked or allowed in one list.
+ * allowlist entry (exempt from the blocklist). The key (list, key) makes
+ * an entry either blocked or allowed in one list.
  * attachments: which list an interface enforces, how (for the agent).
+ * Version 2: the probe budget of an attachment (attach --max-probes).
  */
 static const char *const migrations[] = {
 	"CREATE TABLE lists ("
@@ -67,6 +69,7 @@ static const char *const migrations[] = {
 	"  capacity INTEGER,"
 	"  built_version INTEGER,"
 	"  PRIMARY KEY (netns, iface));",
+	"ALTER TABLE attachments ADD COLUMN max_probes INTEGER;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
@@ -82,13 +85,13 @@ enum {
 };
 
 static const char *const stmt_sql[ST_NR] = {
-	[ST_INSERT] = "INSERT INTO entries(list, kind, key, added_at, expires_at, origin, comment) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+	[ST_INSERT] = "INSERT INTO entries(list, kind, key, added_at, expires_at, origin, comment, "
+		      "allow) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9) ON CONFLICT DO NOTHING",
 	/* ?8: only an entry of the same origin (replace_origin). */
 	[ST_UPDATE] = "UPDATE entries SET expires_at = ?5, origin = ?6, comment = ?7 "
-		      "WHERE list = ?1 AND key = ?3 AND (?8 = 0 OR origin = ?6) AND "
+		      "WHERE list = ?1 AND key = ?3 AND allow = ?9 AND (?8 = 0 OR origin = ?6) AND "
 		      "(expires_at IS NOT ?5 OR origin IS NOT ?6 OR comment IS NOT ?7)",
-	[ST_DELETE] = "DELETE FROM entries WHERE list = ?1 AND key = ?2",
+	[ST_DELETE] = "DELETE FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3",
 	[ST_BUMP] = "INSERT INTO lists(name, version) VALUES (?1, 1) "
 		    "ON CONFLICT(name) DO UPDATE SET version = version + 1",
 	[ST_NEW_KEY] = "INSERT OR IGNORE INTO temp.sxdp_new(key) VALUES (?1)",
@@ -418,6 +421,20 @@ int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen)
 	return ret;
 }
 
+int sxdp_store_begin_read(struct sxdp_store *s, char *err, size_t errlen)
+{
+	int ret;
+
+	if (s->in_tx) {
+		seterr(err, errlen, "%s: a transaction is open already", s->path);
+		return -EBUSY;
+	}
+	ret = exec(s, "BEGIN", err, errlen);
+	if (!ret)
+		s->in_tx = true;
+	return ret;
+}
+
 int sxdp_store_commit(struct sxdp_store *s, char *err, size_t errlen)
 {
 	int ret;
@@ -514,6 +531,32 @@ static int ensure_list(struct sxdp_store *s, const char *list, char *err, size_t
 	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lists", err, errlen);
 }
 
+/* -EEXIST if @text is in @list on the list other than @allow's. */
+static int on_other_list(struct sxdp_store *s, const char *list, const char *text, bool allow,
+			 char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM entries WHERE list = ?1 AND key = ?2 AND "
+				"allow = ?3", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "add", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, !allow);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		seterr(err, errlen, "%s is %s in list %s: %s it first", text,
+		       allow ? "blocked" : "allowed", list, allow ? "unblock" : "disallow");
+		ret = -EEXIST;
+	} else if (rc != SQLITE_DONE) {
+		ret = sqlerr(s, rc, "add", err, errlen);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /*
  * Upserts one key: *@is_new if inserted, *@changed if anything was
  * written. @same_origin: update only an entry of @a->origin.
@@ -544,6 +587,7 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 			sqlite3_bind_null(st, 7);
 		if (i == ST_UPDATE)
 			sqlite3_bind_int(st, 8, same_origin);
+		sqlite3_bind_int(st, 9, a->allow);
 		ret = step_done(s, st, err, errlen);
 		if (ret)
 			return ret;
@@ -554,7 +598,7 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 		}
 	}
 	*is_new = false;
-	return 0;
+	return on_other_list(s, list, text, a->allow, err, errlen);
 }
 
 static int check_attrs(const struct sxdp_store_attrs *a, char *err, size_t errlen)
@@ -566,9 +610,9 @@ static int check_attrs(const struct sxdp_store_attrs *a, char *err, size_t errle
 	return 0;
 }
 
-int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
-		   size_t n, const struct sxdp_store_attrs *a, size_t *added,
-		   char *err, size_t errlen)
+static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
+		    size_t n, const struct sxdp_store_attrs *a, size_t *added,
+		    struct sxdp_list *fresh, char *err, size_t errlen)
 {
 	bool own, is_new, changed = false;
 	size_t i, nnew = 0;
@@ -584,6 +628,8 @@ int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xd
 	for (i = 0; !ret && i < n; i++) {
 		ret = upsert(s, list, &keys[i], a, false, &is_new, &changed, err, errlen);
 		nnew += is_new;
+		if (!ret && is_new && fresh && sxdp_list_add(fresh, &keys[i]))
+			ret = -ENOMEM;
 	}
 	if (!ret && changed)
 		ret = bump(s, list, err, errlen);
@@ -593,8 +639,30 @@ int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xd
 	return ret;
 }
 
+int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
+		   size_t n, const struct sxdp_store_attrs *a, size_t *added,
+		   char *err, size_t errlen)
+{
+	return add_keys(s, list, keys, n, a, added, NULL, err, errlen);
+}
+
+int sxdp_store_add_fresh(struct sxdp_store *s, const char *list,
+			 const struct sieve_xdp_key *keys, size_t n,
+			 const struct sxdp_store_attrs *a, struct sxdp_list *fresh,
+			 char *err, size_t errlen)
+{
+	return add_keys(s, list, keys, n, a, NULL, fresh, err, errlen);
+}
+
 int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
 		      size_t n, size_t *missing, char *err, size_t errlen)
+{
+	return sxdp_store_remove_from(s, list, false, keys, n, missing, err, errlen);
+}
+
+int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
+			   const struct sieve_xdp_key *keys, size_t n, size_t *missing,
+			   char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->st[ST_DELETE];
 	size_t i, gone = 0;
@@ -609,6 +677,7 @@ int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve
 		sxdp_format_entry(&keys[i], text, sizeof(text));
 		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, allow);
 		ret = step_done(s, st, err, errlen);
 		if (!ret)
 			gone += sqlite3_changes(s->db);
@@ -648,11 +717,12 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 	}
 	if (!ret) {
 		rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?2 "
-					"AND key NOT IN (SELECT key FROM temp.sxdp_new)", -1, &st,
+					"AND allow = ?3 AND key NOT IN (SELECT key FROM temp.sxdp_new)", -1, &st,
 					NULL);
 		if (rc == SQLITE_OK) {
 			sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 2, a->origin, -1, SQLITE_STATIC);
+			sqlite3_bind_int(st, 3, a->allow);
 			rc = sqlite3_step(st);
 		}
 		if (rc == SQLITE_DONE)
@@ -763,26 +833,42 @@ int sxdp_store_foreach(struct sxdp_store *s, const char *list,
 	return ret;
 }
 
-struct read_ctx {
-	struct sxdp_store *s;
-	struct sxdp_list *l;
-	char *err;
-	size_t errlen;
-};
-
-static int read_one(const struct sxdp_store_entry *e, void *ctx)
+/*
+ * Only the key: a rebuild reads every entry of a list, and at 10^7 the
+ * other columns would cost seconds.
+ */
+int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
+			 struct sxdp_list *l, char *err, size_t errlen)
 {
-	struct read_ctx *r = ctx;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
 
-	return list_add_text(r->s, r->l, e->key, r->err, r->errlen);
+	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries WHERE list = ?1 AND allow = ?2 "
+				"ORDER BY key", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "read", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, allow);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+
+		if (!key) {
+			seterr(err, errlen, "%s: an entry of list %s without key", s->path, list);
+			ret = -EINVAL;
+			break;
+		}
+		ret = list_add_text(s, l, key, err, errlen);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "read", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
 }
 
 int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
 		    char *err, size_t errlen)
 {
-	struct read_ctx r = { s, l, err, errlen };
-
-	return sxdp_store_foreach(s, list, read_one, &r, err, errlen);
+	return sxdp_store_read_from(s, list, false, l, err, errlen);
 }
 
 /* One count from @sql with a list, an optional int and an optional text. */
@@ -817,4 +903,228 @@ int sxdp_store_count(struct sxdp_store *s, const char *list, int kind, const cha
 	return count_stmt(s, "SELECT count(*) FROM entries WHERE list = ?1 AND "
 			  "(?2 < 0 OR kind = ?2) AND (?3 IS NULL OR origin = ?3)", list, kind,
 			  origin, count);
+}
+
+bool sxdp_list_name_ok(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (!n || n > SXDP_LIST_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("_.-", name[i]))
+			return false;
+	return true;
+}
+
+void sxdp_store_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int sxdp_store_lists(struct sxdp_store *s, char ***names, size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	char **v = NULL, **grown;
+	size_t cnt = 0;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT name FROM lists ORDER BY name", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "lists", err, errlen);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		grown = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!grown || !name || !(grown[cnt] = strdup(name))) {
+			v = grown ? grown : v;
+			ret = -ENOMEM;
+			break;
+		}
+		v = grown;
+		cnt++;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "lists", err, errlen);
+	sqlite3_finalize(st);
+	if (ret) {
+		sxdp_store_names_free(v, cnt);
+		return ret;
+	}
+	*names = v;
+	*n = cnt;
+	return 0;
+}
+
+int sxdp_store_next_expiry(struct sxdp_store *s, const char *list, int64_t *at)
+{
+	uint64_t v;
+	int ret = count_stmt(s, "SELECT min(expires_at) FROM entries WHERE list = ?1 AND "
+			     "?2 = ?2 AND expires_at IS NOT NULL", list, 0, NULL, &v);
+
+	*at = ret ? 0 : (int64_t)v;
+	return ret;
+}
+
+int sxdp_store_attach_set(struct sxdp_store *s, const struct sxdp_attachment *a,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	bool own;
+	int rc, ret;
+
+	ret = call_begin(s, &own, err, errlen);
+	if (ret)
+		return ret;
+	ret = ensure_list(s, a->list, err, errlen);
+	if (ret)
+		return call_end(s, own, ret, err, errlen);
+	rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO attachments(netns, iface, list, "
+				"mode, backend, flags, fpp_ppb, capacity, max_probes) VALUES "
+				"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, (int64_t)a->netns);
+		sqlite3_bind_text(st, 2, a->iface, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, a->list, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, a->mode, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, a->backend, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 6, a->flags);
+		sqlite3_bind_int64(st, 7, a->fpp_ppb);
+		sqlite3_bind_int64(st, 8, (int64_t)a->capacity);
+		sqlite3_bind_int(st, 9, a->max_probes);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "attachments", err, errlen);
+	return call_end(s, own, ret, err, errlen);
+}
+
+int sxdp_store_attach_del(struct sxdp_store *s, uint64_t netns, const char *iface,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "DELETE FROM attachments WHERE netns = ?1 AND iface = ?2",
+				-1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, (int64_t)netns);
+		sqlite3_bind_text(st, 2, iface, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "attachments", err, errlen);
+}
+
+static void text_col(sqlite3_stmt *st, int col, char *buf, size_t len)
+{
+	const char *v = (const char *)sqlite3_column_text(st, col);
+
+	snprintf(buf, len, "%s", v ? v : "");
+}
+
+static void attachment_row(sqlite3_stmt *st, struct sxdp_attachment *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->netns = (uint64_t)sqlite3_column_int64(st, 0);
+	text_col(st, 1, a->iface, sizeof(a->iface));
+	text_col(st, 2, a->list, sizeof(a->list));
+	text_col(st, 3, a->mode, sizeof(a->mode));
+	text_col(st, 4, a->backend, sizeof(a->backend));
+	a->flags = (uint32_t)sqlite3_column_int64(st, 5);
+	a->fpp_ppb = (uint32_t)sqlite3_column_int64(st, 6);
+	a->capacity = (uint64_t)sqlite3_column_int64(st, 7);
+	a->max_probes = (unsigned int)sqlite3_column_int(st, 8);
+}
+
+#define ATTACH_COLS "SELECT netns, iface, list, mode, backend, flags, fpp_ppb, capacity, " \
+		    "max_probes FROM attachments "
+
+int sxdp_store_attach_get(struct sxdp_store *s, uint64_t netns, const char *iface,
+			  struct sxdp_attachment *a, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, ATTACH_COLS "WHERE netns = ?1 AND iface = ?2", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "attachments", err, errlen);
+	sqlite3_bind_int64(st, 1, (int64_t)netns);
+	sqlite3_bind_text(st, 2, iface, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		attachment_row(st, a);
+	else if (rc == SQLITE_DONE)
+		ret = -ENOENT;
+	else
+		ret = sqlerr(s, rc, "attachments", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int sxdp_store_attachments(struct sxdp_store *s, const char *list, struct sxdp_attachment **out,
+			   size_t *n, char *err, size_t errlen)
+{
+	struct sxdp_attachment *v = NULL, *grown;
+	sqlite3_stmt *st;
+	size_t cnt = 0;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, ATTACH_COLS "WHERE ?1 IS NULL OR list = ?1 "
+				"ORDER BY netns, iface", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "attachments", err, errlen);
+	if (list)
+		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		grown = realloc(v, (cnt + 1) * sizeof(*v));
+		if (!grown) {
+			ret = -ENOMEM;
+			break;
+		}
+		v = grown;
+		attachment_row(st, &v[cnt++]);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "attachments", err, errlen);
+	sqlite3_finalize(st);
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int sxdp_store_kind_counts(struct sxdp_store *s, const char *list,
+			   uint64_t blocked[SIEVE_XDP_NR_KINDS], uint64_t *allowed)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(blocked, 0, SIEVE_XDP_NR_KINDS * sizeof(blocked[0]));
+	*allowed = 0;
+	rc = sqlite3_prepare_v2(s->db, "SELECT kind, allow, count(*) FROM entries WHERE list = ?1 "
+				"GROUP BY kind, allow", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "count", NULL, 0);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int kind = sqlite3_column_int(st, 0);
+		uint64_t n = (uint64_t)sqlite3_column_int64(st, 2);
+
+		if (sqlite3_column_int(st, 1))
+			*allowed += n;
+		else if (kind >= 0 && kind < SIEVE_XDP_NR_KINDS)
+			blocked[kind] += n;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "count", NULL, 0);
 }

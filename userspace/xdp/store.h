@@ -4,8 +4,10 @@
  * lists of entries, each entry with its kind, canonical key, when it was
  * added, when it expires (or never), its origin ("cli", a feed, later
  * "fleet") and an optional comment. Every list has a version that goes up
- * once per transaction that changes it; the maps' generation will record
- * the version it was built from. Not yet used by the commands.
+ * once per transaction that changes it; each interface's generation records
+ * the version it was built from (sieve_xdp_config.store_version). Which
+ * list an interface enforces, and how, is an attachment (the agent puts
+ * them back after a reboot).
  *
  * Functions return 0 or -errno and fill @err (one line) where only they
  * know the detail. Errors: -EINVAL a bad or foreign database file (or a
@@ -31,18 +33,25 @@
 #define SXDP_STORE_DIR		"/var/lib/sieve"
 #define SXDP_STORE_FILE		"sieve.db"
 /* The schema this build writes; see the migrations in store.c. */
-#define SXDP_STORE_VERSION	1
+#define SXDP_STORE_VERSION	2
 /* How long a writer waits for another one before -EBUSY. */
 #define SXDP_STORE_BUSY_MS	30000
 
+/* List names: [A-Za-z0-9_.-], 1 to this many characters. */
+#define SXDP_LIST_NAME_MAX	64
+#define SXDP_DEFAULT_LIST	"default"
+
 struct sxdp_store;
+
+/* Whether @name is a valid list name. */
+bool sxdp_list_name_ok(const char *name);
 
 /* One entry as stored (strings valid during the callback only). */
 struct sxdp_store_entry {
 	const char *list;
 	const char *key;	/* canonical text, sxdp_format_entry() */
 	unsigned int kind;	/* enum sieve_xdp_kind */
-	bool allow;		/* an allowlist entry (none yet) */
+	bool allow;		/* an allowlist entry */
 	int64_t added_at;	/* Unix seconds */
 	int64_t expires_at;	/* Unix seconds; 0 never */
 	const char *origin;
@@ -55,6 +64,20 @@ struct sxdp_store_attrs {
 	const char *comment;	/* or NULL */
 	int64_t now;		/* added_at of new entries */
 	int64_t expires_at;	/* 0: never */
+	bool allow;		/* allowlist entries (else blocklist ones) */
+};
+
+/* An interface enforcing a list: a row of the attachments table. */
+struct sxdp_attachment {
+	uint64_t netns;		/* the network namespace's inode */
+	char iface[16];		/* IF_NAMESIZE */
+	char list[SXDP_LIST_NAME_MAX + 1];
+	char mode[16];		/* "native", "generic", or "" for the default */
+	char backend[16];	/* "bloom-map", ... */
+	uint32_t flags;		/* SIEVE_XDP_F_* */
+	uint32_t fpp_ppb;
+	uint64_t capacity;
+	unsigned int max_probes;
 };
 
 /*
@@ -69,19 +92,33 @@ const char *sxdp_store_path(const struct sxdp_store *s);
 
 /* One write transaction (BEGIN IMMEDIATE: writers queue here, not later). */
 int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen);
+/* One snapshot for several reads (ended by commit or rollback). */
+int sxdp_store_begin_read(struct sxdp_store *s, char *err, size_t errlen);
 int sxdp_store_commit(struct sxdp_store *s, char *err, size_t errlen);
 void sxdp_store_rollback(struct sxdp_store *s);
 
 /*
- * Adds @n keys to @list (created if new). A key already there gets @a's
- * expiry, origin and comment, keeping its added_at. *@added: new keys.
+ * Adds @n keys to @list (created if new), to its allowlist if @a->allow.
+ * A key already there gets @a's expiry, origin and comment, keeping its
+ * added_at. *@added: new keys. -EEXIST if a key is on the other list
+ * (blocked and allowed at once would make no sense): unblock or disallow
+ * it first.
  */
 int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
 		   size_t n, const struct sxdp_store_attrs *a, size_t *added,
 		   char *err, size_t errlen);
-/* Removes @n keys from @list; *@missing: those not there. */
+/* sxdp_store_add, and the keys that were new appended to @fresh (may be NULL). */
+int sxdp_store_add_fresh(struct sxdp_store *s, const char *list,
+			 const struct sieve_xdp_key *keys, size_t n,
+			 const struct sxdp_store_attrs *a, struct sxdp_list *fresh,
+			 char *err, size_t errlen);
+/* Removes @n keys from @list's blocklist; *@missing: those not there. */
 int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
 		      size_t n, size_t *missing, char *err, size_t errlen);
+/* The same for the blocklist (@allow false) or the allowlist. */
+int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
+			   const struct sieve_xdp_key *keys, size_t n, size_t *missing,
+			   char *err, size_t errlen);
 /*
  * A feed refresh: @list's entries of origin @a->origin become @keys. Those
  * not in @keys go; new ones come; entries of other origins stay as they
@@ -103,13 +140,41 @@ int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
 int sxdp_store_foreach(struct sxdp_store *s, const char *list,
 		       int (*cb)(const struct sxdp_store_entry *e, void *ctx), void *ctx,
 		       char *err, size_t errlen);
-/* @list's keys appended to @l, parsed (sxdp_parse_entry); not sorted. */
+/* @list's blocked keys appended to @l, parsed (sxdp_parse_entry); in key order. */
 int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
 		    char *err, size_t errlen);
+/* The same for the blocklist (@allow false) or the allowlist. */
+int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
+			 struct sxdp_list *l, char *err, size_t errlen);
 /* @list's version; 0 for a list never changed. */
 int sxdp_store_version(struct sxdp_store *s, const char *list, uint64_t *version);
 /* Entries of @list of @kind (-1: any) and @origin (NULL: any). */
 int sxdp_store_count(struct sxdp_store *s, const char *list, int kind, const char *origin,
 		     uint64_t *count);
+
+/* Entries of @list: blocked ones by kind, and allowed ones. */
+int sxdp_store_kind_counts(struct sxdp_store *s, const char *list,
+			   uint64_t blocked[SIEVE_XDP_NR_KINDS], uint64_t *allowed);
+/* Every list name (sorted); free with sxdp_store_names_free. */
+int sxdp_store_lists(struct sxdp_store *s, char ***names, size_t *n, char *err, size_t errlen);
+void sxdp_store_names_free(char **names, size_t n);
+/* The earliest expiry of @list (0: nothing expires). */
+int sxdp_store_next_expiry(struct sxdp_store *s, const char *list, int64_t *at);
+
+/* Records (or updates) an attachment. */
+int sxdp_store_attach_set(struct sxdp_store *s, const struct sxdp_attachment *a,
+			  char *err, size_t errlen);
+/* Forgets one; 0 also if there was none. */
+int sxdp_store_attach_del(struct sxdp_store *s, uint64_t netns, const char *iface,
+			  char *err, size_t errlen);
+/* One attachment; -ENOENT if none is recorded. */
+int sxdp_store_attach_get(struct sxdp_store *s, uint64_t netns, const char *iface,
+			  struct sxdp_attachment *a, char *err, size_t errlen);
+/*
+ * The attachments enforcing @list (NULL: all), sorted by namespace and
+ * interface (the order their locks are taken in); free() *@out.
+ */
+int sxdp_store_attachments(struct sxdp_store *s, const char *list, struct sxdp_attachment **out,
+			   size_t *n, char *err, size_t errlen);
 
 #endif /* SIEVE_XDP_STORE_H */

@@ -3,6 +3,7 @@
  * The XDP blocklist's loader: entries (text <-> flow keys), the bloom
  * sizing plan, and the maps of a running program, reached through pins
  * under SIEVE_XDP_PIN_ROOT/NETNS/IFACE/ so separate CLI runs act on it.
+ * The list of record is the store (store.h); ops.h keeps the two in step.
  * Functions return 0 or -errno; messages are the CLI's business, except
  * where a function fills an err buffer because only it knows the detail.
  */
@@ -16,16 +17,15 @@
 
 #include "sieve_xdp.h"
 
-/* The entry list of each interface, one canonical entry a line. */
-#define SXDP_STATE_DIR		"/run/sieve/xdp"
-
+/* This process's network namespace: the inode of /proc/self/ns/net. */
+uint64_t sxdp_netns(void);
 /*
- * Where an interface's pins and entry list live: below a folder of this
- * network namespace ("netns-INODE"), since interface names are per
- * namespace. @ifname NULL gives the namespace's folder.
+ * Where an interface's pins live: below a folder of its network namespace
+ * ("netns-INODE"), since interface names are per namespace. @ifname NULL
+ * gives the namespace's folder. sxdp_pin_dir: this namespace.
  */
+void sxdp_pin_dir_ns(char *buf, size_t len, uint64_t netns, const char *ifname);
 void sxdp_pin_dir(char *buf, size_t len, const char *ifname);
-void sxdp_state_path(char *buf, size_t len, const char *ifname);
 
 /* Defaults: see README "XDP blocklist". */
 #define SXDP_DEFAULT_FPP_PPB	1000		/* 1e-6 */
@@ -79,7 +79,7 @@ const char *sxdp_format_name(enum sxdp_format fmt);
  */
 int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
 		   struct sxdp_feed_info *info, char *err, size_t errlen);
-/* A plain file: the list's own format (the state file, plan FILE). */
+/* A plain file: the list's own format (plan FILE). */
 int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
 
 /* ---- sizing (plan.c) ---- */
@@ -137,7 +137,8 @@ int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 /* A running instance: the pinned maps of one interface. */
 struct sxdp_handle {
 	char ifname[IF_NAMESIZE];
-	int ifindex;
+	uint64_t netns;		/* the interface's namespace (sxdp_netns) */
+	int ifindex;		/* 0 for an interface of another namespace */
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 };
@@ -151,6 +152,7 @@ struct sxdp_attach_opts {
 	uint64_t capacity;
 	unsigned int max_probes;	/* probe lengths per family; 0: not given */
 	bool force;		/* replace another XDP program */
+	const char *list;	/* the list to enforce; NULL: the one it has, or "default" */
 };
 
 /* What attach found and did. */
@@ -159,25 +161,24 @@ enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1 };
 int sxdp_ensure_bpffs(void);
 
 /*
- * The lock of one interface's state: its pins, its generations and its
- * list. Every change holds it from reading the state to the last write;
+ * The lock of one interface's state: its pins and its generations. Every
+ * change holds it from reading the live generation to the last write;
  * readers (list, status, stats) do not take it. It is an flock on the
  * interface's pin folder, so the kernel drops it with a killed holder.
- * sxdp_attach, sxdp_detach, sxdp_add, sxdp_remove and sxdp_replace take
- * it themselves (on a handle from sxdp_open), and it is not recursive:
- * never call them holding it. @create makes the folder (attach);
- * otherwise -ENOENT means the interface has no blocklist. Returns the
- * lock's fd.
+ * sxdp_attach and sxdp_detach take it themselves, and so do the
+ * operations of ops.h; it is not recursive: never call them holding it.
+ * @create makes the folder (attach); otherwise -ENOENT means the
+ * interface has no blocklist. Returns the lock's fd. Taken before the
+ * store's write transaction, never while holding it (ops.h).
  */
 int sxdp_lock(const char *ifname, bool create);
+int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create);
 void sxdp_unlock(int lock_fd);
-int sxdp_attach(const char *ifname, const struct sxdp_attach_opts *o, char *err, size_t errlen);
-/* 0 detached, 1 was not attached. */
-int sxdp_detach(const char *ifname);
 /* Interfaces with a sieve instance, from the pin folders. */
 int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max);
 
 int sxdp_open(const char *ifname, struct sxdp_handle *h);
+int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
 void sxdp_close(struct sxdp_handle *h);
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen);
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
@@ -210,39 +211,41 @@ int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
 /*
  * Puts maps and config in the idle slot, then flips the live one.
- * sxdp_swap and sxdp_rebuild need the interface's lock held (or a handle
- * no one else has, as in tests).
+ * sxdp_swap, sxdp_build, sxdp_rebuild* and sxdp_add_live need the
+ * interface's lock held (or a handle no one else has, as in tests).
  */
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd);
 
-/*
- * The operations: each keeps the state file and the maps in step, under
- * the interface's lock (on a pinned handle, which they re-open under it:
- * the interface may have been detached or re-attached since).
- * add: live into the current maps, unless the capacity or the probe
- * lengths run out (then a rebuild, with a new plan of probe lengths).
- * replace/remove: a new generation.
- */
-int sxdp_add(struct sxdp_handle *h, const struct sxdp_list *add, char *err, size_t errlen);
-int sxdp_remove(struct sxdp_handle *h, const struct sxdp_list *del, size_t *missing);
-int sxdp_replace(struct sxdp_handle *h, const struct sxdp_list *l, char *err, size_t errlen);
-/* A new generation for @l with the live generation's probe budget ... */
-int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
-		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen);
-/* ... or with @max_probes (0: the default). Capacity counts keys. */
+/* Headroom: capacity planned for a list of @n keys. */
+uint64_t sxdp_capacity_for(uint64_t n);
+
+/* What a generation is built from. */
+struct sxdp_build_spec {
+	const struct sxdp_list *list;	/* the whole blocklist, sorted */
+	uint32_t flags;			/* SIEVE_XDP_F_* */
+	uint32_t fpp_ppb;
+	uint64_t capacity;		/* keys; grown to fit the list */
+	unsigned int max_probes;	/* 0: the default */
+	uint64_t store_version;		/* the store's version of the list */
+};
+
+/* A new generation for @b, swapped in. */
+int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen);
+/* The same with the live generation's store version ... */
 int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
 			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
 			size_t errlen);
-int sxdp_state_read(const char *ifname, struct sxdp_list *l);
-/* Removes the list and what killed writers of it left (detach, under the lock). */
-void sxdp_state_remove(const char *ifname);
+/* ... and probe budget. */
+int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen);
 /*
- * Brings the maps in step with the list when a change was cut short (a
- * command killed after writing the list): rebuilds from the list if it
- * names another generation than the live one. Under the lock; the
- * operations above call it themselves.
+ * Adds @fresh (entries not on the list yet) into the live maps, in
+ * O(|fresh|), and records @store_version. 1: they need a rebuild instead
+ * (the probe lengths or the capacity run out); nothing changed then.
  */
-int sxdp_sync(struct sxdp_handle *h, char *err, size_t errlen);
+int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version);
+/* Records that the live maps hold @store_version (a change they need not see). */
+int sxdp_set_version(struct sxdp_handle *h, uint64_t store_version);
 
 #endif /* SIEVE_XDP_LOADER_H */

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The operations on a list: the store first, then the maps of every
+ * interface that enforces it (ops.h says why in that order, and how the
+ * locks are taken).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ops.h"
+
+/* One interface enforcing the list, locked. */
+struct locked_iface {
+	int lock_fd;		/* -1: its pins are gone (not running), skipped */
+	bool open;		/* h holds its maps */
+	bool behind;		/* its maps are not at the store's version */
+	struct sxdp_handle h;
+};
+
+/* The interfaces of one list, locked, and the store's write transaction. */
+struct list_lock {
+	struct sxdp_attachment *a;
+	struct locked_iface *ifs;
+	size_t n;
+};
+
+/* Set changes between the unlocked read and the locked one: retries. */
+#define LOCK_TRIES	16
+
+static void list_unlock(struct list_lock *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->n; i++) {
+		if (L->ifs[i].open)
+			sxdp_close(&L->ifs[i].h);
+		sxdp_unlock(L->ifs[i].lock_fd);
+	}
+	free(L->ifs);
+	free(L->a);
+	memset(L, 0, sizeof(*L));
+}
+
+static bool same_ifaces(const struct sxdp_attachment *a, size_t n,
+			const struct sxdp_attachment *b, size_t m)
+{
+	size_t i;
+
+	if (n != m)
+		return false;
+	for (i = 0; i < n; i++)
+		if (a[i].netns != b[i].netns || strcmp(a[i].iface, b[i].iface))
+			return false;
+	return true;
+}
+
+/* Locks every interface of L->a, in its order (the store sorts it). */
+static int lock_ifaces(struct list_lock *L, char *err, size_t errlen)
+{
+	size_t i;
+	int fd;
+
+	L->ifs = calloc(L->n ? L->n : 1, sizeof(*L->ifs));
+	if (!L->ifs)
+		return -ENOMEM;
+	for (i = 0; i < L->n; i++)
+		L->ifs[i].lock_fd = -1;
+	for (i = 0; i < L->n; i++) {
+		fd = sxdp_lock_ns(L->a[i].netns, L->a[i].iface, false);
+		if (fd == -ENOENT)
+			continue;	/* recorded, not running: the agent's to restore */
+		if (fd < 0) {
+			snprintf(err, errlen, "%s: taking its lock: %s", L->a[i].iface,
+				 strerror(-fd));
+			return fd;
+		}
+		L->ifs[i].lock_fd = fd;
+	}
+	return 0;
+}
+
+/*
+ * Locks @list's interfaces, then opens the store's write transaction, and
+ * checks the set is still the one locked. Then opens each one's maps and
+ * notes which are behind the store.
+ */
+static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L, char *err,
+		     size_t errlen)
+{
+	struct sxdp_attachment *now;
+	size_t m, i, tries;
+	uint64_t version;
+	int ret;
+
+	memset(L, 0, sizeof(*L));
+	for (tries = 0; tries < LOCK_TRIES; tries++) {
+		ret = sxdp_store_attachments(s, list, &L->a, &L->n, err, errlen);
+		if (!ret)
+			ret = lock_ifaces(L, err, errlen);
+		if (!ret)
+			ret = sxdp_store_begin(s, err, errlen);
+		if (ret) {
+			list_unlock(L);
+			return ret;
+		}
+		ret = sxdp_store_attachments(s, list, &now, &m, err, errlen);
+		if (!ret && same_ifaces(L->a, L->n, now, m)) {
+			free(now);
+			break;
+		}
+		free(now);
+		sxdp_store_rollback(s);
+		list_unlock(L);
+		if (ret)
+			return ret;
+	}
+	if (tries == LOCK_TRIES) {
+		snprintf(err, errlen, "the interfaces of list %s keep changing", list);
+		return -EAGAIN;
+	}
+	ret = sxdp_store_version(s, list, &version);
+	for (i = 0; !ret && i < L->n; i++) {
+		struct locked_iface *f = &L->ifs[i];
+		struct sieve_xdp_config cfg;
+
+		if (f->lock_fd < 0 || sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h))
+			continue;
+		f->open = true;
+		f->behind = sxdp_read_config(&f->h, &cfg, NULL) || cfg.store_version != version;
+	}
+	if (ret) {
+		snprintf(err, errlen, "%s: reading the version of list %s", sxdp_store_path(s), list);
+		sxdp_store_rollback(s);
+		list_unlock(L);
+	}
+	return ret;
+}
+
+/* The capacity a rebuild for @n entries plans, from the live @cap. */
+static uint64_t rebuild_capacity(uint64_t n, uint64_t cap)
+{
+	/* Doubling: growth by live adds costs O(1) amortised per entry. */
+	if (n <= cap)
+		return cap;
+	return sxdp_capacity_for(n > 2 * cap ? n : 2 * cap);
+}
+
+int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+			  const struct sxdp_iface_params *p, uint64_t *version, char *err,
+			  size_t errlen)
+{
+	struct sxdp_build_spec b = { 0 };
+	struct sieve_xdp_config cur;
+	struct sxdp_list l = { 0 };
+	int ret;
+
+	/* One snapshot: the version is the one of the entries read. */
+	ret = sxdp_store_begin_read(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = sxdp_store_version(s, list, &b.store_version);
+	if (!ret)
+		ret = sxdp_store_read(s, list, &l, err, errlen);
+	sxdp_store_rollback(s);
+	if (ret)
+		goto out;
+	b.list = &l;
+	if (p) {
+		b.flags = p->flags;
+		b.fpp_ppb = p->fpp_ppb;
+		b.capacity = p->capacity;
+		b.max_probes = p->max_probes;
+	} else {
+		ret = sxdp_read_config(h, &cur, NULL);
+		if (ret) {
+			snprintf(err, errlen, "reading the live config: %s", strerror(-ret));
+			goto out;
+		}
+		b.flags = cur.flags;
+		b.fpp_ppb = cur.fpp_ppb;
+		b.capacity = rebuild_capacity(l.n, cur.capacity);
+		b.max_probes = cur.max_probes;
+	}
+	ret = sxdp_build(h, &b, err, errlen);
+	if (!ret && version)
+		*version = b.store_version;
+out:
+	sxdp_list_free(&l);
+	return ret;
+}
+
+int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+		    bool *rebuilt, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cfg;
+	uint64_t version;
+	int ret;
+
+	*rebuilt = false;
+	ret = sxdp_store_version(s, list, &version);
+	if (!ret)
+		ret = sxdp_read_config(h, &cfg, NULL);
+	if (ret) {
+		snprintf(err, errlen, "reading the versions: %s", strerror(-ret));
+		return ret;
+	}
+	if (cfg.store_version == version)
+		return 0;
+	*rebuilt = true;
+	return sxdp_build_from_store(h, s, list, NULL, NULL, err, errlen);
+}
+
+/* What a change left for the maps. */
+struct change {
+	struct sxdp_list fresh;		/* blocklist entries new to the list */
+	bool removal;			/* blocklist entries went: a rebuild */
+};
+
+/*
+ * Brings one locked interface to @version after @c: live adds where they
+ * do, else a rebuild from the store (which also catches up a behind one).
+ */
+static int apply_iface(struct sxdp_store *s, const char *list, struct locked_iface *f,
+		       const struct change *c, uint64_t version, struct sxdp_op_result *res,
+		       char *err, size_t errlen)
+{
+	int ret = 1;
+
+	if (!f->open)
+		return 0;
+	if (!f->behind && !c->removal) {
+		ret = c->fresh.n ? sxdp_add_live(&f->h, &c->fresh, version) :
+				   sxdp_set_version(&f->h, version);
+		if (ret < 0)
+			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
+				 strerror(-ret));
+	}
+	if (ret == 1) {
+		ret = sxdp_build_from_store(&f->h, s, list, NULL, NULL, err, errlen);
+		res->rebuilt += !ret;
+	}
+	res->ifaces += !ret;
+	return ret;
+}
+
+/*
+ * The frame of every operation: lock, @change in the store's transaction,
+ * commit, then each interface. An error in the store rolls back and leaves
+ * the maps alone; one in the maps leaves them behind the store, for the
+ * next operation to rebuild.
+ */
+static int run_op(struct sxdp_store *s, const char *list,
+		  int (*fn)(struct sxdp_store *s, const char *list, void *arg, struct change *c,
+			    struct sxdp_op_result *res, char *err, size_t errlen),
+		  void *arg, struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	struct change c = { 0 };
+	struct list_lock L;
+	size_t i;
+	int ret, first = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!sxdp_list_name_ok(list)) {
+		snprintf(err, errlen, "%s: not a list name (1-%d of A-Z a-z 0-9 _ . -)", list,
+			 SXDP_LIST_NAME_MAX);
+		return -EINVAL;
+	}
+	ret = list_lock(s, list, &L, err, errlen);
+	if (ret)
+		return ret;
+	ret = fn(s, list, arg, &c, res, err, errlen);
+	if (!ret)
+		ret = sxdp_store_version(s, list, &res->version);
+	if (!ret)
+		ret = sxdp_store_commit(s, err, errlen);
+	else
+		sxdp_store_rollback(s);
+	for (i = 0; !ret && i < L.n; i++) {
+		ret = apply_iface(s, list, &L.ifs[i], &c, res->version, res, err, errlen);
+		/* The others still get the change; the first error is reported. */
+		if (ret && !first)
+			first = ret;
+		ret = 0;
+	}
+	list_unlock(&L);
+	sxdp_list_free(&c.fresh);
+	return ret ? ret : first;
+}
+
+struct add_arg {
+	const struct sxdp_list *keys;
+	const struct sxdp_store_attrs *a;
+};
+
+static int change_add(struct sxdp_store *s, const char *list, void *arg, struct change *c,
+		      struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	struct add_arg *x = arg;
+	struct sxdp_list fresh = { 0 };
+	int ret;
+
+	ret = sxdp_store_add_fresh(s, list, x->keys->keys, x->keys->n, x->a, &fresh, err,
+				   errlen);
+	res->changed = fresh.n;
+	/* An allowlist entry is not in the bloom maps. */
+	if (!x->a->allow)
+		c->fresh = fresh;
+	else
+		sxdp_list_free(&fresh);
+	return ret;
+}
+
+int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+		const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
+		size_t errlen)
+{
+	struct add_arg x = { keys, a };
+
+	return run_op(s, list, change_add, &x, res, err, errlen);
+}
+
+struct remove_arg {
+	const struct sxdp_list *keys;
+	bool allow;
+};
+
+static int change_remove(struct sxdp_store *s, const char *list, void *arg, struct change *c,
+			 struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	struct remove_arg *x = arg;
+	int ret;
+
+	ret = sxdp_store_remove_from(s, list, x->allow, x->keys->keys, x->keys->n, &res->missing,
+				     err, errlen);
+	res->changed = x->keys->n - res->missing;
+	c->removal = !x->allow && res->changed;
+	return ret;
+}
+
+int sxdp_op_remove(struct sxdp_store *s, const char *list, bool allow,
+		   const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		   size_t errlen)
+{
+	struct remove_arg x = { keys, allow };
+
+	return run_op(s, list, change_remove, &x, res, err, errlen);
+}
+
+static int change_load(struct sxdp_store *s, const char *list, void *arg, struct change *c,
+		       struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	struct add_arg *x = arg;
+	int ret;
+
+	ret = sxdp_store_replace_origin(s, list, x->keys->keys, x->keys->n, x->a, &res->changed,
+					&res->dropped, err, errlen);
+	/*
+	 * A load is a bulk change: one generation whatever it did, which
+	 * also sizes the maps for the new list.
+	 */
+	c->removal = res->changed || res->dropped;
+	return ret;
+}
+
+int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+		 const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
+		 size_t errlen)
+{
+	struct add_arg x = { keys, a };
+
+	return run_op(s, list, change_load, &x, res, err, errlen);
+}
+
+static int change_expire(struct sxdp_store *s, const char *list, void *arg, struct change *c,
+			 struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	struct sxdp_list gone = { 0 };
+	int ret;
+
+	ret = sxdp_store_expire(s, list, *(int64_t *)arg, &gone, err, errlen);
+	res->changed = gone.n;
+	c->removal = gone.n > 0;
+	sxdp_list_free(&gone);
+	return ret;
+}
+
+int sxdp_op_expire(struct sxdp_store *s, const char *list, int64_t now,
+		   struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	int64_t next;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = sxdp_store_next_expiry(s, list, &next);
+	if (ret) {
+		snprintf(err, errlen, "%s: reading the next expiry of %s", sxdp_store_path(s),
+			 list);
+		return ret;
+	}
+	if (!next || next > now)
+		return 0;
+	return run_op(s, list, change_expire, &now, res, err, errlen);
+}
+
+static int change_none(struct sxdp_store *s, const char *list, void *arg, struct change *c,
+		       struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	return 0;
+}
+
+int sxdp_op_sync(struct sxdp_store *s, const char *list, struct sxdp_op_result *res,
+		 char *err, size_t errlen)
+{
+	return run_op(s, list, change_none, NULL, res, err, errlen);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The operations on a list (ops.c): each is one store transaction, then
+ * the maps of every interface that enforces the list brought to the new
+ * version. The store is the truth; the maps follow it:
+ *
+ *  - adds go live into the maps (O(entries added), no rebuild) unless the
+ *    probe lengths or the capacity run out;
+ *  - removals (unblock, expire, a feed refresh that drops entries) build
+ *    one new generation from the store and swap it in;
+ *  - an interface whose maps are behind the store (a command killed
+ *    between its commit and its maps) is rebuilt from the store by the
+ *    next operation on its list, before anything else.
+ *
+ * Locking: an operation takes the lock of every interface enforcing the
+ * list (sorted by namespace and name), then the store's write lock
+ * (BEGIN IMMEDIATE), and checks that the set of interfaces did not change
+ * meanwhile (else it lets go and starts again). Nothing waits for an
+ * interface's lock while holding the store's, so two operations never
+ * deadlock, and two operations on one list never interleave: no lost
+ * update. A kill -9 at any point leaves the store at the old or the new
+ * version (one transaction) and the maps holding at least every entry of
+ * both (removals only ever go through a rebuild from the store).
+ *
+ * Functions return 0 or -errno, with one line in @err.
+ */
+#ifndef SIEVE_XDP_OPS_H
+#define SIEVE_XDP_OPS_H
+
+#include "store.h"
+#include "xdp.h"
+
+/* What an operation did. */
+struct sxdp_op_result {
+	size_t changed;		/* entries added, removed or expired */
+	size_t missing;		/* unblock/disallow: not on the list */
+	size_t dropped;		/* load: entries of the origin no longer in the feed */
+	uint64_t version;	/* the list's store version after it */
+	size_t ifaces;		/* interfaces brought to that version */
+	size_t rebuilt;		/* of which by a new generation */
+};
+
+/* block (@a->allow false) or allow: adds @keys to @list. */
+int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+		const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
+		size_t errlen);
+/* unblock (@allow false) or disallow. */
+int sxdp_op_remove(struct sxdp_store *s, const char *list, bool allow,
+		   const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		   size_t errlen);
+/* load: @list's blocklist entries of origin @a->origin become @keys. */
+int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+		 const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
+		 size_t errlen);
+/*
+ * Removes @list's entries due at @now in one rebuild. Cheap when none is
+ * due: one indexed query, no lock.
+ */
+int sxdp_op_expire(struct sxdp_store *s, const char *list, int64_t now,
+		   struct sxdp_op_result *res, char *err, size_t errlen);
+/* Brings every interface enforcing @list to the store's version. */
+int sxdp_op_sync(struct sxdp_store *s, const char *list, struct sxdp_op_result *res,
+		 char *err, size_t errlen);
+
+/* How an interface's generation is built, besides the entries. */
+struct sxdp_iface_params {
+	uint32_t flags;
+	uint32_t fpp_ppb;
+	uint64_t capacity;
+	unsigned int max_probes;
+};
+
+/*
+ * A new generation of @h (locked by the caller) from @list in the store,
+ * with @p (NULL: the live generation's settings). *@version (may be NULL)
+ * gets the store version it holds.
+ */
+int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+			  const struct sxdp_iface_params *p, uint64_t *version, char *err,
+			  size_t errlen);
+/* @h's maps (locked by the caller) at @list's store version: rebuilt if behind. */
+int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+		    bool *rebuilt, char *err, size_t errlen);
+
+/*
+ * Attaches the blocklist to @ifname (or applies new settings to it), its
+ * maps built from the list in the store, and records the attachment:
+ * SXDP_ATTACHED or SXDP_ALREADY, or -errno.
+ */
+int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_attach_opts *o,
+		char *err, size_t errlen);
+/* 0 detached, 1 was not attached; the record goes either way. */
+int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errlen);
+
+#endif /* SIEVE_XDP_OPS_H */
