@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "ops.h"
 #include "xdp.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
@@ -95,6 +96,56 @@ static bool set_entries(const char *const *entries, size_t n, uint32_t flags)
 	ok = set_list(&l, flags, 1000);
 	sxdp_list_free(&l);
 	return ok;
+}
+
+/*
+ * What a block does to the maps (ops.c): live into the maps, else a
+ * rebuild of @cur (the whole list, @add merged into it). 1 if rebuilt.
+ */
+static int add_entries(struct sxdp_list *cur, const struct sxdp_list *add)
+{
+	struct sieve_xdp_config cfg;
+	struct sxdp_list fresh = { 0 };
+	char err[256] = "";
+	size_t i;
+	int ret;
+
+	for (i = 0; i < add->n; i++)
+		if (!sxdp_list_find(cur, &add->keys[i]))
+			sxdp_list_add(&fresh, &add->keys[i]);
+	for (i = 0; i < fresh.n; i++)
+		sxdp_list_add(cur, &fresh.keys[i]);
+	sxdp_list_sort(cur);
+	ret = sxdp_read_config(&h, &cfg, NULL);
+	if (!ret)
+		ret = sxdp_add_live(&h, &fresh, 0);
+	if (ret == 1) {
+		ret = sxdp_rebuild(&h, cur, cfg.flags, cfg.fpp_ppb,
+				   sxdp_capacity_for(cur->n > 2 * cfg.capacity ? cur->n :
+						     2 * cfg.capacity), err, sizeof(err));
+		ret = ret ? ret : 1;
+	}
+	sxdp_list_free(&fresh);
+	expect(ret >= 0, "add: %d %s", ret, err);
+	return ret;
+}
+
+/* What an unblock does: a generation without @del; *missing: not in @cur. */
+static int remove_entries(struct sxdp_list *cur, const struct sxdp_list *del, size_t *missing)
+{
+	struct sieve_xdp_config cfg;
+	char err[256] = "";
+	size_t i;
+	int ret;
+
+	*missing = 0;
+	for (i = 0; i < del->n; i++)
+		*missing += !sxdp_list_remove(cur, &del->keys[i]);
+	ret = sxdp_read_config(&h, &cfg, NULL);
+	if (!ret && *missing < del->n)
+		ret = sxdp_rebuild(&h, cur, cfg.flags, cfg.fpp_ppb, cfg.capacity, err, sizeof(err));
+	expect(!ret, "remove: %d %s", ret, err);
+	return ret;
 }
 
 static struct sieve_xdp_key flow(const char *src, uint16_t sport, const char *dst, uint16_t dport,
@@ -584,7 +635,6 @@ static void test_live_add_and_remove(void)
 	struct pkt_spec pfx = tcp("203.0.113.5", 5, "192.0.2.10", 80);
 	struct sxdp_list l = { 0 }, add = { 0 }, del = { 0 };
 	struct sieve_xdp_config cfg;
-	char err[256] = "";
 	uint32_t id;
 	size_t missing;
 
@@ -594,18 +644,18 @@ static void test_live_add_and_remove(void)
 	passes("service not yet blocked", &svc);
 	id = live_bloom_id();
 	list_of(&add, more, 2);
-	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
+	expect(add_entries(&l, &add) == 0, "a live add rebuilt");
 	expect(live_bloom_id() == id, "a live add built new maps");
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.entries == 3, "entries after the add");
 	drops("service blocked after a live add (a new kind)", &svc, SIEVE_XDP_SERVICE);
 	drops("prefix blocked after a live add (a new length)", &pfx, SIEVE_XDP_PREFIX);
 	drops("source still blocked", &src, SIEVE_XDP_SRC);
 	list_of(&del, first, 1);
-	expect(!sxdp_remove(&h, &del, &missing) && !missing, "remove");
+	expect(!remove_entries(&l, &del, &missing) && !missing, "remove");
 	expect(live_bloom_id() != id, "a removal kept the old maps");
 	passes("source unblocked", &src);
 	drops("service still blocked", &svc, SIEVE_XDP_SERVICE);
-	expect(!sxdp_remove(&h, &del, &missing) && missing == 1, "removing it again: missing");
+	expect(!remove_entries(&l, &del, &missing) && missing == 1, "removing it again: missing");
 out:
 	sxdp_list_free(&l);
 	sxdp_list_free(&add);
@@ -613,10 +663,9 @@ out:
 }
 
 /*
- * A change killed after writing the list and before its swap: the list is
- * a generation ahead of the maps. The next change brings them in step
- * (sxdp_sync); a list naming the live generation is left alone. A
- * temporary list a killed writer left is removed by the next write.
+ * A change killed between its commit and its maps: the store is ahead of
+ * the maps. sxdp_iface_sync rebuilds from the store; maps in step are
+ * left alone. The store's list is the truth, whatever the maps held.
  */
 static void test_sync_after_cut_short(void)
 {
@@ -624,35 +673,48 @@ static void test_sync_after_cut_short(void)
 	static const char *const after[] = { "203.0.113.9" };
 	struct pkt_spec old = tcp("198.51.100.7", 5, "192.0.2.10", 80);
 	struct pkt_spec new = tcp("203.0.113.9", 5, "192.0.2.10", 80);
+	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
 	struct sxdp_list l = { 0 }, ahead = { 0 };
 	struct sieve_xdp_config cfg;
-	char path[256], tmp[300], header[32], err[256] = "";
+	struct sxdp_store *s = NULL;
+	uint64_t version;
+	bool rebuilt;
 	uint32_t gen;
 
 	list_of(&l, before, 1);
 	list_of(&ahead, after, 1);
-	if (!set_list(&l, 0, 1000) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &s, err, sizeof(err)), "store: %s", err))
 		goto out;
+	expect(!sxdp_store_add(s, "t", l.keys, l.n, &a, NULL, err, sizeof(err)), "add: %s", err);
+	if (!expect(!sxdp_build_from_store(&h, s, "t", &(struct sxdp_iface_params){
+			.fpp_ppb = 1000, .capacity = 1024 }, &version, err, sizeof(err)),
+		    "build: %s", err) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	expect(cfg.store_version == version && version == 1, "maps hold version %llu, want 1",
+	       (unsigned long long)cfg.store_version);
 	gen = cfg.gen_seq;
-	expect(!sxdp_sync(&h, err, sizeof(err)), "sync in step: %s", err);
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && !rebuilt,
+	       "sync in step rebuilt: %s", err);
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.gen_seq == gen,
-	       "a list in step with the maps rebuilt them");
-	sxdp_state_path(path, sizeof(path), h.ifname);
-	snprintf(header, sizeof(header), "# generation %u", gen + 1);
-	if (!expect(!sxdp_list_write(path, &ahead, header), "writing the list ahead"))
-		goto out;
-	passes("the list's entry before the sync", &new);
-	expect(!sxdp_sync(&h, err, sizeof(err)), "sync: %s", err);
-	drops("the list's entry after the sync", &new, SIEVE_XDP_SRC);
-	passes("the entry the list dropped", &old);
-	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.entries == 1, "entries after the sync");
-	/* A writer killed mid-file leaves its temporary; the next write sweeps it. */
-	snprintf(tmp, sizeof(tmp), "%s.Ab12Cd", path);
-	close(open(tmp, O_WRONLY | O_CREAT, 0600));
-	set_list(&l, 0, 1000);
-	expect(access(tmp, F_OK) && errno == ENOENT, "%s left after the next write", tmp);
-	unlink(tmp);
+	       "maps in step with the store were rebuilt");
+	/* The store moves on, the maps do not: a command killed after its commit. */
+	expect(!sxdp_store_replace_origin(s, "t", ahead.keys, ahead.n, &a, NULL, NULL, err,
+					  sizeof(err)), "replace: %s", err);
+	passes("the store's entry before the sync", &new);
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && rebuilt,
+	       "sync behind: %s", err);
+	drops("the store's entry after the sync", &new, SIEVE_XDP_SRC);
+	passes("the entry the store dropped", &old);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.entries == 1 && cfg.store_version == 2,
+	       "after the sync: %llu entries at version %llu, want 1 at 2",
+	       (unsigned long long)cfg.entries, (unsigned long long)cfg.store_version);
 out:
+	sxdp_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
 	sxdp_list_free(&l);
 	sxdp_list_free(&ahead);
 }
@@ -673,7 +735,7 @@ static void test_growth_past_capacity(void)
 		s.flow = random_flow();
 		sxdp_list_add(&add, &s.flow);
 	}
-	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
+	expect(add_entries(&l, &add) == 1, "an add past the capacity was live");
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.capacity >= add.n && cfg.entries == add.n,
 	       "capacity %llu for %zu entries", (unsigned long long)cfg.capacity, add.n);
 	for (i = 0; i < add.n; i++) {
@@ -1102,9 +1164,7 @@ static void test_expansion_nested(void)
 	if (set_list_probes(&l, 2))
 		check_edges(&l, "nested, two probes");
 	list_of(&del, wide, 2);
-	expect(!sxdp_remove(&h, &del, &missing) && !missing, "removing the widest");
-	sxdp_list_remove(&l, &del.keys[0]);
-	sxdp_list_remove(&l, &del.keys[1]);
+	expect(!remove_entries(&l, &del, &missing) && !missing, "removing the widest");
 	check_edges(&l, "nested, widest removed");
 	expect(verdict_from(SIEVE_XDP_V4, (u128)0x0a050000 << 96) == XDP_PASS,
 	       "10.5.0.0 passes once 10.0.0.0/8 is gone");
@@ -1123,7 +1183,6 @@ static void test_expansion_live_block(void)
 	static const char *const far[] = { "10.128.0.0/9" };
 	struct sxdp_list l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
-	char err[256] = "";
 	uint32_t id;
 
 	list_of(&l, first, 2);
@@ -1131,20 +1190,17 @@ static void test_expansion_live_block(void)
 		goto out;
 	id = live_bloom_id();
 	list_of(&add, near, 1);
-	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
-	expect(live_bloom_id() == id, "a near length rebuilt the maps");
+	expect(add_entries(&l, &add) == 0, "a near length rebuilt the maps");
+	expect(live_bloom_id() == id, "a near length made new maps");
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.nr_v4_lens == 2 && cfg.keys == 10,
 	       "after the near add: %u lengths, %llu keys, want 2 and 10", cfg.nr_v4_lens,
 	       (unsigned long long)cfg.keys);
-	sxdp_list_add(&l, &add.keys[0]);
 	sxdp_list_free(&add);
 	list_of(&add, far, 1);
-	expect(!sxdp_add(&h, &add, err, sizeof(err)), "add: %s", err);
-	expect(live_bloom_id() != id, "a far length was added live");
+	expect(add_entries(&l, &add) == 1, "a far length was added live");
+	expect(live_bloom_id() != id, "a far length kept the maps");
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.nr_v4_lens == 2 && cfg.max_probes == 2,
 	       "after the far add: %u lengths, max %u", cfg.nr_v4_lens, cfg.max_probes);
-	sxdp_list_add(&l, &add.keys[0]);
-	sxdp_list_sort(&l);
 	check_edges(&l, "after live blocks");
 out:
 	sxdp_list_free(&l);
@@ -1185,93 +1241,6 @@ static void test_entry_parser(void)
 	       "a full-length prefix is a source");
 }
 
-/*
- * Writers of one list file at once, each its own list again and again:
- * every write succeeds, and the file is always one whole list. (The loader
- * serialises its writers; this is about the file alone.)
- */
-enum { LIST_WRITERS = 4, LIST_WRITES = 200 };
-
-struct list_writer {
-	const char *path;
-	struct sxdp_list l;
-	int failed;
-};
-
-static void *list_writer_run(void *arg)
-{
-	struct list_writer *w = arg;
-	int i;
-
-	for (i = 0; i < LIST_WRITES; i++)
-		if (sxdp_list_write(w->path, &w->l, NULL))
-			w->failed++;
-	return NULL;
-}
-
-static void test_list_write_concurrent(void)
-{
-	char dir[] = "/tmp/sieve-xdp-test-XXXXXX", path[64], err[256], leftover[320];
-	struct list_writer w[LIST_WRITERS] = { 0 };
-	pthread_t tid[LIST_WRITERS];
-	struct sxdp_list got = { 0 };
-	int i, j, started = 0, torn = 0, reads;
-
-	if (!expect(mkdtemp(dir) != NULL, "mkdtemp"))
-		return;
-	snprintf(path, sizeof(path), "%s/iface.list", dir);
-	for (i = 0; i < LIST_WRITERS; i++) {
-		w[i].path = path;
-		/* Lists of different lengths, so a torn file shows. */
-		for (j = 0; j <= 50 * i; j++) {
-			struct sieve_xdp_key k;
-			const char *why;
-
-			snprintf(err, sizeof(err), "10.%d.0.%d", i, j);
-			if (!sxdp_parse_entry(err, &k, &why))
-				sxdp_list_add(&w[i].l, &k);
-		}
-		sxdp_list_sort(&w[i].l);
-	}
-	for (i = 0; i < LIST_WRITERS; i++)
-		started += !pthread_create(&tid[i], NULL, list_writer_run, &w[i]);
-	expect(started == LIST_WRITERS, "started %d writers", started);
-	for (reads = 0; reads < 2000; reads++) {
-		if (sxdp_list_read(path, &got, err, sizeof(err)))
-			continue;	/* not written yet */
-		for (j = 0; j < LIST_WRITERS; j++)
-			if (got.n == w[j].l.n && !memcmp(got.keys, w[j].l.keys, got.n * sizeof(*got.keys)))
-				break;
-		torn += j == LIST_WRITERS;
-	}
-	for (i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-	for (i = 0; i < LIST_WRITERS; i++) {
-		expect(!w[i].failed, "writer %d: %d of %d writes failed", i, w[i].failed, LIST_WRITES);
-		sxdp_list_free(&w[i].l);
-	}
-	expect(!torn, "%d of %d reads found no whole list", torn, reads);
-	/* Nothing left beside the list (and what was is removed). */
-	{
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		int left = 0;
-
-		while (d && (e = readdir(d))) {
-			if (e->d_name[0] == '.' || !strcmp(e->d_name, "iface.list"))
-				continue;
-			snprintf(leftover, sizeof(leftover), "%s/%s", dir, e->d_name);
-			left += !unlink(leftover);
-		}
-		if (d)
-			closedir(d);
-		expect(!left, "%d files left beside the list", left);
-	}
-	unlink(path);
-	rmdir(dir);
-	sxdp_list_free(&got);
-}
-
 static void test_list_file(void)
 {
 	char path[] = "/tmp/sieve-xdp-test-XXXXXX", err[256] = "";
@@ -1303,7 +1272,6 @@ static const struct {
 } cases[] = {
 	{ "entry_parser", test_entry_parser },
 	{ "list_file", test_list_file },
-	{ "list_write_concurrent", test_list_write_concurrent },
 	{ "plan_matches_kernel", test_plan_matches_kernel },
 	{ "source_v4_v6", test_source_v4_v6 },
 	{ "prefixes", test_prefixes },
@@ -1341,7 +1309,6 @@ static int setup(void)
 	if (err)
 		return err;
 	prog_fd = bpf_program__fd(skel->progs.sieve_xdp);
-	/* A name of its own: the loader keeps this list in SXDP_STATE_DIR. */
 	h = (struct sxdp_handle){
 		.ifname = "sieve-test",
 		.active_fd = bpf_map__fd(skel->maps.sieve_active),
@@ -1383,12 +1350,6 @@ int main(int argc, char **argv)
 		case_failed ? failed++ : passed++;
 	}
 	sieve_xdp__destroy(skel);
-	{
-		char path[256];
-
-		sxdp_state_path(path, sizeof(path), "sieve-test");
-		unlink(path);
-	}
 	printf("%d passed, %d failed\n", passed, failed);
 	if (results && (f = fopen(results, "w"))) {
 		fprintf(f, "%d %d\n", passed, failed);

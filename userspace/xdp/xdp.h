@@ -50,8 +50,6 @@ void sxdp_list_sort(struct sxdp_list *l);
 bool sxdp_list_find(const struct sxdp_list *l, const struct sieve_xdp_key *key);
 bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key);
 void sxdp_list_free(struct sxdp_list *l);
-/* @header: a comment line to put first, or NULL. */
-int sxdp_list_write(const char *path, const struct sxdp_list *l, const char *header);
 
 /* ---- files in the formats of feeds (feed.c) ---- */
 
