@@ -725,7 +725,6 @@ static void test_growth_past_capacity(void)
 	struct sxdp_list l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
 	struct pkt_spec s = { .payload = 0 };
-	char err[256] = "";
 	uint8_t buf[PKT_MAX];
 	size_t i, passed = 0;
 
