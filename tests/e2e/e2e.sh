@@ -22,6 +22,8 @@ SV=sieve-e2e-sv-$TAG
 IF=sve$TAG		# the server's end, where XDP runs (pins are by name)
 IF2=svf$TAG		# a second interface for the several-interfaces case
 WORK=$(mktemp -d /tmp/sieve-e2e.XXXXXX)
+# The suite's own store; each case starts from an empty one.
+export SIEVE_STATE_DIR=$WORK/state
 
 # Documentation ranges, inside the namespaces only.
 SV4=198.51.100.1; A4=198.51.100.2; B4=198.51.100.3; C4=198.51.100.100
@@ -35,7 +37,8 @@ sv() { nsenter --net=/run/netns/$SV "$@"; }
 cl() { nsenter --net=/run/netns/$CL "$@"; }
 sieve() { sv "$SIEVE" xdp "$@"; }
 # Commands on the first interface name it: another run of this suite may
-# have the blocklist on interfaces of its own, and no -i means all of them.
+# have the blocklist on interfaces of its own, and no -i means all of them
+# for the reports (changes go to the list -i enforces).
 on() { local sub=$1; shift; sieve "$sub" -i $IF "$@"; }
 
 fail() { echo "    FAIL: $*"; case_failed=1; }
@@ -190,7 +193,7 @@ case_load_under_traffic() {
 	attach || return
 	printf '# both lists block B\n%s\n203.0.113.0/24\n' $B4 >"$WORK/one"
 	printf '198.51.100.0/30\ntcp:%s:22\n2001:db8::/32\n' $SV4 >"$WORK/two"
-	on load "$WORK/one" >/dev/null || fail "load one"
+	on load --origin feed "$WORK/one" >/dev/null || fail "load one"
 	local lost0; lost0=$(stack_drops)
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 10 >"$WORK/recv" &
 	local rpid=$!
@@ -200,7 +203,7 @@ case_load_under_traffic() {
 	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 $n 1000 >/dev/null &
 	local b=$!
 	for i in $(seq 1 20); do
-		on load "$WORK/$([ $((i % 2)) = 0 ] && echo one || echo two)" >/dev/null ||
+		on load --origin feed "$WORK/$([ $((i % 2)) = 0 ] && echo one || echo two)" >/dev/null ||
 			fail "load number $i"
 	done
 	wait $a $b; wait $rpid
@@ -223,15 +226,17 @@ print(sum(v for k, v in d.items() if k.startswith('dropped') and not k.endswith(
 	fi
 }
 
-# Datagrams the server's stack dropped after XDP: its veth's receive drops
-# and UDP receive-buffer errors.
+# Datagrams lost outside XDP: the server veth's receive drops, its UDP
+# receive-buffer errors, and the client veth's transmit drops (a full ring
+# of the XDP-enabled peer: lost before the program runs).
 stack_drops() {
-	local rx udp
+	local rx udp tx
 	# /proc/net follows the reader's namespace; /sys/class/net would need sysfs remounted.
 	rx=$(sv awk -v dev="$IF:" '$1 == dev { print $5 }' /proc/net/dev)
 	udp=$(sv awk '/^Udp:/ && !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
 		/^Udp:/ { print $c["RcvbufErrors"] + $c["InErrors"] }' /proc/net/snmp)
-	echo $((rx + udp))
+	tx=$(cl awk -v dev="cl$TAG:" '$1 == dev { print $13 }' /proc/net/dev)
+	echo $((rx + udp + tx))
 }
 
 # A list of 24 prefix lengths (/8-/31) and a host: the program probes 8
@@ -281,7 +286,7 @@ case_load_feeds() {
 	attach || return
 	printf '; Spamhaus DROP List\r\n; Last-Modified: today\r\n198.51.100.0/30 ; SBL1\r\n%s\r\n' \
 		'2001:db8:e2e::/126 ; SBL2' >"$WORK/drop"
-	on load --format drop "$WORK/drop" >/dev/null || fail "load --format drop"
+	on load --origin feed --format drop "$WORK/drop" >/dev/null || fail "load --format drop"
 	expect_eq "$(on list | cut -f3 | sort | tr '\n' ' ')" "198.51.100.0/30 2001:db8:e2e::/126 " \
 		"list after loading a DROP file"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, in a DROP prefix"
@@ -289,7 +294,7 @@ case_load_feeds() {
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, outside them"
 	printf '%s\n' "create bl hash:net family inet" "add bl 198.51.100.96/28 timeout 600" \
 		"create all list:set size 8" "add all bl" >"$WORK/ipset"
-	local out; out=$(on load "$WORK/ipset") || fail "load an ipset save (auto)"
+	local out; out=$(on load --origin feed "$WORK/ipset") || fail "load an ipset save (auto)"
 	case $out in *"hash:net: 1"*) ;; *) fail "the skipped add is counted: $out";; esac
 	expect_eq "$(on list | cut -f3)" 198.51.100.96/28 "list after loading an ipset save"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, in the hash:net"
@@ -361,19 +366,27 @@ case_errors() {
 	on unblock $A4 >/dev/null; expect_eq $? 1 "unblock of an entry not on the list"
 }
 
+# Each interface enforces one list; a change to a list reaches every
+# interface enforcing it, and only those.
 case_several_interfaces() {
 	attach || return
-	sieve attach $IF2 >/dev/null || fail "attach $IF2"
-	sieve block -i $IF2 203.0.113.2 >/dev/null || fail "block on $IF2"
+	sieve attach $IF2 --list second >/dev/null || fail "attach $IF2 --list second"
+	sieve block -i $IF2 203.0.113.2 >/dev/null || fail "block on $IF2's list"
 	expect_eq "$(pings 203.0.113.2 203.0.113.1)" 0 "pings over $IF2 from its blocked source"
 	expect_eq "$(pings $A4 $SV4)" 5 "pings over $IF, whose list is empty"
-	expect_eq "$(sieve status -j | python3 -c "import json,sys; print(sum(s['iface'] in ('$IF', '$IF2') for s in json.load(sys.stdin)))")" \
-		2 "our interfaces in status -j"
-	# No -i: every interface (an address no case sends from, as other
-	# runs' interfaces get it too).
-	sieve block 192.0.2.99 >/dev/null || fail "block on every interface"
-	expect_eq "$(sieve list -i $IF; sieve list -i $IF2)" "$(printf '%s\tsource\t192.0.2.99\n%s\tsource\t192.0.2.99\n%s\tsource\t203.0.113.2' $IF $IF2 $IF2)" \
-		"entry added to both lists"
+	expect_eq "$(sieve status -j | python3 -c "import json,sys
+print(sorted(s['list'] for s in json.load(sys.stdin) if s['iface'] in ('$IF', '$IF2')))")" \
+		"['default', 'second']" "the lists of our interfaces in status -j"
+	# No -i and no --list: the list "default".
+	sieve block 192.0.2.99 >/dev/null || fail "block on the default list"
+	expect_eq "$(sieve list -i $IF | cut -f1,3; sieve list -i $IF2 | cut -f1,3)" \
+		"$(printf 'default\t192.0.2.99\nsecond\t203.0.113.2')" "each list has its entry"
+	# Two interfaces on one list: a block reaches both.
+	sieve attach $IF2 --list default >/dev/null || fail "switch $IF2 to the default list"
+	expect_eq "$(pings 203.0.113.2 203.0.113.1)" 5 "pings over $IF2 after switching lists"
+	local out; out=$(sieve block --list default 203.0.113.2) || fail "block on the shared list"
+	case $out in *"2 interfaces in step"*) ;; *) fail "the block reached: $out";; esac
+	expect_eq "$(pings 203.0.113.2 203.0.113.1)" 0 "pings over $IF2, blocked on the shared list"
 }
 
 # Runs "SUB ARGS" one command a line from stdin on the first interface,
@@ -510,7 +523,8 @@ print(s['entries'], s['exact'], s['bloom_bytes'] > 0)")" "81 False True" \
 concurrent_loads() {
 	local p i pids=
 	for p in 0 1 2 3; do
-		for i in $(seq 1 10); do echo "load $WORK/list.$p"; done | run_commands "$WORK/fail.$p" &
+		for i in $(seq 1 10); do echo "load --origin feed $WORK/list.$p"; done |
+			run_commands "$WORK/fail.$p" &
 		pids="$pids $!"
 	done
 	toggle_exact &
@@ -588,64 +602,178 @@ case_concurrent_attach_detach() {
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after the last detach"
 }
 
-# Commands killed (SIGKILL) at random points of a load of 20000 entries
-# or of a block, under traffic: after each, the live generation still
-# drops B and the next command succeeds; in the end the list, the maps
-# and the state folder are in step, with no temporary file left behind.
+# The feed entries of the store, sorted (one a line).
+feed_entries() {
+	on list | awk -F'\t' '$4 == "feed" { print $3 }' | sort
+}
+
+# Is ENTRY on the first interface's list?
+listed() {
+	on list | cut -f3 | grep -qx "$1"
+}
+
+# Trials of commands killed (SIGKILL) at random points, under traffic:
+# block, unblock, load (20000 entries, two feeds in turn) and expire. After
+# each kill the store holds the old or the new state (a load is one of the
+# two feeds whole, never a mix), the next command finds the maps behind
+# (if the kill came between the commit and the maps) and brings them in
+# step, and the maps hold what the store says. B is on every state: none
+# of its datagrams may arrive (checked by under_traffic).
 killed_commands() {
-	local i pid sub want samples=($SAMPLES)
-	for i in $(seq 1 12); do
-		case $((i % 3)) in
-		0) sub="block 192.0.2.$i" ;;
-		*) sub="load $WORK/big" ;;
+	local i pid cmd ip feeds st samples=($SAMPLES)
+	for i in $(seq 1 $KILL_TRIALS); do
+		ip=192.0.2.$((i % 200 + 1))
+		case $((i % 4)) in
+		0) cmd="block $ip" ;;
+		1) on block $ip >/dev/null; cmd="unblock $ip" ;;
+		2) cmd="load --origin feed $WORK/big.$((i / 4 % 2))" ;;
+		3) on block --ttl 1s $ip >/dev/null; sleep 1.05; cmd="expire" ;;
 		esac
-		nsenter --net=/run/netns/$SV "$SIEVE" xdp $sub -i $IF >/dev/null 2>&1 &
+		nsenter --net=/run/netns/$SV "$SIEVE" xdp $cmd -i $IF >/dev/null 2>&1 &
 		pid=$!
-		sleep "0.$((RANDOM % 40))"
+		sleep "0.$((RANDOM % 30))"
 		kill -9 $pid 2>/dev/null
 		wait $pid 2>/dev/null
-		expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['bloom_bytes'] > 0)")" \
-			True "a live bloom map after kill number $i"
-		on block 192.0.2.$((100 + i)) >/dev/null || fail "block after kill number $i"
-		on unblock 192.0.2.$((100 + i)) >/dev/null || fail "unblock after kill number $i"
-		# The maps hold what the list says: the second sample is on the big list only.
-		if on list | grep -q "	${samples[1]}$"; then
-			want=0; extra_drops=$((extra_drops + 3))
+		feeds=$(feed_entries)
+		[ "$feeds" = "$(cat "$WORK/big.0")" ] || [ "$feeds" = "$(cat "$WORK/big.1")" ] ||
+			fail "trial $i ($cmd): the feed is neither whole list ($(echo "$feeds" | wc -l) entries)"
+		st=$(on status -j | python3 -c "import json,sys
+s = json.load(sys.stdin)[0]
+print(s['in_step'], s['bloom_bytes'] > 0, s['resynced'])")
+		expect_eq "${st% *}" "True True" "in step with a live map after trial $i ($cmd)"
+		[ "${st##* }" = True ] && resynced=$((resynced + 1))
+		# The second sample is on big.0 only: the maps must say what the store says.
+		if listed ${samples[1]}; then
+			expect_eq "$(pings ${samples[1]} $SV4 2)" 0 "pings from ${samples[1]} (listed) after trial $i"
+			extra_drops=$((extra_drops + 2))
 		else
-			want=3
+			expect_eq "$(pings ${samples[1]} $SV4 2)" 2 "pings from ${samples[1]} (not listed) after trial $i"
 		fi
-		expect_eq "$(pings ${samples[1]} $SV4 3)" $want "pings from ${samples[1]} after kill number $i"
+		killed=$((killed + 1))
 	done
 }
 
 case_killed_commands() {
-	local samples=($SAMPLES) small=$WORK/small
+	local samples=($SAMPLES) p
 	attach || return
-	python3 -c "
-import sys
+	# Two feeds of 20000 entries, in the canonical form `list` prints.
+	for p in 0 1; do
+		python3 -c "
 print('$B4')
-print('${samples[1]}')
-for i in range(20000):
-    print('10.%d.%d.0/24' % (i // 256, i % 256))" >"$WORK/big"
-	printf '%s\n%s\n' $B4 ${samples[0]} >"$small"
-	on block $B4 >/dev/null || { fail "block $B4"; return; }
+if $p == 0:
+    print('${samples[1]}')
+for i in range(10000):
+    print('10.%d.%d.%d' % ($p, i // 256, i % 256))
+    print('11.%d.%d.0/24' % ($p * 50 + i // 256, i % 256))" | sort >"$WORK/big.$p"
+	done
+	on load --origin feed "$WORK/big.0" >/dev/null || { fail "first load"; return; }
+	killed=0 resynced=0
 	under_traffic killed_commands
-	on load "$small" >/dev/null || fail "load after the kills"
-	on block 192.0.2.200 >/dev/null || fail "block after the kills"
-	expect_list "$( (cat "$small"; echo 192.0.2.200) | sort)" "the list after the kills"
-	expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['entries'])")" \
-		3 "entries in the live config after the kills"
-	expect_eq "$(pings ${samples[0]} $SV4 3)" 0 "pings from ${samples[0]} (on the list)"
-	expect_eq "$(pings ${samples[1]} $SV4 3)" 3 "pings from ${samples[1]} (not on it)"
-	local left; left=$(ls /run/sieve/xdp/netns-*/ 2>/dev/null | grep -c "^$IF\.list\.")
-	expect_eq "$left" 0 "temporary list files left beside $IF.list"
+	expect_eq $killed $KILL_TRIALS "trials run"
+	# How many kills fell between a commit and the maps: random, so said, not asserted.
+	echo "    note: $resynced of $killed kills left the maps behind the store (re-synced)"
+	on load --origin feed "$WORK/big.1" >/dev/null || fail "load after the kills"
+	expect_eq "$(feed_entries)" "$(cat "$WORK/big.1")" "the feed after the kills"
+	expect_eq "$(pings ${samples[1]} $SV4 3)" 3 "pings from ${samples[1]} (not on big.1)"
+}
+KILL_TRIALS=60
+
+# Entries with a TTL drop until `expire` runs after it; list shows the time left.
+case_ttl_expire() {
+	attach || return
+	on block --ttl 2s $A4 >/dev/null || fail "block --ttl 2s"
+	on block --ttl 1h $C4 >/dev/null || fail "block --ttl 1h"
+	case $(on list | grep "	$A4	") in *"	0m0"[12]s) ;; *) fail "time left of $A4: $(on list)";; esac
+	case $(on list | grep "	$C4	") in *"	0h59m"|*"	1h00m") ;; *) fail "time left of $C4: $(on list)";; esac
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A before its TTL"
+	sleep 2.2
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after its TTL, before expire"
+	case $(on expire) in *"expired 1;"*) ;; *) fail "expire did not remove one entry";; esac
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after expire"
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, not due"
+	expect_eq "$(on expire)" "nothing was due" "a second expire"
+	expect_eq "$(on list | cut -f3)" $C4 "the list after expire"
+}
+
+# A feed refresh replaces only its own entries: manual blocks and other feeds stay.
+case_feed_origins() {
+	attach || return
+	on block $A4 >/dev/null || fail "block A"
+	printf '%s\n' $B4 >"$WORK/f1"; printf '%s\n' 198.51.100.200 >"$WORK/f2"
+	on load --origin f1 "$WORK/f1" >/dev/null || fail "load f1"
+	on load --origin f2 "$WORK/f2" >/dev/null || fail "load f2"
+	printf '%s\n' $C4 >"$WORK/f1"
+	on load --origin f1 "$WORK/f1" >/dev/null || fail "reload f1"
+	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+		"198.51.100.100:f1 198.51.100.2:cli 198.51.100.200:f2 " "entries and origins"
+	expect_eq "$(pings $B4 $SV4)" 5 "pings from B, gone from f1"
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, new in f1"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, blocked by hand"
+	on load --origin f1 /dev/null >/dev/null || fail "load f1 empty"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after f1 emptied"
+}
+
+# The store outlives the pins (a reboot): attach builds from it again.
+case_store_outlives_pins() {
+	attach --exact || return
+	on block $A4 198.51.100.0/28 >/dev/null || fail "block"
+	# What a reboot does: the program and its pins are gone; the store stays.
+	ip -n $SV link set dev $IF xdp off 2>/dev/null; ip -n $SV link set dev $IF xdpgeneric off 2>/dev/null
+	rm -rf /sys/fs/bpf/sieve/netns-*/"$IF"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A with the program gone"
+	sieve attach $IF >/dev/null || fail "attach again"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after attach, from the store"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B, in the stored /28"
+	expect_eq "$(on status -j | python3 -c "import json,sys
+s = json.load(sys.stdin)[0]
+print(s['list'], s['entries'], s['in_step'])")" "default 2 True" "list, entries, in step"
+}
+
+# Maps behind the store (a command killed between its commit and its
+# maps, made here by writing the store directly): the next command finds
+# them behind and rebuilds.
+case_maps_behind_resync() {
+	attach || return
+	on block $A4 >/dev/null || fail "block A"
+	python3 - "$SIEVE_STATE_DIR/sieve.db" $C4 <<'PY' || fail "writing the store"
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO entries(list, kind, key, added_at, origin) VALUES ('default', 0, ?, ?, 'cli')",
+           (sys.argv[2], int(time.time())))
+db.execute("UPDATE lists SET version = version + 1 WHERE name = 'default'")
+db.commit()
+PY
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, in the store only"
+	case $(on status) in *"behind: rebuilt now"*) ;; *) fail "status did not re-sync: $(on status)";; esac
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C after the re-sync"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after the re-sync"
+	expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['in_step'])")" \
+		True "in step after the re-sync"
+}
+
+# Bad or foreign store files: a clear error, the file untouched.
+case_bad_store() {
+	local st=$WORK/badstore err rc sum
+	mkdir -p "$st"
+	head -c 4096 /dev/urandom >"$st/sieve.db"
+	sum=$(md5sum <"$st/sieve.db")
+	err=$(sieve list --state-dir "$st" 2>&1); rc=$?
+	expect_eq $rc 2 "list on a random file"
+	case $err in *"$st/sieve.db"*) ;; *) fail "the error names the file: $err";; esac
+	expect_eq "$(md5sum <"$st/sieve.db")" "$sum" "the random file after the refusal"
+	rm "$st/sieve.db"
+	python3 -c "import sqlite3; db = sqlite3.connect('$st/sieve.db'); db.execute('CREATE TABLE t (x)'); db.commit()"
+	err=$(sieve block --state-dir "$st" $A4 2>&1); rc=$?
+	expect_eq $rc 2 "block into another application's database"
+	case $err in *"refusing to touch it"*) ;; *) fail "foreign database message: $err";; esac
 }
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
-	concurrent_attach_detach killed_commands"
+	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
+	maps_behind_resync bad_store"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then
@@ -660,6 +788,7 @@ main() {
 		case_failed=0
 		case_$c
 		sieve detach $IF $IF2 >/dev/null 2>&1
+		rm -rf "$SIEVE_STATE_DIR"
 		if [ $case_failed = 0 ]; then
 			echo "ok   e2e_$c"; passed=$((passed + 1))
 		else
