@@ -256,11 +256,11 @@ expect_help_options "build" $create --if-absent --file --json --pretty
 expect_help_options "snapshot query" --count --file --json --pretty
 if $has_xdp; then
 	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open \
-		--capacity --max-probes --force --json --pretty
+		--capacity --max-probes --force --list --state-dir --json --pretty
 	expect_help_options "xdp plan" --entries --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
-	expect_help_options "xdp block" --iface
-	expect_help_options "xdp load" --iface --format
+	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment
+	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment
 fi
 }
 expect "filter create --help" 0 "$sieve" filter create --help

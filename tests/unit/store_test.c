@@ -3,8 +3,10 @@
  * The blocklist store (userspace/xdp/store.c), each case in a folder of
  * its own under /tmp: entries round trip, upserts, a feed refresh that
  * keeps other origins, expiry, list versions, bad and foreign files,
- * migration from an empty database, two writers at once, and writers
- * killed with SIGKILL mid-transaction. The cost of adding one entry (and
+ * migration from an empty database and from a version-1 store, the
+ * allowlist beside the blocklist, the keys add_fresh reports new, list
+ * names, attachments, read snapshots against a second writer, two
+ * writers at once, and writers killed with SIGKILL mid-transaction. The cost of adding one entry (and
  * of a bulk load) is printed, not asserted; SIEVE_STORE_BENCH=1 adds the
  * 10^6-entry numbers.
  */
@@ -578,6 +580,758 @@ static void sieve_unit_store_bad_files(struct sieve_test *t)
 	store_dir_clean(&d);
 }
 
+/* Key @key's canonical text, as the store keeps it and names it in messages. */
+static const char *key_text(const struct sieve_xdp_key *key, char *buf, size_t len)
+{
+	sxdp_format_entry(key, buf, len);
+	return buf;
+}
+
+/* How many keys @list has on one side: its allowlist if @allow, else its blocklist. */
+static size_t side_n(struct sxdp_store *s, const char *list, bool allow)
+{
+	struct sxdp_list l = { 0 };
+	size_t n;
+
+	n = sxdp_store_read_from(s, list, allow, &l, NULL, 0) ? SIZE_MAX : l.n;
+	sxdp_list_free(&l);
+	return n;
+}
+
+/* Whether @key is on @list's allowlist (@allow) or blocklist. */
+static bool has_on(struct sxdp_store *s, const char *list, bool allow,
+		   const struct sieve_xdp_key *key)
+{
+	struct sxdp_list l = { 0 };
+	bool found;
+
+	if (sxdp_store_read_from(s, list, allow, &l, NULL, 0))
+		return false;
+	sxdp_list_sort(&l);
+	found = sxdp_list_find(&l, key);
+	sxdp_list_free(&l);
+	return found;
+}
+
+/*
+ * migrations[0] of store.c, copied and never to be edited: the schema of
+ * a store a version-1 sieve wrote. Copied rather than shared so that an
+ * edit of the first migration (which must never happen: stores in the
+ * field have it) shows up as a v1 store this build can no longer read.
+ */
+static const char v1_schema[] =
+	"CREATE TABLE lists ("
+	"  name TEXT PRIMARY KEY NOT NULL,"
+	"  version INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE entries ("
+	"  list TEXT NOT NULL REFERENCES lists(name) ON DELETE CASCADE,"
+	"  kind INTEGER NOT NULL,"
+	"  allow INTEGER NOT NULL DEFAULT 0,"
+	"  key TEXT NOT NULL,"
+	"  added_at INTEGER NOT NULL,"
+	"  expires_at INTEGER,"
+	"  origin TEXT NOT NULL,"
+	"  comment TEXT,"
+	"  PRIMARY KEY (list, key)) WITHOUT ROWID;"
+	"CREATE INDEX entries_expiry ON entries(list, expires_at) WHERE expires_at IS NOT NULL;"
+	"CREATE INDEX entries_origin ON entries(list, origin);"
+	"CREATE TABLE attachments ("
+	"  netns INTEGER NOT NULL,"
+	"  iface TEXT NOT NULL,"
+	"  list TEXT NOT NULL REFERENCES lists(name),"
+	"  mode TEXT NOT NULL,"
+	"  backend TEXT NOT NULL,"
+	"  flags INTEGER NOT NULL DEFAULT 0,"
+	"  fpp_ppb INTEGER,"
+	"  capacity INTEGER,"
+	"  built_version INTEGER,"
+	"  PRIMARY KEY (netns, iface));";
+
+#define V1_APP_ID	0x53494556	/* "SIEV" */
+#define V1_ENTRIES	8
+#define NETNS_INIT	4026531840ULL	/* init_net's inode */
+#define NETNS_OTHER	4026532288ULL
+
+/* What v1_store_make() writes for entry @i of @keys. */
+static bool v1_allow(unsigned int i) { return i >= 6; }
+static int64_t v1_added(unsigned int i) { return 100 + i; }
+static int64_t v1_expires(unsigned int i) { return i & 1 ? 7000 + i : 0; }
+static const char *v1_origin(unsigned int i) { return i < 4 ? "cli" : "feedA"; }
+static const char *v1_comment(unsigned int i) { return i == 0 ? "first" : NULL; }
+
+/*
+ * A store as a version-1 sieve left it, made with SQLite alone: list
+ * "edge" at version 3 with V1_ENTRIES entries of every kind (two of them
+ * allowed, half of them expiring), and eth0 of init_net attached to it.
+ */
+static int v1_store_make(const struct store_dir *d, const struct sieve_xdp_key *keys)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	char sql[256], text[128];
+	unsigned int i;
+	int rc;
+
+	mkdir(d->dir, 0700);
+	rc = sqlite3_open_v2(d->db, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	/* WAL, as the version-1 store set it. */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL; BEGIN", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, v1_schema, NULL, NULL, NULL);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = 1; PRAGMA application_id = %d",
+		 V1_APP_ID);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "INSERT INTO lists VALUES ('edge', 3);"
+				  "INSERT INTO attachments VALUES (4026531840, 'eth0', 'edge', "
+				  "'native', 'bloom-map', 1, 1000, 65536, 3)", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "INSERT INTO entries(list, kind, allow, key, added_at, "
+					"expires_at, origin, comment) VALUES "
+					"('edge', ?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &st, NULL);
+	for (i = 0; rc == SQLITE_OK && i < V1_ENTRIES; i++) {
+		sqlite3_bind_int(st, 1, keys[i].kind);
+		sqlite3_bind_int(st, 2, v1_allow(i));
+		sqlite3_bind_text(st, 3, key_text(&keys[i], text, sizeof(text)), -1,
+				  SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, v1_added(i));
+		if (v1_expires(i))
+			sqlite3_bind_int64(st, 5, v1_expires(i));
+		else
+			sqlite3_bind_null(st, 5);
+		sqlite3_bind_text(st, 6, v1_origin(i), -1, SQLITE_STATIC);
+		if (v1_comment(i))
+			sqlite3_bind_text(st, 7, v1_comment(i), -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 7);
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? sqlite3_reset(st) : rc;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		fprintf(stderr, "v1 store: %s\n", db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	sqlite3_close(db);
+	return rc;
+}
+
+struct v1_check {
+	struct sieve_test *t;
+	const struct sieve_xdp_key *keys;
+	unsigned int n, seen;	/* entries met; a bit per entry of keys */
+};
+
+/* Each entry the store gives back is one of v1_store_make()'s, as written. */
+static int v1_check_one(const struct sxdp_store_entry *e, void *ctx)
+{
+	struct v1_check *c = ctx;
+	struct sieve_test *t = c->t;
+	char text[128];
+	unsigned int i;
+
+	c->n++;
+	for (i = 0; i < V1_ENTRIES; i++)
+		if (!strcmp(e->key, key_text(&c->keys[i], text, sizeof(text))))
+			break;
+	if (i == V1_ENTRIES) {
+		CHECKF(t, 0, "v1: an entry '%s' that was not there", e->key);
+		return 0;
+	}
+	c->seen |= 1U << i;
+	CHECKF(t, e->kind == c->keys[i].kind && e->allow == v1_allow(i) &&
+	       e->added_at == v1_added(i) && e->expires_at == v1_expires(i) &&
+	       !strcmp(e->origin, v1_origin(i)) &&
+	       (v1_comment(i) ? e->comment && !strcmp(e->comment, v1_comment(i)) : !e->comment),
+	       "v1 entry %u (%s): kind %u allow %d added %lld expires %lld origin %s comment %s",
+	       i, e->key, e->kind, e->allow, (long long)e->added_at, (long long)e->expires_at,
+	       e->origin, e->comment ? e->comment : "(none)");
+	return 0;
+}
+
+/* A version-1 store is migrated to version 2 in place, its data kept. */
+static void sieve_unit_store_migrate_v1(struct sieve_test *t)
+{
+	struct v1_check c = { .t = t };
+	struct sieve_xdp_key keys[V1_ENTRIES];
+	struct sxdp_attachment a;
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "";
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < V1_ENTRIES; i++)
+		keys[i] = key_n(i % SIEVE_XDP_NR_KINDS, i);
+	c.keys = keys;
+	if (!store_dir_make(t, &d))
+		return;
+	if (v1_store_make(&d, keys) != SQLITE_OK) {
+		CHECKF(t, 0, "could not make the version-1 store");
+		goto out;
+	}
+	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == 1, "the v1 store is not at version 1");
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == 2, "user_version %lld after the open",
+	       (long long)raw_int(d.db, "PRAGMA user_version"));
+	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM pragma_table_info('attachments') WHERE "
+			  "name = 'max_probes'") == 1, "no attachments.max_probes");
+	/* The list's version is the one the maps were built from: kept, or they all rebuild. */
+	CHECKF(t, version(s, "edge") == 3, "version %llu",
+	       (unsigned long long)version(s, "edge"));
+	sxdp_store_foreach(s, "edge", v1_check_one, &c, err, sizeof(err));
+	CHECKF(t, c.n == V1_ENTRIES && c.seen == (1U << V1_ENTRIES) - 1,
+	       "%u entries, seen %#x: %s", c.n, c.seen, err);
+	CHECKF(t, side_n(s, "edge", false) == 6 && side_n(s, "edge", true) == 2,
+	       "sides: %zu blocked, %zu allowed", side_n(s, "edge", false), side_n(s, "edge", true));
+
+	/* The old row: its max_probes is NULL, which reads as 0 (the loader's default). */
+	ret = sxdp_store_attach_get(s, NETNS_INIT, "eth0", &a, err, sizeof(err));
+	CHECKF(t, !ret && !strcmp(a.list, "edge") && !strcmp(a.mode, "native") &&
+	       !strcmp(a.backend, "bloom-map") && a.flags == 1 && a.fpp_ppb == 1000 &&
+	       a.capacity == 65536 && a.max_probes == 0,
+	       "v1 attachment: %d %s list %s mode %s backend %s flags %u fpp %u cap %llu "
+	       "probes %u", ret, err, a.list, a.mode, a.backend, a.flags, a.fpp_ppb,
+	       (unsigned long long)a.capacity, a.max_probes);
+	a.max_probes = 6;
+	CHECKF(t, !sxdp_store_attach_set(s, &a, err, sizeof(err)), "attach_set: %s", err);
+	memset(&a, 0, sizeof(a));
+	CHECKF(t, !sxdp_store_attach_get(s, NETNS_INIT, "eth0", &a, err, sizeof(err)) &&
+	       a.max_probes == 6 && a.capacity == 65536 && !strcmp(a.list, "edge"),
+	       "max_probes %u after the set", a.max_probes);
+	sxdp_store_close(s);
+
+	/* Opened again: nothing left to migrate (ALTER TABLE twice would fail). */
+	s = store_open(t, &d);
+	if (s) {
+		CHECKF(t, !sxdp_store_attach_get(s, NETNS_INIT, "eth0", &a, err, sizeof(err)) &&
+		       a.max_probes == 6, "max_probes %u after a reopen", a.max_probes);
+		CHECKF(t, count(s, "edge", -1, NULL) == V1_ENTRIES && version(s, "edge") == 3,
+		       "after a reopen: %llu entries", (unsigned long long)count(s, "edge", -1, NULL));
+		sxdp_store_close(s);
+	}
+	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == 2 && integrity_ok(d.db),
+	       "the migrated store after a reopen");
+out:
+	store_dir_clean(&d);
+}
+
+/* Blocked and allowed keys of one list: apart, and never both at once. */
+static void sieve_unit_store_allowlist(struct sieve_test *t)
+{
+	struct sxdp_store_attrs blk = { .origin = "cli", .now = 10 };
+	struct sxdp_store_attrs alw = { .origin = "cli", .now = 10, .allow = true };
+	struct sxdp_store_attrs fa_blk = { .origin = "feedA", .now = 20 };
+	struct sxdp_store_attrs fa_alw = { .origin = "feedA", .now = 20, .allow = true };
+	struct sieve_xdp_key *keys = keys_src(0, 60);
+	struct sieve_xdp_key batch[12], pfx[2];
+	uint64_t kinds[SIEVE_XDP_NR_KINDS], allowed = 99, v;
+	size_t added = 99, removed = 99, missing = 99, i;
+	struct sxdp_list l = { 0 };
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "", text[128];
+	int ret;
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	/* Blocked: sources 0-9 and two prefixes. Allowed: sources 10-14. */
+	pfx[0] = key_n(SIEVE_XDP_PREFIX, 0);
+	pfx[1] = key_n(SIEVE_XDP_PREFIX, 1);
+	CHECKF(t, !sxdp_store_add(s, "l", keys, 10, &blk, &added, err, sizeof(err)) &&
+	       added == 10, "block: %s", err);
+	CHECKF(t, !sxdp_store_add(s, "l", pfx, 2, &blk, &added, err, sizeof(err)) && added == 2,
+	       "block prefixes: %s", err);
+	CHECKF(t, !sxdp_store_add(s, "l", keys + 10, 5, &alw, &added, err, sizeof(err)) &&
+	       added == 5, "allow: %s", err);
+	CHECKF(t, side_n(s, "l", false) == 12 && side_n(s, "l", true) == 5,
+	       "sides: %zu blocked, %zu allowed", side_n(s, "l", false), side_n(s, "l", true));
+	/* sxdp_store_read is what the maps are built from: never an allowed key. */
+	CHECKF(t, !sxdp_store_read(s, "l", &l, err, sizeof(err)) && l.n == 12,
+	       "read: %zu keys", l.n);
+	sxdp_list_free(&l);
+	CHECKF(t, has_on(s, "l", true, &keys[10]) && !has_on(s, "l", false, &keys[10]) &&
+	       has_on(s, "l", false, &keys[0]) && !has_on(s, "l", true, &keys[0]),
+	       "a key on the wrong side");
+	CHECKF(t, !sxdp_store_kind_counts(s, "l", kinds, &allowed) && kinds[SIEVE_XDP_SRC] == 10 &&
+	       kinds[SIEVE_XDP_PREFIX] == 2 && kinds[SIEVE_XDP_SERVICE] == 0 &&
+	       kinds[SIEVE_XDP_FLOW] == 0 && allowed == 5,
+	       "kind counts: src %llu prefix %llu allowed %llu",
+	       (unsigned long long)kinds[SIEVE_XDP_SRC],
+	       (unsigned long long)kinds[SIEVE_XDP_PREFIX], (unsigned long long)allowed);
+	/* Allowing an allowed key again is an upsert, not a conflict. */
+	CHECKF(t, !sxdp_store_add(s, "l", keys + 10, 1, &alw, &added, err, sizeof(err)) &&
+	       added == 0, "re-allow: %s", err);
+
+	/* Allowing a blocked key refuses the whole batch: the new key before it too. */
+	v = version(s, "l");
+	batch[0] = keys[20];
+	batch[1] = keys[3];
+	batch[2] = keys[21];
+	err[0] = '\0';
+	ret = sxdp_store_add(s, "l", batch, 3, &alw, &added, err, sizeof(err));
+	CHECKF(t, ret == -EEXIST && strstr(err, key_text(&keys[3], text, sizeof(text))) &&
+	       strstr(err, "blocked"), "allow a blocked key: %d '%s'", ret, err);
+	CHECKF(t, !has_on(s, "l", true, &keys[20]) && !has_on(s, "l", false, &keys[20]) &&
+	       has_on(s, "l", false, &keys[3]) && !has_on(s, "l", true, &keys[3]),
+	       "a refused allow left part of its batch");
+	CHECKF(t, count(s, "l", -1, NULL) == 17 && version(s, "l") == v,
+	       "a refused allow: %llu entries, version %llu (was %llu)",
+	       (unsigned long long)count(s, "l", -1, NULL), (unsigned long long)version(s, "l"),
+	       (unsigned long long)v);
+	/* And blocking an allowed key. */
+	batch[0] = keys[22];
+	batch[1] = keys[11];
+	err[0] = '\0';
+	ret = sxdp_store_add(s, "l", batch, 2, &blk, &added, err, sizeof(err));
+	CHECKF(t, ret == -EEXIST && strstr(err, key_text(&keys[11], text, sizeof(text))) &&
+	       strstr(err, "allowed"), "block an allowed key: %d '%s'", ret, err);
+	CHECKF(t, !has_on(s, "l", false, &keys[22]) && !has_on(s, "l", false, &keys[11]) &&
+	       has_on(s, "l", true, &keys[11]) && count(s, "l", -1, NULL) == 17 &&
+	       version(s, "l") == v, "a refused block left part of its batch");
+	/* In the caller's transaction the caller rolls back, earlier calls included. */
+	CHECKF(t, !sxdp_store_begin(s, err, sizeof(err)), "begin: %s", err);
+	sxdp_store_add(s, "l", keys + 23, 1, &blk, NULL, err, sizeof(err));
+	batch[0] = keys[24];
+	batch[1] = keys[12];
+	ret = sxdp_store_add(s, "l", batch, 2, &blk, NULL, err, sizeof(err));
+	CHECKF(t, ret == -EEXIST, "conflict in a transaction: %d", ret);
+	sxdp_store_rollback(s);
+	CHECKF(t, !has_on(s, "l", false, &keys[23]) && !has_on(s, "l", false, &keys[24]) &&
+	       count(s, "l", -1, NULL) == 17 && version(s, "l") == v,
+	       "the rolled back transaction left something");
+
+	/* remove_from takes its own side only, and counts the rest missing. */
+	batch[0] = keys[3];	/* blocked */
+	batch[1] = keys[11];	/* allowed */
+	batch[2] = keys[50];	/* neither */
+	CHECKF(t, !sxdp_store_remove_from(s, "l", true, batch, 3, &missing, err, sizeof(err)) &&
+	       missing == 2, "disallow: missing %zu %s", missing, err);
+	CHECKF(t, !has_on(s, "l", true, &keys[11]) && has_on(s, "l", false, &keys[3]) &&
+	       version(s, "l") == v + 1, "disallow took the wrong keys");
+	CHECKF(t, !sxdp_store_remove_from(s, "l", false, keys + 12, 1, &missing, err,
+					  sizeof(err)) && missing == 1 &&
+	       has_on(s, "l", true, &keys[12]) && version(s, "l") == v + 1,
+	       "unblock of an allowed key: missing %zu", missing);
+	CHECKF(t, !sxdp_store_remove(s, "l", keys + 12, 1, &missing, err, sizeof(err)) &&
+	       missing == 1 && has_on(s, "l", true, &keys[12]), "remove took an allowed key");
+	/* Disallowed, the key can be blocked. */
+	CHECKF(t, !sxdp_store_add(s, "l", keys + 11, 1, &blk, &added, err, sizeof(err)) &&
+	       added == 1 && has_on(s, "l", false, &keys[11]), "block after disallow: %s", err);
+
+	/*
+	 * A refresh of feedA's blocklist: its allowlist entries stay, and a
+	 * key allowed (by feedA itself or by cli) is left out, not an error.
+	 */
+	CHECKF(t, !sxdp_store_add(s, "l", keys + 30, 5, &fa_alw, NULL, err, sizeof(err)) &&
+	       !sxdp_store_add(s, "l", keys + 40, 10, &fa_blk, NULL, err, sizeof(err)),
+	       "feedA: %s", err);
+	for (i = 0; i < 10; i++)
+		batch[i] = keys[45 + i];
+	batch[10] = keys[30];
+	batch[11] = keys[13];
+	err[0] = '\0';
+	ret = sxdp_store_replace_origin(s, "l", batch, 12, &fa_blk, &added, &removed, err,
+					sizeof(err));
+	CHECKF(t, !ret && added == 5 && removed == 5, "feedA refresh: %d added %zu removed %zu %s",
+	       ret, added, removed, err);
+	for (i = 30; i < 35; i++)
+		CHECKF(t, has_on(s, "l", true, &keys[i]) && !has_on(s, "l", false, &keys[i]),
+		       "feedA's allowed key %zu after its blocklist's refresh", i);
+	CHECKF(t, has_on(s, "l", true, &keys[13]) && !has_on(s, "l", false, &keys[13]),
+	       "cli's allowed key after feedA's refresh");
+	CHECKF(t, !has_on(s, "l", false, &keys[40]) && has_on(s, "l", false, &keys[54]) &&
+	       count(s, "l", -1, "feedA") == 15, "feedA: %llu entries",
+	       (unsigned long long)count(s, "l", -1, "feedA"));
+	/* Its allowlist refreshed: the blocked entries stay, a blocked key is left out. */
+	batch[0] = keys[30];
+	batch[1] = keys[31];
+	batch[2] = keys[45];
+	ret = sxdp_store_replace_origin(s, "l", batch, 3, &fa_alw, &added, &removed, err,
+					sizeof(err));
+	CHECKF(t, !ret && added == 0 && removed == 3, "feedA allow refresh: %d added %zu "
+	       "removed %zu %s", ret, added, removed, err);
+	CHECKF(t, has_on(s, "l", true, &keys[31]) && !has_on(s, "l", true, &keys[32]) &&
+	       has_on(s, "l", false, &keys[45]) && !has_on(s, "l", true, &keys[45]) &&
+	       count(s, "l", -1, "feedA") == 12, "after feedA's allow refresh: %llu entries",
+	       (unsigned long long)count(s, "l", -1, "feedA"));
+
+	/* Expiry takes due allowlist entries as well as blocked ones. */
+	alw.expires_at = 500;
+	blk.expires_at = 500;
+	sxdp_store_add(s, "l", keys + 55, 1, &alw, NULL, err, sizeof(err));
+	sxdp_store_add(s, "l", keys + 56, 1, &blk, NULL, err, sizeof(err));
+	CHECKF(t, !sxdp_store_expire(s, "l", 499, &l, err, sizeof(err)) && l.n == 0,
+	       "expired early: %zu", l.n);
+	CHECKF(t, !sxdp_store_expire(s, "l", 500, &l, err, sizeof(err)) && l.n == 2,
+	       "expire: %zu %s", l.n, err);
+	sxdp_list_sort(&l);
+	CHECKF(t, sxdp_list_find(&l, &keys[55]) && sxdp_list_find(&l, &keys[56]) &&
+	       !has_on(s, "l", true, &keys[55]) && !has_on(s, "l", false, &keys[56]),
+	       "expiry of an allowed and a blocked key");
+	sxdp_list_free(&l);
+	sxdp_store_close(s);
+out:
+	free(keys);
+	store_dir_clean(&d);
+}
+
+/* add_fresh gives back exactly the keys that were new, one bump a call. */
+static void sieve_unit_store_add_fresh(struct sieve_test *t)
+{
+	struct sxdp_store_attrs a = { .origin = "cli", .now = 1 };
+	struct sieve_xdp_key *keys = keys_src(0, 30);
+	struct sxdp_list fresh = { 0 };
+	struct sieve_xdp_key batch[3];
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "";
+	size_t i;
+	int ret;
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	sxdp_store_add(s, "l", keys, 5, &a, NULL, err, sizeof(err));
+	CHECKF(t, version(s, "l") == 1, "version %llu", (unsigned long long)version(s, "l"));
+	/*
+	 * Ten keys, the first five there (and updated: a new comment): the
+	 * other five come back, appended after what the caller had.
+	 */
+	a.comment = "again";
+	sxdp_list_add(&fresh, &keys[29]);
+	ret = sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, err, sizeof(err));
+	CHECKF(t, !ret && fresh.n == 6 && !memcmp(&fresh.keys[0], &keys[29], sizeof(keys[29])),
+	       "add_fresh: %d, %zu keys %s", ret, fresh.n, err);
+	sxdp_list_sort(&fresh);
+	for (i = 0; i < 10; i++)
+		CHECKF(t, sxdp_list_find(&fresh, &keys[i]) == (i >= 5),
+		       "key %zu %s fresh", i, i >= 5 ? "not" : "wrongly");
+	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM entries WHERE comment = 'again'") == 10,
+	       "the old keys were not updated");
+	CHECKF(t, version(s, "l") == 2, "one call, version %llu",
+	       (unsigned long long)version(s, "l"));
+	sxdp_list_free(&fresh);
+	/* The same again: nothing new, nothing changed, no bump. */
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, err, sizeof(err)) &&
+	       fresh.n == 0 && version(s, "l") == 2, "a repeated add_fresh: %zu fresh, "
+	       "version %llu", fresh.n, (unsigned long long)version(s, "l"));
+	/* Updates only: nothing fresh, one bump. */
+	a.expires_at = 900;
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, err, sizeof(err)) &&
+	       fresh.n == 0 && version(s, "l") == 3, "updates only: %zu fresh, version %llu",
+	       fresh.n, (unsigned long long)version(s, "l"));
+	/* A key twice in one batch is fresh once: the live maps get it once. */
+	batch[0] = keys[20];
+	batch[1] = keys[20];
+	batch[2] = keys[21];
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", batch, 3, &a, &fresh, err, sizeof(err)) &&
+	       fresh.n == 2 && version(s, "l") == 4, "a duplicate: %zu fresh, version %llu",
+	       fresh.n, (unsigned long long)version(s, "l"));
+	sxdp_list_free(&fresh);
+	/* Allowlist keys are fresh on their side too. */
+	a.allow = true;
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys + 22, 1, &a, &fresh, err, sizeof(err)) &&
+	       fresh.n == 1 && version(s, "l") == 5, "allow: %zu fresh", fresh.n);
+	sxdp_list_free(&fresh);
+	/* A conflict: -EEXIST, and nothing of the batch stays in the store. */
+	batch[0] = keys[23];
+	batch[1] = keys[0];
+	ret = sxdp_store_add_fresh(s, "l", batch, 2, &a, &fresh, err, sizeof(err));
+	CHECKF(t, ret == -EEXIST && !has_on(s, "l", true, &keys[23]) &&
+	       !has_on(s, "l", false, &keys[23]) && version(s, "l") == 5,
+	       "add_fresh conflict: %d, version %llu", ret, (unsigned long long)version(s, "l"));
+	sxdp_list_free(&fresh);
+	sxdp_store_close(s);
+out:
+	free(keys);
+	store_dir_clean(&d);
+}
+
+/* List names, the lists there are, and when a list next expires. */
+static void sieve_unit_store_lists(struct sieve_test *t)
+{
+	/* Exactly [A-Za-z0-9_.-]: names never become paths, so "." and ".." are fine. */
+	static const char *const good[] = { "default", "a", "A-z_0.9", ".", "..", "-x", "0" };
+	static const char *const bad[] = { "", "a/b", "../x", "a b", "a\tb", "a:b", "a*",
+					   "caf\xc3\xa9", "a\n" };
+	static const char *const want[] = { "1x", "Alpha", "beta", "default", "zeta" };
+	struct sxdp_store_attrs a = { .origin = "cli", .now = 1 };
+	struct sieve_xdp_key *keys = keys_src(0, 10);
+	char name[SXDP_LIST_NAME_MAX + 2], err[512] = "";
+	struct sxdp_list l = { 0 };
+	struct sxdp_store *s;
+	struct store_dir d;
+	char **names = NULL;
+	size_t n = 99, i;
+	int64_t at = -1;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		CHECKF(t, sxdp_list_name_ok(good[i]), "'%s' refused", good[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECKF(t, !sxdp_list_name_ok(bad[i]), "'%s' taken", bad[i]);
+	memset(name, 'n', SXDP_LIST_NAME_MAX);
+	name[SXDP_LIST_NAME_MAX] = '\0';
+	CHECKF(t, sxdp_list_name_ok(name), "a name of %d refused", SXDP_LIST_NAME_MAX);
+	name[SXDP_LIST_NAME_MAX] = 'n';
+	name[SXDP_LIST_NAME_MAX + 1] = '\0';
+	CHECKF(t, !sxdp_list_name_ok(name), "a name of %d taken", SXDP_LIST_NAME_MAX + 1);
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	CHECKF(t, !sxdp_store_lists(s, &names, &n, err, sizeof(err)) && n == 0,
+	       "a new store: %zu lists %s", n, err);
+	sxdp_store_names_free(names, n);
+	/* Made in no order; listed in byte order, upper case first. */
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		sxdp_store_add(s, want[(i * 2 + 1) % ARRAY_SIZE(want)], keys, 1, &a, NULL, err,
+			       sizeof(err));
+	names = NULL;
+	CHECKF(t, !sxdp_store_lists(s, &names, &n, err, sizeof(err)) && n == ARRAY_SIZE(want),
+	       "%zu lists %s", n, err);
+	for (i = 0; names && i < n && i < ARRAY_SIZE(want); i++)
+		CHECKF(t, !strcmp(names[i], want[i]), "list %zu: %s, want %s", i, names[i],
+		       want[i]);
+	sxdp_store_names_free(names, n);
+
+	/* Nothing expires: 0, as for a list that is not there. */
+	CHECKF(t, !sxdp_store_next_expiry(s, "zeta", &at) && at == 0, "zeta: %lld",
+	       (long long)at);
+	CHECKF(t, !sxdp_store_next_expiry(s, "nosuch", &at) && at == 0, "nosuch: %lld",
+	       (long long)at);
+	/* beta: never (key 0), 300, 200 and an allowed key at 250; Alpha's 10 is not beta's. */
+	a.expires_at = 300;
+	sxdp_store_add(s, "beta", keys + 1, 1, &a, NULL, err, sizeof(err));
+	a.expires_at = 200;
+	sxdp_store_add(s, "beta", keys + 2, 1, &a, NULL, err, sizeof(err));
+	a.expires_at = 10;
+	sxdp_store_add(s, "Alpha", keys + 2, 1, &a, NULL, err, sizeof(err));
+	a.expires_at = 250;
+	a.allow = true;
+	sxdp_store_add(s, "beta", keys + 3, 1, &a, NULL, err, sizeof(err));
+	CHECKF(t, !sxdp_store_next_expiry(s, "beta", &at) && at == 200, "beta: %lld",
+	       (long long)at);
+	sxdp_store_expire(s, "beta", 200, NULL, err, sizeof(err));
+	CHECKF(t, !sxdp_store_next_expiry(s, "beta", &at) && at == 250,
+	       "beta after 200: %lld", (long long)at);
+	sxdp_store_expire(s, "beta", 300, NULL, err, sizeof(err));
+	CHECKF(t, !sxdp_store_next_expiry(s, "beta", &at) && at == 0 &&
+	       !sxdp_store_read(s, "beta", &l, err, sizeof(err)) && l.n == 1,
+	       "beta after 300: %lld, %zu left", (long long)at, l.n);
+	sxdp_list_free(&l);
+	sxdp_store_close(s);
+out:
+	free(keys);
+	store_dir_clean(&d);
+}
+
+/* An attachment with every field set from its arguments. */
+static struct sxdp_attachment attachment(uint64_t netns, const char *iface, const char *list,
+					 const char *mode, unsigned int max_probes)
+{
+	struct sxdp_attachment a;
+
+	memset(&a, 0, sizeof(a));
+	a.netns = netns;
+	snprintf(a.iface, sizeof(a.iface), "%s", iface);
+	snprintf(a.list, sizeof(a.list), "%s", list);
+	snprintf(a.mode, sizeof(a.mode), "%s", mode);
+	snprintf(a.backend, sizeof(a.backend), "bloom-map");
+	a.flags = SIEVE_XDP_F_EXACT;
+	a.fpp_ppb = 1000 + max_probes;
+	a.capacity = 1ULL << 20;
+	a.max_probes = max_probes;
+	return a;
+}
+
+/* *@out's ifaces and namespaces are @want's, in that order. */
+static void expect_attachments(struct sieve_test *t, struct sxdp_store *s, const char *list,
+			       const struct sxdp_attachment *want, size_t nwant)
+{
+	struct sxdp_attachment *v = NULL;
+	char err[512] = "";
+	size_t n = 99, i;
+
+	CHECKF(t, !sxdp_store_attachments(s, list, &v, &n, err, sizeof(err)) && n == nwant,
+	       "attachments of %s: %zu, want %zu %s", list ? list : "all", n, nwant, err);
+	for (i = 0; v && i < n && i < nwant; i++)
+		CHECKF(t, !memcmp(&v[i], &want[i], sizeof(v[i])),
+		       "attachments of %s, %zu: %llu %s (list %s), want %llu %s (list %s)",
+		       list ? list : "all", i, (unsigned long long)v[i].netns, v[i].iface,
+		       v[i].list, (unsigned long long)want[i].netns, want[i].iface, want[i].list);
+	free(v);
+}
+
+/* Attachments: set, get, update in place, delete, and sorted by namespace, then name. */
+static void sieve_unit_store_attachments(struct sieve_test *t)
+{
+	/* In the order sxdp_store_attachments gives them (eth10 after eth1: bytes). */
+	struct sxdp_attachment all[] = {
+		attachment(NETNS_INIT, "eth9", "a", "native", 0),
+		attachment(NETNS_INIT, "vethabcdefghijk", "b", "", 3),	/* 15: IF_NAMESIZE - 1 */
+		attachment(NETNS_OTHER, "eth0", "b", "generic", 4),
+		attachment(NETNS_OTHER, "eth1", "a", "native", 5),
+		attachment(NETNS_OTHER, "eth10", "a", "native", 6),
+	};
+	static const unsigned int order[] = { 3, 0, 4, 2, 1 };	/* the order they are set in */
+	struct sxdp_attachment a, want[ARRAY_SIZE(all)];
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "";
+	size_t i;
+	int ret;
+
+	if (!store_dir_make(t, &d))
+		return;
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	expect_attachments(t, s, NULL, NULL, 0);
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		CHECKF(t, !sxdp_store_attach_set(s, &all[order[i]], err, sizeof(err)),
+		       "attach_set %s: %s", all[order[i]].iface, err);
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		ret = sxdp_store_attach_get(s, all[i].netns, all[i].iface, &a, err, sizeof(err));
+		CHECKF(t, !ret && !memcmp(&a, &all[i], sizeof(a)),
+		       "attach_get %s: %d %s list %s mode '%s' probes %u", all[i].iface, ret, err,
+		       a.list, a.mode, a.max_probes);
+	}
+	expect_attachments(t, s, NULL, all, ARRAY_SIZE(all));
+	/* List a's, in the same order. */
+	want[0] = all[0];
+	want[1] = all[3];
+	want[2] = all[4];
+	expect_attachments(t, s, "a", want, 3);
+	expect_attachments(t, s, "nosuch", NULL, 0);
+	/* Another namespace's eth1, and an iface never attached: not there. */
+	CHECKF(t, sxdp_store_attach_get(s, NETNS_INIT, "eth1", &a, err, sizeof(err)) == -ENOENT,
+	       "init_net's eth1");
+	CHECKF(t, sxdp_store_attach_get(s, NETNS_OTHER, "eth2", &a, err, sizeof(err)) == -ENOENT,
+	       "eth2");
+
+	/* A re-attach updates the row in place: to list b, generic, another probe budget. */
+	all[3] = attachment(NETNS_OTHER, "eth1", "b", "generic", 9);
+	CHECKF(t, !sxdp_store_attach_set(s, &all[3], err, sizeof(err)), "update: %s", err);
+	CHECKF(t, !sxdp_store_attach_get(s, NETNS_OTHER, "eth1", &a, err, sizeof(err)) &&
+	       !memcmp(&a, &all[3], sizeof(a)), "after the update: list %s mode %s probes %u",
+	       a.list, a.mode, a.max_probes);
+	expect_attachments(t, s, NULL, all, ARRAY_SIZE(all));
+	want[0] = all[0];
+	want[1] = all[4];
+	expect_attachments(t, s, "a", want, 2);
+	want[0] = all[1];
+	want[1] = all[2];
+	want[2] = all[3];
+	expect_attachments(t, s, "b", want, 3);
+
+	/* A detach forgets the row; forgetting one that is not there is no error. */
+	CHECKF(t, !sxdp_store_attach_del(s, NETNS_OTHER, "eth1", err, sizeof(err)), "del: %s",
+	       err);
+	CHECKF(t, sxdp_store_attach_get(s, NETNS_OTHER, "eth1", &a, err, sizeof(err)) == -ENOENT,
+	       "eth1 after its del");
+	CHECKF(t, !sxdp_store_attach_del(s, NETNS_OTHER, "eth1", err, sizeof(err)) &&
+	       !sxdp_store_attach_del(s, NETNS_INIT, "nosuch", err, sizeof(err)),
+	       "del of a missing one: %s", err);
+	memmove(&all[3], &all[4], sizeof(all[0]));
+	sxdp_store_close(s);
+	/* Kept across a reopen. */
+	s = store_open(t, &d);
+	if (s) {
+		expect_attachments(t, s, NULL, all, ARRAY_SIZE(all) - 1);
+		sxdp_store_close(s);
+	}
+out:
+	store_dir_clean(&d);
+}
+
+/* Reads between begin_read and its end see one state, whatever commits meanwhile. */
+static void sieve_unit_store_read_snapshot(struct sieve_test *t)
+{
+	struct sxdp_store_attrs a = { .origin = "cli", .now = 1 };
+	struct sieve_xdp_key *keys = keys_src(0, 30);
+	struct sxdp_attachment att = attachment(NETNS_INIT, "eth0", "l", "native", 0);
+	struct sxdp_attachment *v = NULL;
+	struct sxdp_store *s, *w = NULL;
+	struct sxdp_list l = { 0 };
+	struct store_dir d;
+	char err[512] = "";
+	size_t n = 99;
+	int ret;
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (s)
+		w = store_open(t, &d);	/* the other writer: another connection */
+	if (!s || !w)
+		goto out_close;
+	sxdp_store_add(s, "l", keys, 5, &a, NULL, err, sizeof(err));
+
+	CHECKF(t, !sxdp_store_begin_read(s, err, sizeof(err)), "begin_read: %s", err);
+	ret = sxdp_store_begin_read(s, err, sizeof(err));
+	CHECKF(t, ret == -EBUSY, "a second begin_read: %d", ret);
+	/* SQLite's snapshot starts at the transaction's first read: this one. */
+	CHECKF(t, version(s, "l") == 1, "version %llu", (unsigned long long)version(s, "l"));
+	/* WAL: the writer does not wait for the reader. */
+	CHECKF(t, !sxdp_store_add(w, "l", keys + 5, 5, &a, NULL, err, sizeof(err)) &&
+	       !sxdp_store_attach_set(w, &att, err, sizeof(err)), "the other writer: %s", err);
+	CHECKF(t, version(w, "l") == 2 && count(w, "l", -1, NULL) == 10, "the writer's view");
+	CHECKF(t, version(s, "l") == 1 && count(s, "l", -1, NULL) == 5 &&
+	       !sxdp_store_read(s, "l", &l, err, sizeof(err)) && l.n == 5,
+	       "in the snapshot: version %llu, %zu keys read", (unsigned long long)version(s, "l"),
+	       l.n);
+	sxdp_list_free(&l);
+	CHECKF(t, !sxdp_store_attachments(s, NULL, &v, &n, err, sizeof(err)) && n == 0,
+	       "in the snapshot: %zu attachments", n);
+	free(v);
+	v = NULL;
+	CHECKF(t, !sxdp_store_commit(s, err, sizeof(err)), "commit: %s", err);
+	CHECKF(t, version(s, "l") == 2 && count(s, "l", -1, NULL) == 10 &&
+	       !sxdp_store_attachments(s, NULL, &v, &n, err, sizeof(err)) && n == 1,
+	       "after the commit: version %llu, %zu attachments",
+	       (unsigned long long)version(s, "l"), n);
+	free(v);
+
+	/* Ended by a rollback, with a removal meanwhile. */
+	CHECKF(t, !sxdp_store_begin_read(s, err, sizeof(err)), "begin_read: %s", err);
+	CHECKF(t, count(s, "l", -1, NULL) == 10, "before the removal");
+	CHECKF(t, !sxdp_store_remove(w, "l", keys, 3, NULL, err, sizeof(err)), "remove: %s", err);
+	CHECKF(t, count(s, "l", -1, NULL) == 10 && version(s, "l") == 2 && has(s, "l", &keys[0]),
+	       "the removal showed in the snapshot");
+	sxdp_store_rollback(s);
+	CHECKF(t, count(s, "l", -1, NULL) == 7 && version(s, "l") == 3 && !has(s, "l", &keys[0]),
+	       "after the rollback: %llu entries, version %llu",
+	       (unsigned long long)count(s, "l", -1, NULL), (unsigned long long)version(s, "l"));
+	/* The snapshot is over: the reader writes, and the other one sees it. */
+	CHECKF(t, !sxdp_store_add(s, "l", keys + 20, 1, &a, NULL, err, sizeof(err)) &&
+	       version(w, "l") == 4 && count(w, "l", -1, NULL) == 8, "a write after: %s", err);
+out_close:
+	sxdp_store_close(w);
+	sxdp_store_close(s);
+	free(keys);
+	store_dir_clean(&d);
+}
+
 /* A child writing @n entries from @first, @per a transaction; exits 0 if all went in. */
 static void writer(const struct store_dir *d, unsigned int first, unsigned int n,
 		   unsigned int per)
@@ -796,6 +1550,12 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_expire),
 	CASE(sieve_unit_store_version),
 	CASE(sieve_unit_store_bad_files),
+	CASE(sieve_unit_store_migrate_v1),
+	CASE(sieve_unit_store_allowlist),
+	CASE(sieve_unit_store_add_fresh),
+	CASE(sieve_unit_store_lists),
+	CASE(sieve_unit_store_attachments),
+	CASE(sieve_unit_store_read_snapshot),
 	CASE(sieve_unit_store_concurrent),
 	CASE(sieve_unit_store_first_open_race),
 	CASE(sieve_unit_store_crash),

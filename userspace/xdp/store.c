@@ -559,7 +559,8 @@ static int on_other_list(struct sxdp_store *s, const char *list, const char *tex
 
 /*
  * Upserts one key: *@is_new if inserted, *@changed if anything was
- * written. @same_origin: update only an entry of @a->origin.
+ * written. @same_origin: update only an entry of @a->origin, and leave a
+ * key on the other list to it (a refresh, see replace_origin).
  */
 static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *key,
 		  const struct sxdp_store_attrs *a, bool same_origin, bool *is_new,
@@ -598,6 +599,13 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 		}
 	}
 	*is_new = false;
+	/*
+	 * A feed that lists a key the operator allowed is what the allowlist
+	 * is for: the refresh goes on without it, as it does for a key of
+	 * another origin. Only an explicit add is refused.
+	 */
+	if (same_origin)
+		return 0;
 	return on_other_list(s, list, text, a->allow, err, errlen);
 }
 

@@ -122,8 +122,10 @@ int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 /*
  * A feed refresh: @list's entries of origin @a->origin become @keys. Those
  * not in @keys go; new ones come; entries of other origins stay as they
- * are (a key one of them holds is left to it). *@added, *@removed may be
- * NULL.
+ * are (a key one of them holds is left to it), and so do those of the
+ * other list (blocked vs allowed), whatever their origin: a key allowed is
+ * not an error in a blocklist feed, only left out. *@added, *@removed may
+ * be NULL.
  */
 int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sieve_xdp_key *keys, size_t n,
