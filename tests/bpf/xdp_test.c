@@ -72,7 +72,10 @@ static void list_of(struct sxdp_list *l, const char *const *entries, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (expect(!sxdp_parse_entry(entries[i], &key, &why), "parse %s: %s", entries[i], why))
+		/* Parsed first: why is an argument too, evaluated in no set order. */
+		int err = sxdp_parse_entry(entries[i], &key, &why);
+
+		if (expect(!err, "parse %s: %s", entries[i], why))
 			sxdp_list_add(l, &key);
 	}
 	sxdp_list_sort(l);
