@@ -4,7 +4,8 @@
  * IPv6 (a bounded chain of extension headers) and the ports of TCP, UDP
  * and SCTP, builds the flow key of every entry kind in use and probes the
  * bloom filter of the live generation with its digest; a hit (confirmed in
- * the exact map in exact mode) drops the packet.
+ * the exact map in exact mode) drops the packet, unless it is a source or
+ * prefix entry and the source is on the allowlist.
  *
  * It never locks the operator out: ARP and all other non-IP traffic, and
  * IPv6 neighbour discovery, always pass. A truncated or malformed packet
@@ -77,6 +78,16 @@ struct {
 	__type(value, struct sieve_xdp_stats);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sieve_stats SEC(".maps");
+
+/* Not generational: see "The allowlist" in sieve_xdp.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, SIEVE_XDP_ALLOW_MAX);
+	__type(key, struct sieve_xdp_allow_key);
+	__type(value, __u32);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* the trie requires it */
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_allow SEC(".maps");
 
 #define VLAN_MAX_DEPTH		2
 #define IPV6_MAX_EXTHDRS	8
@@ -354,14 +365,12 @@ static __always_inline int match_prefixes(struct gen *g, const struct pkt *p)
 	return 0;
 }
 
-/* The kind of the first entry that matches, or -1. */
-static __always_inline int match(struct gen *g, const struct pkt *p)
+/* The source kinds: SIEVE_XDP_SRC or SIEVE_XDP_PREFIX if one matches, or -1. */
+static __always_inline int match_source(struct gen *g, const struct pkt *p)
 {
-	struct sieve_xdp_key key = {};
-
-	key.family = p->family;
 	if (kind_on(g, SIEVE_XDP_SRC, p->family)) {
-		key.kind = SIEVE_XDP_SRC;
+		struct sieve_xdp_key key = { .kind = SIEVE_XDP_SRC, .family = p->family };
+
 		key.prefix_len = p->family == SIEVE_XDP_V4 ? 32 : 128;
 		__builtin_memcpy(key.saddr, p->saddr, 16);
 		if (probe(g, &key))
@@ -369,7 +378,15 @@ static __always_inline int match(struct gen *g, const struct pkt *p)
 	}
 	if (kind_on(g, SIEVE_XDP_PREFIX, p->family) && match_prefixes(g, p))
 		return SIEVE_XDP_PREFIX;
-	/* The port kinds: skipped, key and all, when none is in use. */
+	return -1;
+}
+
+/* The port kinds: SIEVE_XDP_SERVICE or SIEVE_XDP_FLOW, or -1. */
+static __always_inline int match_ports(struct gen *g, const struct pkt *p)
+{
+	struct sieve_xdp_key key;
+
+	/* Skipped, key and all, when none is in use. */
 	if (!p->has_ports || !(kind_on(g, SIEVE_XDP_SERVICE, p->family) ||
 			       kind_on(g, SIEVE_XDP_FLOW, p->family)))
 		return -1;
@@ -388,6 +405,35 @@ static __always_inline int match(struct gen *g, const struct pkt *p)
 			return SIEVE_XDP_FLOW;
 	}
 	return -1;
+}
+
+/* Whether the packet's source is on the allowlist: one trie lookup. */
+static __always_inline int allowed(const struct pkt *p)
+{
+	struct sieve_xdp_allow_key key = { .family = p->family };
+
+	key.prefixlen = SIEVE_XDP_ALLOW_PREFIXLEN(p->family == SIEVE_XDP_V4 ? 32 : 128);
+	__builtin_memcpy(key.addr, p->saddr, 16);
+	return bpf_map_lookup_elem(&sieve_allow, &key) != NULL;
+}
+
+/*
+ * The kind of the first entry that drops the packet, or -1. The allowlist
+ * is asked only once a source kind matched (confirmed, in exact mode), so
+ * traffic that matches nothing pays nothing for it, and at most once: its
+ * answer depends on the source alone, so an allowed source skips the
+ * remaining source probes too. Port kinds still apply to it.
+ */
+static __always_inline int match(struct gen *g, const struct pkt *p)
+{
+	int kind = match_source(g, p);
+
+	if (kind >= 0) {
+		if (!allowed(p))
+			return kind;
+		count(g, SIEVE_XDP_ALLOWED);
+	}
+	return match_ports(g, p);
 }
 
 /*

@@ -131,6 +131,7 @@ enum sieve_xdp_counter {
 	SIEVE_XDP_FALSE_POSITIVES,	/* bloom hits the exact map refuted */
 	SIEVE_XDP_MALFORMED,
 	SIEVE_XDP_NON_IP,
+	SIEVE_XDP_ALLOWED,		/* source/prefix hits the allowlist overrode */
 	SIEVE_XDP_NR_COUNTERS,
 };
 
@@ -153,8 +154,60 @@ struct sieve_xdp_stats {
 #define SIEVE_XDP_MAP_BLOOM	"sieve_bloom"	/* array-of-maps[2]: bloom of digests */
 #define SIEVE_XDP_MAP_EXACT	"sieve_exact"	/* array-of-maps[2]: hash of keys */
 #define SIEVE_XDP_MAP_STATS	"sieve_stats"	/* per-CPU struct sieve_xdp_stats */
+#define SIEVE_XDP_MAP_ALLOW	"sieve_allow"	/* LPM trie of struct sieve_xdp_allow_key */
 #define SIEVE_XDP_PROG		"sieve_xdp"
 #define SIEVE_XDP_LINK_PIN	"link"
+
+/*
+ * The allowlist: sources and source prefixes that a source or prefix
+ * entry never drops (a service or flow entry still does). The program
+ * asks it only after such an entry matched, so traffic that matches
+ * nothing never pays for it; ALLOWED counts the hits it overrode, whatever
+ * the packet's fate after that.
+ *
+ * It is one LPM trie, outside the generations: allowing and disallowing
+ * are single inserts and deletes, which the trie publishes under RCU, so
+ * a packet sees the entry or not, never half of one. Its answer depends
+ * on the source alone, not on the blocklist generation the packet uses,
+ * so there is nothing to keep in step with a swap.
+ *
+ * Bounded at SIEVE_XDP_ALLOW_MAX entries: nodes are allocated as entries
+ * come (BPF_F_NO_PREALLOC), and the bound caps what a runaway feed can pin
+ * in kernel memory: a 64-byte node an entry, and at most one intermediate
+ * node more, so 64-128 MiB when full. A million entries still takes the
+ * published ranges of cloud and CDN providers (tens of thousands of
+ * prefixes) many times over. The value is a __u32, 0 (reserved).
+ */
+#define SIEVE_XDP_ALLOW_MAX	(1U << 20)
+
+/*
+ * Bits of an allow key that count: the family byte, then the address.
+ * The family is part of the matched prefix, so IPv4 and IPv6 entries never
+ * match each other's packets (::/96 would otherwise cover every IPv4).
+ */
+#define SIEVE_XDP_ALLOW_PREFIXLEN(addr_bits)	(8 + (addr_bits))
+
+/**
+ * struct sieve_xdp_allow_key - an allowlist entry, the LPM trie's key
+ * @prefixlen: SIEVE_XDP_ALLOW_PREFIXLEN() of the address bits that count:
+ *	32 or 128 for a source, fewer for a prefix (the packet's full
+ *	length in a lookup)
+ * @family: SIEVE_XDP_V4 or SIEVE_XDP_V6 (the first byte matched)
+ * @addr: the address, network order; an IPv4 one in bytes 0-3. Bits
+ *	after the prefix are 0 (the trie keeps what it is given and would
+ *	list them back)
+ * @__pad: must be 0 (it lies past every prefix, so it is never matched)
+ *
+ * The trie compares @prefixlen bits of everything after @prefixlen, hence
+ * byte arrays: no padding may sit between the family and the address.
+ * The same layout as struct bpf_lpm_trie_key with 20 bytes of data.
+ */
+struct sieve_xdp_allow_key {
+	__u32 prefixlen;
+	__u8 family;
+	__u8 addr[16];
+	__u8 __pad[3];
+};
 
 /*
  * The bloom filter holds a 64-bit digest of the key rather than the key:

@@ -73,7 +73,10 @@ static void list_of(struct sxdp_list *l, const char *const *entries, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (expect(!sxdp_parse_entry(entries[i], &key, &why), "parse %s: %s", entries[i], why))
+		/* Parsed first: why is an argument too, evaluated in no set order. */
+		int err = sxdp_parse_entry(entries[i], &key, &why);
+
+		if (expect(!err, "parse %s: %s", entries[i], why))
 			sxdp_list_add(l, &key);
 	}
 	sxdp_list_sort(l);
@@ -1265,6 +1268,356 @@ static void test_list_file(void)
 	sxdp_list_free(&l);
 }
 
+/* ---- the allowlist ---- */
+
+/* Makes the allowlist exactly @entries; NULL, 0 empties it. */
+static bool allow_set(const char *const *entries, size_t n)
+{
+	struct sxdp_list l = { 0 };
+	int err;
+
+	list_of(&l, entries, n);
+	err = sxdp_allow_sync(&h, &l);
+	sxdp_list_free(&l);
+	return expect(!err, "allow sync: %s", strerror(-err));
+}
+
+/* Live, one entry at a time: disallow when @del. */
+static bool allow_one(const char *entry, bool del)
+{
+	struct sxdp_list l = { 0 };
+	int err;
+
+	list_of(&l, &entry, 1);
+	err = sxdp_allow_update(&h, del ? NULL : &l, del ? &l : NULL);
+	sxdp_list_free(&l);
+	return expect(!err, "%s %s: %s", del ? "disallow" : "allow", entry, strerror(-err));
+}
+
+/* A source kind matched, the allowlist overrode it: passed, counted allowed. */
+static bool allowed_pass(const char *what, const struct pkt_spec *s)
+{
+	const int moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_BLOOM_HITS, SIEVE_XDP_ALLOWED };
+
+	return check_pkt(what, s, XDP_PASS, moved, 3);
+}
+
+/* The same, and then a port kind (@kind) dropped it: two bloom hits. */
+static bool allowed_dropped(const char *what, const struct pkt_spec *s, int kind)
+{
+	const int moved[] = { SIEVE_XDP_DROP_SRC + kind, SIEVE_XDP_BLOOM_HITS,
+			      SIEVE_XDP_BLOOM_HITS, SIEVE_XDP_ALLOWED };
+
+	return check_pkt(what, s, XDP_DROP, moved, 4);
+}
+
+/*
+ * One family's addresses for allow_family(): a blocked prefix @pfx (also
+ * blocked: @src, which lies in the blocked prefix @src_pfx), and a
+ * service and a flow from @in.
+ */
+struct allow_addrs {
+	const char *block[5];	/* pfx, src_pfx, src, service, flow */
+	const char *allow[5];	/* in, sub, src, free, other family */
+	const char *in;		/* allowed, inside pfx */
+	const char *in_sub;	/* inside an allowed sub-prefix of pfx */
+	const char *other;	/* inside pfx, not allowed */
+	const char *mirror;	/* inside pfx: the other family's entry has its bytes */
+	const char *src;	/* blocked as a source and by src_pfx, allowed */
+	const char *src_other;	/* in src_pfx, not allowed */
+	const char *free;	/* allowed, not blocked */
+	const char *dst, *svc;	/* a destination; the blocked service's */
+	uint16_t flow_sport, svc_port;
+};
+
+static void allow_family(const struct allow_addrs *a)
+{
+	struct pkt_spec s;
+
+	if (!set_entries(a->block, 5, 0) || !allow_set(a->allow, 5))
+		return;
+	s = tcp(a->in, 1, a->dst, 80);
+	allowed_pass("allowed source inside a blocked prefix", &s);
+	s = tcp(a->in_sub, 1, a->dst, 80);
+	allowed_pass("source in an allowed sub-prefix", &s);
+	s = tcp(a->other, 1, a->dst, 80);
+	drops("other source in the blocked prefix", &s, SIEVE_XDP_PREFIX);
+	s = tcp(a->mirror, 1, a->dst, 80);
+	drops("an entry of the other family with the source's bytes", &s, SIEVE_XDP_PREFIX);
+	/* One bloom hit: the allowed source skips the prefix probes. */
+	s = tcp(a->src, 1, a->dst, 80);
+	allowed_pass("allowed source blocked as a source and by a prefix", &s);
+	s = tcp(a->src_other, 1, a->dst, 80);
+	drops("other source in that prefix", &s, SIEVE_XDP_PREFIX);
+	s = tcp(a->free, 1, a->dst, 80);
+	passes("allowed source not blocked: not counted", &s);
+	s = tcp(a->in, 1, a->svc, a->svc_port);
+	allowed_dropped("allowed source to a blocked service", &s, SIEVE_XDP_SERVICE);
+	s = tcp(a->in, a->flow_sport, a->dst, 80);
+	allowed_dropped("allowed source's blocked flow", &s, SIEVE_XDP_FLOW);
+	if (allow_one(a->allow[0], true)) {
+		s = tcp(a->in, 1, a->dst, 80);
+		drops("disallowed source", &s, SIEVE_XDP_PREFIX);
+		s = tcp(a->in_sub, 1, a->dst, 80);
+		allowed_pass("the sub-prefix still allowed", &s);
+	}
+	allow_one(a->allow[0], true);	/* not there: no error */
+	if (allow_one(a->allow[0], false)) {
+		s = tcp(a->in, 1, a->dst, 80);
+		allowed_pass("allowed again", &s);
+	}
+	allow_set(NULL, 0);
+}
+
+static void test_allow_v4(void)
+{
+	static const struct allow_addrs a = {
+		.block = { "10.0.0.0/8", "198.51.100.0/24", "198.51.100.7", "tcp:192.0.2.10:22",
+			   "tcp:10.1.2.3:40000,192.0.2.1:80" },
+		/* a01:205:: holds the bytes of 10.1.2.5 */
+		.allow = { "10.1.2.3", "10.9.0.0/16", "198.51.100.7", "192.0.2.99",
+			   "a01:205::/32" },
+		.in = "10.1.2.3", .in_sub = "10.9.200.1", .other = "10.1.2.4",
+		.mirror = "10.1.2.5", .src = "198.51.100.7", .src_other = "198.51.100.8",
+		.free = "192.0.2.99", .dst = "192.0.2.1", .svc = "192.0.2.10",
+		.flow_sport = 40000, .svc_port = 22,
+	};
+
+	allow_family(&a);
+}
+
+static void test_allow_v6(void)
+{
+	static const struct allow_addrs a = {
+		.block = { "2001:db8::/32", "2001:db8:1::/48", "2001:db8:1::7",
+			   "tcp:[2001:db8:f::10]:22",
+			   "tcp:[2001:db8::3]:40000,[2001:db8:f::1]:80" },
+		/* 32.1.13.184 is 2001:db8 in IPv4 */
+		.allow = { "2001:db8::3", "2001:db8:9::/48", "2001:db8:1::7", "2001:db9::99",
+			   "32.1.13.184" },
+		.in = "2001:db8::3", .in_sub = "2001:db8:9:ffff::1", .other = "2001:db8::4",
+		.mirror = "2001:db8::5", .src = "2001:db8:1::7", .src_other = "2001:db8:1::8",
+		.free = "2001:db9::99", .dst = "2001:db8:f::1", .svc = "2001:db8:f::10",
+		.flow_sport = 40000, .svc_port = 22,
+	};
+
+	allow_family(&a);
+}
+
+/* Whether the trie lists exactly @entries. */
+static bool allow_holds(const char *what, const char *const *entries, size_t n)
+{
+	struct sxdp_list want = { 0 }, got = { 0 };
+	bool ok;
+
+	list_of(&want, entries, n);
+	ok = expect(!sxdp_allow_read(&h, &got), "%s: read", what) &&
+	     expect(got.n == want.n && (!n || !memcmp(got.keys, want.keys, n * sizeof(*got.keys))),
+		    "%s: the trie holds %zu entries, want %zu", what, got.n, want.n);
+	sxdp_list_free(&want);
+	sxdp_list_free(&got);
+	return ok;
+}
+
+static void test_allow_sync_and_read(void)
+{
+	static const char *const first[] = { "10.0.0.1", "10.1.0.0/16", "2001:db8::/48",
+					     "2001:db8::1" };
+	static const char *const second[] = { "10.1.0.0/16", "2001:db8::1", "10.2.0.0/15",
+					      "2001:db8:1::/64", "192.0.2.1" };
+	static const char *const both[] = { "10.0.0.1", "10.1.0.0/16", "2001:db8::/48",
+					    "2001:db8::1", "10.2.0.0/15" };
+	struct sxdp_list add = { 0 }, del = { 0 };
+	struct sieve_xdp_allow_key raw = { .prefixlen = SIEVE_XDP_ALLOW_PREFIXLEN(16),
+					   .family = SIEVE_XDP_V4, .addr = { 10, 1, 9, 9 } };
+	uint32_t zero = 0;
+
+	if (!allow_set(first, 4) || !allow_holds("first set", first, 4))
+		goto out;
+	allow_set(second, 5);
+	allow_holds("synced to the second set", second, 5);
+	allow_set(second, 5);
+	allow_holds("synced to it again", second, 5);
+	/* Added and deleted at once: it stays. */
+	allow_set(first, 4);
+	list_of(&add, both + 4, 1);
+	list_of(&del, both + 4, 1);
+	expect(!sxdp_allow_update(&h, &add, &del), "add and delete one entry");
+	allow_holds("an entry both added and deleted", both, 5);
+	/* Keys written by hand: host bits are the same node; junk goes. */
+	allow_set(NULL, 0);
+	expect(!bpf_map_update_elem(h.allow_fd, &raw, &zero, BPF_ANY), "raw key, host bits");
+	allow_holds("a key with host bits reads as its entry", both + 1, 1);
+	allow_set(both + 1, 1);
+	allow_holds("a sync keeps it", both + 1, 1);
+	raw.family = 5;
+	expect(!bpf_map_update_elem(h.allow_fd, &raw, &zero, BPF_ANY), "raw key, family 5");
+	expect(sxdp_allow_read(&h, &add) == -EINVAL, "reading a key of no family");
+	allow_set(first, 4);
+	allow_holds("a sync removes it", first, 4);
+	allow_set(NULL, 0);
+	allow_holds("emptied", NULL, 0);
+out:
+	sxdp_list_free(&add);
+	sxdp_list_free(&del);
+	allow_set(NULL, 0);
+}
+
+/* Each kind of bad entry: -EINVAL from every function, and nothing changes. */
+static void test_allow_bad_entries(void)
+{
+	static const char *const good[] = { "10.0.0.1", "2001:db8::/32" };
+	static const char *const bad[] = { "tcp:192.0.2.10:22",
+					   "udp:[2001:db8::7]:5000,[2001:db8::1]:53" };
+	struct sieve_xdp_key keys[4];
+	struct sxdp_list l = { 0 }, one;
+	const char *why;
+	size_t i;
+
+	if (!allow_set(good, 2))
+		return;
+	for (i = 0; i < 2; i++)
+		sxdp_parse_entry(bad[i], &keys[i], &why);
+	sxdp_parse_entry("10.0.0.0/8", &keys[2], &why);
+	keys[2].saddr[0] |= htonl(1);			/* host bits */
+	sxdp_parse_entry("10.0.0.1", &keys[3], &why);
+	keys[3].prefix_len = 24;			/* a source with a prefix length */
+	list_of(&l, good, 2);
+	for (i = 0; i < 4; i++) {
+		one = (struct sxdp_list){ .keys = &keys[i], .n = 1, .cap = 1 };
+		expect(sxdp_allow_update(&h, &one, NULL) == -EINVAL, "bad entry %zu added", i);
+		expect(sxdp_allow_update(&h, NULL, &one) == -EINVAL, "bad entry %zu deleted", i);
+		/* Good entries first: nothing of them either. */
+		sxdp_list_add(&l, &keys[i]);
+		expect(sxdp_allow_sync(&h, &l) == -EINVAL, "bad entry %zu synced", i);
+		l.n--;
+		expect(sxdp_allow_update(&h, &l, NULL) == 0, "good entries");
+	}
+	allow_holds("after bad entries", good, 2);
+	sxdp_list_free(&l);
+	allow_set(NULL, 0);
+}
+
+/*
+ * Exact mode: a confirmed hit is allowed and counted; a bloom false
+ * positive on an allowed source is refuted first, so it is counted as a
+ * false positive and never as allowed.
+ */
+static void test_allow_exact(void)
+{
+	static const char *const e[] = { "10.0.0.0/8", "198.51.100.7" };
+	static const char *const allow[] = { "10.1.2.3", "198.51.100.7" };
+	const int fp_moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_BLOOM_HITS,
+				 SIEVE_XDP_FALSE_POSITIVES };
+	struct sxdp_list l = { 0 }, fps = { 0 };
+	struct pkt_spec s;
+	uint8_t buf[PKT_MAX];
+	size_t i;
+
+	if (!set_entries(e, 2, SIEVE_XDP_F_EXACT) || !allow_set(allow, 2))
+		goto out;
+	s = tcp("10.1.2.3", 1, "192.0.2.1", 80);
+	allowed_pass("exact: allowed source in a blocked prefix", &s);
+	s = tcp("198.51.100.7", 1, "192.0.2.1", 80);
+	allowed_pass("exact: allowed blocked source", &s);
+	s = tcp("10.1.2.4", 1, "192.0.2.1", 80);
+	drops("exact: other source in the prefix", &s, SIEVE_XDP_PREFIX);
+	/* 2000 random sources at 10%: bloom-only drops about 1 in 10 others. */
+	for (i = 0; i < 2000; i++) {
+		struct sieve_xdp_key k = { .kind = SIEVE_XDP_SRC, .family = SIEVE_XDP_V4,
+					   .prefix_len = 32, .saddr = { (uint32_t)rng() } };
+
+		sxdp_list_add(&l, &k);
+	}
+	sxdp_list_sort(&l);
+	if (!set_list(&l, SIEVE_XDP_F_EXACT, 100000000) || !reflag(0))
+		goto out;
+	s = (struct pkt_spec){ .flow = { .family = SIEVE_XDP_V4, .proto = IPPROTO_TCP,
+					 .sport = htons(1), .dport = htons(80) } };
+	for (i = 0; i < 4000 && fps.n < 32; i++) {
+		s.flow.saddr[0] = (uint32_t)rng();
+		s.flow.kind = SIEVE_XDP_SRC;
+		s.flow.prefix_len = 32;
+		s.flow.proto = 0, s.flow.sport = s.flow.dport = 0;
+		if (sxdp_list_find(&l, &s.flow))
+			continue;
+		sxdp_list_add(&fps, &s.flow);	/* the entry; the packet's fields below */
+		s.flow.proto = IPPROTO_TCP, s.flow.sport = htons(1), s.flow.dport = htons(80);
+		if (run_pkt(buf, pkt_build(&s, buf)) != XDP_DROP)
+			fps.n--;
+	}
+	if (!expect(fps.n >= 8, "only %zu false positives in bloom-only mode", fps.n) ||
+	    !expect(!sxdp_allow_sync(&h, &fps), "allow the false positives") ||
+	    !reflag(SIEVE_XDP_F_EXACT))
+		goto out;
+	for (i = 0; i < fps.n; i++) {
+		s.flow = fps.keys[i];
+		s.flow.proto = IPPROTO_TCP, s.flow.sport = htons(1), s.flow.dport = htons(80);
+		check_pkt("exact: a false positive on an allowed source", &s, XDP_PASS, fp_moved,
+			  3);
+	}
+	printf("    %zu allowed false positives, none counted as allowed\n", fps.n);
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&fps);
+	allow_set(NULL, 0);
+}
+
+struct allow_race {
+	volatile bool stop;
+	uint64_t runs, allowed_dropped, blocked_passed, errors;
+};
+
+/* An allowed source in a blocked prefix, and one never allowed, in a loop. */
+static void *allow_race_traffic(void *arg)
+{
+	struct allow_race *r = arg;
+	struct pkt_spec allowed = tcp("10.1.2.3", 1, "192.0.2.1", 2);
+	struct pkt_spec blocked = tcp("10.200.0.1", 1, "192.0.2.1", 2);
+	uint8_t a[PKT_MAX], b[PKT_MAX];
+	size_t al = pkt_build(&allowed, a), bl = pkt_build(&blocked, b);
+
+	while (!r->stop) {
+		int va = run_pkt(a, al), vb = run_pkt(b, bl);
+
+		r->allowed_dropped += va == XDP_DROP;
+		r->blocked_passed += vb == XDP_PASS;
+		r->errors += va < 0 || vb < 0;
+		r->runs++;
+	}
+	return NULL;
+}
+
+/* Syncs between sets that all allow 10.1.2.3 never drop it for a moment. */
+static void test_allow_sync_under_traffic(void)
+{
+	static const char *const e[] = { "10.0.0.0/8" };
+	static const char *const sets[3][3] = {
+		{ "10.1.2.3", "10.2.0.0/16", "192.0.2.0/24" },
+		{ "10.1.2.3", "10.1.0.0/16", "2001:db8::/32" },
+		{ "10.1.2.3", "10.1.2.0/24", "10.3.3.3" },
+	};
+	struct allow_race r = { 0 };
+	pthread_t t;
+	int i;
+
+	if (!set_entries(e, 1, 0) || !allow_set(sets[0], 3))
+		return;
+	pthread_create(&t, NULL, allow_race_traffic, &r);
+	for (i = 0; i < 1000; i++)
+		allow_set(sets[i % 3], 3);
+	r.stop = true;
+	pthread_join(t, NULL);
+	expect(r.runs > 0, "traffic ran during the syncs");
+	expect(r.allowed_dropped == 0, "%llu of %llu allowed packets dropped during syncs",
+	       (unsigned long long)r.allowed_dropped, (unsigned long long)r.runs);
+	expect(r.blocked_passed == 0, "%llu of %llu blocked packets passed during syncs",
+	       (unsigned long long)r.blocked_passed, (unsigned long long)r.runs);
+	expect(r.errors == 0, "test runs failed");
+	printf("    %llu packet pairs during 1000 syncs\n", (unsigned long long)r.runs);
+	allow_set(NULL, 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1291,6 +1644,12 @@ static const struct {
 	{ "expansion_v6_lengths", test_expansion_v6_lengths },
 	{ "expansion_nested", test_expansion_nested },
 	{ "expansion_live_block", test_expansion_live_block },
+	{ "allow_v4", test_allow_v4 },
+	{ "allow_v6", test_allow_v6 },
+	{ "allow_sync_and_read", test_allow_sync_and_read },
+	{ "allow_bad_entries", test_allow_bad_entries },
+	{ "allow_exact", test_allow_exact },
+	{ "allow_sync_under_traffic", test_allow_sync_under_traffic },
 };
 
 static int setup(void)
@@ -1315,6 +1674,7 @@ static int setup(void)
 		.bloom_fd = bpf_map__fd(skel->maps.sieve_bloom),
 		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
+		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
 	};
 	return 0;
 }

@@ -1018,6 +1018,7 @@ static const struct {
 	[SIEVE_XDP_FALSE_POSITIVES] = { "false_positives", "false_positives_bytes" },
 	[SIEVE_XDP_MALFORMED] = { "malformed", "malformed_bytes" },
 	[SIEVE_XDP_NON_IP] = { "non_ip", "non_ip_bytes" },
+	[SIEVE_XDP_ALLOWED] = { "allowed", "allowed_bytes" },
 };
 
 struct stats_arg {

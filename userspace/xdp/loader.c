@@ -202,6 +202,7 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 	h->ifindex = netns == sxdp_netns() ? if_nametoindex(ifname) : 0;
 	for (i = 0; i < 5; i++)
 		*fds[i] = -1;
+	h->allow_fd = -1;
 	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -213,16 +214,27 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 			return err;
 		}
 	}
+	/* Optional: an instance attached before the allowlist has none, and
+	 * everything else still works on it. */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_ALLOW);
+	h->allow_fd = bpf_obj_get(path);
+	if (h->allow_fd < 0 && errno != ENOENT) {
+		int err = -errno;
+
+		sxdp_close(h);
+		return err;
+	}
 	h->pinned = true;
 	return 0;
 }
 
 void sxdp_close(struct sxdp_handle *h)
 {
-	int *fds[] = { &h->active_fd, &h->cfg_fd, &h->bloom_fd, &h->exact_fd, &h->stats_fd };
+	int *fds[] = { &h->active_fd, &h->cfg_fd, &h->bloom_fd, &h->exact_fd, &h->stats_fd,
+		       &h->allow_fd };
 	size_t i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		if (*fds[i] > 0)
 			close(*fds[i]);
 		*fds[i] = -1;

@@ -139,6 +139,26 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
 	return ret;
 }
 
+/*
+ * The interface's allowlist trie becomes @allowed. An instance from before
+ * the allowlist has no trie: fine while the list allows nothing.
+ */
+static int allow_sync(struct sxdp_handle *h, const struct sxdp_list *allowed, char *err,
+		      size_t errlen)
+{
+	int ret;
+
+	if (h->allow_fd < 0 && !allowed->n)
+		return 0;
+	ret = sxdp_allow_sync(h, allowed);
+	if (ret == -EOPNOTSUPP)
+		snprintf(err, errlen, "%s was attached by an older sieve without an allowlist: "
+			 "detach and attach it", h->ifname);
+	else if (ret)
+		snprintf(err, errlen, "%s: the allowlist: %s", h->ifname, strerror(-ret));
+	return ret;
+}
+
 /* The capacity a rebuild for @n entries plans, from the live @cap. */
 static uint64_t rebuild_capacity(uint64_t n, uint64_t cap)
 {
@@ -152,9 +172,9 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 			  const struct sxdp_iface_params *p, uint64_t *version, char *err,
 			  size_t errlen)
 {
+	struct sxdp_list l = { 0 }, allowed = { 0 };
 	struct sxdp_build_spec b = { 0 };
 	struct sieve_xdp_config cur;
-	struct sxdp_list l = { 0 };
 	int ret;
 
 	/* One snapshot: the version is the one of the entries read. */
@@ -164,6 +184,8 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 	ret = sxdp_store_version(s, list, &b.store_version);
 	if (!ret)
 		ret = sxdp_store_read(s, list, &l, err, errlen);
+	if (!ret)
+		ret = sxdp_store_read_from(s, list, true, &allowed, err, errlen);
 	sxdp_store_rollback(s);
 	if (ret)
 		goto out;
@@ -184,11 +206,18 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 		b.capacity = rebuild_capacity(l.n, cur.capacity);
 		b.max_probes = cur.max_probes;
 	}
-	ret = sxdp_build(h, &b, err, errlen);
+	/*
+	 * The allowlist first: it is not generational, and entries allowed in
+	 * the store must hold before the new generation can drop them.
+	 */
+	ret = allow_sync(h, &allowed, err, errlen);
+	if (!ret)
+		ret = sxdp_build(h, &b, err, errlen);
 	if (!ret && version)
 		*version = b.store_version;
 out:
 	sxdp_list_free(&l);
+	sxdp_list_free(&allowed);
 	return ret;
 }
 
@@ -217,6 +246,8 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
 struct change {
 	struct sxdp_list fresh;		/* blocklist entries new to the list */
 	bool removal;			/* blocklist entries went: a rebuild */
+	struct sxdp_list allow_add;	/* allowlist entries new to the list */
+	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
 
 /*
@@ -231,6 +262,13 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 
 	if (!f->open)
 		return 0;
+	if (!f->behind && (c->allow_add.n || c->allow_del)) {
+		ret = sxdp_allow_update(&f->h, &c->allow_add, c->allow_del ? c->allow_del :
+					&(struct sxdp_list){ 0 });
+		/* A trie that refused part of it: rebuilt whole from the store. */
+		f->behind = ret < 0;
+		ret = 1;
+	}
 	if (!f->behind && !c->removal) {
 		ret = c->fresh.n ? sxdp_add_live(&f->h, &c->fresh, version) :
 				   sxdp_set_version(&f->h, version);
@@ -287,6 +325,7 @@ static int run_op(struct sxdp_store *s, const char *list,
 	}
 	list_unlock(&L);
 	sxdp_list_free(&c.fresh);
+	sxdp_list_free(&c.allow_add);
 	return ret ? ret : first;
 }
 
@@ -305,11 +344,11 @@ static int change_add(struct sxdp_store *s, const char *list, void *arg, struct 
 	ret = sxdp_store_add_fresh(s, list, x->keys->keys, x->keys->n, x->a, &fresh, err,
 				   errlen);
 	res->changed = fresh.n;
-	/* An allowlist entry is not in the bloom maps. */
+	/* An allowlist entry goes to the trie, not the bloom maps. */
 	if (!x->a->allow)
 		c->fresh = fresh;
 	else
-		sxdp_list_free(&fresh);
+		c->allow_add = fresh;
 	return ret;
 }
 
@@ -337,6 +376,8 @@ static int change_remove(struct sxdp_store *s, const char *list, void *arg, stru
 				     err, errlen);
 	res->changed = x->keys->n - res->missing;
 	c->removal = !x->allow && res->changed;
+	if (x->allow && res->changed)
+		c->allow_del = x->keys;
 	return ret;
 }
 

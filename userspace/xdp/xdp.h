@@ -138,6 +138,7 @@ struct sxdp_handle {
 	uint64_t netns;		/* the interface's namespace (sxdp_netns) */
 	int ifindex;		/* 0 for an interface of another namespace */
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
+	int allow_fd;		/* -1: an instance from before the allowlist */
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 };
 
@@ -245,5 +246,31 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version);
 /* Records that the live maps hold @store_version (a change they need not see). */
 int sxdp_set_version(struct sxdp_handle *h, uint64_t store_version);
+
+/* ---- the allowlist (allow.c) ---- */
+
+/*
+ * Sources and prefixes a source or prefix entry never drops: see "The
+ * allowlist" in sieve_xdp.h. Entries are sieve_xdp_keys of kind
+ * SIEVE_XDP_SRC or SIEVE_XDP_PREFIX as sxdp_parse_entry makes them (host
+ * bits and other fields zero); any other is -EINVAL and nothing changes.
+ * The trie is live: there is no generation to swap. The callers hold the
+ * interface's lock (sxdp_lock), as for every change; these functions do
+ * not take it. -EOPNOTSUPP: the instance predates the allowlist (detach
+ * and attach again).
+ *
+ * update: inserts @add, then deletes @del (either may be NULL); an entry
+ * in both stays, and one in @del that is not there is no error. On
+ * another error (-ENOSPC: SIEVE_XDP_ALLOW_MAX reached) part of the change
+ * may be made: sxdp_allow_sync from the list of record repairs it.
+ * sync: makes the trie hold exactly @all, inserting before deleting and
+ * never removing an entry of @all, so traffic of a source that stays
+ * allowed is never dropped while it runs.
+ * read: the entries in the trie into @out (replaced), sorted.
+ */
+int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_list *add,
+		      const struct sxdp_list *del);
+int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_list *all);
+int sxdp_allow_read(struct sxdp_handle *h, struct sxdp_list *out);
 
 #endif /* SIEVE_XDP_LOADER_H */
