@@ -15,7 +15,7 @@ $(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SK
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) -O2 -g $(SIEVE_CFLAGS) $(XDP_CFLAGS) -I$(TOP)/tests/bpf -c $< -o $@
 
-$(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJS)
+$(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) -O2 -g -o $@ $^ $(XDP_LDLIBS) -lm
 

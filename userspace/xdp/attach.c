@@ -36,6 +36,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 	static const char *const names[] = {
 		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
 		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
+		SIEVE_XDP_MAP_BLOCKED,
 	};
 	char path[256];
 	size_t i;

@@ -287,6 +287,7 @@ static int setup(void)
 		.bloom_fd = bpf_map__fd(skel->maps.sieve_bloom),
 		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
+		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 	};
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
