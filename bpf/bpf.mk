@@ -2,14 +2,14 @@
 #
 # bpf/: the XDP blocklist (sieve_xdp.bpf.c) and the benchmark's floor
 # program (floor.bpf.c), built with clang -target bpf into $(BUILD)/bpf/.
-# Both include the header they share with userspace, include/sieve_xdp.h.
+# Both include the headers they share with userspace, include/sieve_xdp*.h.
 
 # <asm/types.h> lives under the multiarch include directory.
 BPF_ARCH_INCLUDE := $(addprefix -I,$(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 bpf: $(BPF_OBJS)
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/sieve_xdp.h
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
 	$(call msg,BPF,$<)
 	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
 		-I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@

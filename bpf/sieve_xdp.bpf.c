@@ -3,7 +3,8 @@
  * sieve's XDP blocklist. Parses Ethernet, up to two VLAN tags, IPv4 or
  * IPv6 (a bounded chain of extension headers) and the ports of TCP, UDP
  * and SCTP, builds the flow key of every entry kind in use and probes the
- * bloom filter of the live generation with its digest; a hit (confirmed in
+ * filter of the live generation (the kernel's bloom-filter map, or a
+ * blocked Bloom filter in an array) with its digest; a hit (confirmed in
  * the exact map in exact mode) drops the packet, unless it is a source or
  * prefix entry and the source is on the allowlist.
  *
@@ -22,6 +23,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "sieve_xdp.h"
+#include "sieve_xdp_blocked.h"
 
 /* Inner-map templates: generations may differ in size, not in type. */
 struct bloom_gen {
@@ -29,6 +31,23 @@ struct bloom_gen {
 	__type(value, __u64);
 	__uint(max_entries, 1);
 	__uint(map_extra, 1);
+};
+
+/*
+ * The blocked backend's filter: one 64-byte block per element, mmapable
+ * so the loader writes it without a syscall per key. Its generations
+ * differ in max_entries, which an inner array must match unless its
+ * template says BPF_F_INNER_MAP (the loader's maps carry the same flags:
+ * the kernel compares them). The price: lookups in it are helper calls,
+ * not inlined.
+ */
+struct blocked_gen {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	/* Sizes, not types, as the loader's maps have no BTF either. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SIEVE_XDP_BLOCK_BYTES);
+	__uint(max_entries, 1);
 };
 
 struct exact_gen {
@@ -46,6 +65,14 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 	__array(values, struct bloom_gen);
 } sieve_bloom SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SIEVE_XDP_NR_GENS);
+	__type(key, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+	__array(values, struct blocked_gen);
+} sieve_blocked SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
@@ -121,6 +148,8 @@ struct gen {
 	__u32 slot;
 	const struct sieve_xdp_config *cfg;
 	void *bloom;
+	/* Not the same field as bloom: the verifier follows each map's type. */
+	void *blocked;
 	void *exact;
 	struct sieve_xdp_stats *stats;
 	__u64 len;		/* the frame's bytes, for the counters */
@@ -304,23 +333,56 @@ static __always_inline void count(struct gen *g, int i)
 }
 
 /*
- * One probe: the bloom filter answers "maybe" or "no"; in exact mode a
- * "maybe" is confirmed in the hash map, and a refuted one is counted.
+ * The k bits of the blocked backend's lookup, in a global function: the
+ * verifier checks it once, not once for each of the probes inlined into
+ * the program (up to 35, each looping up to 32 times: past its limit).
+ * The call costs about a nanosecond.
+ */
+__noinline int sieve_blocked_test(const struct sieve_xdp_block *block, __u64 h, __u32 k)
+{
+	return block && sieve_xdp_blocked_test(block->w, h, k);
+}
+
+/*
+ * The blocked backend: one block, k bits of it (include/sieve_xdp_blocked.h).
+ * Block indexes are below max_entries by construction; a lookup that
+ * still fails answers "no".
+ */
+static __always_inline int blocked_maybe(struct gen *g, __u64 digest)
+{
+	__u64 h = sieve_xdp_blocked_hash(digest);
+	__u32 idx = sieve_xdp_blocked_index(h, g->cfg->max_entries);
+
+	if (!g->blocked)
+		g->blocked = bpf_map_lookup_elem(&sieve_blocked, &g->slot);
+	if (!g->blocked)
+		return 0;
+	return sieve_blocked_test(bpf_map_lookup_elem(g->blocked, &idx), h, g->cfg->nr_hashes);
+}
+
+/* Whether the generation's filter may hold the key, of either backend. */
+static __always_inline int filter_maybe(struct gen *g, struct sieve_xdp_key *key)
+{
+	__u64 digest = sieve_xdp_digest(key);
+
+	if (g->cfg->flags & SIEVE_XDP_F_BLOCKED)
+		return blocked_maybe(g, digest);
+	if (!g->bloom)
+		g->bloom = bpf_map_lookup_elem(&sieve_bloom, &g->slot);
+	return g->bloom && !bpf_map_peek_elem(g->bloom, &digest);
+}
+
+/*
+ * One probe: the filter answers "maybe" or "no"; in exact mode a "maybe"
+ * is confirmed in the hash map, and a refuted one is counted.
  */
 static __always_inline int probe(struct gen *g, struct sieve_xdp_key *key)
 {
-	__u64 digest;
-
 	if (g->cfg->flags & SIEVE_XDP_F_HASH_ONLY) {
 		g->exact = bpf_map_lookup_elem(&sieve_exact, &g->slot);
 		return g->exact && bpf_map_lookup_elem(g->exact, key);
 	}
-	if (!g->bloom)
-		g->bloom = bpf_map_lookup_elem(&sieve_bloom, &g->slot);
-	if (!g->bloom)
-		return 0;
-	digest = sieve_xdp_digest(key);
-	if (bpf_map_peek_elem(g->bloom, &digest))
+	if (!filter_maybe(g, key))
 		return 0;
 	count(g, SIEVE_XDP_BLOOM_HITS);
 	if (!(g->cfg->flags & SIEVE_XDP_F_EXACT))
@@ -452,6 +514,7 @@ static __always_inline int load_gen(struct xdp_md *ctx, struct gen *g)
 	g->slot = *active & (SIEVE_XDP_NR_GENS - 1);
 	g->cfg = bpf_map_lookup_elem(&sieve_cfg, &g->slot);
 	g->bloom = NULL;
+	g->blocked = NULL;
 	g->exact = NULL;
 	/* Not a helper call (bpf_xdp_get_buff_len): the program is not
 	 * frags-aware, so the frame is all linear. Subtracting packet

@@ -6,8 +6,8 @@
  * the two sides cannot drift.
  *
  * Packets see one generation of maps at a time: the program reads
- * sieve_active once, then uses slot [gen] of sieve_cfg, sieve_bloom and
- * sieve_exact. The loader builds the next generation in the other slot and
+ * sieve_active once, then uses slot [gen] of sieve_cfg, sieve_bloom (or
+ * sieve_blocked) and sieve_exact. The loader builds the next generation in the other slot and
  * flips sieve_active (one aligned 4-byte store), so a packet never mixes
  * two generations.
  */
@@ -58,6 +58,12 @@ struct sieve_xdp_key {
 #define SIEVE_XDP_F_EXACT	(1U << 0)	/* confirm bloom hits in the exact map */
 #define SIEVE_XDP_F_FAIL_CLOSED	(1U << 1)	/* drop malformed packets */
 #define SIEVE_XDP_F_HASH_ONLY	(1U << 2)	/* skip the bloom: the benchmark's reference */
+/*
+ * The blocked backend: the filter is a blocked Bloom filter in
+ * sieve_blocked (include/sieve_xdp_blocked.h), not the kernel's bloom map
+ * in sieve_bloom. A flag of the generation, so every rebuild keeps it.
+ */
+#define SIEVE_XDP_F_BLOCKED	(1U << 3)
 
 /*
  * Probe lengths per family: each costs one probe per packet of that
@@ -82,8 +88,10 @@ struct sieve_xdp_key {
  *	ANDs without branching on the length: fewer verifier states)
  * @entries: entries on the list of this generation (the loader's bookkeeping)
  * @capacity: entries the bloom filter was planned for
- * @max_entries: the bloom map's max_entries (sizes its bitmap)
- * @nr_hashes: the bloom map's hash count (1-15)
+ * @max_entries: the bloom map's max_entries (sizes its bitmap); with
+ *	%SIEVE_XDP_F_BLOCKED, the blocked array's: its number of 64-byte blocks
+ * @nr_hashes: the bloom map's hash count (1-15); with %SIEVE_XDP_F_BLOCKED,
+ *	the bits a key sets in its block (1-%SIEVE_XDP_BLOCKED_MAX_HASHES)
  * @fpp_ppb: the target false-positive rate, parts per billion
  * @gen_seq: generations built since attach (status shows it)
  * @keys: keys in the maps: @entries after prefix expansion
@@ -152,6 +160,7 @@ struct sieve_xdp_stats {
 #define SIEVE_XDP_MAP_ACTIVE	"sieve_active"	/* array[1]: live generation */
 #define SIEVE_XDP_MAP_CFG	"sieve_cfg"	/* array[2] of struct sieve_xdp_config */
 #define SIEVE_XDP_MAP_BLOOM	"sieve_bloom"	/* array-of-maps[2]: bloom of digests */
+#define SIEVE_XDP_MAP_BLOCKED	"sieve_blocked"	/* array-of-maps[2]: blocked Bloom arrays */
 #define SIEVE_XDP_MAP_EXACT	"sieve_exact"	/* array-of-maps[2]: hash of keys */
 #define SIEVE_XDP_MAP_STATS	"sieve_stats"	/* per-CPU struct sieve_xdp_stats */
 #define SIEVE_XDP_MAP_ALLOW	"sieve_allow"	/* LPM trie of struct sieve_xdp_allow_key */

@@ -15,7 +15,8 @@ $(BPF_TEST_DIR)/%.o: tests/bpf/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(XDP_CFLAGS) -c $< -o $@
 
-$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $$(XDP_OBJS)
+# libsieve: the module's sizing, which the blocked backend's plan uses.
+$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $$(XDP_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(XDP_LDLIBS) -lpthread -lm
 

@@ -255,7 +255,7 @@ expect_help_options "filter clear"
 expect_help_options "build" $create --if-absent --file --json --pretty
 expect_help_options "snapshot query" --count --file --json --pretty
 if $has_xdp; then
-	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open \
+	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open --backend \
 		--capacity --max-probes --force --list --state-dir --json --pretty
 	expect_help_options "xdp plan" --entries --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
@@ -296,7 +296,8 @@ usage_cases=(
 	"build|x.snap -t bloom|--frob|--fpr|--fpr 2" "snapshot query|x k|--frob|--file|-c=1"
 )
 $has_xdp && usage_cases+=("xdp plan||--frob|-n|--fpr 0" "xdp stats||--frob|--interval|--interval 0"
-			  "xdp attach|lo|--frob|--mode|--mode fast" "xdp load|f|--frob|--format|--format csv")
+			  "xdp attach|lo|--frob|--mode|--mode fast" "xdp load|f|--frob|--format|--format csv"
+			  "xdp attach|lo|--frob|--backend|--backend bloom")
 for case in "${usage_cases[@]}"; do
 	IFS='|' read -r words args unknown missing bad <<<"$case"
 	for what in unknown missing bad; do
@@ -386,6 +387,17 @@ import json, sys
 a, b = json.loads(sys.argv[1]), json.load(sys.stdin)
 assert len(b["v4_lens"]) == 16 and b["keys"] < a["keys"], (a, b)' "$plan8" <<<"$out"
 	expect_refused "xdp plan --max-probes 17" "$sieve" xdp plan --max-probes 17 "$work/cpe.list"
+	expect "xdp plan: both backends" 0 "$sieve" xdp plan -j -n 10000000
+	check "xdp plan: the blocked backend beside the bloom map, any number of blocks" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = d["blocked"]
+assert b["bits"] == 512 * b["max_entries"] and b["bytes"] * 8 == b["bits"], d
+assert b["max_entries"] & (b["max_entries"] - 1) and 1 <= b["nr_hashes"] <= 32, d
+assert b["expected_fpr"] <= d["target_fpr"] and d["expected_fpr"] <= d["target_fpr"], d
+assert b["bytes"] < d["bytes"], d' <<<"$out"
+	expect "xdp plan: text" 0 "$sieve" xdp plan -n 10000000
+	check "xdp plan: a line for each backend" grep -qE "^bloom-map: .*blocked:|^blocked: " <<<"$out"
 	printf '0.0.0.0/1\n10.0.0.0/31\n' > "$work/cpe-far.list"
 	expect_refused "xdp plan: one probe for /1 and /31" "$sieve" xdp plan --max-probes 1 "$work/cpe-far.list"
 	check "xdp plan: the refusal says to allow more probes" grep -q -- "--max-probes" <<<"$err"

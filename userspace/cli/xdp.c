@@ -39,6 +39,8 @@ struct xdp_opts {
 	const char *origin;	/* load --origin */
 	const char *comment;	/* block/allow --comment */
 	uint64_t ttl;		/* seconds; 0: never expires */
+	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED or 0 */
+	bool backend_given;
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
@@ -170,6 +172,14 @@ static int set_ttl(void *opts, const char *arg)
 	return o->ttl && o->ttl <= MAX_TTL ? 0 : -EINVAL;
 }
 
+static int set_backend(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	o->backend_given = true;
+	return sxdp_backend_parse(arg, &o->backend);
+}
+
 #define XDP_RATE_ACCEPTS	"between 1e-9 and 1, e.g. 1e-6 or 0.01%"
 
 static const struct cli_option opt_iface = {
@@ -246,6 +256,10 @@ static const struct cli_option opt_comment = {
 	"comment", 0, "TEXT", "a note kept with the entries", .set = set_comment,
 	.accepts = "up to 1024 characters",
 };
+static const struct cli_option opt_backend = {
+	"backend", 0, "BACKEND", "bloom-map (the kernel's, default) or blocked (one cache line)",
+	.set = set_backend, .accepts = "bloom-map or blocked",
+};
 static const struct cli_option opt_watch = {
 	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),
 };
@@ -310,7 +324,8 @@ static int open_iface(const char *ifname, struct sxdp_handle *h)
 
 static uint32_t cfg_flags_of(const struct xdp_opts *o)
 {
-	return (o->exact ? SIEVE_XDP_F_EXACT : 0) | (o->fail_closed ? SIEVE_XDP_F_FAIL_CLOSED : 0);
+	return (o->exact ? SIEVE_XDP_F_EXACT : 0) | (o->fail_closed ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
+	       o->backend;
 }
 
 static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
@@ -336,7 +351,8 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 	ao = (struct sxdp_attach_opts){
 		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
 		.cfg_given = (o.exact || o.no_exact ? SIEVE_XDP_F_EXACT : 0) |
-			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0),
+			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
+			     (o.backend_given ? SIEVE_XDP_F_BLOCKED : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
 		.max_probes = o.max_probes, .force = o.force, .list = o.list };
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
@@ -773,8 +789,37 @@ static void print_probes(const struct sieve_xdp_config *c, bool json)
 	       (unsigned long long)c->keys, (unsigned long long)c->entries, factor);
 }
 
-/* @c: the list's config when planned from a FILE, else NULL. */
-static void print_plan(const struct sxdp_plan *p, const struct sieve_xdp_config *c, bool json)
+/* The blocked backend's plan, beside the bloom map's (in JSON: an object of its own). */
+static void print_blocked_plan(const struct sxdp_plan *b, bool json)
+{
+	if (!b) {
+		if (!json)
+			printf("blocked: no table of at most 1 GiB reaches that rate\n");
+		return;
+	}
+	if (json) {
+		json_object("blocked");
+		json_u64("max_entries", b->max_entries);
+		json_u64("nr_hashes", b->nr_hashes);
+		json_u64("bits", b->nbits);
+		json_u64("bytes", b->bytes);
+		json_double("bits_per_entry", "%.3f", (double)b->nbits / b->capacity);
+		json_double("expected_fpr", "%.9g", b->fpr);
+		json_end();
+		return;
+	}
+	printf("blocked:   %u blocks of 64 bytes, %u bits a key -> %.3f MiB (%.2f bits/entry), "
+	       "expected rate %.3g\n", b->max_entries, b->nr_hashes, b->bytes / 1048576.0,
+	       (double)b->nbits / b->capacity, b->fpr);
+}
+
+/*
+ * @c: the list's config when planned from a FILE, else NULL. @b: the
+ * blocked backend's plan (NULL: none reaches the rate). The top-level
+ * JSON fields are the default backend's, the bloom map's.
+ */
+static void print_plan(const struct sxdp_plan *p, const struct sxdp_plan *b,
+		       const struct sieve_xdp_config *c, bool json)
 {
 	double exact = sxdp_exact_bytes_per_entry(p->capacity);
 
@@ -789,6 +834,7 @@ static void print_plan(const struct sxdp_plan *p, const struct sieve_xdp_config 
 		json_double("bits_per_entry", "%.3f", (double)p->nbits / p->capacity);
 		json_double("expected_fpr", "%.9g", p->fpr);
 		json_double("exact_bytes_estimate", "%.0f", exact * p->capacity);
+		print_blocked_plan(b, true);
 		if (c) {
 			json_u64("list_entries", c->entries);
 			print_probes(c, true);
@@ -800,12 +846,13 @@ static void print_plan(const struct sxdp_plan *p, const struct sieve_xdp_config 
 	       p->fpp_ppb / 1e9);
 	if (c)
 		print_probes(c, false);
-	printf("bloom map: max_entries %u, %u hashes -> 2^%d bits = %.3f MiB (%.2f bits/entry)\n"
-	       "expected false-positive rate %.3g per probe\n"
+	printf("bloom-map: max_entries %u, %u hashes -> 2^%d bits = %.3f MiB (%.2f bits/entry), "
+	       "expected rate %.3g\n", p->max_entries, p->nr_hashes, (int)log2((double)p->nbits),
+	       p->bytes / 1048576.0, (double)p->nbits / p->capacity, p->fpr);
+	print_blocked_plan(b, false);
+	printf("(expected false-positive rates per probe at the entries)\n"
 	       "with --exact add a hash map: about %.1f MiB (%.0f bytes/entry)\n",
-	       p->max_entries, p->nr_hashes,
-	       (int)log2((double)p->nbits), p->bytes / 1048576.0, (double)p->nbits / p->capacity,
-	       p->fpr, exact * p->capacity / 1048576.0, exact);
+	       exact * p->capacity / 1048576.0, exact);
 }
 
 /* A FILE's probe lengths and keys after expansion, in @c. */
@@ -827,8 +874,9 @@ static int plan_file(const char *path, uint32_t max_probes, struct sieve_xdp_con
 static int cmd_plan(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct sieve_xdp_config c;
-	struct sxdp_plan p;
+	struct sxdp_plan p, b;
 	struct xdp_opts o;
+	uint64_t n;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
 	if (ret >= 0)
@@ -841,9 +889,10 @@ static int cmd_plan(const struct cli_command *cmd, int argc, char **argv)
 		/* The maps hold the keys after expansion: plan for those. */
 		o.entries = c.keys ? c.keys : 1;
 	}
-	if (sxdp_plan(o.entries ? o.entries : SXDP_DEFAULT_CAPACITY, o.fpp_ppb, &p))
+	n = o.entries ? o.entries : SXDP_DEFAULT_CAPACITY;
+	if (sxdp_plan(n, o.fpp_ppb, &p))
 		return cli_error("no bloom map of at most 2^32 bits with 15 hashes reaches that rate");
-	print_plan(&p, o.nargs ? &c : NULL, o.json);
+	print_plan(&p, sxdp_plan_blocked(n, o.fpp_ppb, &b) ? NULL : &b, o.nargs ? &c : NULL, o.json);
 	return EXIT_OK;
 }
 
@@ -869,6 +918,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("maps_version", c->store_version);
 	json_bool("in_step", c->store_version == si->version);
 	json_bool("resynced", si->synced);
+	json_str("backend", sxdp_backend_name(c->flags));
 	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
 	json_u64("entries", c->entries);
@@ -895,8 +945,8 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
-	printf("%s: %s mode, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
-	       c->flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
+	printf("%s: %s mode, %s backend, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
+	       sxdp_backend_name(c->flags), c->flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
 	       c->flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open", c->gen_seq);
 	printf("  list %s, store version %llu; the maps hold version %llu%s\n",
 	       si->a.list[0] ? si->a.list : "(not recorded in the store)",
@@ -910,9 +960,13 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	       (unsigned long long)si->allowed);
 	print_probes(c, false);
 	printf("  capacity %llu keys\n", (unsigned long long)c->capacity);
-	printf("  bloom: 2^%d bits, %u hashes (max_entries %u), %.3f MiB in the kernel\n",
-	       (int)log2((double)si->nbits), c->nr_hashes, c->max_entries,
-	       si->bloom_mem / 1048576.0);
+	if (c->flags & SIEVE_XDP_F_BLOCKED)
+		printf("  blocked: %u blocks of 64 bytes, %u bits a key, %.3f MiB in the kernel\n",
+		       c->max_entries, c->nr_hashes, si->bloom_mem / 1048576.0);
+	else
+		printf("  bloom: 2^%d bits, %u hashes (max_entries %u), %.3f MiB in the kernel\n",
+		       (int)log2((double)si->nbits), c->nr_hashes, c->max_entries,
+		       si->bloom_mem / 1048576.0);
 	if (si->exact_mem)
 		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
@@ -966,8 +1020,7 @@ static int do_status(struct sxdp_handle *h, void *arg)
 		ret = sxdp_live_memory(h, &si.bloom_mem, &si.exact_mem);
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
-	si.nbits = sxdp_kernel_bloom_bits(c.max_entries, c.nr_hashes);
-	si.fpr = sxdp_bloom_fpr(si.nbits, c.nr_hashes, c.keys);
+	si.fpr = sxdp_config_fpr(&c, c.keys, &si.nbits);
 	if (sa->json)
 		print_status_json(h, &c, &si);
 	else
@@ -1170,10 +1223,14 @@ static const struct cli_command xdp_attach_command = {
 		   "  them off, --list switches lists), keeps the others and the mode, exit 0.\n"
 		   "  Another XDP program on the interface is replaced only with --force.\n"
 		   "  --max-probes bounds the prefix lengths probed per packet; a list with\n"
-		   "  more is stored expanded to the lengths that make the fewest entries.",
+		   "  more is stored expanded to the lengths that make the fewest entries.\n"
+		   "  --backend blocked keeps the filter in an array of 64-byte blocks (one\n"
+		   "  cache line a lookup) instead of the kernel's bloom-filter map; again\n"
+		   "  with another backend rebuilds the maps.",
 	.options = CLI_OPTIONS(&opt_attach_list, &opt_mode, &opt_exact, &opt_no_exact, &opt_fpr,
 			       &opt_fpp, &opt_fail_closed, &opt_fail_open, &opt_capacity,
-			       &opt_max_probes, &opt_force, &opt_state_dir, CLI_JSON_OPTIONS),
+			       &opt_max_probes, &opt_backend, &opt_force, &opt_state_dir,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_attach,
 };
 static const struct cli_command xdp_detach_command = {
@@ -1254,11 +1311,12 @@ static const struct cli_command xdp_list_command = {
 	.run = cmd_list,
 };
 static const struct cli_command xdp_plan_command = {
-	"xdp plan", "bloom filter size and false-positive rate for a list",
+	"xdp plan", "filter size and false-positive rate of both backends for a list",
 	.args = "[FILE]", .max_args = 1,
 	.details = "  The bloom map's max_entries and hash count, its memory (the kernel\n"
 		   "  rounds the bitmap up to a power of two) and the expected rate, for\n"
-		   "  ENTRIES or the entries of FILE. For a FILE also the prefix lengths\n"
+		   "  ENTRIES or the entries of FILE; beside it the blocked backend's blocks\n"
+		   "  (any number), bits a key, memory and rate (in JSON under \"blocked\"). For a FILE also the prefix lengths\n"
 		   "  probed per family (at most --max-probes) and the keys the maps hold\n"
 		   "  once the other prefixes are expanded to them.",
 	.options = CLI_OPTIONS(&opt_entries, &opt_fpr, &opt_fpp, &opt_max_probes,

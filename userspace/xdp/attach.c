@@ -40,6 +40,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
 		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 		SIEVE_XDP_MAP_ALLOW,
+		SIEVE_XDP_MAP_BLOCKED,
 	};
 	char path[256];
 	size_t i;
@@ -301,7 +302,7 @@ static int record(struct sxdp_store *s, const char *ifname, const char *list,
 	snprintf(a.iface, sizeof(a.iface), "%s", ifname);
 	snprintf(a.list, sizeof(a.list), "%s", list);
 	snprintf(a.mode, sizeof(a.mode), "%s", o->xdp_flags ? mode_name(o->xdp_flags) : "");
-	snprintf(a.backend, sizeof(a.backend), "%s", "bloom-map");
+	snprintf(a.backend, sizeof(a.backend), "%s", sxdp_backend_name(cfg.flags));
 	a.flags = cfg.flags;
 	a.fpp_ppb = cfg.fpp_ppb;
 	a.capacity = cfg.capacity;

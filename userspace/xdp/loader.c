@@ -203,6 +203,7 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 	for (i = 0; i < 5; i++)
 		*fds[i] = -1;
 	h->allow_fd = -1;
+	h->blocked_fd = -1;
 	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -224,6 +225,9 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 		sxdp_close(h);
 		return err;
 	}
+	/* Not there when an older sieve attached: only the blocked backend needs it. */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_BLOCKED);
+	h->blocked_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
 }
@@ -239,6 +243,9 @@ void sxdp_close(struct sxdp_handle *h)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+	if (h->blocked_fd > 0)
+		close(h->blocked_fd);
+	h->blocked_fd = -1;
 }
 
 static int read_active(struct sxdp_handle *h, uint32_t *gen)
@@ -354,6 +361,8 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 		return err;
 	*bloom_bytes = *exact_bytes = 0;
 	fd = slot_map_fd(h->bloom_fd, gen);
+	if (fd < 0 && h->blocked_fd >= 0)
+		fd = slot_map_fd(h->blocked_fd, gen);
 	if (fd >= 0) {
 		*bloom_bytes = map_memlock(fd);
 		close(fd);
@@ -396,10 +405,13 @@ int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_
 	int err;
 
 	*exact_fd = -1;
-	*bloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "sieve_bloom_g", 0, sizeof(uint64_t),
-				   plan->max_entries, &bopts);
+	if (plan->blocked)
+		*bloom_fd = sxdp_blocked_create(plan);
+	else
+		*bloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "sieve_bloom_g", 0,
+					   sizeof(uint64_t), plan->max_entries, &bopts);
 	if (*bloom_fd < 0)
-		return -errno;
+		return plan->blocked ? *bloom_fd : -errno;
 	if (exact) {
 		if (cap > UINT32_MAX) {
 			err = -E2BIG;
@@ -413,7 +425,8 @@ int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_
 			goto out_close_bloom;
 		}
 	}
-	err = sxdp_gen_insert(*bloom_fd, *exact_fd, l->keys, l->n);
+	err = sxdp_filter_insert(plan->blocked ? SIEVE_XDP_F_BLOCKED : 0, plan->nr_hashes, *bloom_fd,
+				 *exact_fd, l->keys, l->n, false);
 	if (!err)
 		return 0;
 	if (*exact_fd >= 0)
@@ -451,26 +464,39 @@ static bool slot_in_use(int outer_fd, uint32_t slot)
 	return !bpf_map_lookup_elem(outer_fd, &slot, &id);
 }
 
+/* Empties a slot of sieve_blocked, which a handle may lack (see sxdp_open). */
+static int clear_blocked_slot(struct sxdp_handle *h, uint32_t slot)
+{
+	return h->blocked_fd >= 0 ? set_slot(h->blocked_fd, slot, -1) : 0;
+}
+
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd)
 {
 	struct sieve_xdp_config next = *cfg, cur;
+	bool blocked = cfg->flags & SIEVE_XDP_F_BLOCKED;
 	uint32_t live, idle, zero = 0;
 	int err = sxdp_read_config(h, &cur, &live);
 
 	if (err)
 		return err;
+	if (blocked && h->blocked_fd < 0)
+		return -EOPNOTSUPP;
 	idle = !live;
 	/*
 	 * Maps left in the idle slot mean a swap was cut short (killed) after
 	 * its flip, maybe before its grace period: packets may still be in
 	 * that slot, so wait before rewriting it.
 	 */
-	if (slot_in_use(h->bloom_fd, idle) || slot_in_use(h->exact_fd, idle))
+	if (slot_in_use(h->bloom_fd, idle) || slot_in_use(h->exact_fd, idle) ||
+	    (h->blocked_fd >= 0 && slot_in_use(h->blocked_fd, idle)))
 		wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
+	/* The filter goes to its backend's outer map; the other's slot is emptied. */
 	if (bpf_map_update_elem(h->cfg_fd, &idle, &next, BPF_ANY) ||
-	    set_slot(h->bloom_fd, idle, bloom_fd) || set_slot(h->exact_fd, idle, exact_fd))
+	    set_slot(h->bloom_fd, idle, blocked ? -1 : bloom_fd) ||
+	    (blocked ? set_slot(h->blocked_fd, idle, bloom_fd) : clear_blocked_slot(h, idle)) ||
+	    set_slot(h->exact_fd, idle, exact_fd))
 		return -errno;
 	/* The flip: one aligned word, and only its lowest bit changes. */
 	if (bpf_map_update_elem(h->active_fd, &zero, &idle, BPF_ANY))
@@ -478,6 +504,7 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	wait_for_packets();
 	/* Nothing reads the old slot any more: free its maps. */
 	bpf_map_delete_elem(h->bloom_fd, &live);
+	clear_blocked_slot(h, live);
 	bpf_map_delete_elem(h->exact_fd, &live);
 	return 0;
 }
@@ -506,9 +533,11 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	/* Capacity counts keys: an expanded list gets headroom of its own. */
 	if (capacity < keys.n)
 		capacity = sxdp_capacity_for(keys.n);
-	ret = sxdp_plan(capacity, b->fpp_ppb, &plan);
+	ret = sxdp_plan_for(b->flags, capacity, b->fpp_ppb, &plan);
 	if (ret) {
-		snprintf(err, errlen, "no bloom filter of at most 2^32 bits holds %llu entries at that rate",
+		snprintf(err, errlen, "no %s filter of at most %s holds %llu entries at that rate",
+			 sxdp_backend_name(b->flags),
+			 b->flags & SIEVE_XDP_F_BLOCKED ? "1 GiB" : "2^32 bits",
 			 (unsigned long long)capacity);
 		goto out;
 	}
@@ -603,7 +632,8 @@ static int live_maps(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, 
 	*bloom_fd = *exact_fd = -1;
 	if (ret)
 		return ret;
-	*bloom_fd = slot_map_fd(h->bloom_fd, gen);
+	/* The filter: the bloom map, or the blocked array. */
+	*bloom_fd = slot_map_fd(cfg->flags & SIEVE_XDP_F_BLOCKED ? h->blocked_fd : h->bloom_fd, gen);
 	if (*bloom_fd < 0)
 		return *bloom_fd;
 	if (!(cfg->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
@@ -658,7 +688,8 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (ret)
 		goto out;
 	/* Into the maps packets use now: a new entry drops from here on. */
-	ret = sxdp_gen_insert(bloom_fd, exact_fd, keys.keys, keys.n);
+	ret = sxdp_filter_insert(next.flags, next.nr_hashes, bloom_fd, exact_fd, keys.keys, keys.n,
+				 true);
 	if (!ret)
 		ret = publish_config(h, &next, bloom_fd, exact_fd);
 	close(bloom_fd);

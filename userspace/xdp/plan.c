@@ -91,6 +91,7 @@ int sxdp_plan(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan)
 	plan->bytes = best_bits / 8;
 	plan->fpr = best_fpr;
 	plan->max_entries = max_entries_for(best_bits, best_k);
+	plan->blocked = false;
 	if (sxdp_kernel_bloom_bits(plan->max_entries, best_k) != best_bits)
 		return -ERANGE;	/* the model and the search disagree: a bug */
 	return 0;

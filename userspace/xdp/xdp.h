@@ -16,6 +16,7 @@
 #include <net/if.h>
 
 #include "sieve_xdp.h"
+#include "sieve_xdp_blocked.h"
 
 /* This process's network namespace: the inode of /proc/self/ns/net. */
 uint64_t sxdp_netns(void);
@@ -82,14 +83,16 @@ int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errl
 
 /* ---- sizing (plan.c) ---- */
 
+/* A filter map's plan, of either backend (blocked: see blocked_plan.c). */
 struct sxdp_plan {
 	uint64_t capacity;	/* entries planned for */
 	uint32_t fpp_ppb;	/* target false-positive rate */
-	uint32_t nr_hashes;	/* the map's map_extra */
-	uint32_t max_entries;	/* the map's max_entries */
+	uint32_t nr_hashes;	/* the map's map_extra; blocked: bits per key */
+	uint32_t max_entries;	/* the map's max_entries; blocked: 64-byte blocks */
 	uint64_t nbits;		/* bitmap bits the kernel allocates */
 	uint64_t bytes;		/* bitmap bytes */
 	double fpr;		/* expected rate at capacity */
+	bool blocked;		/* the blocked backend (SIEVE_XDP_F_BLOCKED) */
 };
 
 /* The bitmap size the kernel gives a bloom map (kernel/bpf/bloom_filter.c). */
@@ -100,6 +103,24 @@ double sxdp_bloom_fpr(uint64_t nbits, uint32_t k, uint64_t n);
 int sxdp_plan(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
 /* Rough bytes a preallocated exact hash map takes per entry. */
 double sxdp_exact_bytes_per_entry(uint64_t capacity);
+
+/* ---- the blocked backend's sizing; either backend's names (blocked_plan.c) ---- */
+
+/*
+ * The fewest whole blocks, and their k, that keep capacity entries under
+ * fpp by the bound of the module's blocked core. -EINVAL bad arguments,
+ * -E2BIG past the module's limits (a GiB of blocks, or no k reaches fpp).
+ */
+int sxdp_plan_blocked(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
+/* sxdp_plan or sxdp_plan_blocked, as SIEVE_XDP_F_BLOCKED in @cfg_flags says. */
+int sxdp_plan_for(uint32_t cfg_flags, uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
+/* The module's expected rate of nblocks blocks, k bits a key, n keys. */
+double sxdp_blocked_fpr(uint32_t nblocks, uint32_t k, uint64_t n);
+/* A generation's expected rate at @keys, of either backend; its bits in *nbits. */
+double sxdp_config_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits);
+/* "bloom-map" or "blocked"; parse gives the flag (0 or SIEVE_XDP_F_BLOCKED). */
+const char *sxdp_backend_name(uint32_t cfg_flags);
+int sxdp_backend_parse(const char *name, uint32_t *cfg_flag);
 
 /* ---- prefix expansion (expand.c) ---- */
 
@@ -139,6 +160,7 @@ struct sxdp_handle {
 	int ifindex;		/* 0 for an interface of another namespace */
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
 	int allow_fd;		/* -1: an instance from before the allowlist */
+	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 };
 
@@ -183,7 +205,7 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
 /* "native" or "generic" (or "none"). */
 const char *sxdp_mode(struct sxdp_handle *h);
-/* Kernel-reported memory of the live bloom / exact maps (0 if none). */
+/* Kernel-reported memory of the live filter (either backend) / exact maps (0 if none). */
 int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exact_bytes);
 
 /* cfg's max_probes, or the default when it has none. */
@@ -203,11 +225,32 @@ int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 		   struct sxdp_list *keys, char *err, size_t errlen);
 /* The live config, extended for a live add of @fresh: see expand.c. */
 int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fresh);
-/* New maps sized by plan, filled with l; exact_fd -1 unless exact. */
+/*
+ * New maps sized by plan, filled with l; exact_fd -1 unless exact. The
+ * filter is the plan's backend: *bloom_fd is a blocked array if
+ * plan->blocked (and sxdp_swap puts it in sieve_blocked, by cfg's flag).
+ */
 int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
 		    int *bloom_fd, int *exact_fd);
-/* Into either map, or both; an fd of -1 is skipped. */
+/* Into either map, or both; an fd of -1 is skipped. The bloom-map backend. */
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
+/* ---- the blocked backend's maps (blocked.c) ---- */
+
+/* An empty array of plan->max_entries blocks, mmapable, for a generation. */
+int sxdp_blocked_create(const struct sxdp_plan *plan);
+/*
+ * Sets the bits of @keys in the blocked array @fd through mmap, no syscall
+ * per key; @live: the program may be reading it, so atomic ORs.
+ */
+int sxdp_blocked_insert(int fd, uint32_t nr_hashes, const struct sieve_xdp_key *keys, size_t n,
+			bool live);
+/*
+ * sxdp_gen_insert for a generation of either backend (@cfg_flags and
+ * @nr_hashes say which, and its k): exact first, then the filter @filter_fd.
+ */
+int sxdp_filter_insert(uint32_t cfg_flags, uint32_t nr_hashes, int filter_fd, int exact_fd,
+		       const struct sieve_xdp_key *keys, size_t n, bool live);
+
 /*
  * Puts maps and config in the idle slot, then flips the live one.
  * sxdp_swap, sxdp_build, sxdp_rebuild* and sxdp_add_live need the

@@ -3,14 +3,16 @@
  * make bench-xdp: ns per packet of the XDP blocklist under
  * BPF_PROG_TEST_RUN (the kernel's own average over REPEAT runs of one
  * packet), side by side with a program that only returns XDP_DROP (the
- * floor): a packet not on the list and a blocked one, bloom-only, exact
- * and the same lookup in a plain hash map only, at 1M and 10M source
- * entries. The stream rows put a program in front that gives every
+ * floor): a packet not on the list and one on it, with the bloom-filter
+ * map (bloom-only, exact), the same lookup in a plain hash map only, and
+ * the blocked backend (planned for the target, and for the rate the bloom
+ * map really gets), at 1M and 10M source entries. Each filter's
+ * false-positive rate is measured on a stream of new sources. The stream rows put a program in front that gives every
  * repetition a new source address (bpf/bench_stream.bpf.c), so keys are
  * cache-cold; the floor's stream row carries the same front program.
  * Memory per entry: the plan against what the kernel charges (fdinfo).
  *
- * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s]   (-s: 1M entries only)
+ * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l]   (-s: 1M entries only, -l: 10M only)
  */
 #define _GNU_SOURCE	/* sched_setaffinity */
 #include <arpa/inet.h>
@@ -177,64 +179,178 @@ static int make_list(struct bench_list *b, uint64_t n)
 	return sxdp_gen_insert(-1, b->exact_fd, b->l.keys, b->l.n);
 }
 
-/* One target rate: bloom-only, exact and hash-only on the same maps. */
+/*
+ * The filters of one list and rate: the bloom-filter map, the blocked
+ * backend planned for the same target and, for a false-positive rate no
+ * worse, the blocked backend planned for the rate the bloom map really
+ * gets (its bitmap is rounded up to a power of two, so it beats the target).
+ */
+enum { GEN_BLOOM, GEN_BLOCKED, GEN_BLOCKED_MATCHED, NR_GENS };
+
+struct bench_gen {
+	const char *name;
+	struct sxdp_plan plan;
+	int fd;
+	double fill_s;
+};
+
+static const struct {
+	uint32_t flags;
+	int gen;
+	const char *name;
+} modes[] = {
+	{ 0, GEN_BLOOM, "bloom-map" },
+	{ SIEVE_XDP_F_EXACT, GEN_BLOOM, "bloom-map, exact" },
+	{ SIEVE_XDP_F_HASH_ONLY, GEN_BLOOM, "hash map only" },
+	{ SIEVE_XDP_F_BLOCKED, GEN_BLOCKED, "blocked" },
+	{ SIEVE_XDP_F_BLOCKED | SIEVE_XDP_F_EXACT, GEN_BLOCKED, "blocked, exact" },
+	{ SIEVE_XDP_F_BLOCKED, GEN_BLOCKED_MATCHED, "blocked at bloom-map's rate" },
+};
+#define NR_MODES	(sizeof(modes) / sizeof(modes[0]))
+
+static int gens_create(struct bench_list *b, uint64_t n, uint32_t fpp_ppb, struct bench_gen *g)
+{
+	struct timespec t0;
+	int i, unused, ret;
+
+	g[GEN_BLOOM].name = "bloom-map";
+	g[GEN_BLOCKED].name = "blocked";
+	g[GEN_BLOCKED_MATCHED].name = "blocked at bloom-map's rate";
+	ret = sxdp_plan(n, fpp_ppb, &g[GEN_BLOOM].plan);
+	if (!ret)
+		ret = sxdp_plan_blocked(n, fpp_ppb, &g[GEN_BLOCKED].plan);
+	if (!ret)
+		ret = sxdp_plan_blocked(n, (uint32_t)(g[GEN_BLOOM].plan.fpr * 1e9) ?: 1,
+					&g[GEN_BLOCKED_MATCHED].plan);
+	for (i = 0; !ret && i < NR_GENS; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		ret = sxdp_gen_create(&g[i].plan, false, &b->l, &g[i].fd, &unused);
+		g[i].fill_s = seconds_since(&t0);
+	}
+	return ret;
+}
+
+/* The live generation: gen's filter with flags, and the shared exact map. */
+static int use(struct bench_list *b, const struct bench_gen *g, uint32_t flags)
+{
+	struct sieve_xdp_config cfg = { 0 };
+
+	sxdp_config_fill(&cfg, &b->l);
+	cfg.flags = flags;
+	cfg.capacity = g->plan.capacity;
+	cfg.max_entries = g->plan.max_entries;
+	cfg.nr_hashes = g->plan.nr_hashes;
+	cfg.fpp_ppb = g->plan.fpp_ppb;
+	return sxdp_swap(&h, &cfg, g->fd, b->exact_fd);
+}
+
+/*
+ * The measured rate: a stream of @queries new sources in exact mode, where
+ * the program counts each filter hit the exact map refutes. Sources on the
+ * list are dropped; every other one passes, false positive or not.
+ */
+static int measure_fpr(struct bench_list *b, const struct bench_gen *g, uint32_t queries,
+		       double *fpr)
+{
+	struct sieve_xdp_stats s0, s1;
+	uint32_t zero = 0;
+	uint64_t fp, passed;
+	int ret = use(b, g, SIEVE_XDP_F_EXACT | (g->plan.blocked ? SIEVE_XDP_F_BLOCKED : 0));
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = b->miss, .data_size_in = b->miss_len,
+		    .repeat = queries);
+
+	if (!ret)
+		ret = sxdp_read_stats(&h, &s0);
+	if (!ret && bpf_map_update_elem(stream_next_fd, &zero, &sieve_fd, BPF_ANY))
+		ret = -errno;
+	if (!ret && bpf_prog_test_run_opts(stream_fd, &o))
+		ret = -errno;
+	if (!ret)
+		ret = sxdp_read_stats(&h, &s1);
+	if (ret)
+		return ret;
+	fp = s1.c[SIEVE_XDP_FALSE_POSITIVES].packets - s0.c[SIEVE_XDP_FALSE_POSITIVES].packets;
+	passed = s1.c[SIEVE_XDP_PASSED].packets - s0.c[SIEVE_XDP_PASSED].packets;
+	*fpr = passed ? (double)fp / passed : 0;
+	say("  %-28s %8llu of %llu sources not on the list: %.3g (planned %.3g)\n", g->name,
+	    (unsigned long long)fp, (unsigned long long)passed, *fpr, g->plan.fpr);
+	return 0;
+}
+
+static void rate_rows(const double ns[NR_MODES][3])
+{
+	char what[96];
+	size_t m;
+
+	say("| %-44s | ns/pkt  | floor  |\n|---|---|---|\n", "sieve, one entry kind (source)");
+	for (m = 0; m < NR_MODES; m++) {
+		snprintf(what, sizeof(what), "%s, not on the list", modes[m].name);
+		row(what, ns[m][0], floor_ns);
+		snprintf(what, sizeof(what), "%s, on the list", modes[m].name);
+		row(what, ns[m][1], floor_ns);
+	}
+	for (m = 0; m < NR_MODES; m++) {
+		snprintf(what, sizeof(what), "stream: %s", modes[m].name);
+		row(what, ns[m][2], floor_stream_ns);
+	}
+}
+
+/* The aims: blocked stream and hot misses against the bloom map and the floor. */
+static void rate_summary(const double ns[NR_MODES][3])
+{
+	double bloom = ns[0][2] - floor_stream_ns, hash = ns[2][2] - floor_stream_ns;
+	double blocked = ns[3][2] - floor_stream_ns, matched = ns[5][2] - floor_stream_ns;
+
+	say("stream, above the floor's stream: bloom-map %.1f ns, blocked %.1f ns (%.2fx faster), "
+	    "blocked at bloom-map's rate %.1f ns (%.2fx), hash map %.1f ns\n", bloom, blocked,
+	    bloom / blocked, matched, bloom / matched, hash);
+	say("not on the list, hot: bloom-map %.2fx the floor, blocked %.2fx, "
+	    "blocked at bloom-map's rate %.2fx\n", ns[0][0] / floor_ns, ns[3][0] / floor_ns,
+	    ns[5][0] / floor_ns);
+}
+
+/* One target rate: every mode's rows, then each filter's measured rate and memory. */
 static int bench_rate(struct bench_list *b, uint64_t n, uint32_t fpp_ppb)
 {
-	static const struct { uint32_t flags; const char *name; } modes[] = {
-		{ 0, "bloom-only" }, { SIEVE_XDP_F_EXACT, "exact" },
-		{ SIEVE_XDP_F_HASH_ONLY, "hash map only" },
-	};
-	struct sieve_xdp_config cfg = { 0 };
-	struct sxdp_plan plan;
-	struct timespec t0;
-	int bfd, unused, m, ret;
-	char what[96];
-	double ns[3][3];
+	struct bench_gen g[NR_GENS] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+	/* At least 100 false positives expected down to a target of 1e-6. */
+	uint32_t queries = fpp_ppb >= 100000 ? 1000000 : 100000000;
+	double ns[NR_MODES][3], fpr;
+	size_t m;
+	int i, ret;
 
-	ret = sxdp_plan(n, fpp_ppb, &plan);
+	ret = gens_create(b, n, fpp_ppb, g);
 	if (ret)
-		return ret;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = sxdp_gen_create(&plan, false, &b->l, &bfd, &unused);
-	if (ret)
-		return ret;
-	say("\n%llu source entries (%zu distinct), target rate %g: bloom 2^%d bits, %u hashes, "
-	    "filled in %.1f s\n", (unsigned long long)n, b->l.n, fpp_ppb / 1e9,
-	    __builtin_ctzll(plan.nbits), plan.nr_hashes, seconds_since(&t0));
-	sxdp_config_fill(&cfg, &b->l);
-	cfg.capacity = plan.capacity;
-	cfg.max_entries = plan.max_entries;
-	cfg.nr_hashes = plan.nr_hashes;
-	cfg.fpp_ppb = plan.fpp_ppb;
-	for (m = 0; m < 3; m++) {
-		cfg.flags = modes[m].flags;
-		ret = sxdp_swap(&h, &cfg, bfd, b->exact_fd);
+		goto out;
+	say("\n%llu source entries (%zu distinct), target rate %g\n", (unsigned long long)n, b->l.n,
+	    fpp_ppb / 1e9);
+	for (i = 0; i < NR_GENS; i++)
+		say("  %-28s %u %s, k %u: %.1f MiB, %.2f bits/entry, filled in %.2f s\n", g[i].name,
+		    g[i].plan.max_entries, g[i].plan.blocked ? "blocks" : "max_entries",
+		    g[i].plan.nr_hashes, g[i].plan.bytes / 1048576.0,
+		    (double)g[i].plan.nbits / n, g[i].fill_s);
+	for (m = 0; m < NR_MODES; m++) {
+		ret = use(b, &g[modes[m].gen], modes[m].flags);
 		if (ret)
-			break;
+			goto out;
 		ns[m][0] = run_ns(sieve_fd, b->miss, b->miss_len);
 		ns[m][1] = run_ns(sieve_fd, b->hit, b->hit_len);
 		ns[m][2] = stream_ns(sieve_fd, b->miss, b->miss_len);
 	}
-	say("| %-44s | ns/pkt  | floor  |\n|---|---|---|\n", "sieve, one entry kind (source)");
-	for (m = 0; !ret && m < 3; m++) {
-		snprintf(what, sizeof(what), "%s, not on the list", modes[m].name);
-		row(what, ns[m][0], floor_ns);
-		snprintf(what, sizeof(what), "%s, blocked", modes[m].name);
-		row(what, ns[m][1], floor_ns);
-	}
-	for (m = 0; !ret && m < 3; m++) {
-		snprintf(what, sizeof(what), "stream: %s (vs the floor's stream)", modes[m].name);
-		row(what, ns[m][2], floor_stream_ns);
-	}
-	if (!ret) {
-		say("stream, above the floor's stream: bloom-only %.1f ns, hash map %.1f ns: "
-		    "bloom %.2fx faster\n", ns[0][2] - floor_stream_ns, ns[2][2] - floor_stream_ns,
-		    (ns[2][2] - floor_stream_ns) / (ns[0][2] - floor_stream_ns));
-		say("memory per entry: bloom planned %.3f B, kernel charges %.3f B; exact hash map "
-		    "%.1f B (estimate %.1f B)\n", (double)plan.bytes / n, (double)memlock(bfd) / n,
-		    (double)memlock(b->exact_fd) / n, sxdp_exact_bytes_per_entry(n));
-	}
-	close(bfd);
+	rate_rows(ns);
+	rate_summary(ns);
+	say("measured false-positive rate, a stream of %u new sources in exact mode:\n", queries);
+	for (i = 0; !ret && i < NR_GENS; i++)
+		ret = measure_fpr(b, &g[i], queries, &fpr);
+	say("memory per entry: bloom-map planned %.3f B, kernel charges %.3f B; blocked planned "
+	    "%.3f B, kernel charges %.3f B; exact hash map %.1f B (estimate %.1f B)\n",
+	    (double)g[0].plan.bytes / n, (double)memlock(g[0].fd) / n,
+	    (double)g[1].plan.bytes / n, (double)memlock(g[1].fd) / n,
+	    (double)memlock(b->exact_fd) / n, sxdp_exact_bytes_per_entry(n));
+out:
+	for (i = 0; i < NR_GENS; i++)
+		if (g[i].fd >= 0)
+			close(g[i].fd);
 	return ret;
 }
 
@@ -288,6 +404,7 @@ static int setup(void)
 		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
+		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 	};
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
@@ -305,16 +422,18 @@ int main(int argc, char **argv)
 	struct sxdp_list empty = { 0 };
 	struct sieve_xdp_config cfg = { 0 };
 	uint8_t pkt[PKT_MAX];
-	size_t len, nsizes = 2, i;
+	size_t len, first = 0, nsizes = 2, i;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "o:r:s")) != -1) {
+	while ((opt = getopt(argc, argv, "o:r:sl")) != -1) {
 		if (opt == 'o')
 			out = fopen(optarg, "w");
 		else if (opt == 'r')
 			repeat = strtoul(optarg, NULL, 10);
 		else if (opt == 's')
 			nsizes = 1;
+		else if (opt == 'l')
+			first = 1;
 	}
 	/* One CPU: BPF_PROG_TEST_RUN runs where it is called; no migrations. */
 	{
@@ -342,7 +461,7 @@ int main(int argc, char **argv)
 	err = sxdp_swap(&h, &cfg, -1, -1) ? -EINVAL : 0;
 	if (!err)
 		row("sieve, empty list (parsing only)", run_ns(sieve_fd, pkt, len), floor_ns);
-	for (i = 0; !err && i < nsizes; i++)
+	for (i = first; !err && i < nsizes; i++)
 		err = bench_entries(sizes[i]);
 	sieve_xdp__destroy(skel);
 	if (out)

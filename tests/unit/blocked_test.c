@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The XDP blocklist's blocked backend in userspace: its rule
+ * (include/sieve_xdp_blocked.h) against the module's blocked Bloom core,
+ * table for table, and its plan (userspace/xdp/blocked_plan.c) against the
+ * module's sizing. The packets' side is tests/bpf (make test-bpf).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "filter.h"
+#include "unit.h"
+#include "xdp.h"
+
+static u64 rng_state;
+
+static u64 rnd(void)
+{
+	return sieve_test_mix64(rng_state++);
+}
+
+/* The 64x32 high half BPF can compute, against a 128-bit product. */
+static void sieve_unit_blocked_mulhi(struct sieve_test *t)
+{
+	static const u64 xs[] = { 0, 1, 0xffffffffULL, 1ULL << 32, U64_MAX, U64_MAX - 1 };
+	static const u32 ns[] = { 0, 1, 2, 3, 511, 512, 65537, U32_MAX };
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; i < ARRAY_SIZE(xs) + 10000; i++) {
+		u64 x = i < ARRAY_SIZE(xs) ? xs[i] : rnd();
+
+		for (j = 0; j < ARRAY_SIZE(ns) + 1; j++) {
+			u32 n = j < ARRAY_SIZE(ns) ? ns[j] : (u32)rnd();
+
+			bad += sieve_xdp_mulhi(x, n) != (u64)(((unsigned __int128)x * n) >> 64);
+		}
+	}
+	CHECKF(t, !bad, "%u high halves differ from the 128-bit product", bad);
+}
+
+/* Builds @nkeys random hashes into a table of @nblocks with the rule. */
+static void rule_table(__u64 *table, u32 nblocks, u32 k, u64 seed, u32 nkeys)
+{
+	__u64 pattern[SIEVE_XDP_BLOCK_WORDS];
+	u32 i, w;
+
+	rng_state = seed;
+	for (i = 0; i < nkeys; i++) {
+		u64 h = rnd();
+		__u64 *b = table + (u64)sieve_xdp_blocked_index(h, nblocks) * SIEVE_XDP_BLOCK_WORDS;
+
+		sieve_xdp_blocked_pattern(h, k, pattern);
+		for (w = 0; w < SIEVE_XDP_BLOCK_WORDS; w++)
+			b[w] |= pattern[w];
+	}
+}
+
+/*
+ * The rule is the module's blocked core to the bit: the same hashes give
+ * byte-identical tables, and every query the same answer. So the module's
+ * false-positive bound, which sizes the backend, is this rule's bound.
+ */
+static void sieve_unit_blocked_rule_is_the_core(struct sieve_test *t)
+{
+	static const u32 nblocks[] = { 1, 3, 97, 1000, 4099 };
+	static const u32 ks[] = { 1, 6, 16, 21, 32 };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(nblocks); i++) {
+		for (j = 0; j < ARRAY_SIZE(ks); j++) {
+			struct sieve_geometry geo = { .type = SIEVE_BLOCKED_BLOOM,
+				.nbits = (u64)nblocks[i] * SIEVE_BLOCK_BITS, .nhashes = ks[j] };
+			u32 nkeys = 8 * nblocks[i], q, differ = 0;
+			struct sieve_filter *f;
+			__u64 *table;
+			int err = sieve_filter_create(&geo, &f);
+
+			EXPECT_EQ(t, err, 0);
+			if (err)
+				return;
+			table = calloc(nblocks[i], SIEVE_XDP_BLOCK_BYTES);
+			rule_table(table, nblocks[i], ks[j], 100 + i, nkeys);
+			rng_state = 100 + i;
+			for (q = 0; q < nkeys; q++)
+				f->ops->add(f, rnd(), 0);
+			CHECKF(t, f->table_bytes == (u64)nblocks[i] * SIEVE_XDP_BLOCK_BYTES &&
+			       !memcmp(f->table, table, f->table_bytes),
+			       "%u blocks, k %u: the tables differ", nblocks[i], ks[j]);
+			for (q = 0; q < 20000; q++) {
+				u64 h = rnd();
+				const __u64 *b = table + (u64)sieve_xdp_blocked_index(h, nblocks[i]) *
+						       SIEVE_XDP_BLOCK_WORDS;
+
+				differ += f->ops->contains(f, h) != !!sieve_xdp_blocked_test(b, h, ks[j]);
+			}
+			CHECKF(t, !differ, "%u blocks, k %u: %u answers differ", nblocks[i], ks[j],
+			       differ);
+			free(table);
+			sieve_filter_destroy(f);
+		}
+	}
+}
+
+/* The mixer is a bijection (no two digests share a hash) and spreads one-bit changes. */
+static void sieve_unit_blocked_hash_mixes(struct sieve_test *t)
+{
+	u64 flips = 0;
+	unsigned int i;
+
+	for (i = 0; i < 64 * 1000; i++) {
+		u64 d = rnd() + i / 64;
+
+		flips += __builtin_popcountll(sieve_xdp_blocked_hash(d) ^
+					      sieve_xdp_blocked_hash(d ^ 1ULL << (i % 64)));
+	}
+	/* 32 bits on average; a poor mix shows far fewer. */
+	CHECKF(t, flips > 31 * 64000ULL && flips < 33 * 64000ULL, "%llu bits flip in 64000 pairs",
+	       (unsigned long long)flips);
+	EXPECT_EQ(t, sieve_xdp_blocked_hash(0), 0);	/* fmix64's fixed point: digest 0 is no key */
+}
+
+/*
+ * The plan: the module's sizing, in whole blocks of any number, with the
+ * rate at capacity under the target, and the module's expected rate.
+ */
+static void sieve_unit_blocked_plan(struct sieve_test *t)
+{
+	static const u64 ns[] = { 1, 100, 65536, 1000000, 10000000, 100000000 };
+	static const u32 ppbs[] = { 100000000, 10000000, 1000, 1 };
+	bool odd = false;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(ns); i++) {
+		for (j = 0; j < ARRAY_SIZE(ppbs); j++) {
+			struct sieve_geometry geo;
+			struct sxdp_plan p;
+			int err = sxdp_plan_blocked(ns[i], ppbs[j], &p);
+
+			if (sieve_size(SIEVE_BLOCKED_BLOOM, ns[i], ppbs[j], &geo)) {
+				EXPECT_EQ(t, err, -E2BIG);
+				continue;
+			}
+			EXPECT_EQ(t, err, 0);
+			if (err)
+				continue;
+			EXPECT_TRUE(t, p.blocked);
+			EXPECT_EQ(t, p.nbits, geo.nbits);
+			EXPECT_EQ(t, (u64)p.max_entries * SIEVE_XDP_BLOCK_BITS, p.nbits);
+			EXPECT_EQ(t, p.nr_hashes, geo.nhashes);
+			EXPECT_EQ(t, p.bytes, p.nbits / 8);
+			CHECKF(t, p.fpr <= ppbs[j] / 1e9 && p.fpr == sxdp_blocked_fpr(p.max_entries,
+			       p.nr_hashes, ns[i]), "n %llu, %u ppb: rate %g",
+			       (unsigned long long)ns[i], ppbs[j], p.fpr);
+			odd |= p.max_entries > 1 && (p.max_entries & (p.max_entries - 1));
+		}
+	}
+	CHECKF(t, odd, "every block count a power of two: rounding?");
+	/* 2 10^8 keys at 1e-9 need more than a GiB of blocks: the module's limit. */
+	EXPECT_EQ(t, sxdp_plan_blocked(200000000, 1, &(struct sxdp_plan){ 0 }), -E2BIG);
+	EXPECT_EQ(t, sxdp_plan_blocked(0, 1000, &(struct sxdp_plan){ 0 }), -EINVAL);
+	EXPECT_EQ(t, sxdp_plan_blocked(1000, 0, &(struct sxdp_plan){ 0 }), -EINVAL);
+	EXPECT_EQ(t, sxdp_plan_blocked(1000, SIEVE_PPB, &(struct sxdp_plan){ 0 }), -EINVAL);
+}
+
+/* Either backend by the config flag; the names the CLI takes and prints. */
+static void sieve_unit_blocked_backend_names(struct sieve_test *t)
+{
+	struct sieve_xdp_config c = { .flags = SIEVE_XDP_F_BLOCKED, .max_entries = 1000,
+				      .nr_hashes = 7 };
+	struct sxdp_plan p;
+	uint32_t flag = 1;
+	uint64_t nbits;
+
+	EXPECT_EQ(t, sxdp_backend_parse("blocked", &flag), 0);
+	EXPECT_EQ(t, flag, SIEVE_XDP_F_BLOCKED);
+	EXPECT_EQ(t, sxdp_backend_parse("bloom-map", &flag), 0);
+	EXPECT_EQ(t, flag, 0);
+	EXPECT_EQ(t, sxdp_backend_parse("bloom", &flag), -EINVAL);
+	EXPECT_TRUE(t, !strcmp(sxdp_backend_name(SIEVE_XDP_F_BLOCKED), "blocked"));
+	EXPECT_TRUE(t, !strcmp(sxdp_backend_name(SIEVE_XDP_F_EXACT), "bloom-map"));
+	EXPECT_TRUE(t, sxdp_config_fpr(&c, 8000, &nbits) == sxdp_blocked_fpr(1000, 7, 8000));
+	EXPECT_EQ(t, nbits, 1000 * 512);
+	EXPECT_EQ(t, sxdp_plan_for(SIEVE_XDP_F_BLOCKED, 1000, 1000, &p), 0);
+	EXPECT_TRUE(t, p.blocked);
+	EXPECT_EQ(t, sxdp_plan_for(SIEVE_XDP_F_EXACT, 1000, 1000, &p), 0);
+	EXPECT_TRUE(t, !p.blocked);
+}
+
+#define CASE(fn)	{ #fn, fn }
+
+const struct sieve_test_case sieve_blocked_cases[] = {
+	CASE(sieve_unit_blocked_mulhi),
+	CASE(sieve_unit_blocked_rule_is_the_core),
+	CASE(sieve_unit_blocked_hash_mixes),
+	CASE(sieve_unit_blocked_plan),
+	CASE(sieve_unit_blocked_backend_names),
+};
+
+const unsigned int sieve_blocked_cases_n = ARRAY_SIZE(sieve_blocked_cases);
