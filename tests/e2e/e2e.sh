@@ -590,7 +590,7 @@ case_concurrent_attach_detach() {
 	xdp=$(sv ip link show $IF | grep -c "prog/xdp\|xdp")
 	pins=$(ls /sys/fs/bpf/sieve/netns-*/"$IF" 2>/dev/null | wc -l)
 	if [ "$xdp" != 0 ]; then
-		expect_eq "$pins" 6 "pins of the attached interface"
+		expect_eq "$pins" 8 "pins of the attached interface"
 		on status >/dev/null || fail "status of the attached interface"
 	else
 		expect_eq "$pins" 0 "pins of the detached interface"
@@ -751,6 +751,66 @@ PY
 		True "in step after the re-sync"
 }
 
+# The allowlist: an allowed source or prefix passes a source or prefix
+# entry (counted), a service entry still drops it; v4 and v6; disallow
+# restores the block; the allowlist comes back from the store with the pins.
+case_allowlist() {
+	local err rc
+	attach || return
+	on block 198.51.100.0/24 2001:db8:e2e::/64 udp:$SV4:7000 >/dev/null || fail "block"
+	on allow $A4 $A6 >/dev/null || fail "allow A and A6"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from allowed A in a blocked /24"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B in the /24"
+	expect_eq "$(pings $A6 $SV6)" 5 "pings from allowed A6 in a blocked /64"
+	expect_eq "$(pings $C6 $SV6)" 0 "pings from C6 in the /64"
+	expect_eq "$(counter allowed)" 10 "allowed counter"
+	expect_eq "$(udp_count $A4 5003 20)" 0 "datagrams from allowed A to a blocked service"
+	on allow 198.51.100.96/27 >/dev/null || fail "allow a prefix"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C in an allowed /27"
+	on disallow $A4 >/dev/null || fail "disallow A"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after disallow"
+	err=$(on allow tcp:$SV4:22 2>&1); rc=$?
+	expect_eq $rc 2 "allow of a service"
+	case $err in *"only sources and prefixes"*) ;; *) fail "allow of a service: $err";; esac
+	err=$(on block $A6 2>&1); rc=$?
+	expect_eq $rc 2 "block of an allowed source"
+	case $err in *"is allowed in list default"*) ;; *) fail "block of an allowed source: $err";; esac
+	on disallow $A4 >/dev/null; expect_eq $? 1 "disallow of an entry not on the allowlist"
+	expect_eq "$(on list | awk -F'\t' '$2 ~ /^allow-/ { print $3 }' | sort | tr '\n' ' ')" \
+		"198.51.100.96/27 2001:db8:e2e::2 " "the allowlist"
+	# Pins gone (a reboot): attach restores the allowlist from the store.
+	ip -n $SV link set dev $IF xdp off 2>/dev/null; ip -n $SV link set dev $IF xdpgeneric off 2>/dev/null
+	rm -rf /sys/fs/bpf/sieve/netns-*/"$IF"
+	attach || return
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C (allowed /27) after attach from the store"
+	expect_eq "$(pings $A6 $SV6)" 5 "pings from A6 (allowed) after attach from the store"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B after attach from the store"
+}
+
+# The blocked backend on real traffic: live blocks (same generation),
+# unblock by a rebuild, a switch of backend keeping the list.
+case_blocked_backend() {
+	local gen
+	attach --backend blocked || return
+	case $(on status) in *"blocked backend"*) ;; *) fail "status does not say blocked";; esac
+	on block 198.51.100.64/28 192.0.2.1 2001:db8::1 >/dev/null || fail "first block"
+	gen=$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['generation'])")
+	# Kinds and a length in use already: into the live array, no new generation.
+	on block $A4 198.51.100.96/28 $A6 >/dev/null || fail "block A, a /28 and A6"
+	expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['generation'])")" \
+		"$gen" "generation after a live block"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A"
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C in the /28"
+	expect_eq "$(pings $A6 $SV6)" 0 "pings from blocked A6"
+	expect_eq "$(pings $B4 $SV4)" 5 "pings from B"
+	on unblock $A4 >/dev/null || fail "unblock A"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after unblock"
+	sieve attach $IF --backend bloom-map >/dev/null || fail "switch to bloom-map"
+	case $(on status) in *"bloom-map backend"*) ;; *) fail "status after the switch";; esac
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C after the switch (list kept)"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after the switch"
+}
+
 # Bad or foreign store files: a clear error, the file untouched.
 case_bad_store() {
 	local st=$WORK/badstore err rc sum
@@ -773,7 +833,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
-	maps_behind_resync bad_store"
+	maps_behind_resync bad_store allowlist blocked_backend"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then
