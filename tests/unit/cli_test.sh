@@ -257,7 +257,7 @@ expect_help_options "snapshot query" --count --file --json --pretty
 if $has_xdp; then
 	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open --backend \
 		--capacity --max-probes --force --list --state-dir --json --pretty
-	expect_help_options "xdp plan" --entries --fpr --max-probes --json --pretty
+	expect_help_options "xdp plan" --entries --format --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
 	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment
 	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment

@@ -856,13 +856,14 @@ static void print_plan(const struct sxdp_plan *p, const struct sxdp_plan *b,
 }
 
 /* A FILE's probe lengths and keys after expansion, in @c. */
-static int plan_file(const char *path, uint32_t max_probes, struct sieve_xdp_config *c)
+static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes,
+		     struct sieve_xdp_config *c)
 {
 	struct sxdp_list l = { 0 }, keys = { 0 };
 	char err[512];
 	int ret;
 
-	if (sxdp_list_read(path, &l, err, sizeof(err)))
+	if (sxdp_feed_read(path, fmt, &l, NULL, err, sizeof(err)))
 		return cli_error("%s", err);
 	*c = (struct sieve_xdp_config){ .max_probes = max_probes };
 	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
@@ -884,7 +885,7 @@ static int cmd_plan(const struct cli_command *cmd, int argc, char **argv)
 	if (o.nargs && o.entries)
 		return cli_usage_error(cmd, "give -n ENTRIES or one file");
 	if (o.nargs) {
-		if (plan_file(o.args[0], o.max_probes, &c))
+		if (plan_file(o.args[0], o.format, o.max_probes, &c))
 			return EXIT_ERROR;
 		/* The maps hold the keys after expansion: plan for those. */
 		o.entries = c.keys ? c.keys : 1;
@@ -1315,11 +1316,12 @@ static const struct cli_command xdp_plan_command = {
 	.args = "[FILE]", .max_args = 1,
 	.details = "  The bloom map's max_entries and hash count, its memory (the kernel\n"
 		   "  rounds the bitmap up to a power of two) and the expected rate, for\n"
-		   "  ENTRIES or the entries of FILE; beside it the blocked backend's blocks\n"
-		   "  (any number), bits a key, memory and rate (in JSON under \"blocked\"). For a FILE also the prefix lengths\n"
-		   "  probed per family (at most --max-probes) and the keys the maps hold\n"
-		   "  once the other prefixes are expanded to them.",
-	.options = CLI_OPTIONS(&opt_entries, &opt_fpr, &opt_fpp, &opt_max_probes,
+		   "  ENTRIES or the entries of FILE (in any --format, as load reads it);\n"
+		   "  beside it the blocked backend's blocks (any number), bits a key, memory\n"
+		   "  and rate (in JSON under \"blocked\"). For a FILE also the prefix\n"
+		   "  lengths probed per family (at most --max-probes) and the keys the maps\n"
+		   "  hold once the other prefixes are expanded to them.",
+	.options = CLI_OPTIONS(&opt_entries, &opt_format, &opt_fpr, &opt_fpp, &opt_max_probes,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_plan,
 };

@@ -14,6 +14,9 @@ IF=svdemo$TAG
 CLIENT=198.51.100.2
 OTHER=198.51.100.3
 SERVER=198.51.100.1
+# A store of the demo's own, so the host's lists are left alone.
+STATE=$(mktemp -d /tmp/sieve-demo-state.XXXXXX)
+export SIEVE_STATE_DIR=$STATE
 
 if [ "$(id -u)" != 0 ]; then
 	echo "XDP demo skipped: it needs root (network namespaces and XDP)"
@@ -32,6 +35,7 @@ cleanup() {
 	nsenter --net=/run/netns/$SV "$SIEVE" xdp detach $IF >/dev/null 2>&1
 	ip netns del $CL 2>/dev/null
 	ip netns del $SV 2>/dev/null
+	rm -rf "$STATE"
 }
 trap cleanup EXIT
 
@@ -61,11 +65,28 @@ say "A prefix, a service and a flow can be blocked too; the list as loaded"
 sieve block 203.0.113.0/24 tcp:$SERVER:22 udp:$OTHER:5000,$SERVER:53
 sieve list
 
-say "Unblock: traffic flows again (the maps are rebuilt and swapped in atomically)"
-sieve unblock $CLIENT
+say "Allow the other address: a source entry no longer drops it"
+sieve block 198.51.100.0/24
+ping_from $OTHER
+sieve allow $OTHER
+ping_from $OTHER
+
+say "Unblock: traffic flows again (the maps are rebuilt from the store and swapped in atomically)"
+sieve unblock $CLIENT 198.51.100.0/24
 ping_from $CLIENT
 sieve stats
 
-say "Detach: the interface is left as it was"
+say "An entry with a TTL drops until \`expire\` runs after it"
+sieve block --ttl 2s $CLIENT
+ping_from $CLIENT
+sleep 2
+sieve expire
+ping_from $CLIENT
+
+say "The store keeps the lists; status says which version the maps hold"
+sieve status
+sieve list
+
+say "Detach: the interface is left as it was (the list stays in the store)"
 sieve detach $IF
 ip -n $SV link show $IF | head -1
