@@ -301,7 +301,8 @@ static int record(struct sxdp_store *s, const char *ifname, const char *list,
 	ret = sxdp_read_config(&h, &cfg, NULL);
 	snprintf(a.iface, sizeof(a.iface), "%s", ifname);
 	snprintf(a.list, sizeof(a.list), "%s", list);
-	snprintf(a.mode, sizeof(a.mode), "%s", o->xdp_flags ? mode_name(o->xdp_flags) : "");
+	/* The mode it runs in, so that a restore gets the same one. */
+	snprintf(a.mode, sizeof(a.mode), "%s", sxdp_mode(&h));
 	snprintf(a.backend, sizeof(a.backend), "%s", sxdp_backend_name(cfg.flags));
 	a.flags = cfg.flags;
 	a.fpp_ppb = cfg.fpp_ppb;

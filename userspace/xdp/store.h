@@ -72,7 +72,7 @@ struct sxdp_attachment {
 	uint64_t netns;		/* the network namespace's inode */
 	char iface[16];		/* IF_NAMESIZE */
 	char list[SXDP_LIST_NAME_MAX + 1];
-	char mode[16];		/* "native", "generic", or "" for the default */
+	char mode[16];		/* the mode it runs in: "native" or "generic" */
 	char backend[16];	/* "bloom-map", ... */
 	uint32_t flags;		/* SIEVE_XDP_F_* */
 	uint32_t fpp_ppb;
