@@ -407,7 +407,7 @@ const char *sxdp_store_path(const struct sxdp_store *s)
 	return s->path;
 }
 
-int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen)
+static int begin(struct sxdp_store *s, const char *sql, char *err, size_t errlen)
 {
 	int ret;
 
@@ -415,24 +415,21 @@ int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen)
 		seterr(err, errlen, "%s: a transaction is open already", s->path);
 		return -EBUSY;
 	}
-	ret = exec(s, "BEGIN IMMEDIATE", err, errlen);
+	ret = exec(s, sql, err, errlen);
 	if (!ret)
 		s->in_tx = true;
 	return ret;
 }
 
+int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen)
+{
+	return begin(s, "BEGIN IMMEDIATE", err, errlen);
+}
+
+/* Deferred: the snapshot starts at the first read, and takes no write lock. */
 int sxdp_store_begin_read(struct sxdp_store *s, char *err, size_t errlen)
 {
-	int ret;
-
-	if (s->in_tx) {
-		seterr(err, errlen, "%s: a transaction is open already", s->path);
-		return -EBUSY;
-	}
-	ret = exec(s, "BEGIN", err, errlen);
-	if (!ret)
-		s->in_tx = true;
-	return ret;
+	return begin(s, "BEGIN", err, errlen);
 }
 
 int sxdp_store_commit(struct sxdp_store *s, char *err, size_t errlen)
