@@ -526,10 +526,15 @@ static void sieve_unit_store_bad_files(struct sieve_test *t)
 	raw_exec(d.db, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99");
 	expect_refused(t, &d, -EPROTONOSUPPORT, "newer", "future version");
 
-	/* A few bytes of a real store's header. */
+	/*
+	 * A few bytes of a real store's header. The store keeps its log across
+	 * connections: it is folded into the file first, so that the damage
+	 * is to what the file holds.
+	 */
 	unlink(d.db);
 	s = store_open(t, &d);
 	sxdp_store_close(s);
+	raw_exec(d.db, "PRAGMA wal_checkpoint(TRUNCATE)");
 	if (file_read(d.db, &buf, &len)) {
 		file_write(d.db, buf, 50);
 		free(buf);
@@ -546,6 +551,7 @@ static void sieve_unit_store_bad_files(struct sieve_test *t)
 		sxdp_store_add(s, "l", keys, 5000, &a, NULL, err, sizeof(err));
 		sxdp_store_close(s);
 	}
+	raw_exec(d.db, "PRAGMA wal_checkpoint(TRUNCATE)");
 	if (file_read(d.db, &buf, &len)) {
 		CHECKF(t, !truncate(d.db, len / 2), "truncate");
 		free(buf);

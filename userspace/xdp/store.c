@@ -29,6 +29,14 @@
 
 #include "store.h"
 
+/*
+ * The page cache, at most (negative: KiB). SQLite's default, 2 MiB, is a
+ * few levels of a 10^7-entry B-tree: a bulk load then rereads pages for
+ * every insert. Pages are only taken as they are read, so a small command
+ * never grows to it.
+ */
+#define STORE_CACHE_KIB	"-262144"
+
 /* "SIEV": marks the file as a sieve store (PRAGMA application_id). */
 #define SXDP_STORE_APP_ID	0x53494556
 
@@ -300,6 +308,22 @@ static int check_schema(struct sxdp_store *s, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * Each CLI run is a new connection, and SQLite's last connection to close
+ * checkpoints the log into the database and deletes it, and the next one
+ * writes a new log header: four fsyncs on top of the commit's one, most
+ * of what a `block` costs. So the log is kept across connections and
+ * checkpointed by the commits themselves (wal_autocheckpoint, every 1000
+ * pages); a commit stays one fsync of the log, and as durable.
+ */
+static void keep_wal(struct sxdp_store *s)
+{
+	int on = 1;
+
+	sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+}
+
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
 {
 	struct sxdp_store *s;
@@ -343,13 +367,15 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, SXDP_STORE_BUSY_MS);
+	keep_wal(s);
 	ret = check_file(s, &need_migrate, err, errlen);
 	if (ret)
 		goto out_close;
 	ret = exec(s, "PRAGMA journal_mode = WAL", err, errlen);
 	if (!ret)
 		ret = exec(s, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
-			   "PRAGMA temp_store = MEMORY", err, errlen);
+			   "PRAGMA temp_store = MEMORY; PRAGMA cache_size = " STORE_CACHE_KIB,
+			   err, errlen);
 	if (!ret && need_migrate)
 		ret = migrate(s, err, errlen);
 	if (!ret)
@@ -695,6 +721,26 @@ int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 	return ret;
 }
 
+/* Whether @list has entries of @a's origin on @a's side (an indexed probe). */
+static int origin_present(struct sxdp_store *s, const char *list,
+			  const struct sxdp_store_attrs *a, bool *present, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM entries WHERE list = ?1 AND origin = ?2 AND "
+				"allow = ?3 LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "replace", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, a->origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, a->allow);
+	rc = sqlite3_step(st);
+	*present = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "replace", err, errlen);
+}
+
 int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sieve_xdp_key *keys, size_t n,
 			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
@@ -703,6 +749,7 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 	bool own, is_new, changed = false;
 	size_t i, nnew = 0, gone = 0;
 	sqlite3_stmt *st = NULL;
+	bool present = false;
 	char text[128];
 	int rc, ret;
 
@@ -714,13 +761,16 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		return ret;
 	ret = ensure_list(s, list, err, errlen);
 	if (!ret)
+		ret = origin_present(s, list, a, &present, err, errlen);
+	if (!ret && present)
 		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
-	for (i = 0; !ret && i < n; i++) {
+	/* A first load has nothing of its origin to drop: no set of new keys. */
+	for (i = 0; !ret && present && i < n; i++) {
 		sxdp_format_entry(&keys[i], text, sizeof(text));
 		sqlite3_bind_text(s->st[ST_NEW_KEY], 1, text, -1, SQLITE_STATIC);
 		ret = step_done(s, s->st[ST_NEW_KEY], err, errlen);
 	}
-	if (!ret) {
+	if (!ret && present) {
 		rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?2 "
 					"AND allow = ?3 AND key NOT IN (SELECT key FROM temp.sxdp_new)", -1, &st,
 					NULL);
@@ -740,7 +790,7 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		ret = upsert(s, list, &keys[i], a, true, &is_new, &changed, err, errlen);
 		nnew += is_new;
 	}
-	if (!ret)
+	if (!ret && present)
 		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
 	if (!ret && (changed || gone))
 		ret = bump(s, list, err, errlen);
