@@ -8,6 +8,8 @@
 #   device.sh      the raw-ioctl programs: ABI, bad input, concurrency, fuzz,
 #                  regressions, /proc/sieve
 #   library.sh     the same commands through libsieve and through the CLI
+#   agent_filters.sh  the agent's persistent filters (userspace/agent/filters.c)
+#                  saved, sieve.ko reloaded, restored with the same answers
 #   dedup.sh       the example module sieve_dedup.ko on a device filter
 #   leak_end.sh    everything destroyed: memory back where it started;
 #                  module unload destroys what is left
@@ -35,8 +37,9 @@ VM_TIMEOUT := 300
 endif
 
 VM_PROGS += $(DEV_PROGS) $(DEV_DIR)/sieve_lib_test $(DEV_DIR)/sieve_layers_test $(CLI_STATIC)
+VM_PROGS += $(DEV_DIR)/sieve_agent_filters_test
 VM_SCRIPTS += tests/device/leak_start.sh tests/device/device.sh tests/device/library.sh
-VM_SCRIPTS += tests/device/dedup.sh tests/device/leak_end.sh
+VM_SCRIPTS += tests/device/agent_filters.sh tests/device/dedup.sh tests/device/leak_end.sh
 
 $(DEV_DIR)/sieve_%_test: tests/device/%_test.c tests/device/dev.c $(DEV_HDRS)
 	$(call msg,LD,$@)
@@ -55,6 +58,15 @@ $(DEV_DIR)/sieve_layers_test: tests/device/layers_test.c tests/device/dev.c $(DE
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -o $@ $< tests/device/dev.c \
 		$(BUILD)/libsieve.a -lm
+
+# The agent's persistent filters: filters.c, which needs only libsieve and
+# libc, linked in as it is (the agent's own build is userspace/agent's).
+$(DEV_DIR)/sieve_agent_filters_test: tests/device/agent_filters_test.c tests/device/dev.c \
+		userspace/agent/filters.c userspace/agent/agent.h $(DEV_HDRS) \
+		userspace/lib/libsieve.h $(BUILD)/libsieve.a
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -Iuserspace/agent -o $@ $< tests/device/dev.c \
+		userspace/agent/filters.c $(BUILD)/libsieve.a -lm
 
 # ---- make bench-procfs-vm -----------------------------------------------------
 
