@@ -71,6 +71,12 @@ $(BUILD)/cli/%.o: userspace/cli/%.c $(CORE_HDRS) $(wildcard userspace/lib/*.h us
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
 
+# sieve's version, in one place: the file VERSION (`sieve --version`; the
+# Debian changelog's too).
+SIEVE_VERSION := $(shell cat $(TOP)/VERSION)
+$(BUILD)/cli/command.o: SIEVE_CFLAGS += -DSIEVE_VERSION='"$(SIEVE_VERSION)"'
+$(BUILD)/cli/command.o: VERSION
+
 $(BUILD)/libsieve.a: $(CORE_OBJS) $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
