@@ -111,7 +111,7 @@ int cli_dispatch(const struct cli_command *cmd, int argc, char **argv);
 void cli_print_table(const struct cli_command *cmd);
 
 /*
- * "sieve 0.4.0 (ioctl ABI 1)": the version (SIEVE_VERSION, from the file
+ * "sieve VERSION (ioctl ABI N)": the version (SIEVE_VERSION, from the file
  * VERSION) and the /dev/sieve ABI this CLI speaks (SIEVE_ABI_VERSION of
  * <linux/sieve.h>). `sieve --version`, and --version of every command.
  */
