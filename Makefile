@@ -48,8 +48,8 @@ LIB_OBJS := $(patsubst userspace/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
 CLI_SRCS := $(wildcard userspace/cli/*.c)
 CLI_OBJS := $(patsubst userspace/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 
-.PHONY: all module user bpf deps test demo bench clean install
-all: module user bpf
+.PHONY: all module user bpf deps test demo bench clean install completion man
+all: module user bpf completion
 
 module:
 	$(call msg,KBUILD,kmod/sieve.ko)
@@ -70,6 +70,12 @@ $(BUILD)/lib/%.o: userspace/lib/%.c $(CORE_HDRS) $(wildcard userspace/lib/*.h)
 $(BUILD)/cli/%.o: userspace/cli/%.c $(CORE_HDRS) $(wildcard userspace/lib/*.h userspace/cli/*.h)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
+
+# sieve's version, in one place: the file VERSION (`sieve --version`; the
+# Debian changelog's too).
+SIEVE_VERSION := $(shell cat $(TOP)/VERSION)
+$(BUILD)/cli/command.o: SIEVE_CFLAGS += -DSIEVE_VERSION='"$(SIEVE_VERSION)"'
+$(BUILD)/cli/command.o: VERSION
 
 $(BUILD)/libsieve.a: $(CORE_OBJS) $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -128,13 +134,30 @@ install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
 		-e 's|@VERSION@|$(LIB_VERSION)|' userspace/sieve.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sieve.pc
 	$(Q)install -m 0755 $(BUILD)/sieve $(DESTDIR)$(BINDIR)/
 
+# Bash completion, generated from the CLI's own table (`sieve __complete`),
+# so it cannot drift from it: install as
+# /usr/share/bash-completion/completions/sieve.
+COMPLETION := $(BUILD)/completion/sieve
+completion: $(COMPLETION)
+$(COMPLETION): $(BUILD)/sieve userspace/cli/completion.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D) && userspace/cli/completion.sh $(BUILD)/sieve > $@
+
+# The man pages are written by hand (doc/man/*.[358]); `make man` checks
+# them as the unit suite does (groff, from groff-base: no warnings).
+MAN_PAGES := $(wildcard doc/man/*.[358])
+man:
+	$(Q)for p in $(MAN_PAGES); do \
+		out=$$(groff -man -ww -z $$p 2>&1); [ -z "$$out" ] || { echo "$$out"; exit 1; }; \
+	done
+
 # BPF: the XDP programs are built by bpf/bpf.mk.
 
 # Debian packages the build, the tests and the demo need. Idempotent, and
 # silent when everything is there.
 DEB_PACKAGES := make gcc libc6-dev clang llvm libbpf-dev libelf-dev zlib1g-dev \
 	linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
-	pkg-config python3 libsqlite3-dev
+	pkg-config python3 libsqlite3-dev groff-base
 deps:
 	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \

@@ -40,6 +40,25 @@ check() {	# check NAME CONDITION-COMMAND...
 	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
 }
 
+# --version: the version from the file VERSION and the ioctl ABI of the UAPI
+# header, the same line for every command (`sieve agent --version` too).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+version_line="sieve $(cat "$top/VERSION") (ioctl ABI $(awk '$2 == "SIEVE_ABI_VERSION" { print $3 }' \
+	"$top/include/uapi/linux/sieve.h"))"
+check "the version line is whole" grep -qxE 'sieve [0-9]+\.[0-9]+\.[0-9]+ \(ioctl ABI [0-9]+\)' <<<"$version_line"
+version_cases=("" "size" "size -n 10" "filter" "filter create" "filter clear" "snapshot query" "build")
+"$sieve" __complete | grep -q $'^command\txdp\t' && version_cases+=("xdp" "xdp attach" "xdp plan -n 5")
+"$sieve" __complete | grep -q $'^command\tagent\t' && version_cases+=("agent")
+for words in "${version_cases[@]}"; do
+	# shellcheck disable=SC2086
+	expect "sieve $words --version" 0 "$sieve" $words --version
+	check "sieve $words --version: $version_line" test "$out" = "$version_line"
+done
+expect_refused "--version takes no value" "$sieve" size --version=1
+check "--version=1: says it takes no value" grep -q "option '--version' takes no value" <<<"$err"
+expect "help lists --version" 0 "$sieve" --help
+check "--help lists --version" grep -qE '^ +--version ' <<<"$out"
+
 expect "help" 0 "$sieve" --help
 check "help lists every command" grep -q measure <<<"$out"
 for cmd in size dedup measure; do

@@ -34,6 +34,8 @@ enum {
  *	plain flag, see @flag_offset); 0, or -EINVAL for a bad value.
  * @accepts: what a value may be, for the usage error of a bad one.
  * @flag_offset: a flag without @set: the offset of the bool it sets.
+ * @choices: a value that is one of a few words: those words, space-separated
+ *	("native generic"), for completion; NULL for any other value.
  */
 struct cli_option {
 	const char *name;
@@ -44,6 +46,7 @@ struct cli_option {
 	int (*set)(void *opts, const char *arg);
 	const char *accepts;
 	size_t flag_offset;
+	const char *choices;
 };
 
 /* A plain flag: sets @field, a bool of the options struct @type. */
@@ -99,12 +102,20 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts,
 /* Runs @cmd, or the subcommand argv[1] names; --help of either. */
 int cli_dispatch(const struct cli_command *cmd, int argc, char **argv);
 /*
- * The table under @cmd on stdout, what a completion script needs, one
- * tab-separated line each, hidden entries left out:
+ * The table under @cmd on stdout, what a completion script and the man
+ * pages' test read, one tab-separated line each, hidden entries left out:
  *   command NAME ARGS SUMMARY
- *   option  COMMAND-NAME --LONG -L|"" VALUE|"" HELP
+ *   option  COMMAND-NAME --LONG -L|"" VALUE|"" HELP CHOICES|""
+ * --help and --version are every command's and are not listed.
  */
 void cli_print_table(const struct cli_command *cmd);
+
+/*
+ * "sieve VERSION (ioctl ABI N)": the version (SIEVE_VERSION, from the file
+ * VERSION) and the /dev/sieve ABI this CLI speaks (SIEVE_ABI_VERSION of
+ * <linux/sieve.h>). `sieve --version`, and --version of every command.
+ */
+void cli_print_version(void);
 
 /* The top-level commands, each family in its file. */
 extern const struct cli_command size_command, dedup_command, measure_command;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/sieve.h>
+
 #include "cli.h"
 #include "json.h"
 
@@ -21,6 +23,18 @@ const struct cli_option cli_opt_pretty = {
 
 /* getopt_long's value for --NAME of option i: above every letter (-L returns L). */
 #define OPTION_VAL_BASE	256
+/* --version, every command's (as --help is): below those, above every letter. */
+#define OPTION_VERSION	(OPTION_VAL_BASE - 1)
+
+/* The build passes both (Makefile: the file VERSION); a bare compile still works. */
+#ifndef SIEVE_VERSION
+#define SIEVE_VERSION	"unknown"
+#endif
+
+void cli_print_version(void)
+{
+	printf("sieve %s (ioctl ABI %d)\n", SIEVE_VERSION, SIEVE_ABI_VERSION);
+}
 
 static size_t count_options(const struct cli_command *cmd)
 {
@@ -94,6 +108,8 @@ static void print_help(const struct cli_command *cmd)
 		if (!cmd->options[i]->hidden)
 			print_option_help(cmd->options[i]);
 	printf("  %-24s %s\n", "-h, --help", "this help");
+	if (!*cmd->name)
+		printf("  %-24s %s\n", "    --version", "the version and the ioctl ABI (any command)");
 }
 
 /* How the user wrote the option getopt_long stopped at. */
@@ -104,6 +120,8 @@ static const char *option_text(const struct cli_command *cmd, char **argv, char 
 
 	if (opt && optopt >= OPTION_VAL_BASE)
 		snprintf(buf, size, "--%s", opt->name);
+	else if (optopt == OPTION_VERSION)
+		snprintf(buf, size, "--version");
 	else if (optopt > 0 && optopt < OPTION_VAL_BASE)
 		snprintf(buf, size, "-%c", optopt);
 	else
@@ -153,7 +171,7 @@ static int getopt_tables(const struct cli_command *cmd, struct option **longopts
 {
 	size_t i, n = count_options(cmd), ns = 0;
 
-	*longopts = calloc(n + 2, sizeof(**longopts));
+	*longopts = calloc(n + 3, sizeof(**longopts));
 	*shortopts = malloc(2 * n + 4);
 	if (!*longopts || !*shortopts) {
 		free(*longopts);
@@ -175,6 +193,7 @@ static int getopt_tables(const struct cli_command *cmd, struct option **longopts
 			(*shortopts)[ns++] = ':';
 	}
 	(*longopts)[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	(*longopts)[n + 1] = (struct option){ "version", no_argument, NULL, OPTION_VERSION };
 	(*shortopts)[ns] = '\0';
 	return 0;
 }
@@ -192,10 +211,14 @@ static int parse_options(const struct cli_command *cmd, int argc, char **argv, v
 			print_help(cmd);
 			return EXIT_OK;
 		}
+		if (c == OPTION_VERSION) {
+			cli_print_version();
+			return EXIT_OK;
+		}
 		if (c == ':')
 			return cli_usage_error(cmd, "option '%s' needs a value",
 					       option_text(cmd, argv, buf, sizeof(buf)));
-		if (c == '?' && optopt >= OPTION_VAL_BASE)
+		if (c == '?' && optopt >= OPTION_VERSION)
 			return cli_usage_error(cmd, "option '%s' takes no value",
 					       option_text(cmd, argv, buf, sizeof(buf)));
 		if (c == '?')
@@ -258,6 +281,15 @@ int cli_dispatch(const struct cli_command *cmd, int argc, char **argv)
 	const struct cli_command *const *sub;
 	const char *what = *cmd->name ? "subcommand" : "command";
 
+	/*
+	 * Here too, not only in cli_parse(): a command of commands has no
+	 * options, and a command that parses its own (`sieve agent`) still
+	 * answers `sieve CMD --version` the same way.
+	 */
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		cli_print_version();
+		return EXIT_OK;
+	}
 	if (!cmd->subcommands)
 		return cmd->run(cmd, argc, argv);
 	if (argc < 2)
@@ -287,8 +319,9 @@ void cli_print_table(const struct cli_command *cmd)
 		char letter[3] = { '-', opt->letter, '\0' };
 
 		if (!opt->hidden)
-			printf("option\t%s\t--%s\t%s\t%s\t%s\n", cmd->name, opt->name,
-			       opt->letter ? letter : "", opt->value ? opt->value : "", opt->help);
+			printf("option\t%s\t--%s\t%s\t%s\t%s\t%s\n", cmd->name, opt->name,
+			       opt->letter ? letter : "", opt->value ? opt->value : "", opt->help,
+			       opt->choices ? opt->choices : "");
 	}
 	for (sub = cmd->subcommands; sub && *sub; sub++)
 		cli_print_table(*sub);

@@ -125,7 +125,7 @@ static int set_file(void *opts, const char *arg)
 
 const struct cli_option opt_type = {
 	"type", 't', "TYPE", "bloom, blocked or cuckoo",
-	.set = set_type, .accepts = "bloom, blocked or cuckoo",
+	.set = set_type, .accepts = "bloom, blocked or cuckoo", .choices = "bloom blocked cuckoo",
 };
 const struct cli_option opt_capacity = {
 	"capacity", 'n', "N", "keys to hold at the target rate (e.g. 1000000, 64M)",

@@ -201,7 +201,7 @@ static const struct cli_option opt_fpp = {
 };
 static const struct cli_option opt_mode = {
 	"mode", 0, "MODE", "native or generic (default: native where the driver has it)",
-	.set = set_mode, .accepts = "native or generic",
+	.set = set_mode, .accepts = "native or generic", .choices = "native generic",
 };
 static const struct cli_option opt_exact = {
 	"exact", 0, NULL, "confirm bloom hits in a hash map (~100 bytes/entry)",
@@ -227,6 +227,7 @@ static const struct cli_option opt_capacity = {
 static const struct cli_option opt_format = {
 	"format", 0, "FORMAT", "auto (default), plain, netset, drop or ipset",
 	.set = set_format, .accepts = "auto, plain, netset, drop or ipset",
+	.choices = "auto plain netset drop ipset",
 };
 static const struct cli_option opt_max_probes = {
 	"max-probes", 0, "P", "prefix lengths probed per family (default 8); others are expanded",
@@ -258,7 +259,7 @@ static const struct cli_option opt_comment = {
 };
 static const struct cli_option opt_backend = {
 	"backend", 0, "BACKEND", "bloom-map (the kernel's, default) or blocked (one cache line)",
-	.set = set_backend, .accepts = "bloom-map or blocked",
+	.set = set_backend, .accepts = "bloom-map or blocked", .choices = "bloom-map blocked",
 };
 static const struct cli_option opt_watch = {
 	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),

@@ -165,6 +165,14 @@ struct sieve_geometry {
  */
 
 #define SIEVE_IOC_MAGIC		0xB9
+/*
+ * The version of this ABI: the ioctls above and below and their structs.
+ * It goes up by one when a command or a struct's SIZE_VERn is added; what
+ * an older caller passes keeps working (structs grow, commands are never
+ * renumbered). Tools print it (`sieve --version`) so a report names the
+ * ABI a binary was built against.
+ */
+#define SIEVE_ABI_VERSION	1
 
 /* Longest key, in bytes. */
 #define SIEVE_MAX_KEY_LEN	4096
