@@ -188,18 +188,21 @@ static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
 			mx_u64(o, LABELS("iface", x->a.iface, "verdict", verdicts[v].verdict,
 					 "kind", verdicts[v].kind),
 			       x->st.c[verdicts[v].counter].bytes);
-	mx_family(o, "sieve_xdp_allowed_bytes_total", "counter",
-		  "Bytes of the packets the allowlist let through after a source or prefix hit.");
-	for (i = 0; i < s->nifaces; i++)
-		if (s->ifaces[i].read)
-			mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
-			       s->ifaces[i].st.c[SIEVE_XDP_ALLOWED].bytes);
 	for (e = 0; e < sizeof(events) / sizeof(events[0]); e++) {
 		mx_family(o, events[e].name, "counter", events[e].help);
 		for (i = 0; i < s->nifaces; i++)
 			if (s->ifaces[i].read)
 				mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
 				       s->ifaces[i].st.c[events[e].counter].packets);
+		if (events[e].counter != SIEVE_XDP_ALLOWED)
+			continue;
+		/* The allowlist's is the one whose bytes matter: traffic it lets in. */
+		mx_family(o, "sieve_xdp_allowed_bytes_total", "counter",
+			  "Bytes of the packets the allowlist let through after a source or prefix hit.");
+		for (i = 0; i < s->nifaces; i++)
+			if (s->ifaces[i].read)
+				mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
+				       s->ifaces[i].st.c[SIEVE_XDP_ALLOWED].bytes);
 	}
 }
 
