@@ -57,7 +57,8 @@ static void add(struct sieve_test *t, struct sxdp_store *s, const char *list, bo
 	int ret;
 
 	for (n = 0; texts[n]; n++)
-		CHECKF(t, !sxdp_parse_entry(texts[n], &keys[n], &why), "parse %s: %s", texts[n], why);
+		CHECKF(t, !sxdp_parse_entry(texts[n], &keys[n], &why), "parse %s: %s", texts[n],
+		       why);
 	ret = sxdp_store_add(s, list, keys, n, &a, &added, err, sizeof(err));
 	CHECKF(t, !ret && added == n, "add to %s: %d %s", list, ret, err);
 }
@@ -406,11 +407,14 @@ static void sieve_unit_metrics_format(struct sieve_test *t)
 	CHECK_LINE(t, text, "sieve_xdp_capacity{iface=\"e\\\"th\\\\0\"} 65536");
 	CHECK_LINE(t, text, "sieve_xdp_filter_memory_bytes{iface=\"e\\\"th\\\\0\"} 131072");
 	CHECK_LINE(t, text, "sieve_xdp_exact_memory_bytes{iface=\"e\\\"th\\\\0\"} 4194304");
-	CHECK_LINE(t, text, "sieve_xdp_expected_false_positive_ratio{iface=\"e\\\"th\\\\0\"} 2.5e-09");
+	CHECK_LINE(t, text, "sieve_xdp_expected_false_positive_ratio{iface=\"e\\\"th\\\\0\"} "
+			    "2.5e-09");
 	CHECK_LINE(t, text, "sieve_xdp_target_false_positive_ratio{iface=\"e\\\"th\\\\0\"} 1e-06");
 	CHECK_LINE(t, text, "sieve_dev_up 1");
-	CHECK_LINE(t, text, "sieve_filter_info{filter=\"seen\",type=\"cuckoo\",scalable=\"false\"} 1");
-	CHECK_LINE(t, text, "sieve_filter_info{filter=\"urls\",type=\"bloom\",scalable=\"true\"} 1");
+	CHECK_LINE(t, text, "sieve_filter_info{filter=\"seen\",type=\"cuckoo\","
+			    "scalable=\"false\"} 1");
+	CHECK_LINE(t, text, "sieve_filter_info{filter=\"urls\",type=\"bloom\","
+			    "scalable=\"true\"} 1");
 	CHECK_LINE(t, text, "sieve_filter_items{filter=\"seen\"} 42");
 	CHECK_LINE(t, text, "sieve_filter_capacity{filter=\"seen\"} 1000");
 	CHECK_LINE(t, text, "sieve_filter_layers{filter=\"urls\"} 3");

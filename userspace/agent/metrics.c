@@ -160,7 +160,8 @@ static void format_lists(struct mx_out *o, const struct sagent_mx_scrape *s)
 			const struct sagent_mx_count *c = &l->counts[j];
 
 			mx_u64(o, LABELS("list", l->name, "action", c->allow ? "allow" : "block",
-					 "kind", kind_name(c->kind), "origin", c->origin), c->count);
+					 "kind", kind_name(c->kind), "origin", c->origin),
+			       c->count);
 		}
 	}
 	mx_family(o, "sieve_list_version", "gauge",
@@ -171,20 +172,21 @@ static void format_lists(struct mx_out *o, const struct sagent_mx_scrape *s)
 
 static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
 {
+	const size_t nverdicts = sizeof(verdicts) / sizeof(verdicts[0]);
 	const struct sagent_mx_iface *x;
 	size_t i, v, e;
 
 	mx_family(o, "sieve_xdp_packets_total", "counter",
 		  "Packets the XDP program saw, by verdict and the kind of entry that decided it.");
 	for (i = 0; i < s->nifaces; i++)
-		for (x = &s->ifaces[i], v = 0; x->read && v < sizeof(verdicts) / sizeof(verdicts[0]); v++)
+		for (x = &s->ifaces[i], v = 0; x->read && v < nverdicts; v++)
 			mx_u64(o, LABELS("iface", x->a.iface, "verdict", verdicts[v].verdict,
 					 "kind", verdicts[v].kind),
 			       x->st.c[verdicts[v].counter].packets);
 	mx_family(o, "sieve_xdp_bytes_total", "counter",
 		  "Bytes of those packets: frames from the Ethernet header on, without FCS.");
 	for (i = 0; i < s->nifaces; i++)
-		for (x = &s->ifaces[i], v = 0; x->read && v < sizeof(verdicts) / sizeof(verdicts[0]); v++)
+		for (x = &s->ifaces[i], v = 0; x->read && v < nverdicts; v++)
 			mx_u64(o, LABELS("iface", x->a.iface, "verdict", verdicts[v].verdict,
 					 "kind", verdicts[v].kind),
 			       x->st.c[verdicts[v].counter].bytes);
@@ -198,7 +200,8 @@ static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
 			continue;
 		/* The allowlist's is the one whose bytes matter: traffic it lets in. */
 		mx_family(o, "sieve_xdp_allowed_bytes_total", "counter",
-			  "Bytes of the packets the allowlist let through after a source or prefix hit.");
+			  "Bytes of the packets the allowlist let through after a source or "
+			  "prefix hit.");
 		for (i = 0; i < s->nifaces; i++)
 			if (s->ifaces[i].read)
 				mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
@@ -225,7 +228,8 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 	size_t i;
 
 	mx_family(o, "sieve_xdp_up", "gauge",
-		  "Whether an attachment of the store has its maps pinned and its program attached.");
+		  "Whether an attachment of the store has its maps pinned and its program "
+		  "attached.");
 	for (i = 0; i < s->nifaces; i++) {
 		x = &s->ifaces[i];
 		mx_u64(o, LABELS("iface", x->a.iface), x->read && strcmp(x->mode, "none"));
@@ -239,12 +243,13 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 		mx_u64(o, LABELS("iface", x->a.iface, "list", x->a.list, "mode", x->mode,
 				 "backend", sxdp_backend_name(x->cfg.flags),
 				 "exact", x->cfg.flags & SIEVE_XDP_F_EXACT ? "true" : "false",
-				 "fail_closed", x->cfg.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false"),
-		       1);
+				 "fail_closed",
+				 x->cfg.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false"), 1);
 	}
 	format_counters(o, s);
 	IFACE_GAUGE(o, s, "sieve_xdp_generation",
-		    "Generations of maps built since attach; the live one's number.", x->cfg.gen_seq);
+		    "Generations of maps built since attach; the live one's number.",
+		    x->cfg.gen_seq);
 	IFACE_GAUGE(o, s, "sieve_xdp_maps_version",
 		    "The store version of the list that the live maps hold "
 		    "(behind sieve_list_version until they are synced).", x->cfg.store_version);
@@ -255,7 +260,8 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 	IFACE_GAUGE(o, s, "sieve_xdp_capacity",
 		    "Keys the live filter was sized for at the target rate.", x->cfg.capacity);
 	IFACE_GAUGE(o, s, "sieve_xdp_filter_memory_bytes",
-		    "Kernel memory of the live filter (bloom map or blocked array).", x->filter_bytes);
+		    "Kernel memory of the live filter (bloom map or blocked array).",
+		    x->filter_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_exact_memory_bytes",
 		    "Kernel memory of the live exact map (0 without exact mode).", x->exact_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_expected_false_positive_ratio",
@@ -280,7 +286,8 @@ static void format_agent(struct mx_out *o, const struct sagent_mx_agent *a)
 		  "Attachments the agent attached again from the store." },
 		{ offsetof(struct sagent_mx_agent, adoptions), "sieve_agent_adoptions_total",
 		  "Attachments the agent found running and adopted as they were." },
-		{ offsetof(struct sagent_mx_agent, snapshot_saves), "sieve_agent_snapshot_saves_total",
+		{ offsetof(struct sagent_mx_agent, snapshot_saves),
+		  "sieve_agent_snapshot_saves_total",
 		  "Snapshots of persistent /dev/sieve filters saved." },
 		{ offsetof(struct sagent_mx_agent, errors), "sieve_agent_errors_total",
 		  "Errors the agent logged." },
@@ -341,8 +348,8 @@ static void format_filters(struct mx_out *o, const struct sagent_mx_scrape *s)
 		const struct sieve_info *f = &s->filters[i];
 
 		mx_u64(o, LABELS("filter", f->name, "type", filter_type(f->geo.type),
-				 "scalable", f->create_flags & SIEVE_CREATE_SCALABLE ? "true" : "false"),
-		       1);
+				 "scalable",
+				 f->create_flags & SIEVE_CREATE_SCALABLE ? "true" : "false"), 1);
 	}
 	FILTER_METRIC(o, s, "sieve_filter_items", "gauge",
 		      "Keys stored (cuckoo: exact; Bloom types: estimated from the bits set).",
@@ -360,7 +367,8 @@ static void format_filters(struct mx_out *o, const struct sagent_mx_scrape *s)
 		      "The rate the filter was sized for (0: an explicit geometry).",
 		      f->fpp_ppb / 1e9);
 	FILTER_METRIC(o, s, "sieve_filter_memory_bytes", "gauge",
-		      "Memory the filter holds in the kernel, tables and headers.", f->memory_bytes);
+		      "Memory the filter holds in the kernel, tables and headers.",
+		      f->memory_bytes);
 	FILTER_METRIC(o, s, "sieve_filter_snapshot_bytes", "gauge",
 		      "Size of the filter's snapshot (export) now.", f->snapshot_bytes);
 	FILTER_METRIC(o, s, "sieve_filter_inserts_total", "counter",
@@ -845,7 +853,8 @@ int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stat
 	m->d = MHD_start_daemon(flags, c->metrics_port, NULL, NULL, on_request, m,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MX_MAX_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MX_PER_IP_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)MX_PER_IP_CONNECTIONS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MX_TIMEOUT_S,
 				MHD_OPTION_EXTERNAL_LOGGER, on_log, m,
 				MHD_OPTION_END);
