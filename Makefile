@@ -186,6 +186,8 @@ include tests/bench/bench.mk
 # Fragments of other parts (the XDP blocklist and its suites) extend
 # SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and CLI_LDLIBS.
 include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk))
+# The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
+include $(wildcard userspace/agent/*.mk)
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).

@@ -828,12 +828,51 @@ case_bad_store() {
 	case $err in *"refusing to touch it"*) ;; *) fail "foreign database message: $err";; esac
 }
 
+# The agent's metrics (metrics.c, served by tests/e2e/metrics_driver.c on
+# the server namespace's loopback): the counters equal those of stats -j,
+# the list's entries and versions those of the store, and the text passes
+# `promtool check metrics` (make deps installs it: missing, the case fails).
+case_metrics() {
+	local driver port code out
+	driver=$(dirname "$SIEVE")/agent/metrics-driver
+	command -v promtool >/dev/null || { fail "promtool missing (package prometheus: make deps)"; return; }
+	command -v curl >/dev/null || { fail "curl missing (make deps)"; return; }
+	[ -x "$driver" ] || { fail "no $driver"; return; }
+	attach --exact || return
+	on block $A4 >/dev/null || fail "block $A4"
+	echo 203.0.113.0/24 >"$WORK/mfeed"
+	on load --origin e2e-feed "$WORK/mfeed" >/dev/null || fail "load a feed"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C"
+	sv timeout 60 "$driver" serve "$SIEVE_STATE_DIR" 127.0.0.1 0 50 >"$WORK/mport" 2>"$WORK/merr" &
+	local dpid=$! i
+	for i in $(seq 100); do grep -q '^port ' "$WORK/mport" 2>/dev/null && break; sleep 0.05; done
+	port=$(sed -n 's/^port //p' "$WORK/mport")
+	if [ -z "$port" ]; then
+		fail "the metrics driver did not start: $(cat "$WORK/merr")"; kill $dpid 2>/dev/null; wait $dpid
+		return
+	fi
+	on stats -j >"$WORK/before.json"
+	code=$(sv curl -sS --max-time 10 -o "$WORK/metrics.txt" -w '%{http_code} %{content_type}' \
+		http://127.0.0.1:$port/metrics)
+	on stats -j >"$WORK/after.json"
+	expect_eq "$code" "200 text/plain; version=0.0.4; charset=utf-8" "GET /metrics"
+	expect_eq "$(sv curl -s --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$port/)" \
+		404 "GET /"
+	expect_eq "$(sv curl -s --max-time 10 -o /dev/null -w '%{http_code}' -X POST \
+		http://127.0.0.1:$port/metrics)" 405 "POST /metrics"
+	kill -TERM $dpid 2>/dev/null; wait $dpid
+	out=$(promtool check metrics <"$WORK/metrics.txt" 2>&1) || fail "promtool check metrics: $out"
+	out=$(on status -j | python3 "$HERE/metrics_check.py" "$WORK/metrics.txt" $IF \
+		"$WORK/before.json" "$WORK/after.json" 2>&1) || fail "the scrape against the CLI: $out"
+}
+
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
-	maps_behind_resync bad_store allowlist blocked_backend"
+	maps_behind_resync bad_store allowlist blocked_backend metrics"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

@@ -24,6 +24,8 @@ UNIT_SANFLAGS := $(if $(UNIT_SANITIZE),-fsanitize=$(UNIT_SANITIZE) \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer)
 UNIT_DEFS := -DSIEVE_COUNT_SCANS
 UNIT_BIN := $(UNIT_DIR)/sieve-unit
+# Libraries that fragments linking more into the runner add (the agent's).
+UNIT_LDLIBS ?=
 
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%.o,$(UNIT_SRCS)) \
@@ -68,7 +70,7 @@ $(UNIT_DIR)/%.o: tests/cases/%.c $(UNIT_HDRS)
 
 $(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS) $(UNIT_XDP_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lsqlite3 -lm
+	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lsqlite3 $(UNIT_LDLIBS) -lm
 
 # The suite is five parts: the runner's cmocka cases, then the CLI on local
 # filters (tests/unit/cli_test.sh against $(BUILD)/sieve), its completion

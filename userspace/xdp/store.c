@@ -981,6 +981,33 @@ void sxdp_store_names_free(char **names, size_t n)
 	free(names);
 }
 
+int sxdp_store_origin_counts(struct sxdp_store *s, const char *list,
+			     int (*cb)(const struct sxdp_store_count *c, void *ctx), void *ctx)
+{
+	struct sxdp_store_count c;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT allow, kind, origin, count(*) FROM entries "
+				"WHERE list = ?1 GROUP BY allow, kind, origin", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "count", NULL, 0);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		c.allow = sqlite3_column_int(st, 0);
+		c.kind = (unsigned int)sqlite3_column_int(st, 1);
+		c.origin = (const char *)sqlite3_column_text(st, 2);
+		c.count = (uint64_t)sqlite3_column_int64(st, 3);
+		if (!c.origin)
+			c.origin = "";
+		ret = cb(&c, ctx);
+	}
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "count", NULL, 0);
+}
+
 int sxdp_store_lists(struct sxdp_store *s, char ***names, size_t *n, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;

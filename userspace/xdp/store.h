@@ -157,6 +157,21 @@ int sxdp_store_count(struct sxdp_store *s, const char *list, int kind, const cha
 /* Entries of @list: blocked ones by kind, and allowed ones. */
 int sxdp_store_kind_counts(struct sxdp_store *s, const char *list,
 			   uint64_t blocked[SIEVE_XDP_NR_KINDS], uint64_t *allowed);
+/* Entries of one kind and origin on a list's blocklist or allowlist. */
+struct sxdp_store_count {
+	bool allow;
+	unsigned int kind;	/* enum sieve_xdp_kind */
+	const char *origin;	/* valid during the callback only */
+	uint64_t count;
+};
+
+/*
+ * @list's entries grouped by list (blocked or allowed), kind and origin,
+ * one call of @cb a group (in no set order); a nonzero return from @cb
+ * stops and is returned. One pass over the list: O(entries).
+ */
+int sxdp_store_origin_counts(struct sxdp_store *s, const char *list,
+			     int (*cb)(const struct sxdp_store_count *c, void *ctx), void *ctx);
 /* Every list name (sorted); free with sxdp_store_names_free. */
 int sxdp_store_lists(struct sxdp_store *s, char ***names, size_t *n, char *err, size_t errlen);
 void sxdp_store_names_free(char **names, size_t n);

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# userspace/agent: `sieve agent`. This fragment holds the metrics part
+# only (metrics.c, its unit cases and its e2e driver); the agent core's
+# fragment is merged with it.
+
+AGENT_DIR := $(BUILD)/agent
+AGENT_CFLAGS := $(XDP_CFLAGS) -I$(TOP)/userspace/agent
+AGENT_HDRS := userspace/agent/agent.h userspace/agent/metrics.h $(XDP_HDRS)
+AGENT_LDLIBS := -lmicrohttpd -lpthread
+
+$(AGENT_DIR)/metrics.o: userspace/agent/metrics.c $(AGENT_HDRS) $(wildcard userspace/lib/*.h)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
+
+# A server of the metrics alone, for tests/e2e (case metrics) and for
+# timing a scrape: see tests/e2e/metrics_driver.c.
+METRICS_DRIVER := $(AGENT_DIR)/metrics-driver
+$(AGENT_DIR)/metrics_driver.o: tests/e2e/metrics_driver.c $(AGENT_HDRS)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
+$(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(XDP_OBJS) $(BUILD)/libsieve.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
+test-e2e: $(METRICS_DRIVER)
+
+# The unit runner renders through metrics.c (tests/unit/metrics_test.c),
+# so it links the rest of the loader too (the pins are read with libbpf).
+UNIT_AGENT_OBJS := $(UNIT_DIR)/agent/metrics.o $(UNIT_DIR)/xdp/loader.o $(UNIT_DIR)/xdp/blocked.o
+$(UNIT_DIR)/agent/metrics.o: userspace/agent/metrics.c $(AGENT_HDRS) $(wildcard userspace/lib/*.h)
+	$(call msg,CC,$< [unit])
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
+$(UNIT_DIR)/xdp/loader.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
+$(UNIT_DIR)/xdp/loader.o: $(XDP_SKEL)
+$(UNIT_DIR)/metrics_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
+$(UNIT_DIR)/metrics_test.o: $(AGENT_HDRS)
+$(UNIT_BIN): $(UNIT_AGENT_OBJS)
+UNIT_LDLIBS += -lbpf -lelf -lz $(AGENT_LDLIBS)
+
+DEB_PACKAGES += libmicrohttpd-dev prometheus curl

@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The agent's metrics: the Prometheus text format (version 0.0.4) on
+ * GET /metrics, served by libmicrohttpd on a thread of its own, bound to
+ * the configured address only (127.0.0.1:9477 by default).
+ *
+ * A scrape reads, in this order: the store (one read snapshot: each list's
+ * version and its entries by kind and origin, the attachments of this
+ * network namespace), the pinned maps of each of those attachments (the
+ * per-CPU counters summed, the live config), the agent's own counters, and
+ * every /dev/sieve filter when the module is loaded. It changes nothing:
+ * no sync of maps found behind (status does that), no lock taken, so a
+ * scrape never waits for a change and a change never waits for a scrape.
+ *
+ * Names follow the Prometheus conventions: a counter ends in _total,
+ * units are base units in the name (_bytes, _seconds), rates in [0, 1] end
+ * in _ratio. The families are listed in the README ("Metrics").
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <microhttpd.h>
+
+#include "libsieve.h"
+#include "metrics.h"
+#include "xdp.h"
+
+/* ---- the text ------------------------------------------------------------ */
+
+/* One family being written: its header goes out before its first sample. */
+struct mx_out {
+	FILE *f;
+	const char *name, *type, *help;
+	bool head;
+};
+
+static void mx_family(struct mx_out *o, const char *name, const char *type, const char *help)
+{
+	o->name = name;
+	o->type = type;
+	o->help = help;
+	o->head = false;
+}
+
+/* Label values may hold anything (origins are free text): \, " and newline are escaped. */
+static void mx_escape(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\')
+			fputs("\\\\", f);
+		else if (*v == '"')
+			fputs("\\\"", f);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+/* The sample's name and labels: @labels is name, value, ..., NULL. */
+static void mx_start(struct mx_out *o, const char *const *labels)
+{
+	int i;
+
+	if (!o->head) {
+		/* Help texts are ours: no backslash or newline to escape. */
+		fprintf(o->f, "# HELP %s %s\n# TYPE %s %s\n", o->name, o->help, o->name, o->type);
+		o->head = true;
+	}
+	fputs(o->name, o->f);
+	for (i = 0; labels && labels[i]; i += 2) {
+		fprintf(o->f, "%s%s=\"", i ? "," : "{", labels[i]);
+		mx_escape(o->f, labels[i + 1]);
+		fputc('"', o->f);
+	}
+	if (labels && labels[0])
+		fputc('}', o->f);
+}
+
+static void mx_u64(struct mx_out *o, const char *const *labels, uint64_t v)
+{
+	mx_start(o, labels);
+	fprintf(o->f, " %llu\n", (unsigned long long)v);
+}
+
+static void mx_f64(struct mx_out *o, const char *const *labels, double v)
+{
+	mx_start(o, labels);
+	fprintf(o->f, " %.9g\n", v);
+}
+
+#define LABELS(...)	((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Kinds as labels: the words of `sieve xdp status`. */
+static const char *const kind_label[SIEVE_XDP_NR_KINDS] = {
+	[SIEVE_XDP_SRC] = "source", [SIEVE_XDP_PREFIX] = "prefix",
+	[SIEVE_XDP_SERVICE] = "service", [SIEVE_XDP_FLOW] = "flow",
+};
+
+static const char *kind_name(unsigned int kind)
+{
+	return kind < SIEVE_XDP_NR_KINDS ? kind_label[kind] : "unknown";
+}
+
+/*
+ * The verdict counters, one sample each of sieve_xdp_packets_total and
+ * _bytes_total: every packet ends in exactly one of them (sieve_xdp.h), so
+ * their sum is all the packets the program saw. A pass has no entry kind;
+ * a malformed packet dropped fail-closed has none either.
+ */
+static const struct {
+	unsigned int counter;
+	const char *verdict, *kind;
+} verdicts[] = {
+	{ SIEVE_XDP_PASSED, "pass", "none" },
+	{ SIEVE_XDP_DROP_SRC, "drop", "source" },
+	{ SIEVE_XDP_DROP_PREFIX, "drop", "prefix" },
+	{ SIEVE_XDP_DROP_SERVICE, "drop", "service" },
+	{ SIEVE_XDP_DROP_FLOW, "drop", "flow" },
+	{ SIEVE_XDP_DROP_MALFORMED, "drop", "malformed" },
+};
+
+/* The other counters: packets only, one family each. */
+static const struct {
+	unsigned int counter;
+	const char *name, *help;
+} events[] = {
+	{ SIEVE_XDP_ALLOWED, "sieve_xdp_allowed_packets_total",
+	  "Packets that matched a source or prefix entry and were let through by the allowlist." },
+	{ SIEVE_XDP_BLOOM_HITS, "sieve_xdp_filter_hits_total",
+	  "Packets the filter (bloom map or blocked array) answered maybe-present for." },
+	{ SIEVE_XDP_FALSE_POSITIVES, "sieve_xdp_false_positives_total",
+	  "Filter hits the exact map refuted (exact mode): false positives caught." },
+	{ SIEVE_XDP_MALFORMED, "sieve_xdp_malformed_packets_total",
+	  "Packets with truncated or malformed headers, whatever their verdict." },
+	{ SIEVE_XDP_NON_IP, "sieve_xdp_non_ip_packets_total",
+	  "Packets neither IPv4 nor IPv6 (passed)." },
+};
+
+static void format_lists(struct mx_out *o, const struct sagent_mx_scrape *s)
+{
+	const struct sagent_mx_list *l;
+	size_t i, j;
+
+	mx_family(o, "sieve_store_up", "gauge",
+		  "Whether the store (STATE_DIR/sieve.db) could be read in this scrape.");
+	mx_u64(o, NULL, s->store_up);
+
+	mx_family(o, "sieve_list_entries", "gauge",
+		  "Entries on a list, by action (block or allow), kind and origin.");
+	for (i = 0; i < s->nlists; i++) {
+		l = &s->lists[i];
+		for (j = 0; j < l->ncounts; j++) {
+			const struct sagent_mx_count *c = &l->counts[j];
+
+			mx_u64(o, LABELS("list", l->name, "action", c->allow ? "allow" : "block",
+					 "kind", kind_name(c->kind), "origin", c->origin),
+			       c->count);
+		}
+	}
+	mx_family(o, "sieve_list_version", "gauge",
+		  "The store's version of a list: one more for every change committed to it.");
+	for (i = 0; i < s->nlists; i++)
+		mx_u64(o, LABELS("list", s->lists[i].name), s->lists[i].version);
+}
+
+static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
+{
+	const size_t nverdicts = sizeof(verdicts) / sizeof(verdicts[0]);
+	const struct sagent_mx_iface *x;
+	size_t i, v, e;
+
+	mx_family(o, "sieve_xdp_packets_total", "counter",
+		  "Packets the XDP program saw, by verdict and the kind of entry that decided it.");
+	for (i = 0; i < s->nifaces; i++)
+		for (x = &s->ifaces[i], v = 0; x->read && v < nverdicts; v++)
+			mx_u64(o, LABELS("iface", x->a.iface, "verdict", verdicts[v].verdict,
+					 "kind", verdicts[v].kind),
+			       x->st.c[verdicts[v].counter].packets);
+	mx_family(o, "sieve_xdp_bytes_total", "counter",
+		  "Bytes of those packets: frames from the Ethernet header on, without FCS.");
+	for (i = 0; i < s->nifaces; i++)
+		for (x = &s->ifaces[i], v = 0; x->read && v < nverdicts; v++)
+			mx_u64(o, LABELS("iface", x->a.iface, "verdict", verdicts[v].verdict,
+					 "kind", verdicts[v].kind),
+			       x->st.c[verdicts[v].counter].bytes);
+	for (e = 0; e < sizeof(events) / sizeof(events[0]); e++) {
+		mx_family(o, events[e].name, "counter", events[e].help);
+		for (i = 0; i < s->nifaces; i++)
+			if (s->ifaces[i].read)
+				mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
+				       s->ifaces[i].st.c[events[e].counter].packets);
+		if (events[e].counter != SIEVE_XDP_ALLOWED)
+			continue;
+		/* The allowlist's is the one whose bytes matter: traffic it lets in. */
+		mx_family(o, "sieve_xdp_allowed_bytes_total", "counter",
+			  "Bytes of the packets the allowlist let through after a source or "
+			  "prefix hit.");
+		for (i = 0; i < s->nifaces; i++)
+			if (s->ifaces[i].read)
+				mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
+				       s->ifaces[i].st.c[SIEVE_XDP_ALLOWED].bytes);
+	}
+}
+
+/* A gauge of the live config, one sample an interface whose maps were read. */
+#define IFACE_GAUGE(o, s, name_, help_, expr) do {					\
+	size_t i_;									\
+											\
+	mx_family(o, name_, "gauge", help_);						\
+	for (i_ = 0; i_ < (s)->nifaces; i_++) {						\
+		const struct sagent_mx_iface *x = &(s)->ifaces[i_];			\
+											\
+		if (x->read)								\
+			mx_f64(o, LABELS("iface", x->a.iface), (double)(expr));		\
+	}										\
+} while (0)
+
+static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
+{
+	const struct sagent_mx_iface *x;
+	size_t i;
+
+	mx_family(o, "sieve_xdp_up", "gauge",
+		  "Whether an attachment of the store has its maps pinned and its program "
+		  "attached.");
+	for (i = 0; i < s->nifaces; i++) {
+		x = &s->ifaces[i];
+		mx_u64(o, LABELS("iface", x->a.iface), x->read && strcmp(x->mode, "none"));
+	}
+	mx_family(o, "sieve_xdp_info", "gauge",
+		  "An interface's list, mode, filter backend and flags (always 1).");
+	for (i = 0; i < s->nifaces; i++) {
+		x = &s->ifaces[i];
+		if (!x->read)
+			continue;
+		mx_u64(o, LABELS("iface", x->a.iface, "list", x->a.list, "mode", x->mode,
+				 "backend", sxdp_backend_name(x->cfg.flags),
+				 "exact", x->cfg.flags & SIEVE_XDP_F_EXACT ? "true" : "false",
+				 "fail_closed",
+				 x->cfg.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false"), 1);
+	}
+	format_counters(o, s);
+	IFACE_GAUGE(o, s, "sieve_xdp_generation",
+		    "Generations of maps built since attach; the live one's number.",
+		    x->cfg.gen_seq);
+	IFACE_GAUGE(o, s, "sieve_xdp_maps_version",
+		    "The store version of the list that the live maps hold "
+		    "(behind sieve_list_version until they are synced).", x->cfg.store_version);
+	IFACE_GAUGE(o, s, "sieve_xdp_entries", "Entries of the list in the live maps.",
+		    x->cfg.entries);
+	IFACE_GAUGE(o, s, "sieve_xdp_keys",
+		    "Keys in the live maps: the entries after prefix expansion.", x->cfg.keys);
+	IFACE_GAUGE(o, s, "sieve_xdp_capacity",
+		    "Keys the live filter was sized for at the target rate.", x->cfg.capacity);
+	IFACE_GAUGE(o, s, "sieve_xdp_filter_memory_bytes",
+		    "Kernel memory of the live filter (bloom map or blocked array).",
+		    x->filter_bytes);
+	IFACE_GAUGE(o, s, "sieve_xdp_exact_memory_bytes",
+		    "Kernel memory of the live exact map (0 without exact mode).", x->exact_bytes);
+	IFACE_GAUGE(o, s, "sieve_xdp_expected_false_positive_ratio",
+		    "Expected false-positive rate of one probe of the live filter at its keys now.",
+		    x->fpr);
+	IFACE_GAUGE(o, s, "sieve_xdp_target_false_positive_ratio",
+		    "The false-positive rate the filter was sized for, at its capacity.",
+		    x->cfg.fpp_ppb / 1e9);
+}
+
+static void format_agent(struct mx_out *o, const struct sagent_mx_agent *a)
+{
+	static const struct {
+		size_t off;
+		const char *name, *help;
+	} counters[] = {
+		{ offsetof(struct sagent_mx_agent, expired), "sieve_agent_expired_entries_total",
+		  "Entries the agent's expiry removed from lists." },
+		{ offsetof(struct sagent_mx_agent, expire_runs), "sieve_agent_expire_runs_total",
+		  "Expiry runs." },
+		{ offsetof(struct sagent_mx_agent, restores), "sieve_agent_restores_total",
+		  "Attachments the agent attached again from the store." },
+		{ offsetof(struct sagent_mx_agent, adoptions), "sieve_agent_adoptions_total",
+		  "Attachments the agent found running and adopted as they were." },
+		{ offsetof(struct sagent_mx_agent, snapshot_saves),
+		  "sieve_agent_snapshot_saves_total",
+		  "Snapshots of persistent /dev/sieve filters saved." },
+		{ offsetof(struct sagent_mx_agent, errors), "sieve_agent_errors_total",
+		  "Errors the agent logged." },
+	};
+	size_t i;
+
+	mx_family(o, "sieve_agent_rebuilds_total", "counter",
+		  "Generations of maps the agent built (restores, expiry).");
+	mx_u64(o, NULL, a->rebuilds);
+	mx_family(o, "sieve_agent_rebuild_seconds_total", "counter",
+		  "Time the agent spent building those generations.");
+	mx_f64(o, NULL, a->rebuild_ns / 1e9);
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		mx_family(o, counters[i].name, "counter", counters[i].help);
+		mx_u64(o, NULL, *(const uint64_t *)((const char *)a + counters[i].off));
+	}
+	mx_family(o, "sieve_agent_start_time_seconds", "gauge",
+		  "When the agent started, in seconds since the Unix epoch.");
+	mx_u64(o, NULL, (uint64_t)a->started_at);
+}
+
+static const char *filter_type(uint32_t type)
+{
+	switch (type) {
+	case SIEVE_BLOOM:
+		return "bloom";
+	case SIEVE_BLOCKED_BLOOM:
+		return "blocked";
+	case SIEVE_CUCKOO:
+		return "cuckoo";
+	default:
+		return "unknown";
+	}
+}
+
+/* A value of struct sieve_info, one sample a filter. */
+#define FILTER_METRIC(o, s, name_, type_, help_, expr) do {				\
+	size_t i_;									\
+											\
+	mx_family(o, name_, type_, help_);						\
+	for (i_ = 0; i_ < (s)->nfilters; i_++) {					\
+		const struct sieve_info *f = &(s)->filters[i_];				\
+											\
+		mx_f64(o, LABELS("filter", f->name), (double)(expr));			\
+	}										\
+} while (0)
+
+static void format_filters(struct mx_out *o, const struct sagent_mx_scrape *s)
+{
+	size_t i;
+
+	mx_family(o, "sieve_dev_up", "gauge",
+		  "Whether /dev/sieve (the sieve module) could be opened and its filters listed.");
+	mx_u64(o, NULL, s->dev_up);
+	mx_family(o, "sieve_filter_info", "gauge",
+		  "A /dev/sieve filter's type and creation flags (always 1).");
+	for (i = 0; i < s->nfilters; i++) {
+		const struct sieve_info *f = &s->filters[i];
+
+		mx_u64(o, LABELS("filter", f->name, "type", filter_type(f->geo.type),
+				 "scalable",
+				 f->create_flags & SIEVE_CREATE_SCALABLE ? "true" : "false"), 1);
+	}
+	FILTER_METRIC(o, s, "sieve_filter_items", "gauge",
+		      "Keys stored (cuckoo: exact; Bloom types: estimated from the bits set).",
+		      f->items);
+	FILTER_METRIC(o, s, "sieve_filter_capacity", "gauge",
+		      "Keys the filter was sized for, all layers (0: an explicit geometry).",
+		      f->capacity);
+	FILTER_METRIC(o, s, "sieve_filter_layers", "gauge", "Layers in use.", f->nlayers);
+	FILTER_METRIC(o, s, "sieve_filter_fill_ratio", "gauge",
+		      "Of the newest layer: bits set (Bloom types) or slots used (cuckoo).",
+		      f->fill_ppm / 1e6);
+	FILTER_METRIC(o, s, "sieve_filter_expected_false_positive_ratio", "gauge",
+		      "Expected false-positive rate of a query now, all layers.", f->fpr_ppb / 1e9);
+	FILTER_METRIC(o, s, "sieve_filter_target_false_positive_ratio", "gauge",
+		      "The rate the filter was sized for (0: an explicit geometry).",
+		      f->fpp_ppb / 1e9);
+	FILTER_METRIC(o, s, "sieve_filter_memory_bytes", "gauge",
+		      "Memory the filter holds in the kernel, tables and headers.",
+		      f->memory_bytes);
+	FILTER_METRIC(o, s, "sieve_filter_snapshot_bytes", "gauge",
+		      "Size of the filter's snapshot (export) now.", f->snapshot_bytes);
+	FILTER_METRIC(o, s, "sieve_filter_inserts_total", "counter",
+		      "Adds that stored a key (a clear resets it).", f->inserted);
+	FILTER_METRIC(o, s, "sieve_filter_deletes_total", "counter",
+		      "Deletes that removed a key (cuckoo).", f->deleted);
+	FILTER_METRIC(o, s, "sieve_filter_queries_total", "counter",
+		      "Queries, single and batched.", f->queries);
+	FILTER_METRIC(o, s, "sieve_filter_hits_total", "counter",
+		      "Queries that answered maybe-present.", f->hits);
+}
+
+int sagent_metrics_format(FILE *f, const struct sagent_mx_scrape *s)
+{
+	struct mx_out o = { .f = f };
+
+	format_lists(&o, s);
+	format_ifaces(&o, s);
+	if (s->agent)
+		format_agent(&o, s->agent);
+	format_filters(&o, s);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- a scrape ------------------------------------------------------------ */
+
+/*
+ * Entry counts by kind and origin are a GROUP BY over the whole list:
+ * O(entries), about half a second a million (README, "Metrics"), and
+ * Prometheus scrapes every 15 s or so. So they are kept from one scrape to
+ * the next and counted again only when the list changed. A list's version
+ * goes up with every change committed to it and lists are never deleted,
+ * so (store file, list, version) names one content: the store file by
+ * device and inode, since a store removed and made again starts its
+ * versions over. A scrape reads the version and the counts in one read
+ * snapshot of the store, so they always agree.
+ */
+struct count_cache {
+	dev_t dev;
+	ino_t ino;
+	struct sagent_mx_list l;
+	struct sagent_mx_count *counts;
+};
+
+/*
+ * Scrapes run one at a time under this lock (the HTTP thread serves one
+ * request at a time anyway; tests render from their own): it guards the
+ * cache, and the cost of a scrape stays one scrape's.
+ */
+static pthread_mutex_t scrape_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct count_cache *cache;
+static size_t ncache;
+
+static void cache_free(struct count_cache *c, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < c[i].l.ncounts; j++)
+			free(c[i].counts[j].origin);
+		free(c[i].counts);
+	}
+	free(c);
+}
+
+void sagent_metrics_forget(void)
+{
+	pthread_mutex_lock(&scrape_lock);
+	cache_free(cache, ncache);
+	cache = NULL;
+	ncache = 0;
+	pthread_mutex_unlock(&scrape_lock);
+}
+
+static int count_one(const struct sxdp_store_count *sc, void *ctx)
+{
+	struct count_cache *c = ctx;
+	struct sagent_mx_count *grown, *n;
+
+	grown = realloc(c->counts, (c->l.ncounts + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	c->counts = grown;
+	n = &grown[c->l.ncounts];
+	n->origin = strdup(sc->origin);
+	if (!n->origin)
+		return -ENOMEM;
+	n->allow = sc->allow;
+	n->kind = sc->kind;
+	n->count = sc->count;
+	c->l.ncounts++;
+	return 0;
+}
+
+/* Orders counts as the exposition lists them: block before allow, kind, origin. */
+static int count_cmp(const void *a, const void *b)
+{
+	const struct sagent_mx_count *x = a, *y = b;
+
+	if (x->allow != y->allow)
+		return x->allow - y->allow;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return strcmp(x->origin, y->origin);
+}
+
+/*
+ * @name's counts into @out (a new cache entry): moved from @old if it has
+ * them at this version, else counted. Inside the scrape's read snapshot.
+ */
+static int list_counts(struct sxdp_store *st, const struct stat *file, const char *name,
+		       struct count_cache *old, size_t nold, struct count_cache *out)
+{
+	uint64_t version;
+	size_t i;
+	int ret = sxdp_store_version(st, name, &version);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nold; i++) {
+		struct count_cache *c = &old[i];
+
+		if (c->dev == file->st_dev && c->ino == file->st_ino && c->l.version == version &&
+		    !strcmp(c->l.name, name)) {
+			*out = *c;
+			memset(c, 0, sizeof(*c));	/* moved: cache_free skips it */
+			return 0;
+		}
+	}
+	memset(out, 0, sizeof(*out));
+	out->dev = file->st_dev;
+	out->ino = file->st_ino;
+	snprintf(out->l.name, sizeof(out->l.name), "%s", name);
+	out->l.version = version;
+	ret = sxdp_store_origin_counts(st, name, count_one, out);
+	if (!ret)
+		qsort(out->counts, out->l.ncounts, sizeof(*out->counts), count_cmp);
+	return ret;
+}
+
+/* What a scrape holds until its text is written. */
+struct scrape {
+	struct sagent_mx_scrape s;
+	struct sagent_mx_list *lists;
+	struct sagent_mx_iface *ifaces;
+	struct sieve_info *filters;
+	struct sagent_mx_agent agent;
+};
+
+/* The lists (and the cache, replaced by theirs) and this namespace's attachments. */
+static int read_store_tx(struct sxdp_store *st, struct scrape *sc)
+{
+	struct count_cache *fresh;
+	struct sxdp_attachment *att = NULL;
+	char **names = NULL;
+	size_t nnames = 0, natt = 0, i, n;
+	uint64_t netns = sxdp_netns();
+	struct stat file;
+	int ret;
+
+	if (stat(sxdp_store_path(st), &file))
+		return -errno;
+	ret = sxdp_store_lists(st, &names, &nnames, NULL, 0);
+	if (ret)
+		return ret;
+	fresh = calloc(nnames ? nnames : 1, sizeof(*fresh));
+	sc->lists = calloc(nnames ? nnames : 1, sizeof(*sc->lists));
+	if (!fresh || !sc->lists)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < nnames; i++) {
+		ret = list_counts(st, &file, names[i], cache, ncache, &fresh[i]);
+		fresh[i].l.counts = fresh[i].counts;
+		sc->lists[i] = fresh[i].l;
+	}
+	sxdp_store_names_free(names, nnames);
+	/*
+	 * The new cache holds this scrape's lists only (a store replaced
+	 * drops the old one's); after an error it is empty, never partial.
+	 */
+	cache_free(cache, ncache);
+	cache = ret ? NULL : fresh;
+	ncache = ret ? 0 : nnames;
+	if (ret) {
+		cache_free(fresh, fresh ? nnames : 0);
+		return ret;
+	}
+	sc->s.lists = sc->lists;
+	sc->s.nlists = nnames;
+
+	ret = sxdp_store_attachments(st, NULL, &att, &natt, NULL, 0);
+	if (ret)
+		return ret;
+	sc->ifaces = calloc(natt ? natt : 1, sizeof(*sc->ifaces));
+	if (!sc->ifaces) {
+		free(att);
+		return -ENOMEM;
+	}
+	for (i = 0, n = 0; i < natt; i++)
+		if (att[i].netns == netns)
+			sc->ifaces[n++].a = att[i];
+	free(att);
+	sc->s.ifaces = sc->ifaces;
+	sc->s.nifaces = n;
+	return 0;
+}
+
+static int read_store(const struct sagent_config *c, struct scrape *sc)
+{
+	struct sxdp_store *st;
+	int ret;
+
+	ret = sxdp_store_open(c->state_dir[0] ? c->state_dir : NULL, &st, NULL, 0);
+	if (ret)
+		return ret;
+	ret = sxdp_store_begin_read(st, NULL, 0);
+	if (!ret) {
+		ret = read_store_tx(st, sc);
+		sxdp_store_rollback(st);	/* ends the read snapshot */
+	}
+	sxdp_store_close(st);
+	return ret;
+}
+
+/* An attachment's pinned maps; x->read stays false if they cannot be read. */
+static void read_iface(struct sagent_mx_iface *x)
+{
+	struct sxdp_handle h;
+	uint64_t nbits;
+
+	snprintf(x->mode, sizeof(x->mode), "none");
+	if (sxdp_open_ns(x->a.netns, x->a.iface, &h))
+		return;
+	if (!sxdp_read_config(&h, &x->cfg, NULL) && !sxdp_read_stats(&h, &x->st) &&
+	    !sxdp_live_memory(&h, &x->filter_bytes, &x->exact_bytes)) {
+		x->read = true;
+		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys, &nbits);
+		snprintf(x->mode, sizeof(x->mode), "%s", sxdp_mode(&h));
+	}
+	sxdp_close(&h);
+}
+
+/* Every /dev/sieve filter; none, and dev_up false, without the module. */
+static void read_filters(struct scrape *sc)
+{
+	struct sieve_list_entry *all = NULL;
+	struct sieve_dev *dev;
+	int n, i, ret;
+
+	if (sieve_dev_open(NULL, false, &dev))
+		return;
+	n = sieve_dev_list_all(dev, &all);
+	if (n >= 0)
+		sc->filters = calloc(n ? n : 1, sizeof(*sc->filters));
+	if (n >= 0 && sc->filters) {
+		sc->s.dev_up = true;
+		for (i = 0; i < n; i++) {
+			ret = sieve_dev_info(dev, all[i].id, &sc->filters[sc->s.nfilters]);
+			/* Destroyed since the list was taken: not there any more. */
+			if (!ret)
+				sc->s.nfilters++;
+		}
+		sc->s.filters = sc->filters;
+	}
+	free(all);
+	sieve_dev_close(dev);
+}
+
+static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
+{
+	a->rebuilds = atomic_load(&st->rebuilds);
+	a->rebuild_ns = atomic_load(&st->rebuild_ns);
+	a->expired = atomic_load(&st->expired);
+	a->expire_runs = atomic_load(&st->expire_runs);
+	a->restores = atomic_load(&st->restores);
+	a->adoptions = atomic_load(&st->adoptions);
+	a->snapshot_saves = atomic_load(&st->snapshot_saves);
+	a->errors = atomic_load(&st->errors);
+	a->started_at = st->started_at;
+}
+
+int sagent_metrics_render(const struct sagent_config *c, const struct sagent_stats *stats,
+			  char **text, size_t *len)
+{
+	struct scrape sc = { 0 };
+	size_t i;
+	FILE *f;
+	int ret;
+
+	pthread_mutex_lock(&scrape_lock);
+	/* A store that cannot be read says so (sieve_store_up 0); the rest still shows. */
+	sc.s.store_up = !read_store(c, &sc);
+	if (!sc.s.store_up) {
+		sc.s.nlists = 0;
+		sc.s.nifaces = 0;
+	}
+	for (i = 0; i < sc.s.nifaces; i++)
+		read_iface(&sc.ifaces[i]);
+	if (stats) {
+		read_agent(stats, &sc.agent);
+		sc.s.agent = &sc.agent;
+	}
+	read_filters(&sc);
+
+	*text = NULL;
+	*len = 0;
+	f = open_memstream(text, len);
+	ret = f ? sagent_metrics_format(f, &sc.s) : -ENOMEM;
+	if (f && fclose(f) && !ret)
+		ret = -ENOMEM;
+	pthread_mutex_unlock(&scrape_lock);
+	free(sc.lists);
+	free(sc.ifaces);
+	free(sc.filters);
+	if (ret) {
+		free(*text);
+		*text = NULL;
+		*len = 0;
+	}
+	return ret;
+}
+
+/* ---- HTTP ---------------------------------------------------------------- */
+
+struct sagent_metrics {
+	struct MHD_Daemon *d;
+	struct sagent_config c;		/* a copy: a reload may change the agent's */
+	const struct sagent_stats *stats;
+	uint16_t port;
+	/* libmicrohttpd's messages: kept while starting (for err), then logged. */
+	pthread_mutex_t log_lock;
+	bool starting;
+	char log[256];
+};
+
+/* Bounds on what a scraper (or anything else that connects) may hold. */
+#define MX_MAX_CONNECTIONS	16
+#define MX_PER_IP_CONNECTIONS	8
+#define MX_TIMEOUT_S		10
+
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	struct sagent_metrics *m = cls;
+	char line[256];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	pthread_mutex_lock(&m->log_lock);
+	if (m->starting)
+		snprintf(m->log, sizeof(m->log), "%s", line);
+	else
+		fprintf(stderr, "sieve agent: metrics: %s\n", line);
+	pthread_mutex_unlock(&m->log_lock);
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, char *body,
+			     size_t len, const char *type, bool must_free)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (must_free)
+		r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	else
+		r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+#define TEXT_PLAIN	"text/plain; charset=utf-8"
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_len, void **req)
+{
+	static char not_found[] = "not found: the metrics are at /metrics\n";
+	static char not_allowed[] = "only GET and HEAD\n";
+	static char failed[] = "the metrics could not be gathered (out of memory)\n";
+	struct sagent_metrics *m = cls;
+	char *text;
+	size_t len;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, not_allowed,
+			     sizeof(not_allowed) - 1, TEXT_PLAIN, false);
+	if (strcmp(url, "/metrics"))
+		return reply(conn, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1,
+			     TEXT_PLAIN, false);
+	if (sagent_metrics_render(&m->c, m->stats, &text, &len))
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, failed, sizeof(failed) - 1,
+			     TEXT_PLAIN, false);
+	return reply(conn, MHD_HTTP_OK, text, len, "text/plain; version=0.0.4; charset=utf-8",
+		     true);
+}
+
+/* @c's address and port as a socket address; -EINVAL if it is not numeric. */
+static int listen_addr(const struct sagent_config *c, struct sockaddr_storage *ss,
+		       socklen_t *sslen, bool *v6)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, c->metrics_addr, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(c->metrics_port);
+		*sslen = sizeof(*s4);
+		*v6 = false;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, c->metrics_addr, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(c->metrics_port);
+		*sslen = sizeof(*s6);
+		*v6 = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The port the listening socket got (the kernel's choice for port 0). */
+static uint16_t bound_port(struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (!info || getsockname(info->listen_fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stats *stats,
+			 struct sagent_metrics **mp, char *err, size_t errlen)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	struct sockaddr_storage ss;
+	struct sagent_metrics *m;
+	sigset_t all, old;
+	socklen_t sslen;
+	bool v6;
+
+	*mp = NULL;
+	if (!c->metrics_on)
+		return 0;
+	if (listen_addr(c, &ss, &sslen, &v6)) {
+		snprintf(err, errlen, "metrics: listen address '%s' is not a numeric IPv4 or IPv6 "
+			 "address", c->metrics_addr);
+		return -EINVAL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		snprintf(err, errlen, "metrics: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	m->c = *c;
+	m->stats = stats;
+	m->starting = true;
+	pthread_mutex_init(&m->log_lock, NULL);
+	/* A v6 address gets a v6 socket (dual stack: "::" takes v4 too); a v4 one, v4 only. */
+	if (v6)
+		flags |= MHD_USE_DUAL_STACK;
+	/*
+	 * The server's thread inherits this signal mask: with every signal
+	 * blocked there, SIGHUP and SIGTERM reach the agent's main thread.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	m->d = MHD_start_daemon(flags, c->metrics_port, NULL, NULL, on_request, m,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MX_MAX_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)MX_PER_IP_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MX_TIMEOUT_S,
+				MHD_OPTION_EXTERNAL_LOGGER, on_log, m,
+				MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_mutex_lock(&m->log_lock);
+	m->starting = false;
+	pthread_mutex_unlock(&m->log_lock);
+	if (!m->d) {
+		snprintf(err, errlen, "metrics: cannot listen on %s%s%s:%u: %s", v6 ? "[" : "",
+			 c->metrics_addr, v6 ? "]" : "", c->metrics_port,
+			 m->log[0] ? m->log : "libmicrohttpd failed to start");
+		pthread_mutex_destroy(&m->log_lock);
+		free(m);
+		return -EADDRNOTAVAIL;
+	}
+	m->port = bound_port(m->d);
+	*mp = m;
+	return 0;
+}
+
+void sagent_metrics_stop(struct sagent_metrics *m)
+{
+	if (!m)
+		return;
+	/* Joins the server's thread: no request runs after this. */
+	MHD_stop_daemon(m->d);
+	pthread_mutex_destroy(&m->log_lock);
+	free(m);
+}
+
+uint16_t sagent_metrics_port(const struct sagent_metrics *m)
+{
+	return m ? m->port : 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * metrics.c's insides, for its tests: what one scrape gathered, and the
+ * text made of it. A scrape reads everything first (store, pins,
+ * /dev/sieve), then writes the families one after another: the
+ * exposition format wants every sample of a family together, and a family
+ * spans the interfaces, lists and filters.
+ */
+#ifndef SIEVE_AGENT_METRICS_H
+#define SIEVE_AGENT_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/sieve.h>
+
+#include "agent.h"
+#include "store.h"
+
+/* Entries of one list, one kind and one origin (store.h's sxdp_store_count). */
+struct sagent_mx_count {
+	bool allow;
+	unsigned int kind;
+	char *origin;
+	uint64_t count;
+};
+
+/* One list of the store. */
+struct sagent_mx_list {
+	char name[SXDP_LIST_NAME_MAX + 1];
+	uint64_t version;
+	const struct sagent_mx_count *counts;
+	size_t ncounts;
+};
+
+/* One attachment of this network namespace, as its pins showed it. */
+struct sagent_mx_iface {
+	struct sxdp_attachment a;	/* iface, list: the store's record */
+	bool read;			/* the pinned maps were read: the rest is valid */
+	char mode[16];			/* sxdp_mode(): "none" if no program is attached */
+	struct sieve_xdp_config cfg;	/* the live generation's */
+	struct sieve_xdp_stats st;
+	uint64_t filter_bytes, exact_bytes;
+	double fpr;			/* expected now, sxdp_config_fpr() at cfg.keys */
+};
+
+/* The agent's own counters, loaded once a scrape. */
+struct sagent_mx_agent {
+	uint64_t rebuilds, rebuild_ns, expired, expire_runs, restores, adoptions;
+	uint64_t snapshot_saves, errors;
+	int64_t started_at;
+};
+
+struct sagent_mx_scrape {
+	bool store_up;
+	const struct sagent_mx_list *lists;
+	size_t nlists;
+	const struct sagent_mx_iface *ifaces;
+	size_t nifaces;
+	const struct sagent_mx_agent *agent;	/* NULL: no agent (a test driver) */
+	bool dev_up;				/* /dev/sieve opened and listed */
+	const struct sieve_info *filters;
+	size_t nfilters;
+};
+
+/* The exposition of @s into @f; -EIO if @f failed. */
+int sagent_metrics_format(FILE *f, const struct sagent_mx_scrape *s);
+/* The port a started server listens on (the one the kernel chose for port 0). */
+uint16_t sagent_metrics_port(const struct sagent_metrics *m);
+/* Drops the cached entry counts (tests: a store that vanished and came back). */
+void sagent_metrics_forget(void);
+
+#endif /* SIEVE_AGENT_METRICS_H */
