@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sieve: `make` builds the module, libsieve, the CLI and the BPF objects;
-# `make test` runs every suite; `make demo`; `make bench`. Quiet unless V=1.
+# `make test` runs every suite; `make demo`; `make bench`; `make deb` (dist/).
+# Quiet unless V=1.
 
 .DELETE_ON_ERROR:
 .DEFAULT_GOAL := all
@@ -33,6 +34,8 @@ NO_MODULE_BTF = $(if $(wildcard $(KDIR)/vmlinux),,CONFIG_DEBUG_INFO_BTF_MODULES=
 CC ?= cc
 CLANG ?= clang
 CFLAGS ?= -O2 -g
+# The shared library and the CLI are linked with LDFLAGS (the Debian build's hardening).
+LDFLAGS ?=
 SIEVE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
 	-I$(TOP)/include/uapi -I$(TOP)/userspace/lib -I$(TOP)/kmod
 
@@ -87,7 +90,7 @@ LIB_VERSION := 0.1.0
 LIB_SONAME := libsieve.so.0
 $(BUILD)/libsieve.so.$(LIB_VERSION): $(CORE_OBJS) $(LIB_OBJS) userspace/lib/libsieve.map
 	$(call msg,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=userspace/lib/libsieve.map \
+	$(Q)$(CC) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=userspace/lib/libsieve.map \
 		-o $@ $(CORE_OBJS) $(LIB_OBJS)
 
 $(BUILD)/libsieve.so: $(BUILD)/libsieve.so.$(LIB_VERSION)
@@ -98,7 +101,7 @@ CLI_EXTRA_OBJS ?=
 CLI_LDLIBS ?=
 $(BUILD)/sieve: $(CLI_OBJS) $$(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a $(CLI_LDLIBS) -lm
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a $(CLI_LDLIBS) -lm
 
 # The CLI for the VM, $(CLI_STATIC) (named sieve, so that VM_PROGS +=
 # $(CLI_STATIC) puts it on the VM's PATH as sieve): linked statically from
@@ -183,9 +186,11 @@ include tests/vm/vm.mk
 include tests/device/device.mk
 include tests/debug/debug.mk
 include tests/bench/bench.mk
-# Fragments of other parts (the XDP blocklist and its suites) extend
-# SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and CLI_LDLIBS.
-include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk))
+# Fragments of other parts (the XDP blocklist, the packaging and their
+# suites) extend SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and
+# CLI_LDLIBS.
+include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
+	dist/*.mk tests/dist/*.mk))
 # The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
 include $(wildcard userspace/agent/*.mk)
 

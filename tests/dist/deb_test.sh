@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The Debian packages that `make deb` left in DEB_DIR, on this machine
+# (root: it installs them, then purges them):
+#  - lintian finds no error and no warning that an override in debian/
+#    does not justify;
+#  - apt-get installs the four packages; the CLI runs, the unit is in
+#    place and passes systemd-analyze verify, the configuration is a
+#    conffile, the BPF object is one; a program built through pkg-config
+#    links libsieve and runs; sieve-dkms's installation built and
+#    installed sieve.ko through DKMS for each kernel whose headers are here;
+#  - apt-get purge leaves nothing: no package, none of their files, no
+#    /etc/sieve, /var/lib/sieve, /usr/src/sieve-*, /var/lib/dkms/sieve,
+#    sieve.ko, systemd links.
+# A kernel tree under /lib/modules that holds only the headers' links (no
+# linux-image: this machine) gets depmod's indexes from the DKMS install;
+# they are the kernel's, not the packages', and are removed again after
+# the purge, so the machine is left as it was found.
+# Usage: deb_test.sh DEB_DIR VERSION [RESULT_FILE]
+set -uo pipefail
+deb_dir=${1:?usage: deb_test.sh DEB_DIR VERSION [RESULT_FILE]}
+version=${2:?usage: deb_test.sh DEB_DIR VERSION [RESULT_FILE]}
+result_file=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+PACKAGES="sieve sieve-dkms libsieve0 libsieve-dev"
+[ "$(id -u)" = 0 ] || { echo "deb_test.sh: needs root (it installs packages)" >&2; exit 2; }
+export DEBIAN_FRONTEND=noninteractive
+
+work=$(mktemp -d)
+installed_here=0
+purge() {
+	apt-get purge -y -qq $PACKAGES >"$work/purge.log" 2>&1
+}
+cleanup() {
+	# The test's own mess, if it died between install and purge.
+	[ "$installed_here" = 0 ] || purge
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+debs=()
+for p in $PACKAGES; do
+	f=$(ls "$deb_dir/${p}_${version}_"*.deb 2>/dev/null | head -n 1)
+	check "make deb built $p $version" test -n "$f"
+	[ -z "$f" ] || debs+=("$(realpath "$f")")
+done
+[ ${#debs[@]} -eq 4 ] || { finish "$result_file"; exit 1; }
+
+# lintian: every tag left is an error or warning to fix, or one overridden
+# with its reason in debian/*.lintian-overrides.
+changes=$(ls "$deb_dir"/sieve_"$version"_*.changes | head -n 1)
+if lintian --fail-on error,warning --info --display-info "$changes" >"$work/lintian" 2>&1; then
+	ok "lintian: no error or warning left"
+else
+	not_ok "lintian: no error or warning left" "$(grep -v 'root privileges' "$work/lintian")"
+fi
+sed -n 's/^\([EWIP]: .*\)/# lintian: \1/p' "$work/lintian"
+lintian --no-tag-display-limit --show-overrides --display-info "$changes" 2>/dev/null | sed -n 's/^O: /# lintian (overridden): /p'
+
+# Installed before? An earlier run that was killed: start from nothing.
+for p in $PACKAGES; do
+	if dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$'; then
+		echo "# $p was installed before the test: purging it first"
+		purge
+		break
+	fi
+done
+
+# The kernels DKMS should build for: those whose headers are here.
+kernels=$(for d in /lib/modules/*/build; do [ -e "$d/Makefile" ] && basename "$(dirname "$d")"; done)
+for k in $kernels; do find "/lib/modules/$k" -mindepth 1 -maxdepth 1 -printf '%P\n' | sort >"$work/before.$k"; done
+
+installed_here=1
+if apt-get install -y -qq --no-install-recommends "${debs[@]}" >"$work/install.log" 2>&1; then
+	ok "apt-get installs the four packages"
+else
+	not_ok "apt-get installs the four packages" "$(tail -n 30 "$work/install.log")"
+fi
+for p in $PACKAGES; do
+	check "$p is installed" sh -c "dpkg-query -W -f='\${Status}' $p | grep -qx 'install ok installed'"
+done
+
+# sieve
+check "sieve --version says $version" sh -c "/usr/bin/sieve --version | grep -q '^sieve $version '"
+check "the bash completion is installed" test -f /usr/share/bash-completion/completions/sieve
+for page in man8/sieve.8 man8/sieve-xdp.8 man8/sieve-filter.8 man8/sieve-agent.8 man5/sieve.conf.5 man3/libsieve.3; do
+	check "man page $page is installed" test -f /usr/share/man/$page.gz
+done
+check_out "sieve sizes a filter" /usr/bin/sieve size -t bloom -n 1k
+unit=/lib/systemd/system/sieve.service
+check "the unit is at $unit" test -f "$unit"
+check_out "systemd-analyze verify accepts the installed unit" systemd-analyze verify "$unit"
+check "the unit is enabled (multi-user.target.wants)" test -L /etc/systemd/system/multi-user.target.wants/sieve.service
+check "/etc/sieve/sieve.conf is a conffile" \
+	sh -c "dpkg-query -W -f='\${Conffiles}' sieve | grep -q ' /etc/sieve/sieve.conf '"
+check "the BPF object is one (ELF for Linux BPF)" \
+	sh -c "LC_ALL=C readelf -h /usr/lib/sieve/sieve_xdp.bpf.o | grep -q 'Machine:.*Linux BPF'"
+
+# libsieve0 and libsieve-dev: a user's program, through pkg-config.
+cflags=$(pkg-config --cflags sieve 2>"$work/pc.err") libs=$(pkg-config --libs sieve 2>>"$work/pc.err")
+check_out "pkg-config knows sieve" pkg-config --exists sieve
+if cc $cflags -Wall -Werror -o "$work/use" "$here/../unit/install/use_libsieve.c" $libs 2>"$work/cc.err"; then
+	ok "a program builds with \$(pkg-config --cflags --libs sieve)"
+	check "it links the packaged libsieve.so.0" \
+		sh -c "ldd '$work/use' | grep -q 'libsieve.so.0 => /.*lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libsieve.so.0 '"
+	check_out "it runs" sh -c "'$work/use' '$work/d.snap' | grep -qx ok"
+else
+	not_ok "a program builds with \$(pkg-config --cflags --libs sieve)" "$(cat "$work/pc.err" "$work/cc.err")"
+fi
+if cc $cflags -Wall -Werror -static -o "$work/use-static" "$here/../unit/install/use_libsieve.c" \
+	$(pkg-config --libs --static sieve | sed 's/-lsieve/-l:libsieve.a/') 2>"$work/cc.err"; then
+	ok "a program links the packaged libsieve.a"
+	check_out "the static one runs" sh -c "'$work/use-static' '$work/s.snap' | grep -qx ok"
+else
+	not_ok "a program links the packaged libsieve.a" "$(cat "$work/cc.err")"
+fi
+
+# sieve-dkms: the postinst's dkms add, build, install.
+check "the DKMS sources are in /usr/src/sieve-$version" test -f "/usr/src/sieve-$version/dkms.conf"
+check "no '#MODULE_VERSION#' is left in dkms.conf" sh -c "! grep -q MODULE_VERSION /usr/src/sieve-$version/dkms.conf"
+[ -n "$kernels" ] || not_ok "kernel headers to build sieve.ko against (make deps installs linux-headers-amd64)"
+for k in $kernels; do
+	check_out "dkms status: sieve/$version installed for $k" \
+		sh -c "dkms status -m sieve -v $version -k $k | grep -q ': installed'"
+	ko=/lib/modules/$k/updates/dkms/sieve.ko
+	check "DKMS put $ko in place" test -f "$ko"
+	check "its vermagic is $k's" sh -c "modinfo -F vermagic '$ko' | grep -q '^$k '"
+done
+
+# What dpkg installed, to look for after the purge.
+for p in $PACKAGES; do dpkg -L "$p" 2>/dev/null; done | sort -u >"$work/files"
+
+if purge; then ok "apt-get purge removes the four packages"; else not_ok "apt-get purge removes the four packages" "$(tail -n 30 "$work/purge.log")"; fi
+installed_here=0
+for p in $PACKAGES; do
+	check "$p is gone, configuration and all" \
+		sh -c "! dpkg-query -W -f='\${db:Status-Status}' $p 2>/dev/null | grep -qv '^not-installed$'"
+done
+# A folder they shared with other packages stays: it must have another owner.
+left=$(grep -vx "/." "$work/files" | while read -r f; do
+	if [ -d "$f" ]; then
+		dpkg-query -S "$f" >/dev/null 2>&1 || echo "$f"
+	elif [ -e "$f" ] || [ -L "$f" ]; then
+		echo "$f"
+	fi
+done)
+if [ -z "$left" ]; then ok "none of their files is left"; else not_ok "none of their files is left" $left; fi
+for d in /etc/sieve /var/lib/sieve /usr/lib/sieve "/usr/src/sieve-$version" /var/lib/dkms/sieve; do
+	check "no $d" test ! -e "$d"
+done
+check "no sieve.ko under /lib/modules" sh -c "! find /lib/modules -name 'sieve.ko*' | grep -q ."
+check "no systemd link or state for sieve.service" \
+	sh -c "! find /etc/systemd /var/lib/systemd -name 'sieve.service*' 2>/dev/null | grep -q ."
+
+# depmod's indexes in a kernel tree that had none (see the top).
+for k in $kernels; do
+	find "/lib/modules/$k" -mindepth 1 -maxdepth 1 -printf '%P\n' | sort >"$work/after.$k"
+	new=$(comm -13 "$work/before.$k" "$work/after.$k")
+	other=$(grep -v '^modules\.' <<<"$new" | grep -v '^updates$' || true)
+	check "only depmod's indexes were added to /lib/modules/$k" test -z "$other"
+	for f in $new; do
+		case $f in
+		modules.*) rm -f "/lib/modules/$k/$f" ;;
+		updates) find "/lib/modules/$k/updates" -depth -type d -empty -delete ;;
+		esac
+	done
+	[ -z "$new" ] || echo "# removed depmod's indexes from /lib/modules/$k (no linux-image here)"
+done
+
+finish "$result_file"

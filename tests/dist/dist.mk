@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The packaging's suites (dist/dist.mk builds what they judge):
+#
+#   make test-service  dist/systemd/sieve.service through systemd-analyze:
+#                      verify, and security's exposure figure under a
+#                      threshold (tests/dist/service_test.sh), ~2 s
+#   make test-dkms     DKMS builds sieve.ko from the sieve-dkms tree for the
+#                      VM's kernel (Debian's 6.1, VM_ABI) in a DKMS tree of
+#                      its own (dkms_test.sh), then the VM boots with that
+#                      module and nothing else of the VM suite, and runs a
+#                      smoke of the CLI on it (dkms_vm.sh), ~2.5 min
+#   make test-deb      make deb, then lintian, install, use, purge
+#                      (deb_test.sh; root), ~5 min
+#
+# Each writes "PASSED FAILED" to $(RESULTS)/<suite>.
+
+DKMS_TEST := $(BUILD)/dkms/test
+DKMS_KO := $(DKMS_TEST)/sieve.ko
+DKMS_VM_INITRD := $(DKMS_TEST)/initramfs.cpio.gz
+
+.PHONY: test-service test-dkms test-deb
+
+test-service: $(BUILD)/sieve
+	$(call msg,TEST,service)
+	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/service
+	$(Q)status=0; tests/dist/service_test.sh dist/systemd/sieve.service $(BUILD)/sieve \
+		$(RESULTS)/service || status=$$?; \
+		if [ ! -s $(RESULTS)/service ]; then \
+			echo "service_test.sh died (status $$status)"; echo "0 1" > $(RESULTS)/service; \
+		fi; exit $$status
+
+# The VM gets the DKMS-built module as its only module, the static CLI and
+# dkms_vm.sh; init.sh loads /lib/sieve/sieve.ko as for every VM run. The
+# host part and the VM's report are summed into one result.
+test-dkms: vm-kernel $(CLI_STATIC)
+	$(call msg,TEST,dkms)
+	$(Q)mkdir -p $(RESULTS) $(DKMS_TEST) && rm -f $(RESULTS)/dkms $(DKMS_TEST)/host $(DKMS_TEST)/vm
+	$(Q)$(MAKE) dkms-src DKMS_SRC=$(DKMS_TEST)/src/sieve-$(SIEVE_VERSION)
+	$(Q)status=0; \
+		tests/dist/dkms_test.sh $(DKMS_TEST)/src/sieve-$(SIEVE_VERSION) $(VM_ABI) \
+			$(DKMS_TEST)/work $(DKMS_KO) $(DKMS_TEST)/host || status=$$?; \
+		if [ -f $(DKMS_KO) ]; then \
+			tests/vm/initramfs.sh $(DKMS_VM_INITRD) tests/vm/init.sh \
+				$(DKMS_KO)=/lib/sieve/sieve.ko $(CLI_STATIC)=/tests/bin/sieve \
+				tests/dist/dkms_vm.sh=/tests/10-dkms.sh && \
+			tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(DKMS_VM_INITRD) \
+				--out $(DKMS_TEST)/run --timeout $(VM_TIMEOUT) --results $(DKMS_TEST)/vm \
+				$(VM_VERBOSE) || status=$$?; \
+		fi; \
+		passed=0; failed=0; \
+		for part in host vm; do \
+			if read p f < $(DKMS_TEST)/$$part 2>/dev/null; then \
+				passed=$$((passed + p)); failed=$$((failed + f)); \
+			else echo "dkms: the $$part part left no result"; failed=$$((failed + 1)); fi; \
+		done; \
+		echo "$$passed $$failed" > $(RESULTS)/dkms; \
+		echo "dkms: $$passed passed, $$failed failed"; \
+		[ "$$failed" -eq 0 ] && [ "$$status" -eq 0 ]
+
+test-deb:
+	$(call msg,TEST,deb)
+	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/deb
+	$(Q)status=0; $(MAKE) deb && tests/dist/deb_test.sh $(DEB_DIR) $(SIEVE_VERSION) \
+		$(RESULTS)/deb || status=$$?; \
+		if [ ! -s $(RESULTS)/deb ]; then \
+			echo "make deb or deb_test.sh failed (status $$status)"; echo "0 1" > $(RESULTS)/deb; \
+		fi; exit $$status
+
+SUITES += service dkms deb
