@@ -11,11 +11,12 @@
 #      starting a process at all; one call broken down from its syscalls
 #      (strace) and its CPU time (perf stat);
 #   2. load of 10^6 and 10^7 entries (sources and /24 prefixes, a generated
-#      plain file, --origin feed into an empty list): seconds, split into
-#      reading the file, the store (the same load into a store whose list no
-#      interface enforces) and the maps (the rest); a profile by DSO and the
-#      bpf() syscalls of a 10^6 load;
-#   3. unblock X (one entry: a rebuild from the store) at every size;
+#      plain file, --origin feed into an empty list): seconds, and its phases
+#      from the same run (perf record of a few syscall tracepoints: reading
+#      the file, the store's transaction, reading the list back, filling the
+#      maps, the close); a profile by DSO and the bpf() syscalls of a 10^6 load;
+#   3. unblock X (one entry: a rebuild from the store) at every size, its
+#      phases at 10^6 and 10^7;
 #   4. the FireHOL-like list of sieve-xdp-bench -W (about 6000 entries, every
 #      IPv4 length /8-/32) loaded through the CLI at 8 and 16 probes:
 #      status -j's lengths, keys and entries; then its ns/packet from
@@ -23,7 +24,8 @@
 #
 # Usage: ops.sh SIEVE XDP_BENCH REPORT
 # Environment: OPS_SIZES (default "10000 1000000 10000000"), OPS_LOAD_SIZES
-# (sizes whose load is split, default "1000000 10000000"), OPS_BACKENDS
+# (sizes whose load and unblock are traced for their phases, default
+# "1000000 10000000"), OPS_BACKENDS
 # (default "bloom-map blocked"), OPS_CALLS (default 20), OPS_TMPDIR (where the
 # state dirs and list files go, default /var/tmp: on disk, not tmpfs).
 # Root. Run it under `flock /work/e2e.lock` where others run the e2e suite.
@@ -198,9 +200,45 @@ print("  traced: bpf() %d (%.2f ms inside), fsync/fdatasync %d (%.2f ms inside),
 EOF
 }
 
+# A load or unblock under perf record (syscall tracepoints; bpf() only
+# BPF_MAP_CREATE, filtered in the kernel): its phases from one run.
+TRACED=(perf record -q -o "$WORK/phases.data" -e syscalls:sys_enter_mkdir
+	-e syscalls:sys_enter_fdatasync -e syscalls:sys_exit_fdatasync
+	-e syscalls:sys_enter_bpf --filter 'cmd == 0' -e syscalls:sys_enter_exit_group)
+
+# "read store commit readback maps close" in ms from $WORK/phases.data and the wall time $1.
+phases() {
+	perf script -i "$WORK/phases.data" -F time,event 2>/dev/null | python3 -c '
+import sys
+wall = float(sys.argv[1])
+ev = []
+for line in sys.stdin:
+    f = line.split()
+    if len(f) >= 2:
+        ev.append((float(f[0].rstrip(":")), f[1].rstrip(":").split(":")[-1]))
+t = lambda name: [x for x, n in ev if n == name]
+exit_ = t("sys_enter_exit_group")
+mk = t("sys_enter_mkdir")
+if not exit_ or not mk:
+    print("- - - - - -"); sys.exit()
+start = exit_[0] - wall / 1000
+creates = [x for x in t("sys_enter_bpf") if x > mk[0]]
+sync_out = t("sys_exit_fdatasync")
+sync_in = t("sys_enter_fdatasync")
+if creates:
+    commit = max([x for x in sync_out if x < creates[0]] or [mk[0]])
+    close = min([x for x in sync_in if x > creates[0]] or [exit_[0]])
+    marks = [start, mk[0], commit, creates[0], close, exit_[0]]
+else:
+    marks = [start, mk[0], exit_[0], exit_[0], exit_[0], exit_[0]]
+print(" ".join("%.0f" % ((b - a) * 1000) for a, b in zip(marks, marks[1:])))
+' "$1"
+	rm -f "$WORK/phases.data"
+}
+
 # ---- the measurements ----
 
-declare -A BLOCK BLOCKS UNBLOCK LOADF LOADS PARSE KEYS DBSIZE BPFCALLS START
+declare -A BLOCK BLOCKS UNBLOCK UNBLOCKP LOADF LOADP KEYS DBSIZE BPFCALLS START
 
 measure_size() {
 	local b=$1 n=$2 file=$WORK/list-$n.txt st=$WORK/state-$b-$n i t calls=$WORK/block-$b-$n
@@ -208,25 +246,21 @@ measure_size() {
 	export SIEVE_STATE_DIR=$st
 	rm -rf "$st"
 	ms "$SIEVE" xdp attach $IF --backend "$b" >/dev/null || die "attach --backend $b"
-	t=$(ms "$SIEVE" xdp load -i $IF --origin feed "$file") || die "load $n ($b)"
+	if [[ " $LOAD_SIZES " == *" $n "* ]]; then
+		t=$(ms "${TRACED[@]}" "$SIEVE" xdp load -i $IF --origin feed "$file") || die "load $n ($b)"
+		LOADP[$b,$n]=$(phases "$t")
+	else
+		t=$(ms "$SIEVE" xdp load -i $IF --origin feed "$file") || die "load $n ($b)"
+	fi
 	LOADF[$b,$n]=$t
-	say "  load $n, $b, $IF attached: $(sec "$t") s: $(cat "$WORK/last.out")"
+	say "  load $n, $b, $IF attached: $(sec "$t") s: $(grep -v '^\[' "$WORK/last.out")"
+	[ -n "${LOADP[$b,$n]:-}" ] && say "    phases, ms: read+parse+sort the file, store transaction+commit, store read back+plan, maps filled+swap, close (checkpoint), as traced: ${LOADP[$b,$n]}"
+	DBSIZE[$n]=$(du -sm "$st" | cut -f1)
 	inns "$SIEVE" xdp status -j -i $IF >"$WORK/status.json" || die "status"
 	KEYS[$b,$n]="$(status_field keys) keys, capacity $(status_field capacity), $(status_field bloom_bytes) B filter, $(status_field mode) mode"
-	if [[ " $LOAD_SIZES " == *" $n "* ]]; then
-		# The same load into a store no interface enforces: the store's part.
-		rm -rf "$WORK/bare"
-		t=$(SIEVE_STATE_DIR=$WORK/bare ms "$SIEVE" xdp load --origin feed "$file") ||
-			die "store-only load $n"
-		LOADS[$b,$n]=$t
-		DBSIZE[$n]=$(du -sm "$WORK/bare" | cut -f1)
-		say "  load $n into a list no interface enforces (store only): $(sec "$t") s"
-		rm -rf "$WORK/bare"
-		if [ -z "${PARSE[$n]:-}" ]; then
-			PARSE[$n]=$(ms "$SIEVE" xdp plan "$file") || die "plan $n"
-			say "  plan $n (reading the file, planning the probes): $(sec "${PARSE[$n]}") s"
-		fi
-	fi
+	# Steady state: the loads' writeback (GBs at 10^7) would otherwise
+	# stretch every fsync of the first calls; the report says so.
+	sync; sleep 2
 	: >"$calls"
 	for ((i = 1; i <= CALLS; i++)); do
 		ms "$SIEVE" xdp block -i $IF 192.0.2.$i >>"$calls" || die "block 192.0.2.$i ($b, $n)"
@@ -259,9 +293,16 @@ measure_size() {
 			sort -rn | tee -a "$REPORT"
 		rm -f "$WORK/perf.data"
 	fi
-	t=$(ms "$SIEVE" xdp unblock -i $IF 192.0.2.1) || die "unblock ($b, $n)"
+	sync; sleep 2
+	if [[ " $LOAD_SIZES " == *" $n "* ]]; then
+		t=$(ms "${TRACED[@]}" "$SIEVE" xdp unblock -i $IF 192.0.2.1) || die "unblock ($b, $n)"
+		UNBLOCKP[$b,$n]=$(phases "$t")
+	else
+		t=$(ms "$SIEVE" xdp unblock -i $IF 192.0.2.1) || die "unblock ($b, $n)"
+	fi
 	UNBLOCK[$b,$n]=$t
-	say "  unblock 1 of $n, $b: $(sec "$t") s: $(cat "$WORK/last.out")"
+	say "  unblock 1 of $n, $b: $(sec "$t") s: $(grep -v '^\[' "$WORK/last.out")"
+	[ -n "${UNBLOCKP[$b,$n]:-}" ] && say "    phases, ms: process start, store transaction+commit, store read back+plan, maps filled+swap, close, as traced: $(echo ${UNBLOCKP[$b,$n]} | cut -d' ' -f1 --complement)"
 	inns "$SIEVE" xdp detach $IF >/dev/null
 	rm -rf "$st"
 }
@@ -332,7 +373,7 @@ main() {
 	say "machine: nproc $(nproc), kernel $(uname -r), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 	say "state dirs in $WORK ($(stat -f -c %T "$WORK") on $(df --output=source "$WORK" | tail -n 1)); veth $IF in netns $NS"
 	say "CLI: $SIEVE; calls timed inside the namespace with bash's \$EPOCHREALTIME around the process"
-	say "lists: N entries, 90% sources, 10% /24 prefixes (plain file); blocks: 192.0.2.1-$CALLS"
+	say "lists: N entries, 90% sources, 10% /24 prefixes (plain file); blocks: 192.0.2.1-$CALLS, after sync and 2 s"
 	say ""
 	# What starting any process costs here: the floor under every figure.
 	for t in 1 2 3 4 5 6 7 8 9 10; do ms /bin/true; done >"$WORK/true"
@@ -356,7 +397,7 @@ main() {
 		[ "$n" = 1000000 ] || rm -f "$WORK/list-$n.txt"
 	done
 	rm -f "$WORK"/list-*.txt
-	firehol
+	[ "${OPS_FIREHOL:-1}" = 0 ] || firehol
 
 	say ""
 	say "== summary"
@@ -369,21 +410,33 @@ main() {
 		say "| $n | $b | $1 | $2 | $3 | $4 | $5, $6 | ${KEYS[$b,$n]} |"
 	done; done
 	say ""
-	say "2. load --origin feed into an empty list, seconds (map part = with the interface - store only):"
-	say "| entries | backend | with $IF attached | store only (no interface) | map part | read + plan the file | store size | bpf() calls (10^6) |"
-	say "|---|---|---|---|---|---|---|---|"
+	say "2. load --origin feed into an empty list, seconds; its phases from the same run (perf record of"
+	say "   syscall tracepoints: store open = first mkdir, commit = last fdatasync before the first"
+	say "   BPF_MAP_CREATE, maps = from it to the first fdatasync of the close):"
+	say "| entries | backend | total | read+parse+sort file | store write+commit | store read back+plan | maps fill+swap | close (checkpoint) | store | bpf() calls |"
+	say "|---|---|---|---|---|---|---|---|---|---|"
 	for n in $LOAD_SIZES; do
 		[[ " $SIZES " == *" $n "* ]] || continue
 		for b in $BACKENDS; do
-			say "| $n | $b | $(sec "${LOADF[$b,$n]}") | $(sec "${LOADS[$b,$n]}") | $(awk -v a="${LOADF[$b,$n]}" -v s="${LOADS[$b,$n]}" 'BEGIN { printf "%.2f", (a - s) / 1000 }') | $(sec "${PARSE[$n]}") | ${DBSIZE[$n]} MB | $([ "$n" = 1000000 ] && echo "${BPFCALLS[$b]:-}") |"
+			set -- ${LOADP[$b,$n]}
+			say "| $n | $b | $(sec "${LOADF[$b,$n]}") | $(sec "$1") | $(sec "$2") | $(sec "$3") | $(sec "$4") | $(sec "$5") | ${DBSIZE[$n]} MB | $([ "$n" = 1000000 ] && echo "${BPFCALLS[$b]:-}") |"
 		done
 	done
 	say ""
-	say "3. unblock X (one entry: a new generation from the store), seconds:"
+	say "3. unblock X (one entry: a new generation from the store), seconds; traced: store read back+plan / maps fill+swap:"
 	say "| entries | $(echo $BACKENDS | sed 's/ / | /g') |"
 	say "|---$(for b in $BACKENDS; do printf '|---'; done)|"
 	for n in $SIZES; do
-		say "| $n | $(for b in $BACKENDS; do printf '%s | ' "$(sec "${UNBLOCK[$b,$n]}")"; done)"
+		line="| $n |"
+		for b in $BACKENDS; do
+			line+=" $(sec "${UNBLOCK[$b,$n]}")"
+			if [ -n "${UNBLOCKP[$b,$n]:-}" ]; then
+				set -- ${UNBLOCKP[$b,$n]}
+				line+=" ($(sec "$3") / $(sec "$4"))"
+			fi
+			line+=" |"
+		done
+		say "$line"
 	done
 	say ""
 	say "report: $REPORT"
