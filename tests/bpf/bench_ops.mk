@@ -6,9 +6,10 @@
 # either backend: block of one entry into lists of 10^4, 10^6 and 10^7
 # entries (ms per call, and one call broken down), load of 10^6 and 10^7
 # (store part and map part), unblock of one entry, and the FireHOL-like
-# list's probes, keys and ns/packet (sieve-xdp-bench -f). Root; about 15
-# minutes, 2 GB of memory and 3 GB of disk at its peak (the 10^7-entry
-# store; every file goes at the end, also on failure). Writes
+# list's probes, keys and ns/packet (sieve-xdp-bench -f). Root; about 30
+# minutes on a 2-core VM (the 10^7-entry loads are 4 minutes each), 2 GB
+# of memory and 2 GB of disk at its peak (the 10^7-entry store and its
+# WAL); every file, namespace and pin goes at the end, also on failure. Writes
 # $(BUILD)/bench/ops.txt. Where others run the e2e suite:
 # `flock /work/e2e.lock make bench-ops`. OPS_SIZES, OPS_LOAD_SIZES,
 # OPS_BACKENDS, OPS_CALLS, OPS_TMPDIR narrow it (tests/bpf/bench/ops.sh).
