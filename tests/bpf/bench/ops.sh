@@ -302,7 +302,7 @@ measure_size() {
 	fi
 	UNBLOCK[$b,$n]=$t
 	say "  unblock 1 of $n, $b: $(sec "$t") s: $(grep -v '^\[' "$WORK/last.out")"
-	[ -n "${UNBLOCKP[$b,$n]:-}" ] && say "    phases, ms: process start, store transaction+commit, store read back+plan, maps filled+swap, close, as traced: $(echo ${UNBLOCKP[$b,$n]} | cut -d' ' -f1 --complement)"
+	[ -n "${UNBLOCKP[$b,$n]:-}" ] && say "    phases, ms: process start, store transaction+commit, store read back+plan, maps filled+swap, close, as traced: ${UNBLOCKP[$b,$n]}"
 	inns "$SIEVE" xdp detach $IF >/dev/null
 	rm -rf "$st"
 }
