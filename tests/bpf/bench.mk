@@ -5,8 +5,11 @@
 # map (bloom-only, exact), hash-map-only and the blocked backend, at 1M and
 # 10M entries, one packet and a cache-cold stream; each filter's measured
 # false-positive rate; memory per entry. Root; about three minutes and 2 GB
-# (the 10M-entry exact hash map). Writes $(BUILD)/bench/xdp.txt.
-# XDP_BENCH_ARGS=-s runs only the 1M-entry half, -l only the 10M one.
+# (the 10M-entry exact hash map). Writes $(BUILD)/bench/xdp.txt. Last, a
+# FireHOL-like list (about 6000 entries, every IPv4 length /8-/32) at 8 and
+# 16 probes beside as many entries of 16 lengths: probes, keys, ns/packet.
+# XDP_BENCH_ARGS=-s runs only the 1M-entry half, -l only the 10M one, -f
+# only the FireHOL-like list.
 
 XDP_BENCH_DIR := $(BUILD)/bench-xdp
 XDP_BENCH_BIN := $(XDP_BENCH_DIR)/sieve-xdp-bench

@@ -11,8 +11,15 @@
  * repetition a new source address (bpf/bench_stream.bpf.c), so keys are
  * cache-cold; the floor's stream row carries the same front program.
  * Memory per entry: the plan against what the kernel charges (fdinfo).
+ * Then a FireHOL-like list (about 6000 sources and prefixes of every IPv4
+ * length /8-/32): probe lengths, keys after expansion, and ns per packet
+ * for a packet that misses (walks every probe) and ones that hit a long
+ * and a short prefix, at 8 and 16 probes, beside as many entries of only
+ * 16 prefix lengths.
  *
- * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l]   (-s: 1M entries only, -l: 10M only)
+ * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f]
+ *   -s: 1M entries only, -l: 10M only, -f: the FireHOL-like list only
+ *        sieve-xdp-bench -W FILE   writes the FireHOL-like list to FILE (no root)
  */
 #define _GNU_SOURCE	/* sched_setaffinity */
 #include <arpa/inet.h>
@@ -375,6 +382,235 @@ static int bench_entries(uint64_t n)
 	return ret;
 }
 
+
+/*
+ * A FireHOL-like list (the shape of firehol_level1: mostly /24s and hosts,
+ * some of every length from /8 to /31), drawn from its own generator so
+ * the other lists stay the same. Hosts (/32) are source entries. Counts
+ * per length, /8 first.
+ */
+static const uint16_t firehol_shape[25] = {
+	6, 4, 6, 8, 12, 20, 30, 40,		/* /8-/15 */
+	200, 60, 90, 150, 250, 250, 450, 300,	/* /16-/23 */
+	1800, 20, 30, 30, 30, 40, 20, 10,	/* /24-/31 */
+	2100,					/* /32 */
+};
+/* The control: as many prefixes over 16 lengths only (/16-/31), and the same hosts. */
+#define CONTROL_FIRST	16
+
+static uint64_t list_rng_state = 0x6a09e667f3bcc908ULL;
+
+static uint32_t list_rng(void)
+{
+	uint64_t z = (list_rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (uint32_t)(z ^ (z >> 31));
+}
+
+static uint32_t mask_of(unsigned int len)
+{
+	return len ? ~0U << (32 - len) : 0;
+}
+
+/* Adds @n prefixes of @len (host order, random, public-looking) to @l through the parser. */
+static int add_prefixes(struct sxdp_list *l, unsigned int len, unsigned int n)
+{
+	struct sieve_xdp_key k;
+	const char *why;
+	char text[32];
+	uint32_t a;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		/* 1.0.0.0-223.255.255.255, not 192.0.2.0/24 (the miss packet's range is checked). */
+		do
+			a = list_rng();
+		while ((a >> 24) == 0 || (a >> 24) >= 224 || (a >> 24) == 127);
+		a &= mask_of(len);
+		snprintf(text, sizeof(text), "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 255,
+			 (a >> 8) & 255, a & 255, len);
+		if (sxdp_parse_entry(text, &k, &why) || sxdp_list_add(l, &k))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* @control: the 16-length list, else the FireHOL-like one. Sorted, no duplicates. */
+static int firehol_list(struct sxdp_list *l, bool control)
+{
+	unsigned int len, prefixes = 0, per, ret = 0;
+
+	list_rng_state = control ? 0xbb67ae8584caa73bULL : 0x6a09e667f3bcc908ULL;
+	if (!control) {
+		for (len = 8; !ret && len <= 32; len++)
+			ret = add_prefixes(l, len, firehol_shape[len - 8]);
+	} else {
+		for (len = 8; len < 32; len++)
+			prefixes += firehol_shape[len - 8];
+		per = prefixes / 16;
+		for (len = CONTROL_FIRST; !ret && len < 32; len++)
+			ret = add_prefixes(l, len, len == 31 ? prefixes - 15 * per : per);
+		if (!ret)
+			ret = add_prefixes(l, 32, firehol_shape[24]);
+	}
+	sxdp_list_sort(l);
+	return ret ? -EINVAL : 0;
+}
+
+/* The longest entry of @l covering host-order @a (33: a source entry), 0 if none. */
+static unsigned int longest_cover(const struct sxdp_list *l, uint32_t a)
+{
+	unsigned int best = 0, len;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		len = l->keys[i].prefix_len;
+		if ((a & mask_of(len)) != ntohl(l->keys[i].saddr[0]))
+			continue;
+		if (l->keys[i].kind == SIEVE_XDP_SRC)
+			len = 33;
+		if (len > best)
+			best = len;
+	}
+	return best;
+}
+
+/* A host-order address whose longest cover in @l is exactly @len (0: none); 0 if none found. */
+static uint32_t address_covered_at(const struct sxdp_list *l, unsigned int len)
+{
+	uint32_t a;
+	size_t i, tries;
+
+	if (!len) {
+		for (a = 0xc0000201; a < 0xc0000300; a++)	/* 192.0.2.1 up */
+			if (!longest_cover(l, a))
+				return a;
+		return 0;
+	}
+	for (i = 0; i < l->n; i++) {
+		if (l->keys[i].prefix_len != len || l->keys[i].kind != SIEVE_XDP_PREFIX)
+			continue;
+		/* Inside it, away from the longer entries nested in it. */
+		for (tries = 0; tries < 64; tries++) {
+			a = ntohl(l->keys[i].saddr[0]) | (list_rng() & ~mask_of(len));
+			if (longest_cover(l, a) == len)
+				return a;
+		}
+	}
+	return 0;
+}
+
+static int write_firehol(const char *path)
+{
+	struct sxdp_list l = { 0 };
+	char text[64];
+	size_t i;
+	FILE *f = fopen(path, "w");
+	int ret = f ? firehol_list(&l, false) : -errno;
+
+	if (!ret) {
+		fprintf(f, "# A FireHOL-like list (firehol_level1's shape), sieve-xdp-bench -W\n"
+			"# %zu entries, every IPv4 prefix length from /8 to /32\n", l.n);
+		for (i = 0; i < l.n; i++) {
+			sxdp_format_entry(&l.keys[i], text, sizeof(text));
+			fprintf(f, "%s\n", text);
+		}
+		if (fclose(f))
+			ret = -errno;
+	} else if (f) {
+		fclose(f);
+	}
+	sxdp_list_free(&l);
+	return ret;
+}
+
+/* One list, backend and probe budget: its config and ns per packet. */
+static int firehol_case(const char *name, const struct sxdp_list *l, uint32_t flags,
+			unsigned int max_probes, const uint8_t pkts[3][PKT_MAX], const size_t lens[3])
+{
+	struct sieve_xdp_config cfg;
+	char err[256] = "", probes[128];
+	double ns[3];
+	size_t off = 0;
+	unsigned int i;
+	int ret;
+
+	ret = sxdp_rebuild_probes(&h, l, flags, SXDP_DEFAULT_FPP_PPB, 0, max_probes, err,
+				  sizeof(err));
+	if (!ret)
+		ret = sxdp_read_config(&h, &cfg, NULL);
+	if (ret) {
+		fprintf(stderr, "xdp bench: %s: %s\n", name, err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < cfg.nr_v4_lens && off < sizeof(probes) - 4; i++)
+		off += snprintf(probes + off, sizeof(probes) - off, "%s%u", i ? "," : "",
+				cfg.v4_lens[i]);
+	for (i = 0; i < 3; i++)
+		ns[i] = lens[i] ? run_ns(sieve_fd, pkts[i], lens[i]) : 0;
+	say("| %-22s | %-9s | %2u | %2u: %-46s | %6llu / %4llu (x%.2f) | %2u | %6.1f | %6.1f | "
+	    "%6.1f |\n", name, sxdp_backend_name(flags), max_probes, cfg.nr_v4_lens, probes,
+	    (unsigned long long)cfg.keys, (unsigned long long)cfg.entries,
+	    cfg.entries ? (double)cfg.keys / cfg.entries : 0,
+	    cfg.nr_v4_lens + !!(cfg.kinds & SIEVE_XDP_KIND_BIT(SIEVE_XDP_SRC, SIEVE_XDP_V4)),
+	    ns[0], ns[1], ns[2]);
+	return 0;
+}
+
+/*
+ * The FireHOL-like list at 8 and 16 probes and the 16-length control, on
+ * either backend: a packet that misses (every probe), one that hits a /31
+ * (the longest prefix: the source probe and the first prefix probe) and
+ * one that hits a /8 only (every probe, the last one hits).
+ */
+static int bench_firehol(void)
+{
+	static const uint32_t backends[] = { 0, SIEVE_XDP_F_BLOCKED };
+	struct sxdp_list fh = { 0 }, ctl = { 0 };
+	uint8_t pkts[2][3][PKT_MAX];
+	size_t lens[2][3];
+	uint32_t a[2][3];
+	unsigned int b, c;
+	int ret;
+
+	ret = firehol_list(&fh, false);
+	if (!ret)
+		ret = firehol_list(&ctl, true);
+	if (ret)
+		goto out;
+	a[0][0] = address_covered_at(&fh, 0);
+	a[0][1] = address_covered_at(&fh, 31);
+	a[0][2] = address_covered_at(&fh, 8);
+	a[1][0] = address_covered_at(&ctl, 0);
+	a[1][1] = address_covered_at(&ctl, 31);
+	a[1][2] = address_covered_at(&ctl, 16);
+	for (c = 0; c < 2; c++)
+		for (b = 0; b < 3; b++)
+			lens[c][b] = a[c][b] ? udp_from(htonl(a[c][b]), pkts[c][b]) : 0;
+	say("\nFireHOL-like list: %zu entries, every IPv4 length /8-/32 (%zu hosts); control: %zu "
+	    "entries, prefixes of 16 lengths /16-/31 and the same hosts. ns/packet, best of 9; "
+	    "probes: what a packet that misses walks (source + prefix lengths). Hits: the "
+	    "FireHOL list's /31 and /8, the control's /31 and /16 (its shortest).\n\n",
+	    fh.n, (size_t)firehol_shape[24], ctl.n);
+	say("| %-22s | %-9s | mp | %-50s | %-26s | pr | miss   | hit /31 | hit short |\n"
+	    "|---|---|---|---|---|---|---|---|---|\n", "list", "backend", "v4 lengths probed",
+	    "keys / entries (expansion)");
+	for (b = 0; !ret && b < 2; b++) {
+		ret = firehol_case("FireHOL-like", &fh, backends[b], 8, pkts[0], lens[0]);
+		if (!ret)
+			ret = firehol_case("FireHOL-like", &fh, backends[b], 16, pkts[0], lens[0]);
+		if (!ret)
+			ret = firehol_case("16 lengths (control)", &ctl, backends[b], 16, pkts[1],
+					   lens[1]);
+	}
+out:
+	sxdp_list_free(&fh);
+	sxdp_list_free(&ctl);
+	return ret;
+}
+
 static int setup(void)
 {
 	struct bpf_object *floor_obj, *stream_obj;
@@ -423,9 +659,10 @@ int main(int argc, char **argv)
 	struct sieve_xdp_config cfg = { 0 };
 	uint8_t pkt[PKT_MAX];
 	size_t len, first = 0, nsizes = 2, i;
+	bool firehol_only = false;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "o:r:sl")) != -1) {
+	while ((opt = getopt(argc, argv, "o:r:slfW:")) != -1) {
 		if (opt == 'o')
 			out = fopen(optarg, "w");
 		else if (opt == 'r')
@@ -434,7 +671,20 @@ int main(int argc, char **argv)
 			nsizes = 1;
 		else if (opt == 'l')
 			first = 1;
+		else if (opt == 'f')
+			firehol_only = true;
+		else if (opt == 'W') {
+			err = write_firehol(optarg);
+			if (err)
+				fprintf(stderr, "xdp bench: %s: %s\n", optarg, strerror(-err));
+			return err ? 2 : 0;
+		} else {
+			fprintf(stderr, "usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f] | -W FILE\n");
+			return 2;
+		}
 	}
+	if (firehol_only)
+		nsizes = first = 0;
 	/* One CPU: BPF_PROG_TEST_RUN runs where it is called; no migrations. */
 	{
 		cpu_set_t one;
@@ -463,6 +713,8 @@ int main(int argc, char **argv)
 		row("sieve, empty list (parsing only)", run_ns(sieve_fd, pkt, len), floor_ns);
 	for (i = first; !err && i < nsizes; i++)
 		err = bench_entries(sizes[i]);
+	if (!err)
+		err = bench_firehol();
 	sieve_xdp__destroy(skel);
 	if (out)
 		fclose(out);
