@@ -41,13 +41,12 @@ int sxdp_blocked_create(const struct sxdp_plan *plan)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Maps a blocked array of ours; -EINVAL for any other map. */
-static int blocked_mmap(int fd, struct blocked_map *m)
+/* The size of a blocked array of ours; -EINVAL for any other map. */
+static int blocked_info(int fd, struct blocked_map *m)
 {
 	struct bpf_map_info info = { 0 };
 	__u32 info_len = sizeof(info);
 	size_t page = sysconf(_SC_PAGESIZE);
-	void *p;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &info_len))
 		return -errno;
@@ -56,6 +55,17 @@ static int blocked_mmap(int fd, struct blocked_map *m)
 		return -EINVAL;
 	m->nblocks = info.max_entries;
 	m->len = ((size_t)m->nblocks * SIEVE_XDP_BLOCK_BYTES + page - 1) & ~(page - 1);
+	return 0;
+}
+
+/* Maps a blocked array of ours whole. */
+static int blocked_mmap(int fd, struct blocked_map *m)
+{
+	void *p;
+	int err = blocked_info(fd, m);
+
+	if (err)
+		return err;
 	p = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
@@ -90,6 +100,32 @@ static void set_pattern(__u64 *block, __u64 h, uint32_t k, bool live)
 	}
 }
 
+/*
+ * A few live adds map only the page of each key's block: the kernel maps
+ * an array's every page up front (remap_vmalloc_range), which for a
+ * 10^7-entry array is most of what a `block` would cost. A block never
+ * straddles a page (64 divides the page size).
+ */
+#define FEW_KEYS	64
+
+static int insert_few(int fd, const struct blocked_map *whole, uint32_t nr_hashes,
+		      const struct sieve_xdp_key *keys, size_t n)
+{
+	size_t page = sysconf(_SC_PAGESIZE), i, off;
+	__u64 h, *p;
+
+	for (i = 0; i < n; i++) {
+		h = key_hash(&keys[i]);
+		off = (size_t)sieve_xdp_blocked_index(h, whole->nblocks) * SIEVE_XDP_BLOCK_BYTES;
+		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off & ~(page - 1));
+		if (p == MAP_FAILED)
+			return -errno;
+		set_pattern(p + (off & (page - 1)) / sizeof(*p), h, nr_hashes, true);
+		munmap(p, page);
+	}
+	return 0;
+}
+
 int sxdp_blocked_insert(int fd, uint32_t nr_hashes, const struct sieve_xdp_key *keys, size_t n,
 			bool live)
 {
@@ -101,6 +137,10 @@ int sxdp_blocked_insert(int fd, uint32_t nr_hashes, const struct sieve_xdp_key *
 		return -EINVAL;
 	if (!n)
 		return 0;
+	if (live && n <= FEW_KEYS) {
+		err = blocked_info(fd, &m);
+		return err ? err : insert_few(fd, &m, nr_hashes, keys, n);
+	}
 	err = blocked_mmap(fd, &m);
 	if (err)
 		return err;
