@@ -160,9 +160,10 @@ include tests/vm/vm.mk
 include tests/device/device.mk
 include tests/debug/debug.mk
 include tests/bench/bench.mk
-# Fragments of other parts (the XDP blocklist and its suites) extend
+# Fragments of other parts (the XDP blocklist, the agent and their suites) extend
 # SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and CLI_LDLIBS.
-include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk))
+include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk userspace/agent/*.mk tests/bpf/*.mk \
+	tests/e2e/*.mk))
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).
