@@ -989,7 +989,8 @@ print([e for e in json.load(sys.stdin)[0]['entries'] if e['entry'] == '$A4'][0][
 	[ "$ms" != never ] || { fail "pings from A still dropped 8 s after its TTL"; return; }
 	late=$(((now / 1000000) - at * 1000))
 	echo "    note: A delivered ${late} ms after its expiry time (expire_interval 1 s)"
-	[ $late -le 1700 ] || fail "A delivered $late ms after it expired, want <= 1 s + slack"
+	# The interval, then a rebuild and a ping round of a busy machine.
+	[ $late -le 2500 ] || fail "A delivered $late ms after it expired, want <= 1 s + 1.5 s"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, no TTL"
 	grep -q "list default: 1 entries expired; 1 interfaces rebuilt" "$AGENT_LOG" ||
 		fail "no expiry in the log: $(cat "$AGENT_LOG")"
@@ -1066,13 +1067,44 @@ case_agent_iface_hotplug() {
 		True "in step after the re-attach"
 }
 
+# Not in CASES (minutes, 1-2 GB): E2E_AGENT_BENCH=1 adds it. Agent start to
+# enforcement after a reboot for 10^6 entries, each backend; then the
+# agent's idle CPU over 30 s and its RSS.
+case_agent_restore_1m() {
+	local b ticks0 ticks1 hz
+	python3 -c "
+for i in range(1000000):
+    print('10.%d.%d.%d' % (i >> 16, (i >> 8) & 255, i & 255))" >"$WORK/1m"
+	echo $A4 >>"$WORK/1m"
+	for b in bloom-map blocked; do
+		sieve detach $IF >/dev/null 2>&1
+		attach --backend $b || return
+		on load --origin bench "$WORK/1m" >/dev/null || { fail "load 10^6 entries"; return; }
+		reboot_pins
+		agent_start
+		agent_ready 300 || return
+		echo "    note: $b, 10^6 entries: agent start to READY=1 $AGENT_READY_MS ms;" \
+			"$(grep -o 'attached from the store.*' "$AGENT_LOG")"
+		expect_eq "$(pings $A4 $SV4)" 0 "pings from A ($b, 10^6 entries)"
+		expect_eq "$(pings $C4 $SV4)" 5 "pings from C ($b, 10^6 entries)"
+		[ $b = blocked ] || agent_stop
+	done
+	hz=$(getconf CLK_TCK)
+	ticks0=$(awk '{ print $14 + $15 }' /proc/$AGENT_PID/stat)
+	sleep 30
+	ticks1=$(awk '{ print $14 + $15 }' /proc/$AGENT_PID/stat)
+	echo "    note: idle agent (expire_interval 10 s): $(((ticks1 - ticks0) * 1000 / hz)) ms CPU" \
+		"in 30 s; $(grep VmRSS /proc/$AGENT_PID/status | tr -s ' \t' ' ')"
+}
+[ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
+
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
 	maps_behind_resync bad_store allowlist blocked_backend
-	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug"
+	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then
