@@ -44,26 +44,33 @@ on() { local sub=$1; shift; sieve "$sub" -i $IF "$@"; }
 fail() { echo "    FAIL: $*"; case_failed=1; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
 
-setup() {
-	ip netns add $CL && ip netns add $SV || return 1
+# The first veth pair, cl$TAG-$IF, with its addresses (the agent's cases recreate it).
+make_veth() {
 	ip link add cl$TAG netns $CL type veth peer name $IF netns $SV || return 1
-	ip link add cm$TAG netns $CL type veth peer name $IF2 netns $SV || return 1
 	cl ip addr add $A4/24 dev cl$TAG
 	cl ip addr add $B4/24 dev cl$TAG
 	cl ip addr add $C4/24 dev cl$TAG
 	cl ip addr add $A6/64 dev cl$TAG nodad
 	cl ip addr add $C6/64 dev cl$TAG nodad
-	cl ip addr add 203.0.113.2/24 dev cm$TAG
 	for a in $SAMPLES; do cl ip addr add $a/24 dev cl$TAG; done
 	sv ip addr add $SV4/24 dev $IF
 	sv ip addr add $SV6/64 dev $IF nodad
+	cl ip link set cl$TAG up && sv ip link set $IF up
+}
+
+setup() {
+	ip netns add $CL && ip netns add $SV || return 1
+	make_veth || return 1
+	ip link add cm$TAG netns $CL type veth peer name $IF2 netns $SV || return 1
+	cl ip addr add 203.0.113.2/24 dev cm$TAG
 	sv ip addr add 203.0.113.1/24 dev $IF2
-	for l in lo cl$TAG cm$TAG; do cl ip link set $l up; done
-	for l in lo $IF $IF2; do sv ip link set $l up; done
+	for l in lo cm$TAG; do cl ip link set $l up; done
+	for l in lo $IF2; do sv ip link set $l up; done
 	cl ping -c 1 -W 2 $SV4 >/dev/null && cl ping -c 1 -W 2 203.0.113.1 >/dev/null
 }
 
 cleanup() {
+	agent_stop
 	# Background workers and traffic of a case cut short (each is bounded too).
 	kill $(jobs -p) 2>/dev/null
 	sieve detach $IF $IF2 >/dev/null 2>&1
@@ -867,12 +874,277 @@ case_metrics() {
 		"$WORK/before.json" "$WORK/after.json" 2>&1) || fail "the scrape against the CLI: $out"
 }
 
+
+# ---- sieve agent ----
+# Each case that starts the agent writes AGENT_CONF first; main() stops the
+# agent after every case (and cleanup() on any exit), bounded.
+AGENT_CONF=$WORK/agent.conf
+AGENT_LOG=$WORK/agent.log
+AGENT_PID=
+NOTIFY_PID=
+
+# The server namespace's pin folder of the first interface.
+pin_dir() { echo "/sys/fs/bpf/sieve/netns-$(stat -Lc %i /run/netns/$SV)/$IF"; }
+
+# What a reboot does to the blocklist: the program detached, the pins gone; the store stays.
+reboot_pins() {
+	ip -n $SV link set dev $IF xdp off 2>/dev/null; ip -n $SV link set dev $IF xdpgeneric off 2>/dev/null
+	rm -rf "$(pin_dir)"
+}
+
+# Runs until SECS have passed or CMD succeeds; its status.
+wait_for() {
+	local secs=$1 t; shift
+	for t in $(seq 1 $((secs * 20))); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	"$@"
+}
+
+# Starts `sieve agent --config AGENT_CONF ARGS` in the server namespace,
+# with notify.py as systemd's notify socket; returns at once. The agent's
+# PID is nsenter's (it execs the CLI), so signals reach it.
+agent_start() {
+	local t
+	[ -e "$AGENT_CONF" ] || printf '[agent]\n' >"$AGENT_CONF"
+	# The listener of an agent killed before: one socket per agent.
+	if [ -n "$NOTIFY_PID" ]; then touch "$WORK/nstop"; wait_bounded 5 $NOTIFY_PID; NOTIFY_PID=; fi
+	rm -f "$WORK/notify" "$WORK/nstop" "$AGENT_LOG"
+	python3 "$HERE/notify.py" "$WORK/notify.sock" 600 "$WORK/nstop" >"$WORK/notify" &
+	NOTIFY_PID=$!
+	for t in $(seq 1 100); do grep -q ready "$WORK/notify" 2>/dev/null && break; sleep 0.05; done
+	AGENT_T0=$(date +%s%N)
+	NOTIFY_SOCKET=$WORK/notify.sock nsenter --net=/run/netns/$SV "$SIEVE" agent \
+		--config "$AGENT_CONF" "$@" 2>"$AGENT_LOG" &
+	AGENT_PID=$!
+}
+
+ready_count() { grep -c ' READY=1$' "$WORK/notify" 2>/dev/null; }
+
+# Waits up to SECS for the agent's Nth READY=1 (default the first);
+# AGENT_READY_MS: from its start to the first.
+agent_ready() {
+	local secs=$1 n=${2:-1}
+	wait_for "$secs" eval '[ "$(ready_count)" -ge '$n' ] || ! kill -0 $AGENT_PID 2>/dev/null'
+	if [ "$(ready_count)" -lt "$n" ]; then
+		fail "no READY=1 (#$n) from the agent within ${secs}s: $(tail -n 3 "$AGENT_LOG")"
+		return 1
+	fi
+	AGENT_READY_MS=$((($(grep -m 1 ' READY=1$' "$WORK/notify" | cut -d' ' -f1) - AGENT_T0) / 1000000))
+}
+
+# SIGTERM, bounded: an agent that does not stop within 10 s fails the case (and gets SIGKILL).
+agent_stop() {
+	if [ -n "$AGENT_PID" ]; then
+		kill $AGENT_PID 2>/dev/null
+		wait_for 10 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
+			{ fail "the agent did not stop on SIGTERM"; kill -9 $AGENT_PID; }
+		wait $AGENT_PID 2>/dev/null
+		AGENT_PID=
+	fi
+	if [ -n "$NOTIFY_PID" ]; then
+		touch "$WORK/nstop"; wait_bounded 5 $NOTIFY_PID; NOTIFY_PID=
+	fi
+}
+
+generation() {
+	on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['generation'])"
+}
+
+# A reboot, on the host's XDP: pins and program gone, the store kept; the
+# agent attaches from the store with the recorded backend and flags, and
+# real traffic from a blocked source is dropped again.
+case_agent_reboot() {
+	attach --backend blocked --exact --max-probes 4 || return
+	on block $A4 198.51.100.96/27 >/dev/null || fail "block A and a /27"
+	reboot_pins
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A with the program gone"
+	agent_start
+	agent_ready 30 || return
+	echo "    note: agent start to enforcement (READY=1): $AGENT_READY_MS ms; $(grep -o 'enforcing: .*' "$AGENT_LOG")"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after the agent's restore"
+	expect_eq "$(udp_count $C4 5001 50)" 0 "datagrams from C, in the /27"
+	expect_eq "$(udp_count $B4 5002 50)" 50 "datagrams from B, not on the list"
+	expect_eq "$(on status -j | python3 -c "import json,sys
+s = json.load(sys.stdin)[0]
+print(s['list'], s['backend'], s['exact'], s['max_probes'], s['entries'], s['in_step'])")" \
+		"default blocked True 4 2 True" "list, backend, exact, probes, entries, in step"
+	grep -q "$IF: attached from the store (list default, native, blocked backend)" "$AGENT_LOG" ||
+		fail "no log line of the restore: $(cat "$AGENT_LOG")"
+}
+
+# Stop the agent the hard way under traffic: nothing blocked gets through,
+# the CLI works without it, and a new agent adopts the maps as they run.
+kill_agent() {
+	kill -9 $AGENT_PID; wait $AGENT_PID 2>/dev/null; AGENT_PID=
+	sleep 1
+	on block 192.0.2.99 >/dev/null || fail "block without the agent"
+}
+
+case_agent_killed() {
+	local gen
+	attach || return
+	on block $B4 >/dev/null || fail "block B"
+	agent_start
+	agent_ready 30 || return
+	gen=$(generation)
+	under_traffic kill_agent
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B with the agent gone"
+	agent_start
+	agent_ready 30 || return
+	expect_eq "$(generation)" "$gen" "generation after the restart (adopted: no rebuild)"
+	grep -q "$IF: adopted the running maps (list default, in step)" "$AGENT_LOG" ||
+		fail "no adoption in the log: $(cat "$AGENT_LOG")"
+	grep -q "enforcing: 1 adopted, 0 attached" "$AGENT_LOG" || fail "restore summary: $(cat "$AGENT_LOG")"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B after the restart"
+}
+
+# Milliseconds until a ping from SRC gets through (bounded by SECS), or "never".
+ms_until_delivered() {
+	local src=$1 secs=$2 t0=$(date +%s%N) end=$(($(date +%s) + $2))
+	while [ "$(date +%s)" -le $end ]; do
+		if cl ping -n -q -c 1 -W 0.2 -I "$src" $SV4 >/dev/null 2>&1; then
+			echo $((($(date +%s%N) - t0) / 1000000)); return
+		fi
+	done
+	echo never
+}
+
+# The agent expires entries every expire_interval: dropped before the TTL,
+# delivered within about that interval after it.
+case_agent_expiry() {
+	local at now ms late
+	attach || return
+	printf '[agent]\nexpire_interval = 1s\n' >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	on block $C4 >/dev/null || fail "block C"
+	on block --ttl 2s $A4 >/dev/null || fail "block --ttl 2s A"
+	expect_eq "$(pings $A4 $SV4 3)" 0 "pings from A before its TTL"
+	at=$(on list -j | python3 -c "import json,sys
+print([e for e in json.load(sys.stdin)[0]['entries'] if e['entry'] == '$A4'][0]['expires_at'])")
+	ms=$(ms_until_delivered $A4 8)
+	now=$(date +%s%N)
+	[ "$ms" != never ] || { fail "pings from A still dropped 8 s after its TTL"; return; }
+	late=$(((now / 1000000) - at * 1000))
+	echo "    note: A delivered ${late} ms after its expiry time (expire_interval 1 s)"
+	# The interval, then a rebuild and a ping round of a busy machine.
+	[ $late -le 2500 ] || fail "A delivered $late ms after it expired, want <= 1 s + 1.5 s"
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, no TTL"
+	grep -q "list default: 1 entries expired; 1 interfaces rebuilt" "$AGENT_LOG" ||
+		fail "no expiry in the log: $(cat "$AGENT_LOG")"
+}
+
+# The agent refuses FILE (CONTENT, printf %b) with "FILE:LINE: ...WANT" and exit 2.
+bad_config() {
+	local line=$1 content=$2 want=$3 f=$WORK/bad.conf err rc
+	printf '%b' "$content" >"$f"
+	err=$(timeout 10 nsenter --net=/run/netns/$SV "$SIEVE" agent --config "$f" 2>&1); rc=$?
+	expect_eq $rc 2 "exit code for '$want'"
+	case $err in *"$f:$line: "*"$want"*) ;; *) fail "error for '$want': '$err'";; esac
+}
+
+case_agent_bad_config() {
+	local names
+	bad_config 3 '# sieve.conf\n[agent]\n[bogus]\n' "unknown section [bogus]"
+	bad_config 2 '[agent]\nexpire_intervl = 5s\n' "unknown key 'expire_intervl' in [agent]"
+	bad_config 3 '[agent]\nstate_dir = /var/lib/sieve\nexpire_interval = 5 seconds\n' \
+		"expire_interval = 5 seconds: not a duration"
+	bad_config 2 '[agent]\nexpire_interval = 0s\n' "expire_interval = 0s: out of range"
+	bad_config 2 '[metrics]\nlisten = localhost:9477\n' "listen = localhost:9477: not ADDR:PORT"
+	names=$(seq -f 'f%g' 1 40 | tr '\n' ' ')
+	bad_config 3 "[filters]\npersistent = $names\npersistent = $(seq -f 'g%g' 1 40 | tr '\n' ' ')\n" \
+		"persistent: more than 64 filters"
+	bad_config 2 '[filters]\npersistent = good bad/name\n' "persistent: 'bad/name' is not a filter name"
+	# A SIGHUP with a bad file: the agent runs on with the settings it had
+	# (expiry every second, not every hour).
+	attach || return
+	printf '[agent]\nexpire_interval = 1s\n' >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	printf '[agent]\nexpire_interval = 1h\n[metrics]\nlisten = nowhere\n' >"$AGENT_CONF"
+	kill -HUP $AGENT_PID
+	agent_ready 10 2 || return
+	grep -q "error: $AGENT_CONF:4: listen = nowhere: .*; keeping the running settings" "$AGENT_LOG" ||
+		fail "no reload error in the log: $(cat "$AGENT_LOG")"
+	kill -0 $AGENT_PID 2>/dev/null || fail "the agent stopped after a bad reload"
+	expect_eq "$(grep -c ' RELOADING=1$' "$WORK/notify")" 1 "RELOADING=1 told to systemd"
+	on block --ttl 1s $A4 >/dev/null || fail "block --ttl 1s A"
+	[ "$(ms_until_delivered $A4 6)" != never ] || fail "A not expired: the old expire_interval is gone"
+	# A good file again is taken.
+	printf '[agent]\nexpire_interval = 2s\n' >"$AGENT_CONF"
+	kill -HUP $AGENT_PID
+	agent_ready 10 3 || return
+	grep -q "info: reloaded $AGENT_CONF" "$AGENT_LOG" || fail "no reload: $(cat "$AGENT_LOG")"
+}
+
+attachments() {
+	python3 -c "import sqlite3,sys
+print(' '.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('SELECT iface FROM attachments')))" \
+		"$SIEVE_STATE_DIR/sieve.db"
+}
+
+# An interface that goes away and comes back: its pins go with it, the
+# attachment stays, and the agent attaches it again from the store.
+case_agent_iface_hotplug() {
+	local pins
+	attach || return
+	on block $A4 >/dev/null || fail "block A"
+	agent_start
+	agent_ready 30 || return
+	pins=$(pin_dir)
+	ip -n $SV link del $IF || { fail "deleting $IF"; return; }
+	wait_for 10 test ! -e "$pins" || fail "the pins of $IF are still there"
+	expect_eq "$(attachments)" "$IF" "attachments in the store with $IF gone"
+	make_veth || { fail "recreating the veth"; return; }
+	wait_for 15 grep -q "$IF: attached from the store" "$AGENT_LOG" ||
+		fail "$IF not attached again: $(cat "$AGENT_LOG")"
+	wait_for 5 test -e "$pins/link" || fail "no link pinned for $IF"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after the veth came back"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after the veth came back"
+	expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['in_step'])")" \
+		True "in step after the re-attach"
+}
+
+# Not in CASES (minutes, 1-2 GB): E2E_AGENT_BENCH=1 adds it. Agent start to
+# enforcement after a reboot for 10^6 entries, each backend; then the
+# agent's idle CPU over 30 s and its RSS.
+case_agent_restore_1m() {
+	local b ticks0 ticks1 hz
+	python3 -c "
+for i in range(1000000):
+    print('10.%d.%d.%d' % (i >> 16, (i >> 8) & 255, i & 255))" >"$WORK/1m"
+	echo $A4 >>"$WORK/1m"
+	for b in bloom-map blocked; do
+		sieve detach $IF >/dev/null 2>&1
+		attach --backend $b || return
+		on load --origin bench "$WORK/1m" >/dev/null || { fail "load 10^6 entries"; return; }
+		reboot_pins
+		agent_start
+		agent_ready 300 || return
+		echo "    note: $b, 10^6 entries: agent start to READY=1 $AGENT_READY_MS ms;" \
+			"$(grep -o 'attached from the store.*' "$AGENT_LOG")"
+		expect_eq "$(pings $A4 $SV4)" 0 "pings from A ($b, 10^6 entries)"
+		expect_eq "$(pings $C4 $SV4)" 5 "pings from C ($b, 10^6 entries)"
+		[ $b = blocked ] || agent_stop
+	done
+	hz=$(getconf CLK_TCK)
+	ticks0=$(awk '{ print $14 + $15 }' /proc/$AGENT_PID/stat)
+	sleep 30
+	ticks1=$(awk '{ print $14 + $15 }' /proc/$AGENT_PID/stat)
+	echo "    note: idle agent (expire_interval 10 s): $(((ticks1 - ticks0) * 1000 / hz)) ms CPU" \
+		"in 30 s; $(grep VmRSS /proc/$AGENT_PID/status | tr -s ' \t' ' ')"
+}
+[ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
+
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
-	maps_behind_resync bad_store allowlist blocked_backend metrics"
+	maps_behind_resync bad_store allowlist blocked_backend metrics
+	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then
@@ -886,6 +1158,7 @@ main() {
 		case $c in *"$FILTER"*) ;; *) continue;; esac
 		case_failed=0
 		case_$c
+		agent_stop
 		sieve detach $IF $IF2 >/dev/null 2>&1
 		rm -rf "$SIEVE_STATE_DIR"
 		if [ $case_failed = 0 ]; then

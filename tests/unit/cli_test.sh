@@ -438,6 +438,36 @@ check "dedup prints the empty line once" test "$out" = $'a\n\nb'
 expect_refused "dedup of a line longer than a key" "$sieve" dedup - < <(head -c 5000 /dev/zero | tr '\0' a; echo)
 check "dedup of a long line: names the line" grep -q "line 1: longer than 4096 bytes" <<<"$err"
 
+# sieve agent --check: the settings of sieve.conf, and each kind of bad one as FILE:LINE.
+printf '; sieve.conf\n[agent]\nstate_dir = /srv/sieve\nexpire_interval = 2m\n[metrics]\nlisten = [::1]:9100\n[filters]\npersistent = seen, urls\n  ips\npersistent = urls tmp.1\nsave_interval = 0\n' >"$work/good.conf"
+expect "agent --check a good file" 0 "$sieve" agent --check --config "$work/good.conf"
+check "agent --check: every setting as given" test "$out" = "$(printf 'state_dir = /srv/sieve\nexpire_interval = 120000ms\nlisten = [::1]:9100\npersistent = seen urls ips tmp.1\nsave_interval = 0s')"
+expect "agent --check --state-dir over the file" 0 "$sieve" agent --check --config "$work/good.conf" --state-dir /tmp/st
+check "agent --check: --state-dir wins" grep -qx 'state_dir = /tmp/st' <<<"$out"
+bad_conf() {	# bad_conf LINE CONTENT WANT
+	printf '%b' "$2" >"$work/bad.conf"
+	expect_refused "agent: $3" "$sieve" agent --check --config "$work/bad.conf"
+	check "agent: $3 at $work/bad.conf:$1" grep -qF "$work/bad.conf:$1: $3" <<<"$err"
+}
+bad_conf 2 '[agent]\n[metric]\n' "unknown section [metric]"
+bad_conf 3 '[metrics]\nlisten = off\nport = 80\n' "unknown key 'port' in [metrics]"
+bad_conf 1 'expire_interval = 1s\n' "expire_interval: a key before any [section]"
+bad_conf 2 '[agent]\nexpire_interval = 61m\n' "expire_interval = 61m: out of range"
+bad_conf 2 '[agent]\nexpire_interval = 1d\n' "expire_interval = 1d: not a duration"
+bad_conf 2 '[filters]\nsave_interval = -5m\n' "save_interval = -5m: not a duration"
+bad_conf 2 '[agent]\nstate_dir = var/lib\n' "state_dir = var/lib: not an absolute path"
+bad_conf 2 '[metrics]\nlisten = 127.0.0.1\n' "listen = 127.0.0.1: not ADDR:PORT"
+bad_conf 2 '[metrics]\nlisten = 127.0.0.1:65536\n' "listen = 127.0.0.1:65536: not ADDR:PORT"
+bad_conf 2 '[metrics]\nlisten = [::1]\n' "listen = [::1]: not ADDR:PORT"
+bad_conf 2 '[filters]\npersistent = a-filter-name-of-thirty-two-chars\n' \
+	"persistent: 'a-filter-name-of-thirty-two-chars' is not a filter name"
+bad_conf 4 "[filters]\npersistent = $(seq -f 'a%g' 1 30 | tr '\n' ' ')\npersistent = $(seq -f 'b%g' 1 30 | tr '\n' ' ')\npersistent = c1 c2 c3 c4 c5\n" \
+	"persistent: more than 64 filters"
+bad_conf 3 '[agent]\n\nthis is not a setting\n' "not KEY = VALUE, [SECTION] or a comment"
+bad_conf 2 "[agent]\nstate_dir = /$(head -c 250 /dev/zero | tr '\0' a)\n" "line longer than 198 characters"
+expect_refused "agent --config of a missing file" "$sieve" agent --check --config "$work/none.conf"
+check "agent: a missing file is named" grep -qF "$work/none.conf: No such file or directory" <<<"$err"
+
 echo "$passed passed, $failed failed"
 [ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
 [ "$failed" -eq 0 ]

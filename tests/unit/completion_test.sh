@@ -107,7 +107,7 @@ check_choices
 
 # ---- Commands ---------------------------------------------------------------
 expect_comp "root: the commands, not the hidden one" \
-	"size dedup measure filter build snapshot $($has_xdp && echo xdp)" sieve ""
+	"size dedup measure filter build snapshot $($has_xdp && echo xdp agent)" sieve ""
 expect_comp "a prefix" "filter" sieve "fi"
 expect_comp "a subcommand's prefix" "clear create" sieve filter c
 expect_comp "a prefix of no subcommand: nothing" "" sieve filter zz

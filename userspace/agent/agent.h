@@ -86,6 +86,52 @@ int sagent_metrics_render(const struct sagent_config *c, const struct sagent_sta
 int sagent_filters_restore(const struct sagent_config *c, struct sagent_stats *stats);
 int sagent_filters_save(const struct sagent_config *c, struct sagent_stats *stats);
 
+/*
+ * The running agent (agent.c), one per process: what its modules share.
+ * Only the main loop's thread touches it, except @stats (atomics, read by
+ * the metrics thread).
+ */
+struct sxdp_store;
+struct sagent {
+	struct sagent_config cfg;
+	const char *config_path;
+	struct sxdp_store *store;	/* opened once, at start */
+	struct sagent_stats stats;
+	int64_t start_ns;		/* CLOCK_MONOTONIC at start */
+	struct sagent_metrics *metrics;	/* NULL until metrics.c is merged */
+};
+
+/* Logging (agent.c): one line on stderr, a level word first (and <N> under the journal). */
+enum { SAGENT_ERR = 3, SAGENT_WARNING = 4, SAGENT_INFO = 6 };
+void sagent_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* CLOCK_MONOTONIC in ns. */
+int64_t sagent_now_ns(void);
+
+/* What a restore pass found (restore.c). */
+struct sagent_restore_result {
+	unsigned int adopted, reattached, waiting, failed;
+};
+
+/*
+ * restore.c. Every attachment of this network namespace: adopted (its pins
+ * run on this interface with the recorded settings: brought to the store's
+ * version, no rebuild if in step), re-attached with the recorded settings
+ * (pins gone, as after a reboot), or waited for (the interface does not
+ * exist: netlink brings it). @verbose logs every adoption too.
+ */
+void sagent_restore_all(struct sagent *ag, bool verbose, struct sagent_restore_result *r);
+/* netlink.c's events: an interface appeared (or changed), or went away. */
+void sagent_link_up(struct sagent *ag, const char *ifname);
+void sagent_link_gone(struct sagent *ag, const char *ifname);
+
+/*
+ * netlink.c: an rtnetlink socket of this namespace for RTMGRP_LINK
+ * (nonblocking); sagent_netlink_read() handles what is queued and, when
+ * the kernel dropped events (ENOBUFS), runs a restore pass instead.
+ */
+int sagent_netlink_open(char *err, size_t errlen);
+void sagent_netlink_read(struct sagent *ag, int fd);
+
 /* The `sieve agent` command (agent.c). */
 int sagent_main(int argc, char **argv);
 

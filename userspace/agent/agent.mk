@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# userspace/agent: `sieve agent`. This fragment holds the metrics part
-# only (metrics.c, its unit cases and its e2e driver); the agent core's
-# fragment is merged with it.
+# userspace/agent: `sieve agent`, linked into the sieve CLI beside the XDP
+# loader it drives (userspace/xdp/xdp.mk, read before this file). Settings
+# are read with inih, readiness told to systemd with libsystemd's
+# sd_notify, metrics served with libmicrohttpd.
 
 AGENT_DIR := $(BUILD)/agent
-AGENT_CFLAGS := $(XDP_CFLAGS) -I$(TOP)/userspace/agent
-AGENT_HDRS := userspace/agent/agent.h userspace/agent/metrics.h $(XDP_HDRS)
+AGENT_SRCS := $(wildcard userspace/agent/*.c)
+AGENT_OBJS := $(patsubst userspace/agent/%.c,$(AGENT_DIR)/%.o,$(AGENT_SRCS))
+AGENT_CFLAGS := $(XDP_CFLAGS) -I$(TOP)/userspace/agent -I$(TOP)/userspace/cli
+AGENT_HDRS := userspace/agent/agent.h userspace/agent/metrics.h userspace/cli/cli.h $(XDP_HDRS)
 AGENT_LDLIBS := -lmicrohttpd -lpthread
 
-$(AGENT_DIR)/metrics.o: userspace/agent/metrics.c $(AGENT_HDRS) $(wildcard userspace/lib/*.h)
+$(AGENT_DIR)/%.o: userspace/agent/%.c $(AGENT_HDRS) $(CORE_HDRS) $(wildcard userspace/lib/*.h)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
+
+CLI_EXTRA_OBJS += $(AGENT_OBJS)
+CLI_LDLIBS += -linih -lsystemd $(AGENT_LDLIBS)
+DEB_PACKAGES += libinih-dev libsystemd-dev libmicrohttpd-dev prometheus curl
 
 # A server of the metrics alone, for tests/e2e (case metrics) and for
 # timing a scrape: see tests/e2e/metrics_driver.c.
@@ -21,7 +28,7 @@ $(AGENT_DIR)/metrics_driver.o: tests/e2e/metrics_driver.c $(AGENT_HDRS)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
 $(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(XDP_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
 test-e2e: $(METRICS_DRIVER)
 
 # The unit runner renders through metrics.c (tests/unit/metrics_test.c),
@@ -36,5 +43,3 @@ $(UNIT_DIR)/metrics_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(UNIT_DIR)/metrics_test.o: $(AGENT_HDRS)
 $(UNIT_BIN): $(UNIT_AGENT_OBJS)
 UNIT_LDLIBS += -lbpf -lelf -lz $(AGENT_LDLIBS)
-
-DEB_PACKAGES += libmicrohttpd-dev prometheus curl

@@ -121,6 +121,8 @@ void cli_print_version(void);
 extern const struct cli_command size_command, dedup_command, measure_command;
 extern const struct cli_command filter_command, build_command, snapshot_command;
 extern const struct cli_command xdp_command;
+/* userspace/agent/agent.c: linked with the XDP loader, so not in the static VM CLI. */
+extern const struct cli_command agent_command;
 
 /* One line on stderr, prefixed "sieve: "; returns EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

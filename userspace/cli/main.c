@@ -18,9 +18,9 @@ static const struct cli_command sieve_command = {
 	.subcommands = (const struct cli_command *const[]){
 		&size_command, &dedup_command, &measure_command,
 		&filter_command, &build_command, &snapshot_command,
-		/* The static CLI for the VM (CLI_STATIC) has no libbpf, so no XDP. */
+		/* The static CLI for the VM (CLI_STATIC) has no libbpf, so no XDP and no agent. */
 #ifndef SIEVE_CLI_NO_XDP
-		&xdp_command,
+		&xdp_command, &agent_command,
 #endif
 		&complete_command,
 		NULL,

@@ -56,8 +56,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 	return found ? 0 : 1;
 }
 
-/* The ifindex our pinned link is attached to: 0 if none or defunct. */
-static int linked_ifindex(const char *ifname)
+int sxdp_linked_ifindex(const char *ifname)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
@@ -103,6 +102,23 @@ int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errl
 	fd = sxdp_store_attach_del(s, sxdp_netns(), ifname, err, errlen);
 	sxdp_unlock(lock_fd);
 	return fd ? fd : ret;
+}
+
+int sxdp_unpin(const char *ifname)
+{
+	int lock_fd, linked, ret = 1;
+
+	lock_fd = sxdp_lock(ifname, false);
+	if (lock_fd == -ENOENT)
+		return 1;
+	if (lock_fd < 0)
+		return lock_fd;
+	/* Checked under the lock: an interface back (and re-attached) meanwhile keeps its pins. */
+	linked = sxdp_linked_ifindex(ifname);
+	if (!linked || linked != (int)if_nametoindex(ifname))
+		ret = remove_pins(ifname, false);
+	sxdp_unlock(lock_fd);
+	return ret;
 }
 
 static const char *mode_name(uint32_t xdp_flags)
@@ -321,7 +337,7 @@ static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 {
 	struct sxdp_attachment rec;
 	const char *list = o->list;
-	bool already = linked_ifindex(ifname) == ifindex;
+	bool already = sxdp_linked_ifindex(ifname) == ifindex;
 	int ret;
 
 	/* Again without --list: the list it enforces stays. */

@@ -91,5 +91,14 @@ int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_atta
 		char *err, size_t errlen);
 /* 0 detached, 1 was not attached; the record goes either way. */
 int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errlen);
+/* The ifindex of this namespace @ifname's pinned link runs on: 0 if none or defunct. */
+int sxdp_linked_ifindex(const char *ifname);
+/*
+ * An interface that went away (or came back as another one): its pins are
+ * removed, under its lock, unless its link runs on the interface of that
+ * name now. The record stays, so the agent can attach it again. 0 removed,
+ * 1 nothing to remove, or -errno.
+ */
+int sxdp_unpin(const char *ifname);
 
 #endif /* SIEVE_XDP_OPS_H */

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `sieve agent`: the main loop. One thread polls a signalfd (SIGHUP
+ * reloads, SIGTERM and SIGINT stop), a timerfd for expiry, a timerfd for
+ * the filters' snapshots and the rtnetlink socket; the store is opened
+ * once. Start: settings, store, restore (restore.c), then READY=1 for
+ * systemd (Type=notify). Nothing here is needed for enforcement: the
+ * pinned programs and maps keep dropping when the agent stops or dies, and
+ * the CLI works without it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <systemd/sd-daemon.h>
+
+#include "agent.h"
+#include "cli.h"
+#include "ops.h"
+
+int64_t sagent_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Whether stderr is the journal (systemd says so in JOURNAL_STREAM=DEV:INODE). */
+static bool stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && !fstat(STDERR_FILENO, &st) &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
+void sagent_log(int level, const char *fmt, ...)
+{
+	static int journal = -1;
+	const char *word = level <= SAGENT_ERR ? "error" :
+			   level == SAGENT_WARNING ? "warning" : "info";
+	char line[1024];
+	va_list ap;
+
+	if (journal < 0)
+		journal = stderr_is_journal();
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* The journal reads the <N> prefix as the priority; a terminal gets words. */
+	if (journal)
+		fprintf(stderr, "<%d>%s: %s\n", level, word, line);
+	else
+		fprintf(stderr, "sieve agent: %s: %s\n", word, line);
+}
+
+/* ---- settings ---- */
+
+struct agent_opts {
+	const char *config;	/* --config; NULL: SAGENT_CONFIG_FILE, if it exists */
+	const char *state_dir;	/* --state-dir, over the file's */
+	bool check;
+};
+
+/*
+ * The settings from the file (the defaults when the default file does not
+ * exist), --state-dir over them. -errno with the reason in @err.
+ */
+static int load_config(const struct agent_opts *o, struct sagent_config *c, char *err,
+		       size_t errlen)
+{
+	const char *path = o->config ? o->config : SAGENT_CONFIG_FILE;
+	int ret;
+
+	ret = sagent_config_load(path, c, err, errlen);
+	if (ret == -ENOENT && !o->config) {
+		sagent_config_defaults(c);
+		ret = 0;
+	}
+	if (!ret && o->state_dir)
+		snprintf(c->state_dir, sizeof(c->state_dir), "%s", o->state_dir);
+	return ret;
+}
+
+/* ---- timers ---- */
+
+static int timer_open(void)
+{
+	return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+/* Every @ms from now; 0 disarms. */
+static void timer_every(int fd, uint64_t ms)
+{
+	struct itimerspec it = { 0 };
+
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_nsec = ms % 1000 * 1000000;
+	it.it_interval = it.it_value;
+	timerfd_settime(fd, 0, &it, NULL);
+}
+
+static void timer_ack(int fd)
+{
+	uint64_t n;
+
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		sagent_log(SAGENT_WARNING, "reading a timer: %s", strerror(errno));
+}
+
+/* ---- expiry ---- */
+
+/* One list: what was due goes, each interface of the list rebuilt once. */
+static int expire_list(struct sagent *ag, const char *list, char *err, size_t errlen)
+{
+	struct sxdp_op_result r;
+	int64_t t0 = sagent_now_ns();
+	int ret;
+
+	ret = sxdp_op_expire(ag->store, list, time(NULL), &r, err, errlen);
+	if (ret)
+		return ret;
+	if (!r.changed)
+		return 0;
+	atomic_fetch_add(&ag->stats.expired, r.changed);
+	if (r.rebuilt) {
+		atomic_fetch_add(&ag->stats.rebuilds, r.rebuilt);
+		atomic_fetch_add(&ag->stats.rebuild_ns, sagent_now_ns() - t0);
+	}
+	sagent_log(SAGENT_INFO, "list %s: %zu entries expired; %zu interfaces rebuilt in %" PRId64
+		   " ms", list, r.changed, r.rebuilt, (sagent_now_ns() - t0) / 1000000);
+	return 0;
+}
+
+/*
+ * Every list in the store (cheap when nothing is due: one indexed query
+ * each, no lock). A failure is logged when it first happens, not at every
+ * run after it, and its end is logged too.
+ */
+static void run_expiry(struct sagent *ag)
+{
+	static char last[512];
+	char **lists = NULL, err[512] = "";
+	size_t n = 0, i;
+	int ret;
+
+	atomic_fetch_add(&ag->stats.expire_runs, 1);
+	ret = sxdp_store_lists(ag->store, &lists, &n, err, sizeof(err));
+	for (i = 0; !ret && i < n; i++) {
+		ret = expire_list(ag, lists[i], err, sizeof(err));
+		if (ret && !err[0])
+			snprintf(err, sizeof(err), "list %s: %s", lists[i], strerror(-ret));
+	}
+	sxdp_store_names_free(lists, n);
+	if (ret) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s", strerror(-ret));
+		atomic_fetch_add(&ag->stats.errors, 1);
+		if (strcmp(err, last))
+			sagent_log(SAGENT_ERR, "expiry: %s", err);
+		snprintf(last, sizeof(last), "%s", err);
+	} else if (last[0]) {
+		sagent_log(SAGENT_INFO, "expiry works again");
+		last[0] = '\0';
+	}
+}
+
+/* ---- the filters and the metrics: the calls into filters.c and metrics.c ---- */
+
+static void filters_restore(struct sagent *ag)
+{
+	if (ag->cfg.nr_persistent)
+		sagent_filters_restore(&ag->cfg, &ag->stats);
+}
+
+static void filters_save(struct sagent *ag)
+{
+	if (ag->cfg.nr_persistent)
+		sagent_filters_save(&ag->cfg, &ag->stats);
+}
+
+static int metrics_start(struct sagent *ag, const struct sagent_config *c)
+{
+	char err[512] = "";
+	int ret;
+
+	if (!c->metrics_on)
+		return 0;
+	ret = sagent_metrics_start(c, &ag->stats, &ag->metrics, err, sizeof(err));
+	if (ret)
+		sagent_log(SAGENT_ERR, "metrics on %s port %u: %s", c->metrics_addr,
+			   c->metrics_port, err[0] ? err : strerror(-ret));
+	return ret;
+}
+
+static void metrics_stop(struct sagent *ag)
+{
+	if (ag->metrics)
+		sagent_metrics_stop(ag->metrics);
+	ag->metrics = NULL;
+}
+
+/* ---- the loop ---- */
+
+struct loop {
+	int sig_fd, expire_fd, save_fd, nl_fd;
+	const struct agent_opts *o;
+};
+
+static void arm_timers(struct sagent *ag, struct loop *L)
+{
+	timer_every(L->expire_fd, ag->cfg.expire_interval_ms);
+	timer_every(L->save_fd, (uint64_t)ag->cfg.save_interval_s * 1000);
+}
+
+static bool same_metrics(const struct sagent_config *a, const struct sagent_config *b)
+{
+	return a->metrics_on == b->metrics_on && a->metrics_port == b->metrics_port &&
+	       !strcmp(a->metrics_addr, b->metrics_addr);
+}
+
+/*
+ * SIGHUP: the file again. A bad one leaves everything as it ran. Then a
+ * restore pass: attachments recorded meanwhile, pins removed by hand.
+ */
+static void reload(struct sagent *ag, struct loop *L)
+{
+	struct sagent_restore_result r;
+	struct sagent_config next;
+	char err[512] = "";
+
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, (uint64_t)sagent_now_ns() / 1000);
+	if (load_config(L->o, &next, err, sizeof(err))) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "%s; keeping the running settings", err);
+		sd_notify(0, "READY=1");
+		return;
+	}
+	if (strcmp(next.state_dir, ag->cfg.state_dir)) {
+		sagent_log(SAGENT_WARNING, "state_dir %s: the agent keeps %s until it restarts",
+			   next.state_dir, ag->cfg.state_dir);
+		snprintf(next.state_dir, sizeof(next.state_dir), "%s", ag->cfg.state_dir);
+	}
+	if (!same_metrics(&next, &ag->cfg)) {
+		metrics_stop(ag);
+		metrics_start(ag, &next);
+	}
+	ag->cfg = next;
+	arm_timers(ag, L);
+	sagent_restore_all(ag, false, &r);
+	sagent_log(SAGENT_INFO, "reloaded %s", L->o->config ? L->o->config : SAGENT_CONFIG_FILE);
+	sd_notify(0, "READY=1");
+}
+
+/* 1: stop; 0: go on. */
+static int on_signal(struct sagent *ag, struct loop *L)
+{
+	struct signalfd_siginfo si;
+
+	while (read(L->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGHUP) {
+			sagent_log(SAGENT_INFO, "%s: stopping", strsignal(si.ssi_signo));
+			return 1;
+		}
+		reload(ag, L);
+	}
+	return 0;
+}
+
+static int run_loop(struct sagent *ag, struct loop *L)
+{
+	struct pollfd p[] = {
+		{ .fd = L->sig_fd, .events = POLLIN }, { .fd = L->expire_fd, .events = POLLIN },
+		{ .fd = L->save_fd, .events = POLLIN }, { .fd = L->nl_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		if (poll(p, sizeof(p) / sizeof(p[0]), -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			sagent_log(SAGENT_ERR, "poll: %s", strerror(errno));
+			return -errno;
+		}
+		if (p[0].revents && on_signal(ag, L))
+			return 0;
+		if (p[3].revents)
+			sagent_netlink_read(ag, L->nl_fd);
+		if (p[1].revents) {
+			timer_ack(L->expire_fd);
+			run_expiry(ag);
+		}
+		if (p[2].revents) {
+			timer_ack(L->save_fd);
+			filters_save(ag);
+		}
+	}
+}
+
+/* ---- start and stop ---- */
+
+/* Signals go to the signalfd only, in every thread started after this. */
+static int signals_open(char *err, size_t errlen)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		snprintf(err, errlen, "signalfd: %s", strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The fds of the loop; netlink before the restore, so no event in between is missed. */
+static int loop_open(struct loop *L, char *err, size_t errlen)
+{
+	L->sig_fd = signals_open(err, errlen);
+	if (L->sig_fd < 0)
+		return L->sig_fd;
+	L->nl_fd = sagent_netlink_open(err, errlen);
+	if (L->nl_fd < 0)
+		return L->nl_fd;
+	L->expire_fd = timer_open();
+	L->save_fd = timer_open();
+	if (L->expire_fd < 0 || L->save_fd < 0) {
+		snprintf(err, errlen, "timerfd: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void loop_close(struct loop *L)
+{
+	int fds[] = { L->sig_fd, L->nl_fd, L->expire_fd, L->save_fd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* Enforcement back, then READY=1: what systemd's Type=notify waits for. */
+static void restore_at_start(struct sagent *ag)
+{
+	struct sagent_restore_result r;
+
+	sagent_restore_all(ag, true, &r);
+	filters_restore(ag);
+	sagent_log(SAGENT_INFO, "enforcing: %u adopted, %u attached from the store, %u waited "
+		   "for, %u failed; %" PRId64 " ms after start", r.adopted, r.reattached,
+		   r.waiting, r.failed, (sagent_now_ns() - ag->start_ns) / 1000000);
+	sd_notify(0, "READY=1");
+}
+
+static int run(struct sagent *ag, const struct agent_opts *o)
+{
+	struct loop L = { .sig_fd = -1, .expire_fd = -1, .save_fd = -1, .nl_fd = -1, .o = o };
+	char err[512] = "";
+	int ret;
+
+	ret = loop_open(&L, err, sizeof(err));
+	if (!ret)
+		ret = sxdp_store_open(ag->cfg.state_dir, &ag->store, err, sizeof(err));
+	if (!ret)
+		ret = metrics_start(ag, &ag->cfg);
+	if (ret) {
+		if (err[0])
+			sagent_log(SAGENT_ERR, "%s", err);
+		goto out;
+	}
+	sagent_log(SAGENT_INFO, "starting: store %s, expiry every %u ms",
+		   sxdp_store_path(ag->store), ag->cfg.expire_interval_ms);
+	restore_at_start(ag);
+	arm_timers(ag, &L);
+	ret = run_loop(ag, &L);
+	sd_notify(0, "STOPPING=1");
+	filters_save(ag);
+	sagent_log(SAGENT_INFO, "stopped; the XDP programs keep enforcing");
+out:
+	metrics_stop(ag);
+	sxdp_store_close(ag->store);
+	loop_close(&L);
+	return ret;
+}
+
+/* ---- the command ---- */
+
+static int set_config(void *opts, const char *arg)
+{
+	((struct agent_opts *)opts)->config = arg;
+	return *arg ? 0 : -EINVAL;
+}
+
+static int set_state_dir(void *opts, const char *arg)
+{
+	((struct agent_opts *)opts)->state_dir = arg;
+	return *arg == '/' ? 0 : -EINVAL;
+}
+
+static const struct cli_option opt_config = {
+	"config", 'c', "FILE", "the settings (default " SAGENT_CONFIG_FILE ", if it exists)",
+	.set = set_config, .accepts = "a file",
+};
+static const struct cli_option opt_state_dir = {
+	"state-dir", 0, "DIR", "the store's folder, over the file's state_dir",
+	.set = set_state_dir, .accepts = "an absolute path",
+};
+static const struct cli_option opt_check = {
+	"check", 0, NULL, "check the settings, print them, and exit",
+	CLI_FLAG(struct agent_opts, check),
+};
+
+static void print_config(const struct sagent_config *c)
+{
+	unsigned int i;
+
+	printf("state_dir = %s\nexpire_interval = %ums\n", c->state_dir, c->expire_interval_ms);
+	if (c->metrics_on)
+		printf(strchr(c->metrics_addr, ':') ? "listen = [%s]:%u\n" : "listen = %s:%u\n",
+		       c->metrics_addr, c->metrics_port);
+	else
+		printf("listen = off\n");
+	printf("persistent =");
+	for (i = 0; i < c->nr_persistent; i++)
+		printf(" %s", c->persistent[i]);
+	printf("\nsave_interval = %us\n", c->save_interval_s);
+}
+
+int sagent_main(int argc, char **argv)
+{
+	static struct sagent ag;	/* stats are read by the metrics thread: not on a stack */
+	struct agent_opts o = { 0 };
+	struct cli_args a;
+	char err[512] = "";
+	int ret = cli_parse(&agent_command, argc, argv, &o, &a);
+
+	if (ret >= 0)
+		return ret;
+	ag.start_ns = sagent_now_ns();
+	ag.stats.started_at = time(NULL);
+	ag.config_path = o.config ? o.config : SAGENT_CONFIG_FILE;
+	if (load_config(&o, &ag.cfg, err, sizeof(err))) {
+		sagent_log(SAGENT_ERR, "%s", err);
+		return EXIT_ERROR;
+	}
+	if (o.check) {
+		print_config(&ag.cfg);
+		return EXIT_OK;
+	}
+	if (geteuid()) {
+		sagent_log(SAGENT_ERR, "the agent needs root (BPF maps and programs)");
+		return EXIT_ERROR;
+	}
+	return run(&ag, &o) ? EXIT_ERROR : EXIT_OK;
+}
+
+static int cmd_agent(const struct cli_command *cmd, int argc, char **argv)
+{
+	return sagent_main(argc, argv);
+}
+
+const struct cli_command agent_command = {
+	"agent", "the long-running agent: restores, expires, follows interfaces",
+	.details = "  At start, every attachment of the store in this network namespace runs\n"
+		   "  again: pins that run as recorded are adopted, others are attached anew\n"
+		   "  from the store (after a reboot), interfaces not there yet are waited\n"
+		   "  for. Then it expires entries every expire_interval, follows interfaces\n"
+		   "  that go away and come back (rtnetlink), and tells systemd READY=1\n"
+		   "  (Type=notify). SIGHUP reloads the settings (a bad file keeps the old\n"
+		   "  ones), SIGTERM stops. Enforcement never depends on it: the programs\n"
+		   "  and maps keep dropping when it stops. A bad setting: FILE:LINE: reason,\n"
+		   "  exit 2. Settings: see sieve.conf(5).",
+	.options = CLI_OPTIONS(&opt_config, &opt_state_dir, &opt_check),
+	.max_args = 0,
+	.run = cmd_agent,
+};

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sieve.conf: the agent's settings, read with inih (Debian's libinih).
+ * Every setting, its values and its default (sieve.conf(5) says the same):
+ *
+ *   [agent]
+ *   state_dir = /var/lib/sieve
+ *	The folder of the store (sieve.db) and of the filters' snapshots. An
+ *	absolute path. Default: $SIEVE_STATE_DIR if set, else /var/lib/sieve;
+ *	`sieve agent --state-dir` overrides both. Read at start only: a
+ *	reload that changes it is logged and takes effect at the next start.
+ *   expire_interval = 10s
+ *	How often entries past their TTL are removed (`sieve xdp expire` on
+ *	every list): an expired entry stops being dropped within this time.
+ *	A number and a unit, s, m or h (a bare number is seconds); 1s to 1h.
+ *
+ *   [metrics]
+ *   listen = 127.0.0.1:9477
+ *	Where GET /metrics (Prometheus text) is served: ADDR:PORT with a
+ *	numeric IPv4 address, [V6ADDR]:PORT, or off. Port 1-65535.
+ *
+ *   [filters]
+ *   persistent = NAME NAME ...
+ *	The /dev/sieve filters whose snapshots the agent keeps under
+ *	STATE_DIR/filters/ and restores at start. Names of 1-31 characters
+ *	of A-Z a-z 0-9 . _ -, separated by blanks or commas; the key may be
+ *	repeated (or continued on indented lines) and the names add up; at
+ *	most 64, a name given twice counts once. Default: none.
+ *   save_interval = 5m
+ *	How often those snapshots are saved; 0 saves them only at stop.
+ *	A duration as above, 0 or 1s to 24h.
+ *
+ * Comments start with '#' or ';' at the start of a line (';' also after a
+ * blank). A line holds at most 198 characters (inih's line buffer as
+ * Debian builds it): a longer one is an error, not cut in two. An error is "FILE:LINE: reason"; the first one is reported and
+ * the whole file is refused: the agent does not start, or a reload keeps
+ * the settings it had.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ini.h>
+
+#include <linux/sieve.h>
+
+#include "agent.h"
+
+#define DEFAULT_STATE_DIR	"/var/lib/sieve"
+#define DEFAULT_LISTEN_ADDR	"127.0.0.1"
+#define DEFAULT_LISTEN_PORT	9477
+
+void sagent_config_defaults(struct sagent_config *c)
+{
+	const char *env = getenv("SIEVE_STATE_DIR");
+
+	memset(c, 0, sizeof(*c));
+	/* As the CLI: the store its commands use is the one the agent restores. */
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", env && *env ? env : DEFAULT_STATE_DIR);
+	c->expire_interval_ms = 10 * 1000;
+	c->metrics_on = true;
+	snprintf(c->metrics_addr, sizeof(c->metrics_addr), "%s", DEFAULT_LISTEN_ADDR);
+	c->metrics_port = DEFAULT_LISTEN_PORT;
+	c->save_interval_s = 5 * 60;
+}
+
+/* One parse: the file, the line being read, and the first error. */
+struct parse {
+	FILE *f;
+	const char *path;
+	int line;
+	int err_line;		/* 0: no error yet */
+	char err[256];
+	struct sagent_config *c;
+};
+
+static void __attribute__((format(printf, 2, 3))) fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	/* The first error is the one reported: later ones may follow from it. */
+	if (p->err_line)
+		return;
+	p->err_line = p->line;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof(p->err), fmt, ap);
+	va_end(ap);
+}
+
+static const char *const sections[] = { "agent", "metrics", "filters" };
+
+static bool known_section(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (strlen(sections[i]) == len && !strncmp(sections[i], name, len))
+			return true;
+	return false;
+}
+
+/*
+ * A section header is checked as its line is read: inih calls the handler
+ * for keys only, so an unknown section without keys would pass unseen.
+ */
+static void check_header(struct parse *p, const char *line)
+{
+	const char *s = line, *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s != '[' || !(e = strchr(s, ']')))
+		return;		/* not a header, or one inih reports as a syntax error */
+	s++;
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	if (!known_section(s, e - s))
+		fail(p, "unknown section [%.*s] (sections: [agent], [metrics], [filters])",
+		     (int)(e - s), s);
+}
+
+/*
+ * inih's reader, so that the handler knows its line (inih hands each line
+ * to the handler as soon as it is read) and an overlong line, which inih
+ * would cut in two, is an error.
+ */
+static char *read_line(char *buf, int num, void *stream)
+{
+	struct parse *p = stream;
+	size_t len;
+	int ch;
+
+	if (!fgets(buf, num, p->f))
+		return NULL;
+	p->line++;
+	len = strlen(buf);
+	if (len == (size_t)num - 1 && buf[len - 1] != '\n' && !feof(p->f)) {
+		fail(p, "line longer than %d characters", num - 2);
+		while ((ch = fgetc(p->f)) != EOF && ch != '\n')
+			;
+	}
+	check_header(p, buf);
+	return buf;
+}
+
+/*
+ * A duration in ms: a number and s, m or h (a bare number is seconds),
+ * from @min_ms to @max_ms, or 0 if @zero_ok.
+ */
+static int parse_duration(struct parse *p, const char *key, const char *v, uint64_t min_ms,
+			  uint64_t max_ms, bool zero_ok, uint64_t *ms)
+{
+	unsigned long long n;
+	uint64_t mul = 1000;
+	char *end;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (!isdigit((unsigned char)*v) || errno || end == v)
+		goto bad;
+	if (!strcmp(end, "m"))
+		mul = 60 * 1000;
+	else if (!strcmp(end, "h"))
+		mul = 3600 * 1000;
+	else if (*end && strcmp(end, "s"))
+		goto bad;
+	/* n > max / mul first: n * mul cannot overflow after it. */
+	if (n > max_ms / mul || (n * mul < min_ms && !(zero_ok && !n))) {
+		fail(p, "%s = %s: out of range (%s%" PRIu64 "s to %" PRIu64 "s)", key, v,
+		     zero_ok ? "0 or " : "", min_ms / 1000, max_ms / 1000);
+		return -EINVAL;
+	}
+	*ms = n * mul;
+	return 0;
+bad:
+	fail(p, "%s = %s: not a duration (a number and s, m or h: 30s, 5m, 1h)", key, v);
+	return -EINVAL;
+}
+
+/* ADDR:PORT, [V6ADDR]:PORT or off. */
+static int parse_listen(struct parse *p, const char *v)
+{
+	struct sagent_config *c = p->c;
+	char addr[64], buf[sizeof(struct in6_addr)];
+	const char *port, *given = v;
+	unsigned long n;
+	char *end;
+	int af = AF_INET;
+	size_t len;
+
+	if (!strcmp(v, "off")) {
+		c->metrics_on = false;
+		return 0;
+	}
+	if (*v == '[') {
+		port = strstr(v, "]:");
+		af = AF_INET6;
+		len = port ? (size_t)(port - v - 1) : 0;
+		v++;
+		port = port ? port + 2 : NULL;
+	} else {
+		port = strrchr(v, ':');
+		len = port ? (size_t)(port - v) : 0;
+		port = port ? port + 1 : NULL;
+	}
+	if (!port || !len || len >= sizeof(addr))
+		goto bad;
+	memcpy(addr, v, len);
+	addr[len] = '\0';
+	errno = 0;
+	n = strtoul(port, &end, 10);
+	if (inet_pton(af, addr, buf) != 1 || !isdigit((unsigned char)*port) || *end || errno ||
+	    !n || n > 65535)
+		goto bad;
+	c->metrics_on = true;
+	snprintf(c->metrics_addr, sizeof(c->metrics_addr), "%s", addr);
+	c->metrics_port = n;
+	return 0;
+bad:
+	fail(p, "listen = %s: not ADDR:PORT, [V6ADDR]:PORT or off (numeric address, port 1-65535)",
+	     given);
+	return -EINVAL;
+}
+
+/* A /dev/sieve filter name: what SIEVE_IOC_CREATE takes. */
+static bool filter_name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || len >= SIEVE_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return false;
+	return true;
+}
+
+static int add_filter(struct parse *p, const char *s, size_t len)
+{
+	struct sagent_config *c = p->c;
+	unsigned int i;
+
+	if (!filter_name_ok(s, len)) {
+		fail(p, "persistent: '%.*s' is not a filter name (1-%d of A-Z a-z 0-9 . _ -)",
+		     (int)len, s, SIEVE_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < c->nr_persistent; i++)
+		if (strlen(c->persistent[i]) == len && !strncmp(c->persistent[i], s, len))
+			return 0;
+	if (c->nr_persistent == SAGENT_MAX_FILTERS) {
+		fail(p, "persistent: more than %d filters", SAGENT_MAX_FILTERS);
+		return -E2BIG;
+	}
+	snprintf(c->persistent[c->nr_persistent++], SAGENT_NAME_MAX, "%.*s", (int)len, s);
+	return 0;
+}
+
+/* Names separated by blanks or commas; they add up over the key's lines. */
+static void parse_persistent(struct parse *p, const char *v)
+{
+	const char *seps = " \t,";
+	size_t len;
+
+	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
+		len = strcspn(v, seps);
+		if (add_filter(p, v, len))
+			return;
+		v += len;
+	}
+}
+
+static void set_agent(struct parse *p, const char *key, const char *v)
+{
+	struct sagent_config *c = p->c;
+	uint64_t ms;
+
+	if (!strcmp(key, "state_dir")) {
+		if (*v != '/' || strlen(v) >= sizeof(c->state_dir))
+			fail(p, "state_dir = %s: not an absolute path", v);
+		else
+			snprintf(c->state_dir, sizeof(c->state_dir), "%s", v);
+	} else if (!strcmp(key, "expire_interval")) {
+		if (!parse_duration(p, key, v, 1000, 3600 * 1000, false, &ms))
+			c->expire_interval_ms = ms;
+	} else {
+		fail(p, "unknown key '%s' in [agent] (keys: state_dir, expire_interval)", key);
+	}
+}
+
+static void set_metrics(struct parse *p, const char *key, const char *v)
+{
+	if (!strcmp(key, "listen"))
+		parse_listen(p, v);
+	else
+		fail(p, "unknown key '%s' in [metrics] (keys: listen)", key);
+}
+
+static void set_filters(struct parse *p, const char *key, const char *v)
+{
+	uint64_t ms;
+
+	if (!strcmp(key, "persistent")) {
+		parse_persistent(p, v);
+	} else if (!strcmp(key, "save_interval")) {
+		if (!parse_duration(p, key, v, 1000, 24 * 3600 * 1000, true, &ms))
+			p->c->save_interval_s = ms / 1000;
+	} else {
+		fail(p, "unknown key '%s' in [filters] (keys: persistent, save_interval)", key);
+	}
+}
+
+/* inih's handler: returns 1 always; errors are kept in @p with their line. */
+static int on_key(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse *p = user;
+
+	if (!*section)
+		fail(p, "%s: a key before any [section]", key);
+	else if (!strcmp(section, "agent"))
+		set_agent(p, key, value);
+	else if (!strcmp(section, "metrics"))
+		set_metrics(p, key, value);
+	else if (!strcmp(section, "filters"))
+		set_filters(p, key, value);
+	/* else: an unknown section, reported at its header */
+	return 1;
+}
+
+int sagent_config_load(const char *path, struct sagent_config *c, char *err, size_t errlen)
+{
+	struct parse p = { .path = path };
+	struct sagent_config next;
+	int line;
+
+	p.f = fopen(path, "re");
+	if (!p.f) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	sagent_config_defaults(&next);
+	p.c = &next;
+	line = ini_parse_stream(read_line, &p, on_key, &p);
+	fclose(p.f);
+	/* inih's own errors are syntax: a line neither a key, a header nor a comment. */
+	if (line > 0 && (!p.err_line || line < p.err_line)) {
+		p.err_line = line;
+		snprintf(p.err, sizeof(p.err), "not KEY = VALUE, [SECTION] or a comment");
+	} else if (line < 0 && !p.err_line) {
+		snprintf(err, errlen, "%s: %s", path, line == -2 ? "out of memory" : "cannot read it");
+		return line == -2 ? -ENOMEM : -EIO;
+	}
+	if (p.err_line) {
+		snprintf(err, errlen, "%s:%d: %s", path, p.err_line, p.err);
+		return -EINVAL;
+	}
+	*c = next;
+	return 0;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Enforcement from the store: every attachment recorded for this network
+ * namespace runs again as recorded. Pins that run on the interface with
+ * the recorded settings are adopted, with no gap: at most brought to the
+ * store's version (no rebuild when in step). Otherwise (after a reboot the
+ * pins are gone; an interface recreated has a defunct link) it is attached
+ * anew with the recorded mode, backend, flags, rate, capacity and probe
+ * budget, its maps built from the store. An interface that does not exist
+ * is waited for: netlink.c calls sagent_link_up() when it comes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_link.h>
+
+#include "agent.h"
+#include "ops.h"
+
+enum outcome { ADOPTED, REATTACHED, WAITING, FAILED };
+
+/* The settings the record holds are the ones the live generation runs with. */
+static bool same_settings(const struct sxdp_attachment *rec, const struct sieve_xdp_config *cfg)
+{
+	return cfg->flags == rec->flags && cfg->fpp_ppb == rec->fpp_ppb &&
+	       cfg->max_probes == rec->max_probes;
+}
+
+/*
+ * Adopts @rec's pins if they run on @ifindex as recorded: 0, with the maps
+ * at the store's version (*@rebuilt if that took a generation); 1 if they
+ * cannot be adopted; -errno.
+ */
+static int adopt(struct sagent *ag, const struct sxdp_attachment *rec, int ifindex,
+		 bool *rebuilt, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cfg;
+	struct sxdp_handle h;
+	int lock_fd, ret = 1;
+
+	*rebuilt = false;
+	lock_fd = sxdp_lock(rec->iface, false);
+	if (lock_fd == -ENOENT)
+		return 1;
+	if (lock_fd < 0) {
+		snprintf(err, errlen, "taking its lock: %s", strerror(-lock_fd));
+		return lock_fd;
+	}
+	if (sxdp_linked_ifindex(rec->iface) == ifindex && !sxdp_open(rec->iface, &h)) {
+		if (!sxdp_read_config(&h, &cfg, NULL) && same_settings(rec, &cfg))
+			ret = sxdp_iface_sync(&h, ag->store, rec->list, rebuilt, err, errlen);
+		sxdp_close(&h);
+	}
+	sxdp_unlock(lock_fd);
+	return ret;
+}
+
+/* What `sieve xdp attach` would be given to make @rec again. */
+static struct sxdp_attach_opts opts_of(const struct sxdp_attachment *rec)
+{
+	return (struct sxdp_attach_opts){
+		.xdp_flags = !strcmp(rec->mode, "generic") ? XDP_FLAGS_SKB_MODE :
+			     !strcmp(rec->mode, "native") ? XDP_FLAGS_DRV_MODE : 0,
+		/* Every flag as recorded, the backend's included. */
+		.cfg_flags = rec->flags, .cfg_given = UINT32_MAX,
+		.fpp_ppb = rec->fpp_ppb, .fpp_given = true,
+		.capacity = rec->capacity,
+		.max_probes = rec->max_probes,
+		.list = rec->list,
+	};
+}
+
+static void count_build(struct sagent *ag, int64_t t0)
+{
+	atomic_fetch_add(&ag->stats.rebuilds, 1);
+	atomic_fetch_add(&ag->stats.rebuild_ns, sagent_now_ns() - t0);
+}
+
+/* One attachment: adopted, re-attached, waited for, or failed (logged). */
+static enum outcome restore_one(struct sagent *ag, const struct sxdp_attachment *rec,
+				bool verbose)
+{
+	struct sxdp_attach_opts o = opts_of(rec);
+	int64_t t0 = sagent_now_ns();
+	int ifindex = if_nametoindex(rec->iface), ret;
+	char err[512] = "";
+	bool rebuilt;
+
+	if (!ifindex) {
+		/* Pins of the interface that went away are no use to the next one. */
+		sxdp_unpin(rec->iface);
+		if (verbose)
+			sagent_log(SAGENT_INFO, "%s: not present; waiting for it (list %s)",
+				   rec->iface, rec->list);
+		return WAITING;
+	}
+	ret = adopt(ag, rec, ifindex, &rebuilt, err, sizeof(err));
+	if (!ret) {
+		if (rebuilt)
+			count_build(ag, t0);
+		atomic_fetch_add(&ag->stats.adoptions, 1);
+		if (verbose || rebuilt)
+			sagent_log(SAGENT_INFO, "%s: adopted the running maps (list %s, %s)",
+				   rec->iface, rec->list,
+				   rebuilt ? "rebuilt: they were behind the store" : "in step");
+		return ADOPTED;
+	}
+	if (ret == 1) {
+		err[0] = '\0';
+		ret = sxdp_attach(ag->store, rec->iface, &o, err, sizeof(err));
+	}
+	if (ret < 0) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "%s: restoring list %s: %s", rec->iface, rec->list,
+			   err[0] ? err : strerror(-ret));
+		return FAILED;
+	}
+	count_build(ag, t0);
+	atomic_fetch_add(&ag->stats.restores, 1);
+	sagent_log(SAGENT_INFO, "%s: attached from the store (list %s, %s, %s backend) in %" PRId64
+		   " ms", rec->iface, rec->list, rec->mode, rec->backend,
+		   (sagent_now_ns() - t0) / 1000000);
+	return REATTACHED;
+}
+
+/* The attachments of this namespace (the store holds every namespace's). */
+static int attachments_here(struct sagent *ag, struct sxdp_attachment **a, size_t *n)
+{
+	char err[512] = "";
+	uint64_t netns = sxdp_netns();
+	size_t i, m = 0;
+	int ret;
+
+	ret = sxdp_store_attachments(ag->store, NULL, a, n, err, sizeof(err));
+	if (ret) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "reading the attachments: %s", err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < *n; i++)
+		if ((*a)[i].netns == netns)
+			(*a)[m++] = (*a)[i];
+	*n = m;
+	return 0;
+}
+
+void sagent_restore_all(struct sagent *ag, bool verbose, struct sagent_restore_result *r)
+{
+	struct sxdp_attachment *a;
+	size_t n, i;
+
+	memset(r, 0, sizeof(*r));
+	if (attachments_here(ag, &a, &n)) {
+		r->failed = 1;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		switch (restore_one(ag, &a[i], verbose)) {
+		case ADOPTED:
+			r->adopted++;
+			break;
+		case REATTACHED:
+			r->reattached++;
+			break;
+		case WAITING:
+			r->waiting++;
+			break;
+		case FAILED:
+			r->failed++;
+			break;
+		}
+	}
+	free(a);
+}
+
+/* @ifname's attachment in this namespace: 0, or 1 if none is recorded. */
+static int recorded(struct sagent *ag, const char *ifname, struct sxdp_attachment *rec)
+{
+	char err[512] = "";
+	int ret;
+
+	ret = sxdp_store_attach_get(ag->store, sxdp_netns(), ifname, rec, err, sizeof(err));
+	if (ret == -ENOENT)
+		return 1;
+	if (ret) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "%s: reading its attachment: %s", ifname,
+			   err[0] ? err : strerror(-ret));
+	}
+	return ret;
+}
+
+void sagent_link_up(struct sagent *ag, const char *ifname)
+{
+	struct sxdp_attachment rec;
+	int ifindex = if_nametoindex(ifname);
+
+	/*
+	 * Link events come for every change of state (up, down, MTU): an
+	 * interface whose link already runs on it needs nothing.
+	 */
+	if (!ifindex || sxdp_linked_ifindex(ifname) == ifindex || recorded(ag, ifname, &rec))
+		return;
+	restore_one(ag, &rec, false);
+}
+
+void sagent_link_gone(struct sagent *ag, const char *ifname)
+{
+	struct sxdp_attachment rec;
+	int ret;
+
+	if (recorded(ag, ifname, &rec))
+		return;
+	ret = sxdp_unpin(ifname);
+	if (ret < 0) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "%s: gone; removing its pins: %s", ifname, strerror(-ret));
+	} else if (!ret) {
+		sagent_log(SAGENT_INFO, "%s: gone; its pins are removed, its attachment (list %s) "
+			   "stays for when it comes back", ifname, rec.list);
+	}
+}
