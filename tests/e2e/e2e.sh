@@ -972,6 +972,12 @@ print(s['list'], s['backend'], s['exact'], s['max_probes'], s['entries'], s['in_
 		"default blocked True 4 2 True" "list, backend, exact, probes, entries, in step"
 	grep -q "$IF: attached from the store (list default, native, blocked backend)" "$AGENT_LOG" ||
 		fail "no log line of the restore: $(cat "$AGENT_LOG")"
+	# The agent's own endpoint, at its default address in the server namespace.
+	local m; m=$(sv curl -s --max-time 5 http://127.0.0.1:9477/metrics)
+	expect_eq "$(grep -c "^sieve_xdp_up{iface=\"$IF\"} 1$" <<<"$m")" 1 "sieve_xdp_up of $IF from the agent"
+	expect_eq "$(grep -c '^sieve_agent_restores_total 1$' <<<"$m")" 1 "sieve_agent_restores_total from the agent"
+	expect_eq "$(sv curl -s -o /dev/null -w '%{http_code}' --max-time 5 http://127.0.0.1:9477/nothing)" \
+		404 "another path of the agent's endpoint"
 }
 
 # Stop the agent the hard way under traffic: nothing blocked gets through,
