@@ -350,7 +350,7 @@ static int load_side(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, size_t errlen)
 {
 	struct gathered g[2] = { 0 };
-	int64_t t0 = sagent_now_ns();
+	int64_t t0 = sagent_now_ns(), t1;
 	size_t changed = 0, side;
 	bool no_stream, wrong[2];
 	char id[48];
@@ -384,15 +384,17 @@ static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, 
 	} else {
 		l->warned_empty = false;
 	}
+	t1 = sagent_now_ns();
 	for (side = 0; !ret && side < 2; side++)
 		if (!wrong[side])
 			ret = load_side(f, l, side, &g[side], &changed, err, errlen);
 	if (!ret) {
 		snprintf(l->last_id, sizeof(l->last_id), "%s", id);
 		atomic_fetch_add(&l->st->resyncs, 1);
-		sagent_log(SAGENT_INFO, "fleet: list %s: %zu blocked, %zu allowed in Redis; %zu "
-			   "changes to the store; in step in %" PRId64 " ms", l->name,
-			   g[0].keys.n, g[1].keys.n, changed, (sagent_now_ns() - t0) / 1000000);
+		sagent_log(SAGENT_INFO, "fleet: list %s: %zu blocked, %zu allowed in Redis (read in "
+			   "%" PRId64 " ms); %zu changes to the store and the maps (%" PRId64 " ms)",
+			   l->name, g[0].keys.n, g[1].keys.n, (t1 - t0) / 1000000, changed,
+			   (sagent_now_ns() - t1) / 1000000);
 	}
 	gathered_free(&g[0]);
 	gathered_free(&g[1]);
