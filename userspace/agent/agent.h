@@ -15,6 +15,8 @@
  *   netlink.c  rtnetlink: interfaces that vanish and come back
  *   filters.c  persistent /dev/sieve filters: snapshots under the state dir
  *   metrics.c  Prometheus text on HTTP (libmicrohttpd)
+ *   redis.c    the fleet's data model in Redis (hiredis): connect, publish
+ *   fleet.c    following the fleet's lists: resync, XREAD, reconnect
  */
 #ifndef SIEVE_AGENT_H
 #define SIEVE_AGENT_H
