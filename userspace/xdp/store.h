@@ -15,6 +15,9 @@
  * build knows (left untouched), -EBUSY another writer held the database
  * longer than the busy timeout, -EIO anything else SQLite reports.
  *
+ * A store handle is used by one thread at a time (it is opened without
+ * SQLite's per-connection mutex): threads open their own.
+ *
  * Changes run in one transaction: the caller's, between
  * sxdp_store_begin() and sxdp_store_commit(), or else one of their own
  * (rolled back whole on an error). A change that fails inside the
