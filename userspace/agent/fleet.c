@@ -186,17 +186,30 @@ struct gathered {
 	size_t cap;
 };
 
+/* Room for @n more: one allocation for a whole set whose size is known. */
+static int gather_reserve(struct gathered *g, size_t n)
+{
+	struct sieve_xdp_key *keys;
+	int64_t *e;
+
+	if (g->keys.n + n <= g->cap || n > SIZE_MAX / 2 / sizeof(*keys))
+		return 0;
+	n += g->keys.n;
+	keys = realloc(g->keys.keys, n * sizeof(*keys));
+	if (keys)
+		g->keys.keys = keys;
+	e = keys ? realloc(g->expires, n * sizeof(*e)) : NULL;
+	if (!e)
+		return -ENOMEM;
+	g->expires = e;
+	g->keys.cap = g->cap = n;
+	return 0;
+}
+
 static int gather(struct gathered *g, const struct sieve_xdp_key *key, int64_t expires)
 {
-	if (g->keys.n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 1024;
-		int64_t *e = realloc(g->expires, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		g->expires = e;
-		g->cap = cap;
-	}
+	if (g->keys.n == g->cap && gather_reserve(g, g->cap ? g->cap : 1024))
+		return -ENOMEM;
 	if (sxdp_list_add(&g->keys, key))
 		return -ENOMEM;
 	g->expires[g->keys.n - 1] = expires;
@@ -249,10 +262,22 @@ static int scan_set(struct sagent_fleet *f, struct fleet_list *l, const char *ke
 		    struct gathered *g, char *err, size_t errlen)
 {
 	const char *argv[] = { "ZSCAN", key, "0", "COUNT", SCAN_COUNT };
+	const char *card[] = { "ZCARD", key };
 	char cursor[32] = "0";
 	int64_t now = time(NULL);
 	redisReply *r;
 	int ret = 0;
+
+	/* Its size, to gather into one allocation (a hint: the set may change meanwhile). */
+	r = command(f, 2, card);
+	if (r && r->type == REDIS_REPLY_INTEGER && r->integer > 0 &&
+	    gather_reserve(g, (size_t)r->integer)) {
+		freeReplyObject(r);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (r)
+		freeReplyObject(r);
 
 	do {
 		argv[2] = cursor;
