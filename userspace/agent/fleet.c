@@ -15,8 +15,8 @@
  *
  *   loss (Redis down, restarted, a partition seen as a read timeout, a
  *   store error): the session ends; the maps keep what they hold; the
- *   next session, after a backoff doubling from 100 ms to retry_max,
- *   starts with a full resync. The stream trimmed past the last applied id
+ *   next session, after a backoff doubling from 100 ms to retry_max (a
+ *   random half to all of it), starts with a full resync. The stream trimmed past the last applied id
  *   (max-deleted-entry-id above it) is a resync too.
  *
  * Logging says each state once: connected, lost (with the reason), and
@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <hiredis/hiredis.h>
 
@@ -797,6 +798,7 @@ static void backoff(struct sagent_fleet *f, uint32_t ms)
 static void *fleet_main(void *arg)
 {
 	struct sagent_fleet *f = arg;
+	unsigned int seed = (unsigned int)(sagent_now_ns() ^ getpid());
 	uint32_t wait_ms = BACKOFF_MIN_MS;
 	char err[512] = "";
 
@@ -811,7 +813,11 @@ static void *fleet_main(void *arg)
 		/* A session that got in step starts the backoff over. */
 		if (atomic_load(&f->stats->connects) != before)
 			wait_ms = BACKOFF_MIN_MS;
-		backoff(f, wait_ms);
+		/*
+		 * Half of it at random: a fleet that lost its Redis at once does
+		 * not come back (and resync) at once.
+		 */
+		backoff(f, wait_ms / 2 + (uint32_t)(rand_r(&seed) % (wait_ms / 2 + 1)));
 		wait_ms = wait_ms > f->cfg.retry_max_ms / 2 ? f->cfg.retry_max_ms : 2 * wait_ms;
 	}
 	sxdp_store_close(f->store);
