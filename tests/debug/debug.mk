@@ -6,7 +6,8 @@
 # `make test-debug` builds, once per machine, a kernel from Debian's
 # linux-source-6.1: tinyconfig plus tests/debug/debug.config (KASAN,
 # lockdep, atomic-sleep checks, kmemleak, UBSAN, KUnit, fault injection,
-# hung-task and soft-lockup detectors, panic on oops), cached in
+# hung-task and soft-lockup detectors, panic on oops; BPF and BTF for the
+# modules, for tests/kfunc), cached in
 # cache/debug-kernel/ (git-ignored, kept by `make clean`; rebuilt only when
 # the fragment's settings or the source package's version change; see
 # kernel.sh). A cold build takes about 5.5 minutes on 2 cores (1.7 GB).
@@ -54,7 +55,7 @@ DEBUG_FUZZ ?= 1000000
 DEBUG_VM_TIMEOUT ?= 900
 
 SUITES += debug
-DEB_PACKAGES += linux-source-6.1 flex bison bc xz-utils
+DEB_PACKAGES += linux-source-6.1 flex bison bc xz-utils pahole
 
 .PHONY: test-debug debug-kernel debug-vm-run
 
