@@ -421,28 +421,42 @@ static void fill_maps(void)
 	}
 }
 
-/* Time from a delete's ioctl to the end of the first run that passes the key. */
+/*
+ * Time from a delete's ioctl to the end of the first run that passes the
+ * key. A key the filter still reports after its delete (another key's
+ * fingerprint in its buckets: a false positive) is left out and counted.
+ */
 static void bench_delete_to_pass(FILE *out, uint32_t id)
 {
 	double t0, total = 0, worst = 0;
+	int i, runs, most_runs = 0, timed = 0, still = 0, wrong = 0;
 	uint8_t pkt[PKT_LEN];
-	int i, runs, most_runs = 0;
 	uint32_t res;
 
 	for (i = 0; i < BENCH_DELETES; i++) {
 		make_packet(pkt, "in", i);
 		t0 = now();
 		sv_delete(dev, id, pkt, KEY_LEN, &res);
-		for (runs = 1; runs < 1000 && run_prog(skel->progs.xdp_hold, pkt) != XDP_PASS; runs++)
+		for (runs = 1; runs < 100 && run_prog(skel->progs.xdp_hold, pkt) != XDP_PASS; runs++)
 			;
 		t0 = now() - t0;
+		if (runs == 100) {
+			/* Only a false positive may keep dropping it. */
+			if (query(id, pkt))
+				still++;
+			else
+				wrong++;
+			continue;
+		}
+		timed++;
 		total += t0;
 		worst = t0 > worst ? t0 : worst;
 		most_runs = runs > most_runs ? runs : most_runs;
 	}
 	fprintf(out, "cuckoo: `delete` ioctl to the first packet passed: mean %.1f us, worst %.1f us "
-		"over %d keys; packets until it passed: at most %d\n",
-		total / BENCH_DELETES * 1e6, worst * 1e6, BENCH_DELETES, most_runs);
+		"over %d keys; packets until it passed: at most %d (%d keys still reported after "
+		"their delete: false positives; %d dropped though the ioctl says absent)\n",
+		timed ? total / timed * 1e6 : 0, worst * 1e6, timed, most_runs, still, wrong);
 }
 
 /*
