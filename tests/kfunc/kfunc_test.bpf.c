@@ -143,6 +143,22 @@ int xdp_hash_map(struct xdp_md *ctx)
 	return bpf_map_lookup_elem(&bench_hash, key) ? XDP_DROP : XDP_PASS;
 }
 
+/* The reference alone, no query: what finding the filter costs. */
+SEC("xdp")
+int xdp_acquire_only(struct xdp_md *ctx)
+{
+	__u8 key[KEY_LEN];
+	struct sieve *s;
+
+	if (key_from_packet(ctx, key))
+		return XDP_ABORTED;
+	s = bpf_sieve_acquire(filter_id);
+	if (!s)
+		return XDP_ABORTED;
+	bpf_sieve_release(s);
+	return key[0] == 0xff ? XDP_DROP : XDP_PASS;
+}
+
 /* One reference, BENCH_KEYS_PER_PACKET queries: what a packet with several flow keys costs. */
 SEC("xdp")
 int xdp_hold_many(struct xdp_md *ctx)

@@ -470,6 +470,7 @@ static int bench(const char *path)
 		{ "floor (key read, no lookup)", skel->progs.xdp_floor },
 		{ "bloom-filter map peek", skel->progs.xdp_bloom_map },
 		{ "hash map lookup", skel->progs.xdp_hash_map },
+		{ "kfunc acquire+release, no query", skel->progs.xdp_acquire_only },
 		{ "kfunc acquire+contains+release", skel->progs.xdp_hold },
 		{ "kfunc contains_id (per-call lookup)", skel->progs.xdp_per_call },
 		{ "kfunc acquire + 4 contains + release", skel->progs.xdp_hold_many },
