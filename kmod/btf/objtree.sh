@@ -95,7 +95,8 @@ copy_objtree() {
 		cp -a "$target" "$tmp/objtree/tools"
 	fi
 	mkdir -p "$tmp/objtree/tools/bpf/resolve_btfids"
-	cp "$tmp/src/tools/bpf/resolve_btfids/resolve_btfids" "$tmp/objtree/tools/bpf/resolve_btfids/"
+	cp "$tmp/src/tools/bpf/resolve_btfids/resolve_btfids" \
+		"$tmp/objtree/tools/bpf/resolve_btfids/"
 	mv "$tmp/vmlinux" "$tmp/objtree/vmlinux"
 }
 
@@ -116,12 +117,14 @@ main() {
 	fi
 	[ -f "$SOURCE_TARBALL" ] || no_btf "linux-source-6.1 is not installed (make deps)"
 	# Debian's kernel.release says 6.1.192; the ABI is in utsrelease.h.
-	abi=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kdir/include/generated/utsrelease.h" \
-		2>/dev/null) && [ -n "$abi" ] || no_btf "$kdir has no include/generated/utsrelease.h"
+	abi=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+		"$kdir/include/generated/utsrelease.h" 2>/dev/null) && [ -n "$abi" ] ||
+		no_btf "$kdir has no include/generated/utsrelease.h"
 	mkdir -p "$cache"
 	exec 9>"$cache/lock"
 	flock 9
-	key="$(owner_version "$kdir/.config") $(owner_version "$SOURCE_TARBALL") $(pahole --version)"
+	key="$(owner_version "$kdir/.config") $(owner_version "$SOURCE_TARBALL")"
+	key+=" $(pahole --version)"
 	if [ -f "$cache/$abi/stamp" ] && [ "$(head -n 1 "$cache/$abi/stamp")" = "$key" ] &&
 		[ -x "$cache/$abi/objtree/tools/bpf/resolve_btfids/resolve_btfids" ]; then
 		echo "$cache/$abi/objtree"

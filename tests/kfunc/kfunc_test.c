@@ -356,8 +356,8 @@ static void check_destroy_while_held(void)
 	}
 	d.stop = true;
 	pthread_join(t, NULL);
-	ktap_ok(d.errors == 0 && d.cycles > 0, "destroy: %ld filters made and destroyed beside %ld runs",
-		d.cycles, runs);
+	ktap_ok(d.errors == 0 && d.cycles > 0,
+		"destroy: %ld filters made and destroyed beside %ld runs", d.cycles, runs);
 	ktap_ok(skel->bss->destroyed_while_held > 0,
 		"destroy: %llu runs held a filter as it was destroyed (their release freed it)",
 		(unsigned long long)skel->bss->destroyed_while_held);
@@ -366,7 +366,8 @@ static void check_destroy_while_held(void)
 				module_param("memory_in_use") != mem0); i++)
 		usleep(20000);
 	ktap_ok(module_param("filters_in_use") == n0 && module_param("memory_in_use") == mem0,
-		"destroy: every filter freed afterwards (%llu filters, %llu bytes in use; %llu, %llu before)",
+		"destroy: every filter freed afterwards (%llu filters, %llu bytes in use; "
+		"%llu, %llu before)",
 		(unsigned long long)module_param("filters_in_use"),
 		(unsigned long long)module_param("memory_in_use"),
 		(unsigned long long)n0, (unsigned long long)mem0);
@@ -377,6 +378,8 @@ static void check_destroy_while_held(void)
 #define BENCH_KEYS	10000
 #define BENCH_REPEAT	20000
 #define BENCH_DELETES	200
+/* 1e-2, as the blocklist's default. */
+#define BENCH_FPP_PPB	10000000
 
 /* ns per run of @prog on key "@prefix-@i", averaged by the kernel over @repeat runs. */
 static double ns_per_packet(struct bpf_program *prog, const char *prefix, int i)
@@ -437,8 +440,9 @@ static void bench_delete_to_pass(FILE *out, uint32_t id)
 		make_packet(pkt, "in", i);
 		t0 = now();
 		sv_delete(dev, id, pkt, KEY_LEN, &res);
-		for (runs = 1; runs < 100 && run_prog(skel->progs.xdp_hold, pkt) != XDP_PASS; runs++)
-			;
+		runs = 1;
+		while (runs < 100 && run_prog(skel->progs.xdp_hold, pkt) != XDP_PASS)
+			runs++;
 		t0 = now() - t0;
 		if (runs == 100) {
 			/* Only a false positive may keep dropping it. */
@@ -453,9 +457,10 @@ static void bench_delete_to_pass(FILE *out, uint32_t id)
 		worst = t0 > worst ? t0 : worst;
 		most_runs = runs > most_runs ? runs : most_runs;
 	}
-	fprintf(out, "cuckoo: `delete` ioctl to the first packet passed: mean %.1f us, worst %.1f us "
-		"over %d keys; packets until it passed: at most %d (%d keys still reported after "
-		"their delete: false positives; %d dropped though the ioctl says absent)\n",
+	fprintf(out, "cuckoo: `delete` ioctl to the first packet passed: mean %.1f us, "
+		"worst %.1f us over %d keys; packets until it passed: at most %d\n"
+		"(%d keys still reported after their delete: false positives; "
+		"%d dropped though the ioctl says absent)\n",
 		timed ? total / timed * 1e6 : 0, worst * 1e6, timed, most_runs, still, wrong);
 }
 
@@ -484,11 +489,13 @@ static int bench(const char *path)
 	if (!out)
 		return 2;
 	fill_maps();
-	fprintf(out, "ns per packet, BPF_PROG_TEST_RUN in the VM (software emulation; a shared host):\n"
-		"medians of 5 x %d runs, %d keys per filter or map; ratio: absent key vs bloom-filter map\n",
+	fprintf(out, "ns per packet, BPF_PROG_TEST_RUN in the VM (software emulation; "
+		"a shared host):\nmedians of 5 x %d runs, %d keys per filter or map; "
+		"ratio: absent key vs bloom-filter map\n",
 		BENCH_REPEAT, BENCH_KEYS);
 	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-		if (sv_create_simple(dev, "kf-bench", types[t].type, 2 * BENCH_KEYS, 10000000, 0, &id) ||
+		if (sv_create_simple(dev, "kf-bench", types[t].type, 2 * BENCH_KEYS, BENCH_FPP_PPB,
+				     0, &id) ||
 		    !add_keys(id, "in", BENCH_KEYS))
 			return 2;
 		set_filter(id);
