@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * XDP programs for the kfunc suite (kfunc_test.c), run in the VM through
- * BPF_PROG_TEST_RUN. Each reads a key of KEY_LEN bytes at the start of
+ * XDP programs (and one TC program) for the kfunc suite (kfunc_test.c), run
+ * in the VM through BPF_PROG_TEST_RUN. Each reads a key of KEY_LEN bytes at the start of
  * the packet and drops it if filter `filter_id` may hold it, passes it if
  * not, and aborts on an error, which it leaves in `last_err`.
  */
@@ -54,6 +54,29 @@ int xdp_hold(struct xdp_md *ctx)
 	ret = bpf_sieve_contains(s, key, sizeof(key));
 	bpf_sieve_release(s);
 	return verdict(ret);
+}
+
+/* The same from TC: 2 (TC_ACT_SHOT) for a key the filter may hold, 0 (TC_ACT_OK) if not. */
+SEC("tc")
+int tc_hold(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	__u8 key[KEY_LEN];
+	struct sieve *s;
+	int ret;
+
+	if (data + KEY_LEN > end)
+		return -1;
+	__builtin_memcpy(key, data, KEY_LEN);
+	s = bpf_sieve_acquire(filter_id);
+	if (!s)
+		return 0;
+	ret = bpf_sieve_contains(s, key, sizeof(key));
+	bpf_sieve_release(s);
+	if (ret < 0)
+		last_err = ret;
+	return ret > 0 ? 2 : 0;
 }
 
 /* The filter found per call. */

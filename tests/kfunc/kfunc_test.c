@@ -4,7 +4,8 @@
  * through BPF_PROG_TEST_RUN against /dev/sieve filters of each type, whose
  * keys this program adds, deletes and clears over ioctl. Prints KTAP.
  *
- *   verdicts   added keys dropped, by both ways of finding the filter;
+ *   verdicts   added keys dropped, by both ways of finding the filter, and
+ *              by a TC program;
  *              never-added keys passed unless the filter's own query (the
  *              ioctl) says "maybe"; a key deleted (cuckoo) or cleared
  *              (Bloom types) passes on the very next packet
@@ -45,6 +46,9 @@
 #define DESTROY_HELD	10
 #define DESTROY_MAX_SECONDS	15
 #define PKT_LEN		64
+/* What tc_hold returns (TC_ACT_SHOT, TC_ACT_OK of <linux/pkt_cls.h>). */
+#define TC_ACT_SHOT_VALUE	2
+#define TC_ACT_OK_VALUE		0
 
 static const struct {
 	uint32_t type;
@@ -196,6 +200,9 @@ static void check_type(uint32_t type, const char *name)
 		"%s: every added key dropped (acquire, contains, release)", name);
 	ktap_ok(count_not(skel->progs.xdp_per_call, "in", 0, NKEYS, XDP_DROP) == 0,
 		"%s: every added key dropped (contains by id)", name);
+	ktap_ok(count_not(skel->progs.tc_hold, "in", 0, NKEYS, TC_ACT_SHOT_VALUE) == 0 &&
+		count_not(skel->progs.tc_hold, "out", 0, NKEYS, TC_ACT_OK_VALUE) <= 5,
+		"%s: a TC program asks the same filter: added keys shot, never-added ones pass", name);
 	check_foreign(name, id);
 	if (type == SIEVE_CUCKOO)
 		check_deleted(id);
