@@ -28,8 +28,17 @@ DEBIAN_KDIR = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
 	grep -E -- '-[0-9]+-amd64$$' | sort -V | tail -n 1)
 KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),$(DEBIAN_KDIR))
 
-# Headers packages ship no vmlinux to base module BTF on: skip it quietly.
-NO_MODULE_BTF = $(if $(wildcard $(KDIR)/vmlinux),,CONFIG_DEBUG_INFO_BTF_MODULES=)
+# sieve.ko gets BTF, and with it its kfuncs for XDP and TC, where the
+# kernel has module BTF: kmod/btf/objtree.sh prepares a copy of the
+# headers tree that can make it (vmlinux from the kernel's image,
+# resolve_btfids from linux-source-6.1), once, in cache/btf/ (kept by
+# `make clean`). Where it cannot, it says why, once, and the module is
+# built from the tree as it is, without BTF or kfuncs.
+# $(call kbuild_tree,HEADERS) is shell: sets $kdir and $nobtf for the
+# Kbuild command line.
+BTF_CACHE := $(TOP)/cache/btf
+kbuild_tree = if kdir=$$($(TOP)/kmod/btf/objtree.sh $(1) $(BTF_CACHE)); then nobtf=; \
+	else kdir=$(1); nobtf=CONFIG_DEBUG_INFO_BTF_MODULES=; fi
 
 CC ?= cc
 CLANG ?= clang
@@ -57,7 +66,8 @@ all: module user bpf completion
 module:
 	$(call msg,KBUILD,kmod/sieve.ko)
 	$(Q)test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 2; }
-	$(Q)$(MAKE) -C $(KDIR) M=$(TOP) $(if $(filter 1,$(V)),V=1) $(NO_MODULE_BTF) modules \
+	$(Q)$(call kbuild_tree,$(KDIR)); \
+		$(MAKE) -C $$kdir M=$(TOP) $(if $(filter 1,$(V)),V=1) $$nobtf modules \
 		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 
 user: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
@@ -160,7 +170,7 @@ man:
 # silent when everything is there.
 DEB_PACKAGES := make gcc libc6-dev clang llvm libbpf-dev libelf-dev zlib1g-dev \
 	linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
-	pkg-config python3 libsqlite3-dev groff-base
+	pkg-config python3 libsqlite3-dev groff-base pahole linux-source-6.1
 deps:
 	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -190,7 +200,7 @@ include tests/bench/bench.mk
 # suites) extend SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and
 # CLI_LDLIBS.
 include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
-	dist/*.mk tests/dist/*.mk))
+	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk))
 # The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
 include $(wildcard userspace/agent/*.mk)
 

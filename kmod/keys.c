@@ -79,19 +79,30 @@ static bool sieve_layers_contain(const struct sieve_layers *L, u64 h)
 	return false;
 }
 
-/* A cuckoo miss is only believed if no write moved fingerprints meanwhile. */
+/*
+ * A cuckoo miss is only believed if no write moved fingerprints meanwhile.
+ * Readers may be BPF programs in softirq, which must not spin for as long
+ * as writers keep coming: after SIEVE_QUERY_TRIES misses that each
+ * overlapped a write, the key is reported as maybe present, a false
+ * positive (which a filter may give) rather than a false negative.
+ */
+#define SIEVE_QUERY_TRIES	8
+
 static bool sieve_query_hash(const struct sieve *s, const struct sieve_layers *L, u64 h)
 {
 	unsigned int seq;
+	u32 tries;
 	bool hit;
 
 	if (s->type != SIEVE_CUCKOO)
 		return sieve_layers_contain(L, h);
-	do {
+	for (tries = 0; tries < SIEVE_QUERY_TRIES; tries++) {
 		seq = read_seqcount_begin(&s->moving);
 		hit = sieve_layers_contain(L, h);
-	} while (!hit && read_seqcount_retry(&s->moving, seq));
-	return hit;
+		if (hit || !read_seqcount_retry(&s->moving, seq))
+			return hit;
+	}
+	return true;
 }
 
 static void sieve_query_keys(struct sieve_apply *a, const struct sieve_key *keys,

@@ -4,7 +4,8 @@
  *
  * The filter cores, a registry of named filters, the /dev/sieve device
  * that userspace drives them through, /proc/sieve, and the in-kernel API
- * (<linux/sieve_kapi.h>).
+ * (<linux/sieve_kapi.h>), and its kfuncs for XDP and TC where the module
+ * has BTF (kfunc.c).
  *
  * Parameters (/sys/module/sieve/parameters/):
  *   max_filters      (rw) filters the registry holds at most; CREATE and
@@ -61,9 +62,16 @@ static int __init sieve_init(void)
 {
 	int err;
 
-	err = sieve_procfs_init();
+	err = sieve_registry_init();
 	if (err)
 		return err;
+	err = sieve_procfs_init();
+	if (err)
+		goto out_registry;
+	/* Before the device: a filter may be made once it exists. */
+	err = sieve_kfunc_init();
+	if (err)
+		goto out_procfs;
 	err = sieve_device_init();
 	if (err)
 		goto out_procfs;
@@ -71,6 +79,8 @@ static int __init sieve_init(void)
 
 out_procfs:
 	sieve_procfs_exit();
+out_registry:
+	sieve_registry_exit();
 	return err;
 }
 
@@ -80,6 +90,8 @@ static void __exit sieve_exit(void)
 	sieve_device_exit();
 	sieve_procfs_exit();
 	sieve_destroy_all();
+	/* No BPF program holds a filter: each holds the module while loaded. */
+	sieve_registry_exit();
 	WARN_ON(sieve_memory_in_use() || sieve_filters_in_use());
 }
 

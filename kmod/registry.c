@@ -186,6 +186,39 @@ void sieve_release(struct sieve *s)
 		sieve_struct_free(s);
 }
 
+/* Frees filters whose last reference was dropped where sleeping is not allowed. */
+static struct workqueue_struct *sieve_free_wq;
+
+static void sieve_struct_free_work(struct work_struct *work)
+{
+	sieve_struct_free(container_of(work, struct sieve, free_work));
+}
+
+/*
+ * Freeing a filter may sleep (vfree() of its tables): the last put from a
+ * BPF program (softirq, or a test run under rcu_read_lock()) leaves it to
+ * a work item. Nothing else can see @s then, so @free_work is free to use.
+ */
+void sieve_release_nosleep(struct sieve *s)
+{
+	if (!refcount_dec_and_test(&s->ref))
+		return;
+	INIT_WORK(&s->free_work, sieve_struct_free_work);
+	queue_work(sieve_free_wq, &s->free_work);
+}
+
+int sieve_registry_init(void)
+{
+	sieve_free_wq = alloc_workqueue("sieve_free", 0, 0);
+	return sieve_free_wq ? 0 : -ENOMEM;
+}
+
+/* After every filter is destroyed: waits for the frees still queued. */
+void sieve_registry_exit(void)
+{
+	destroy_workqueue(sieve_free_wq);
+}
+
 static struct sieve *sieve_find_name_locked(const char *name)
 {
 	struct sieve *s;

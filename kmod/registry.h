@@ -13,6 +13,7 @@
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include "create.h"
 #include "filter.h"
@@ -64,6 +65,8 @@ struct sieve_stats {
  *	the layers and kfree_rcu()s the struct (RCU lookups may still be
  *	reading @name or trying refcount_inc_not_zero()).
  * @rcu: for that kfree_rcu().
+ * @free_work: frees the filter when its last reference went where sleeping
+ *	is not allowed (sieve_release_nosleep(): a BPF program's).
  * @id: the registry key; never changes.
  * @name: never changes.
  * @type: enum sieve_filter_type, of every layer.
@@ -102,6 +105,7 @@ struct sieve_stats {
 struct sieve {
 	refcount_t ref;
 	struct rcu_head rcu;
+	struct work_struct free_work;
 	u32 id;
 	char name[SIEVE_NAME_MAX];
 	u32 type;
@@ -179,6 +183,21 @@ struct sieve *sieve_lookup(u32 id);
 struct sieve *sieve_lookup_name(const char *name);
 struct sieve *sieve_next(unsigned long *id);
 void sieve_release(struct sieve *s);
+/* sieve_release() from any context but hardirq and NMI. */
+void sieve_release_nosleep(struct sieve *s);
+/* The work queue sieve_release_nosleep() frees on: made at load, drained at unload. */
+int sieve_registry_init(void);
+void sieve_registry_exit(void);
+
+/* kfuncs for XDP and TC (kfunc.c), where the module has BTF. */
+#ifdef SIEVE_KFUNCS
+int sieve_kfunc_init(void);
+#else
+static inline int sieve_kfunc_init(void)
+{
+	return 0;
+}
+#endif
 
 /* Batch operations, enum sieve_batch_op. */
 int sieve_keys_apply(struct sieve *s, u32 op, u32 flags, const struct sieve_key *keys,

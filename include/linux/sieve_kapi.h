@@ -21,6 +21,35 @@
  *
  * Keys are 1 to SIEVE_MAX_KEY_LEN bytes (else -EINVAL).
  *
+ * sieve_contains() takes no lock and its time is bounded: Bloom types read
+ * the bits atomically; a cuckoo query retries a miss that overlapped a
+ * write (the filter's seqcount), at most 8 times, then answers "may be
+ * present", so a write storm can cause false positives, never false
+ * negatives.
+ *
+ * BPF programs (XDP and TC; kmod/kfunc.c, unstable like every kfunc, built
+ * where sieve.ko has BTF: see the README) reach the same filters through
+ * kfuncs, declared for programs in bpf/sieve_kfuncs.bpf.h:
+ *
+ *   struct sieve *bpf_sieve_acquire(u32 id);        KF_ACQUIRE | KF_RET_NULL
+ *   void bpf_sieve_release(struct sieve *s);        KF_RELEASE
+ *   int bpf_sieve_contains(struct sieve *s, const void *key, u32 key__sz);
+ *                                                   KF_TRUSTED_ARGS
+ *   int bpf_sieve_contains_id(u32 id, const void *key, u32 key__sz);
+ *
+ * What the verifier enforces, and what they promise:
+ * - A filter from bpf_sieve_acquire() must be checked against NULL and
+ *   released before the program ends; bpf_sieve_contains() takes only such
+ *   a reference. A filter destroyed meanwhile stays usable until then;
+ *   its last release frees it from a work item, never in the program.
+ * - @key points at @key__sz readable bytes (stack, map value, packet), a
+ *   size the verifier can bound; a size of 0 or above SIEVE_MAX_KEY_LEN
+ *   gives -EINVAL at run time, an unknown id -ENOENT (contains_id).
+ * - None sleeps, none takes a lock (references are atomics, the queries
+ *   are as sieve_contains() above), and none loops without bound: safe in
+ *   softirq, under rcu_read_lock(), and on many CPUs at once.
+ * - Queries count in the filter's statistics as any other.
+ *
  * Kernel code may also make and destroy registered filters
  * (sieve_create_kernel(), sieve_destroy_kernel(), process context): they
  * are filters like those of /dev/sieve, listed and usable there by name.

@@ -52,8 +52,10 @@ VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 
 # The VM's modules are built from a copy of the sources in $(VM_SRC), so
 # the host's own `make module` (for KDIR, maybe another kernel) and this
-# build never share objects. No BTF for the modules: Debian's headers ship
-# no vmlinux to base it on. Copies keep their times, so Kbuild only
+# build never share objects. The modules get BTF (and sieve.ko its
+# kfuncs) from the objtree kmod/btf/objtree.sh prepares, as the host's
+# `make module` does (the top Makefile's kbuild_tree). Copies keep their
+# times, so Kbuild only
 # rebuilds what changed; sources deleted from the tree disappear from the
 # copy, since every source file is removed before copying. sieve.ko is a
 # test build: it counts its whole-table reads (kmod/Kbuild).
@@ -64,9 +66,9 @@ vm-modules:
 		-o -name Makefile \) ! -name '*.mod.c' -delete
 	$(Q)find -L Kbuild $(VM_KBUILD_DIRS) -type f \( -name '*.[chS]' -o -name Kbuild \
 		-o -name Makefile \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
-	$(Q)$(MAKE) -C $(VM_KDIR) M=$(VM_SRC) $(if $(filter 1,$(V)),V=1) \
+	$(Q)$(call kbuild_tree,$(VM_KDIR)); $(MAKE) -C $$kdir M=$(VM_SRC) $(if $(filter 1,$(V)),V=1) \
 		SIEVE_KBUILD_EXTRA="$(addsuffix /,$(VM_KBUILD_EXTRA))" SIEVE_COUNT_SCANS=y \
-		CONFIG_DEBUG_INFO_BTF_MODULES= modules \
+		$$nobtf modules \
 		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 
 $(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a $(CORE_HDRS)

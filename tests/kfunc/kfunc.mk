@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/kfunc: sieve.ko's kfuncs from XDP programs, in the VM (make
+# test-vm, and make test-debug on the KASAN kernel): kfunc_test.bpf.c's
+# programs, run through BPF_PROG_TEST_RUN by the static runner
+# sieve_kfunc_test (libbpf, linked statically; the skeleton embeds the
+# object), against /dev/sieve filters of each type (see kfunc_test.c).
+# The module must have been built with BTF (kmod/btf/objtree.sh): the
+# suite fails, not skips, if sieve.ko has no kfuncs.
+
+KFUNC_DIR := $(BUILD)/kfunc
+KFUNC_TEST := $(KFUNC_DIR)/sieve_kfunc_test
+
+$(KFUNC_DIR)/kfunc_test.bpf.o: tests/kfunc/kfunc_test.bpf.c tests/kfunc/kfunc_test.h \
+		bpf/sieve_kfuncs.bpf.h
+	$(call msg,BPF,$<)
+	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+		-I$(TOP)/bpf -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
+
+$(KFUNC_DIR)/kfunc_test.skel.h: $(KFUNC_DIR)/kfunc_test.bpf.o
+	$(call msg,GEN,$@)
+	$(Q)bpftool gen skeleton $< name kfunc_test > $@
+
+$(KFUNC_TEST): tests/kfunc/kfunc_test.c tests/kfunc/kfunc_test.h tests/device/dev.c \
+		$(DEV_HDRS) $(KFUNC_DIR)/kfunc_test.skel.h
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(DEV_CFLAGS) -I$(KFUNC_DIR) -o $@ tests/kfunc/kfunc_test.c tests/device/dev.c \
+		-lbpf -lelf -lz
+
+VM_PROGS += $(KFUNC_TEST)
+VM_SCRIPTS += tests/kfunc/kfunc.sh
+
+# `make bench-kfunc` (not part of `make bench`): the test VM with only
+# tests/kfunc/bench.sh; the table in $(KFUNC_DIR)/bench.txt.
+.PHONY: bench-kfunc
+bench-kfunc:
+	$(Q)$(MAKE) test-vm VM_SCRIPTS=tests/kfunc/bench.sh VM_CHECKS= \
+		RESULTS=$(KFUNC_DIR)/bench-results >$(KFUNC_DIR)/bench-run.log 2>&1 || \
+		{ cat $(KFUNC_DIR)/bench-run.log; exit 1; }
+	$(Q)cp $(VM_BUILD)/run/files/kfunc-bench.txt $(KFUNC_DIR)/bench.txt && \
+		cat $(KFUNC_DIR)/bench.txt

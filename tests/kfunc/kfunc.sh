@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM suite "kfunc" (sourced by the VM's /init): XDP programs calling
+# sieve.ko's kfuncs (tests/kfunc/kfunc_test.c). sieve.ko must have BTF,
+# which is where its kfuncs live: without it the suite fails, it does not
+# skip.
+
+if [ ! -e /sys/kernel/btf/sieve ]; then
+	printf 'KTAP version 1\n1..1\nnot ok 1 kfunc: sieve.ko has BTF (/sys/kernel/btf/sieve); it was built without kfuncs\n'
+else
+	echo "sieve-vm: kfunc: sieve_kfunc_test" >&2
+	sieve_kfunc_test
+	rc=$?
+	if [ "$rc" -gt 1 ]; then
+		printf 'KTAP version 1\n1..1\nnot ok 1 sieve_kfunc_test exited with status %d\n' "$rc"
+	fi
+fi
+true
