@@ -212,6 +212,42 @@ static void metrics_stop(struct sagent *ag)
 	ag->metrics = NULL;
 }
 
+/* ---- the fleet: fleet.c's thread ---- */
+
+static void fleet_start(struct sagent *ag)
+{
+	char err[512] = "";
+
+	if (sagent_fleet_start(ag, &ag->fleet, err, sizeof(err))) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "fleet: %s", err);
+	}
+}
+
+static void fleet_stop(struct sagent *ag)
+{
+	sagent_fleet_stop(ag->fleet);
+	ag->fleet = NULL;
+}
+
+/* The lists followed are the first start's (the metrics read them unlocked). */
+static void fleet_reload(struct sagent *ag, struct sagent_config *next)
+{
+	struct sagent_fleet_config *a = &ag->cfg.fleet, *b = &next->fleet;
+
+	if (ag->stats.fleet.on && (a->nr_lists != b->nr_lists ||
+				   memcmp(a->lists, b->lists, sizeof(a->lists)))) {
+		sagent_log(SAGENT_WARNING, "fleet: the lists followed change at the next start");
+		b->nr_lists = a->nr_lists;
+		memcpy(b->lists, a->lists, sizeof(b->lists));
+	}
+	if (!memcmp(a, b, sizeof(*a)))
+		return;
+	fleet_stop(ag);
+	ag->cfg.fleet = *b;
+	fleet_start(ag);
+}
+
 /* ---- the loop ---- */
 
 struct loop {
@@ -257,6 +293,7 @@ static void reload(struct sagent *ag, struct loop *L)
 		metrics_stop(ag);
 		metrics_start(ag, &next);
 	}
+	fleet_reload(ag, &next);
 	ag->cfg = next;
 	arm_timers(ag, L);
 	sagent_restore_all(ag, false, &r);
@@ -387,9 +424,12 @@ static int run(struct sagent *ag, const struct agent_opts *o)
 	sagent_log(SAGENT_INFO, "starting: store %s, expiry every %u ms",
 		   sxdp_store_path(ag->store), ag->cfg.expire_interval_ms);
 	restore_at_start(ag);
+	/* After READY=1: enforcement never waits for Redis. */
+	fleet_start(ag);
 	arm_timers(ag, &L);
 	ret = run_loop(ag, &L);
 	sd_notify(0, "STOPPING=1");
+	fleet_stop(ag);
 	filters_save(ag);
 	sagent_log(SAGENT_INFO, "stopped; the XDP programs keep enforcing");
 out:
@@ -428,6 +468,7 @@ static const struct cli_option opt_check = {
 
 static void print_config(const struct sagent_config *c)
 {
+	char name[300];
 	unsigned int i;
 
 	printf("state_dir = %s\nexpire_interval = %ums\n", c->state_dir, c->expire_interval_ms);
@@ -440,6 +481,15 @@ static void print_config(const struct sagent_config *c)
 	for (i = 0; i < c->nr_persistent; i++)
 		printf(" %s", c->persistent[i]);
 	printf("\nsave_interval = %us\n", c->save_interval_s);
+	if (!c->fleet.on)
+		return;
+	printf("redis = %s\nuser = %s\npassword_file = %s\nlists =",
+	       sagent_redis_name(&c->fleet, name, sizeof(name)), c->fleet.user,
+	       c->fleet.password_file);
+	for (i = 0; i < c->fleet.nr_lists; i++)
+		printf(" %s", c->fleet.lists[i]);
+	printf("\nretry_max = %ums\nstream_maxlen = %" PRIu64 "\n", c->fleet.retry_max_ms,
+	       c->fleet.stream_maxlen);
 }
 
 int sagent_main(int argc, char **argv)

@@ -24,9 +24,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 #define SAGENT_CONFIG_FILE	"/etc/sieve/sieve.conf"
 #define SAGENT_MAX_FILTERS	64
 #define SAGENT_NAME_MAX		64
+#define SAGENT_MAX_FLEET_LISTS	16
 
 /*
  * The settings of sieve.conf(5), one field each; defaults in
@@ -37,6 +40,12 @@
  *   [metrics] listen = 127.0.0.1:9477           ADDR:PORT, [V6]:PORT, or off
  *   [filters] persistent = NAME NAME ...        /dev/sieve filters to keep
  *             save_interval = 5m                0 = only at stop
+ *   [fleet]   redis = HOST:PORT | unix:PATH     no [fleet]: no fleet
+ *             user = NAME                       Redis ACL user (AUTH)
+ *             password_file = FILE              mode 0600 or stricter
+ *             lists = NAME NAME ...             lists to follow
+ *             retry_max = 30s                   capped reconnect backoff
+ *             stream_maxlen = 1000000           what publishers trim to
  */
 struct sagent_config {
 	char state_dir[4096];
@@ -47,6 +56,52 @@ struct sagent_config {
 	uint32_t save_interval_s;	/* 0: only at stop */
 	unsigned int nr_persistent;
 	char persistent[SAGENT_MAX_FILTERS][SAGENT_NAME_MAX];
+	struct sagent_fleet_config {
+		bool on;			/* a redis address was given */
+		char host[256];			/* a name or address; "" if unix */
+		uint16_t port;
+		char unix_path[108];		/* sun_path */
+		char user[128];			/* "" : the default user */
+		char password_file[4096];	/* "" : no AUTH */
+		unsigned int nr_lists;
+		char lists[SAGENT_MAX_FLEET_LISTS][SXDP_LIST_NAME_MAX + 1];
+		uint32_t retry_max_ms;
+		uint64_t stream_maxlen;
+	} fleet;
+};
+
+/* What the fleet's changes say (the stream's op field). */
+enum sagent_fleet_op {
+	SAGENT_FLEET_BLOCK, SAGENT_FLEET_UNBLOCK, SAGENT_FLEET_ALLOW, SAGENT_FLEET_DISALLOW,
+	SAGENT_FLEET_NR_OPS,
+};
+/* Why something read from Redis was skipped. */
+enum sagent_fleet_skip {
+	SAGENT_SKIP_UNPARSEABLE, SAGENT_SKIP_WRONG_TYPE, SAGENT_SKIP_TOO_LONG, SAGENT_NR_SKIPS,
+};
+
+/* One followed list (fleet.c writes, the metrics thread reads). */
+struct sagent_fleet_list_stats {
+	atomic_uint_fast64_t applied[SAGENT_FLEET_NR_OPS];
+	atomic_uint_fast64_t skipped[SAGENT_NR_SKIPS];
+	atomic_uint_fast64_t resyncs;
+	atomic_uint_fast64_t last_ms, last_seq;	/* the last applied stream id */
+	atomic_int_fast64_t lag_ms;		/* when it was applied, minus its time */
+};
+
+/*
+ * The fleet's state. @lists and @nr_lists are set before the fleet's
+ * thread first starts and never change after (a reload that changes the
+ * lists takes effect at the next start), so the metrics thread reads them
+ * without a lock.
+ */
+struct sagent_fleet_stats {
+	bool on;
+	unsigned int nr_lists;
+	char lists[SAGENT_MAX_FLEET_LISTS][SXDP_LIST_NAME_MAX + 1];
+	atomic_bool connected;
+	atomic_uint_fast64_t connects;		/* sessions that reached Redis and synced */
+	struct sagent_fleet_list_stats l[SAGENT_MAX_FLEET_LISTS];
 };
 
 /* What the agent itself did, for the metrics (read from the HTTP thread). */
@@ -60,6 +115,7 @@ struct sagent_stats {
 	atomic_uint_fast64_t snapshot_saves;
 	atomic_uint_fast64_t errors;
 	int64_t started_at;			/* Unix seconds */
+	struct sagent_fleet_stats fleet;
 };
 
 /* config.c */
@@ -99,6 +155,7 @@ struct sagent {
 	struct sagent_stats stats;
 	int64_t start_ns;		/* CLOCK_MONOTONIC at start */
 	struct sagent_metrics *metrics;	/* NULL until metrics.c is merged */
+	struct sagent_fleet *fleet;	/* NULL: no [fleet] */
 };
 
 /* Logging (agent.c): one line on stderr, a level word first (and <N> under the journal). */
@@ -131,6 +188,38 @@ void sagent_link_gone(struct sagent *ag, const char *ifname);
  */
 int sagent_netlink_open(char *err, size_t errlen);
 void sagent_netlink_read(struct sagent *ag, int fd);
+
+/*
+ * redis.c: the Redis side of the fleet, for the agent and for publishers.
+ * A connection to @f's server, authenticated (the password file is read
+ * again each time); NULL with the reason in @err.
+ */
+struct redisContext;
+struct redisContext *sagent_redis_connect(const struct sagent_fleet_config *f, int timeout_ms,
+					  char *err, size_t errlen);
+/* "host:port" or "unix:path", for messages. */
+const char *sagent_redis_name(const struct sagent_fleet_config *f, char *buf, size_t len);
+/* The keys of list @list: its blocklist or allowlist set, and its stream. */
+void sagent_redis_set_key(const char *list, bool allow, char *buf, size_t len);
+void sagent_redis_stream_key(const char *list, char *buf, size_t len);
+extern const char *const sagent_fleet_op_names[SAGENT_FLEET_NR_OPS];
+/*
+ * Publishes @keys as @op on @list (`sieve xdp ... --fleet`): per batch of
+ * entries one MULTI/EXEC of the set's change and the stream's records, so
+ * the two never disagree. @expires_at: 0 never (block and allow only).
+ */
+int sagent_fleet_publish(const struct sagent_fleet_config *f, const char *list,
+			 enum sagent_fleet_op op, const struct sxdp_list *keys, int64_t expires_at,
+			 const char *origin, char *err, size_t errlen);
+
+/*
+ * fleet.c: following the lists of cfg.fleet (a thread of its own, with its
+ * own store connection and one Redis connection). Start does nothing when
+ * there is no [fleet]; stop joins the thread (a blocked read is woken).
+ */
+struct sagent_fleet;
+int sagent_fleet_start(struct sagent *ag, struct sagent_fleet **fp, char *err, size_t errlen);
+void sagent_fleet_stop(struct sagent_fleet *f);
 
 /* The `sieve agent` command (agent.c). */
 int sagent_main(int argc, char **argv);

@@ -17,8 +17,8 @@ $(AGENT_DIR)/%.o: userspace/agent/%.c $(AGENT_HDRS) $(CORE_HDRS) $(wildcard user
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
 
 CLI_EXTRA_OBJS += $(AGENT_OBJS)
-CLI_LDLIBS += -linih -lsystemd $(AGENT_LDLIBS)
-DEB_PACKAGES += libinih-dev libsystemd-dev libmicrohttpd-dev prometheus curl
+CLI_LDLIBS += -linih -lsystemd -lhiredis $(AGENT_LDLIBS)
+DEB_PACKAGES += libinih-dev libsystemd-dev libmicrohttpd-dev libhiredis-dev prometheus curl
 
 # A server of the metrics alone, for tests/e2e (case metrics) and for
 # timing a scrape: see tests/e2e/metrics_driver.c.

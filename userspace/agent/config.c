@@ -30,6 +30,30 @@
  *	How often those snapshots are saved; 0 saves them only at stop.
  *	A duration as above, 0 or 1s to 24h.
  *
+ *   [fleet]
+ *   redis = 127.0.0.1:6379
+ *	The Redis server the fleet's lists are read from (and `sieve xdp
+ *	... --fleet` publishes to): HOST:PORT (a name or IPv4 address),
+ *	[V6ADDR]:PORT, or unix:PATH for a local socket. Without it (or with
+ *	no [fleet] section) the agent follows no list. Default: none.
+ *   user = NAME
+ *	The Redis ACL user to AUTH as. Default: the default user.
+ *   password_file = FILE
+ *	A file holding the password (its first line). It must be a regular
+ *	file of mode 0600 or stricter: a file others can read is refused.
+ *	It is read again at every connection (a rotated password needs no
+ *	reload). Default: none (no AUTH).
+ *   lists = NAME NAME ...
+ *	The lists to follow, as the other lists' names; names add up over
+ *	lines as for persistent; at most 16. Required with redis.
+ *   retry_max = 30s
+ *	The longest wait between two connection attempts (the wait doubles
+ *	from 100 ms up to it). 1s to 1h.
+ *   stream_maxlen = 1000000
+ *	What publishers cap each list's change stream at (XADD MAXLEN ~). A
+ *	host away longer than that many changes does a full resync.
+ *	1000 to 1000000000.
+ *
  * Comments start with '#' or ';' at the start of a line (';' also after a
  * blank). A line holds at most 198 characters (inih's line buffer as
  * Debian builds it): a longer one is an error, not cut in two. An error is "FILE:LINE: reason"; the first one is reported and
@@ -44,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <ini.h>
 
 #include <linux/sieve.h>
@@ -66,6 +91,8 @@ void sagent_config_defaults(struct sagent_config *c)
 	snprintf(c->metrics_addr, sizeof(c->metrics_addr), "%s", DEFAULT_LISTEN_ADDR);
 	c->metrics_port = DEFAULT_LISTEN_PORT;
 	c->save_interval_s = 5 * 60;
+	c->fleet.retry_max_ms = 30 * 1000;
+	c->fleet.stream_maxlen = 1000000;
 }
 
 /* One parse: the file, the line being read, and the first error. */
@@ -91,7 +118,7 @@ static void __attribute__((format(printf, 2, 3))) fail(struct parse *p, const ch
 	va_end(ap);
 }
 
-static const char *const sections[] = { "agent", "metrics", "filters" };
+static const char *const sections[] = { "agent", "metrics", "filters", "fleet" };
 
 static bool known_section(const char *name, size_t len)
 {
@@ -121,7 +148,7 @@ static void check_header(struct parse *p, const char *line)
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
 	if (!known_section(s, e - s))
-		fail(p, "unknown section [%.*s] (sections: [agent], [metrics], [filters])",
+		fail(p, "unknown section [%.*s] (sections: [agent], [metrics], [filters], [fleet])",
 		     (int)(e - s), s);
 }
 
@@ -316,6 +343,132 @@ static void set_filters(struct parse *p, const char *key, const char *v)
 	}
 }
 
+/* HOST:PORT, [V6ADDR]:PORT or unix:PATH. */
+static void parse_redis(struct parse *p, const char *v)
+{
+	struct sagent_fleet_config *f = &p->c->fleet;
+	const char *colon, *host = v;
+	unsigned long n;
+	size_t len;
+	char *end;
+
+	memset(f->host, 0, sizeof(f->host));
+	memset(f->unix_path, 0, sizeof(f->unix_path));
+	if (!strncmp(v, "unix:", 5)) {
+		if (v[5] != '/' || strlen(v + 5) >= sizeof(f->unix_path))
+			goto bad;
+		snprintf(f->unix_path, sizeof(f->unix_path), "%s", v + 5);
+		f->on = true;
+		return;
+	}
+	if (*v == '[') {
+		colon = strstr(v, "]:");
+		host = v + 1;
+		len = colon ? (size_t)(colon - host) : 0;
+		colon = colon ? colon + 1 : NULL;
+	} else {
+		colon = strrchr(v, ':');
+		len = colon ? (size_t)(colon - v) : 0;
+	}
+	if (!colon || !len || len >= sizeof(f->host) || memchr(host, ' ', len))
+		goto bad;
+	errno = 0;
+	n = strtoul(colon + 1, &end, 10);
+	if (!isdigit((unsigned char)colon[1]) || *end || errno || !n || n > 65535)
+		goto bad;
+	memcpy(f->host, host, len);
+	f->port = n;
+	f->on = true;
+	return;
+bad:
+	fail(p, "redis = %s: not HOST:PORT, [V6ADDR]:PORT or unix:/PATH (port 1-65535)", v);
+}
+
+/* A secret others can read is refused: it names the file, not the secret. */
+static void parse_password_file(struct parse *p, const char *v)
+{
+	struct sagent_fleet_config *f = &p->c->fleet;
+	struct stat st;
+
+	if (*v != '/' || strlen(v) >= sizeof(f->password_file))
+		fail(p, "password_file = %s: not an absolute path", v);
+	else if (stat(v, &st))
+		fail(p, "password_file = %s: %s", v, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		fail(p, "password_file = %s: not a regular file", v);
+	else if (st.st_mode & 077)
+		fail(p, "password_file = %s: mode %04o, must be 0600 or stricter", v,
+		     (unsigned int)(st.st_mode & 07777));
+	else
+		snprintf(f->password_file, sizeof(f->password_file), "%s", v);
+}
+
+static void add_fleet_list(struct parse *p, const char *s, size_t len)
+{
+	struct sagent_fleet_config *f = &p->c->fleet;
+	char name[SXDP_LIST_NAME_MAX + 1];
+	unsigned int i;
+
+	if (len > SXDP_LIST_NAME_MAX) {
+		fail(p, "lists: '%.*s...' is longer than %d characters", 16, s, SXDP_LIST_NAME_MAX);
+		return;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)len, s);
+	if (!sxdp_list_name_ok(name)) {
+		fail(p, "lists: '%s' is not a list name (1-%d of A-Z a-z 0-9 _ . -)", name,
+		     SXDP_LIST_NAME_MAX);
+		return;
+	}
+	for (i = 0; i < f->nr_lists; i++)
+		if (!strcmp(f->lists[i], name))
+			return;
+	if (f->nr_lists == SAGENT_MAX_FLEET_LISTS) {
+		fail(p, "lists: more than %d lists", SAGENT_MAX_FLEET_LISTS);
+		return;
+	}
+	snprintf(f->lists[f->nr_lists++], sizeof(f->lists[0]), "%s", name);
+}
+
+static void set_fleet(struct parse *p, const char *key, const char *v)
+{
+	struct sagent_fleet_config *f = &p->c->fleet;
+	const char *seps = " \t,";
+	unsigned long long n;
+	uint64_t ms;
+	char *end;
+	size_t len;
+
+	if (!strcmp(key, "redis")) {
+		parse_redis(p, v);
+	} else if (!strcmp(key, "user")) {
+		if (!*v || strlen(v) >= sizeof(f->user) || strpbrk(v, " \t"))
+			fail(p, "user = %s: not a Redis user name", v);
+		else
+			snprintf(f->user, sizeof(f->user), "%s", v);
+	} else if (!strcmp(key, "password_file")) {
+		parse_password_file(p, v);
+	} else if (!strcmp(key, "lists")) {
+		for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
+			len = strcspn(v, seps);
+			add_fleet_list(p, v, len);
+			v += len;
+		}
+	} else if (!strcmp(key, "retry_max")) {
+		if (!parse_duration(p, key, v, 1000, 3600 * 1000, false, &ms))
+			f->retry_max_ms = ms;
+	} else if (!strcmp(key, "stream_maxlen")) {
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (!isdigit((unsigned char)*v) || *end || errno || n < 1000 || n > 1000000000)
+			fail(p, "stream_maxlen = %s: not a number from 1000 to 1000000000", v);
+		else
+			f->stream_maxlen = n;
+	} else {
+		fail(p, "unknown key '%s' in [fleet] (keys: redis, user, password_file, lists, "
+		     "retry_max, stream_maxlen)", key);
+	}
+}
+
 /* inih's handler: returns 1 always; errors are kept in @p with their line. */
 static int on_key(void *user, const char *section, const char *key, const char *value)
 {
@@ -329,6 +482,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		set_metrics(p, key, value);
 	else if (!strcmp(section, "filters"))
 		set_filters(p, key, value);
+	else if (!strcmp(section, "fleet"))
+		set_fleet(p, key, value);
 	/* else: an unknown section, reported at its header */
 	return 1;
 }
@@ -360,6 +515,15 @@ int sagent_config_load(const char *path, struct sagent_config *c, char *err, siz
 	}
 	if (p.err_line) {
 		snprintf(err, errlen, "%s:%d: %s", path, p.err_line, p.err);
+		return -EINVAL;
+	}
+	/* Checked once the whole section is read: the keys may come in any order. */
+	if (next.fleet.on && !next.fleet.nr_lists) {
+		snprintf(err, errlen, "%s: [fleet] redis is set but lists is not", path);
+		return -EINVAL;
+	}
+	if (!next.fleet.on && (next.fleet.nr_lists || next.fleet.password_file[0])) {
+		snprintf(err, errlen, "%s: [fleet] lists or password_file without redis", path);
 		return -EINVAL;
 	}
 	*c = next;

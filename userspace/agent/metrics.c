@@ -95,6 +95,14 @@ static void mx_f64(struct mx_out *o, const char *const *labels, double v)
 	fprintf(o->f, " %.9g\n", v);
 }
 
+/* Milliseconds as seconds, every digit kept (%.9g would cut a timestamp's). */
+static void mx_ms(struct mx_out *o, const char *const *labels, int64_t ms)
+{
+	mx_start(o, labels);
+	fprintf(o->f, " %s%lld.%03lld\n", ms < 0 ? "-" : "", llabs(ms) / 1000LL,
+		llabs(ms) % 1000LL);
+}
+
 #define LABELS(...)	((const char *const[]){ __VA_ARGS__, NULL })
 
 /* Kinds as labels: the words of `sieve xdp status`. */
@@ -309,6 +317,68 @@ static void format_agent(struct mx_out *o, const struct sagent_mx_agent *a)
 	mx_u64(o, NULL, (uint64_t)a->started_at);
 }
 
+static const char *const skip_reasons[SAGENT_NR_SKIPS] = {
+	[SAGENT_SKIP_UNPARSEABLE] = "unparseable", [SAGENT_SKIP_WRONG_TYPE] = "wrong_type",
+	[SAGENT_SKIP_TOO_LONG] = "too_long",
+};
+
+/* The per-list families, each family's samples across the lists together. */
+static void format_fleet_lists(struct mx_out *o, const struct sagent_mx_agent *a)
+{
+	const struct sagent_mx_fleet_list *l;
+	unsigned int i, k;
+	char id[48];
+
+	mx_family(o, "sieve_fleet_resyncs_total", "counter",
+		  "Full reads of a followed list's sets from Redis.");
+	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
+		mx_u64(o, LABELS("list", l->name), l->resyncs);
+	mx_family(o, "sieve_fleet_applied_total", "counter",
+		  "Changes from a followed list's stream applied to the store and the maps.");
+	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
+		for (k = 0; k < SAGENT_FLEET_NR_OPS; k++)
+			mx_u64(o, LABELS("list", l->name, "op", sagent_fleet_op_names[k]),
+			       l->applied[k]);
+	mx_family(o, "sieve_fleet_skipped_total", "counter",
+		  "Members and records of a followed list skipped as bad.");
+	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
+		for (k = 0; k < SAGENT_NR_SKIPS; k++)
+			mx_u64(o, LABELS("list", l->name, "reason", skip_reasons[k]), l->skipped[k]);
+	/* The last change's families: only lists that applied one. */
+	mx_family(o, "sieve_fleet_last_applied_timestamp_seconds", "gauge",
+		  "The time of the last change applied (its stream id), since the Unix epoch.");
+	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
+		if (l->last_ms)
+			mx_ms(o, LABELS("list", l->name), (int64_t)l->last_ms);
+	mx_family(o, "sieve_fleet_lag_seconds", "gauge",
+		  "When the last change was applied, minus its time in the stream.");
+	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
+		if (l->last_ms)
+			mx_ms(o, LABELS("list", l->name), l->lag_ms);
+	mx_family(o, "sieve_fleet_last_applied_info", "gauge",
+		  "The stream id of the last change applied, as a label.");
+	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++) {
+		if (!l->last_ms)
+			continue;
+		snprintf(id, sizeof(id), "%llu-%llu", (unsigned long long)l->last_ms,
+			 (unsigned long long)l->last_seq);
+		mx_u64(o, LABELS("list", l->name, "id", id), 1);
+	}
+}
+
+static void format_fleet(struct mx_out *o, const struct sagent_mx_agent *a)
+{
+	if (!a->fleet.on)
+		return;
+	mx_family(o, "sieve_fleet_connected", "gauge",
+		  "Whether the agent is connected to Redis with its lists in step.");
+	mx_u64(o, NULL, a->fleet.connected);
+	mx_family(o, "sieve_fleet_reconnects_total", "counter",
+		  "Sessions with Redis after the first (each begins with a full resync).");
+	mx_u64(o, NULL, a->fleet.connects ? a->fleet.connects - 1 : 0);
+	format_fleet_lists(o, a);
+}
+
 static const char *filter_type(uint32_t type)
 {
 	switch (type) {
@@ -387,8 +457,10 @@ int sagent_metrics_format(FILE *f, const struct sagent_mx_scrape *s)
 
 	format_lists(&o, s);
 	format_ifaces(&o, s);
-	if (s->agent)
+	if (s->agent) {
 		format_agent(&o, s->agent);
+		format_fleet(&o, s->agent);
+	}
 	format_filters(&o, s);
 	return ferror(f) ? -EIO : 0;
 }
@@ -636,6 +708,30 @@ static void read_filters(struct scrape *sc)
 	sieve_dev_close(dev);
 }
 
+static void read_fleet(const struct sagent_fleet_stats *st, struct sagent_mx_agent *a)
+{
+	unsigned int i, k;
+
+	a->fleet.on = st->on;
+	a->fleet.connected = atomic_load(&st->connected);
+	a->fleet.connects = atomic_load(&st->connects);
+	a->fleet.nr_lists = st->on ? st->nr_lists : 0;
+	for (i = 0; i < a->fleet.nr_lists; i++) {
+		const struct sagent_fleet_list_stats *l = &st->l[i];
+		struct sagent_mx_fleet_list *x = &a->fleet.l[i];
+
+		x->name = st->lists[i];
+		for (k = 0; k < SAGENT_FLEET_NR_OPS; k++)
+			x->applied[k] = atomic_load(&l->applied[k]);
+		for (k = 0; k < SAGENT_NR_SKIPS; k++)
+			x->skipped[k] = atomic_load(&l->skipped[k]);
+		x->resyncs = atomic_load(&l->resyncs);
+		x->last_ms = atomic_load(&l->last_ms);
+		x->last_seq = atomic_load(&l->last_seq);
+		x->lag_ms = atomic_load(&l->lag_ms);
+	}
+}
+
 static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 {
 	a->rebuilds = atomic_load(&st->rebuilds);
@@ -647,6 +743,7 @@ static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 	a->snapshot_saves = atomic_load(&st->snapshot_saves);
 	a->errors = atomic_load(&st->errors);
 	a->started_at = st->started_at;
+	read_fleet(&st->fleet, a);
 }
 
 int sagent_metrics_render(const struct sagent_config *c, const struct sagent_stats *stats,

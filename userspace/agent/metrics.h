@@ -44,11 +44,25 @@ struct sagent_mx_iface {
 	double fpr;			/* expected now, sxdp_config_fpr() at cfg.keys */
 };
 
+/* One list the fleet follows. */
+struct sagent_mx_fleet_list {
+	const char *name;
+	uint64_t applied[SAGENT_FLEET_NR_OPS], skipped[SAGENT_NR_SKIPS], resyncs;
+	uint64_t last_ms, last_seq;	/* 0: nothing applied from the stream yet */
+	int64_t lag_ms;
+};
+
 /* The agent's own counters, loaded once a scrape. */
 struct sagent_mx_agent {
 	uint64_t rebuilds, rebuild_ns, expired, expire_runs, restores, adoptions;
 	uint64_t snapshot_saves, errors;
 	int64_t started_at;
+	struct {
+		bool on, connected;
+		uint64_t connects;
+		unsigned int nr_lists;
+		struct sagent_mx_fleet_list l[SAGENT_MAX_FLEET_LISTS];
+	} fleet;
 };
 
 struct sagent_mx_scrape {

@@ -364,6 +364,7 @@ int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_list *
 struct remove_arg {
 	const struct sxdp_list *keys;
 	bool allow;
+	const char *origin;	/* only entries of it; NULL: any */
 };
 
 static int change_remove(struct sxdp_store *s, const char *list, void *arg, struct change *c,
@@ -372,8 +373,8 @@ static int change_remove(struct sxdp_store *s, const char *list, void *arg, stru
 	struct remove_arg *x = arg;
 	int ret;
 
-	ret = sxdp_store_remove_from(s, list, x->allow, x->keys->keys, x->keys->n, &res->missing,
-				     err, errlen);
+	ret = sxdp_store_remove_own(s, list, x->allow, x->origin, x->keys->keys, x->keys->n,
+				    &res->missing, err, errlen);
 	res->changed = x->keys->n - res->missing;
 	c->removal = !x->allow && res->changed;
 	if (x->allow && res->changed)
@@ -385,7 +386,16 @@ int sxdp_op_remove(struct sxdp_store *s, const char *list, bool allow,
 		   const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
 		   size_t errlen)
 {
-	struct remove_arg x = { keys, allow };
+	struct remove_arg x = { keys, allow, NULL };
+
+	return run_op(s, list, change_remove, &x, res, err, errlen);
+}
+
+int sxdp_op_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+		       const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		       size_t errlen)
+{
+	struct remove_arg x = { keys, allow, origin };
 
 	return run_op(s, list, change_remove, &x, res, err, errlen);
 }

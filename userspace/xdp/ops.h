@@ -48,7 +48,14 @@ int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_list *
 int sxdp_op_remove(struct sxdp_store *s, const char *list, bool allow,
 		   const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
 		   size_t errlen);
-/* load: @list's blocklist entries of origin @a->origin become @keys. */
+/* The same, only entries of @origin (fleet sync): others count as missing. */
+int sxdp_op_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+		       const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		       size_t errlen);
+/*
+ * load: @list's entries of origin @a->origin on @a's side (blocked or
+ * allowed) become @keys.
+ */
 int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
 		 const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
 		 size_t errlen);

@@ -99,7 +99,9 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_UPDATE] = "UPDATE entries SET expires_at = ?5, origin = ?6, comment = ?7 "
 		      "WHERE list = ?1 AND key = ?3 AND allow = ?9 AND (?8 = 0 OR origin = ?6) AND "
 		      "(expires_at IS NOT ?5 OR origin IS NOT ?6 OR comment IS NOT ?7)",
-	[ST_DELETE] = "DELETE FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3",
+	/* ?4: only an entry of that origin (NULL: any). */
+	[ST_DELETE] = "DELETE FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3 AND "
+		      "(?4 IS NULL OR origin = ?4)",
 	[ST_BUMP] = "INSERT INTO lists(name, version) VALUES (?1, 1) "
 		    "ON CONFLICT(name) DO UPDATE SET version = version + 1",
 	[ST_NEW_KEY] = "INSERT OR IGNORE INTO temp.sxdp_new(key) VALUES (?1)",
@@ -586,8 +588,8 @@ static int on_other_list(struct sxdp_store *s, const char *list, const char *tex
  * key on the other list to it (a refresh, see replace_origin).
  */
 static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *key,
-		  const struct sxdp_store_attrs *a, bool same_origin, bool *is_new,
-		  bool *changed, char *err, size_t errlen)
+		  int64_t expires_at, const struct sxdp_store_attrs *a, bool same_origin,
+		  bool *is_new, bool *changed, char *err, size_t errlen)
 {
 	char text[128];
 	int i, ret;
@@ -600,8 +602,8 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 		sqlite3_bind_int(st, 2, key->kind);
 		sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 4, a->now);
-		if (a->expires_at)
-			sqlite3_bind_int64(st, 5, a->expires_at);
+		if (expires_at)
+			sqlite3_bind_int64(st, 5, expires_at);
 		else
 			sqlite3_bind_null(st, 5);
 		sqlite3_bind_text(st, 6, a->origin, -1, SQLITE_STATIC);
@@ -632,13 +634,25 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 	return on_other_list(s, list, text, a->allow, err, errlen);
 }
 
-static int check_attrs(const struct sxdp_store_attrs *a, char *err, size_t errlen)
+static int check_attrs(const struct sxdp_store_attrs *a, size_t n, char *err, size_t errlen)
 {
-	if (!a || !a->origin || !*a->origin || a->expires_at < 0) {
-		seterr(err, errlen, "an entry needs an origin and an expiry >= 0");
-		return -EINVAL;
-	}
+	size_t i;
+
+	if (!a || !a->origin || !*a->origin || a->expires_at < 0)
+		goto bad;
+	for (i = 0; a->expires_each && i < n; i++)
+		if (a->expires_each[i] < 0)
+			goto bad;
 	return 0;
+bad:
+	seterr(err, errlen, "an entry needs an origin and an expiry >= 0");
+	return -EINVAL;
+}
+
+/* Key @i's expiry under @a. */
+static int64_t expiry_of(const struct sxdp_store_attrs *a, size_t i)
+{
+	return a->expires_each ? a->expires_each[i] : a->expires_at;
 }
 
 static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
@@ -649,7 +663,7 @@ static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_x
 	size_t i, nnew = 0;
 	int ret;
 
-	ret = check_attrs(a, err, errlen);
+	ret = check_attrs(a, n, err, errlen);
 	if (ret)
 		return ret;
 	ret = call_begin(s, &own, err, errlen);
@@ -657,7 +671,8 @@ static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_x
 		return ret;
 	ret = ensure_list(s, list, err, errlen);
 	for (i = 0; !ret && i < n; i++) {
-		ret = upsert(s, list, &keys[i], a, false, &is_new, &changed, err, errlen);
+		ret = upsert(s, list, &keys[i], expiry_of(a, i), a, a->only_own, &is_new, &changed,
+			     err, errlen);
 		nnew += is_new;
 		if (!ret && is_new && fresh && sxdp_list_add(fresh, &keys[i]))
 			ret = -ENOMEM;
@@ -695,6 +710,13 @@ int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 			   const struct sieve_xdp_key *keys, size_t n, size_t *missing,
 			   char *err, size_t errlen)
 {
+	return sxdp_store_remove_own(s, list, allow, NULL, keys, n, missing, err, errlen);
+}
+
+int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+			  const struct sieve_xdp_key *keys, size_t n, size_t *missing,
+			  char *err, size_t errlen)
+{
 	sqlite3_stmt *st = s->st[ST_DELETE];
 	size_t i, gone = 0;
 	char text[128];
@@ -709,6 +731,10 @@ int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 3, allow);
+		if (origin)
+			sqlite3_bind_text(st, 4, origin, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 4);
 		ret = step_done(s, st, err, errlen);
 		if (!ret)
 			gone += sqlite3_changes(s->db);
@@ -753,7 +779,7 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 	char text[128];
 	int rc, ret;
 
-	ret = check_attrs(a, err, errlen);
+	ret = check_attrs(a, n, err, errlen);
 	if (ret)
 		return ret;
 	ret = call_begin(s, &own, err, errlen);
@@ -787,7 +813,8 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		sqlite3_finalize(st);
 	}
 	for (i = 0; !ret && i < n; i++) {
-		ret = upsert(s, list, &keys[i], a, true, &is_new, &changed, err, errlen);
+		ret = upsert(s, list, &keys[i], expiry_of(a, i), a, true, &is_new, &changed, err,
+			     errlen);
 		nnew += is_new;
 	}
 	if (!ret && present)

@@ -64,7 +64,15 @@ struct sxdp_store_attrs {
 	const char *comment;	/* or NULL */
 	int64_t now;		/* added_at of new entries */
 	int64_t expires_at;	/* 0: never */
+	/* Per key, over @expires_at (NULL: @expires_at for every key). */
+	const int64_t *expires_each;
 	bool allow;		/* allowlist entries (else blocklist ones) */
+	/*
+	 * An add that leaves alone a key held by another origin, or on the
+	 * other list (fleet sync: what the operator or a feed decided on this
+	 * host stays theirs), instead of taking it over or refusing it.
+	 */
+	bool only_own;
 };
 
 /* An interface enforcing a list: a row of the attachments table. */
@@ -119,6 +127,10 @@ int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve
 int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 			   const struct sieve_xdp_key *keys, size_t n, size_t *missing,
 			   char *err, size_t errlen);
+/* The same, only entries of @origin: a key another origin holds counts as missing. */
+int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+			  const struct sieve_xdp_key *keys, size_t n, size_t *missing,
+			  char *err, size_t errlen);
 /*
  * A feed refresh: @list's entries of origin @a->origin become @keys. Those
  * not in @keys go; new ones come; entries of other origins stay as they

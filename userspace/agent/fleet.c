@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following the fleet's lists (redis.c has the data model). One thread,
+ * one Redis connection and one store connection of its own:
+ *
+ *   session: connect (AUTH), then per list a resync: the stream's last id,
+ *   the whole sets (ZSCAN), the store's entries of origin "fleet" made
+ *   equal to them (one load: other origins are never touched); then one
+ *   XREAD BLOCK over every list's stream from the ids read before the
+ *   scans. Changes between the id and the scan come again from the stream:
+ *   applying a change twice does nothing more.
+ *
+ *   change: consecutive records of one kind are applied as one operation:
+ *   adds go live into the maps, removals make one rebuild (ops.c).
+ *
+ *   loss (Redis down, restarted, a partition seen as a read timeout, a
+ *   store error): the session ends; the maps keep what they hold; the
+ *   next session, after a backoff doubling from 100 ms to retry_max,
+ *   starts with a full resync. The stream trimmed past the last applied id
+ *   (max-deleted-entry-id above it) is a resync too.
+ *
+ * Logging says each state once: connected, lost (with the reason), and
+ * each kind of garbage once per list.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <hiredis/hiredis.h>
+
+#include "agent.h"
+#include "ops.h"
+
+#define FLEET_ORIGIN		"fleet"
+/* Longer is no entry sieve writes (a flow of two bracketed v6 endpoints is < 100). */
+#define ENTRY_MAX		127
+#define XREAD_COUNT		1000
+#define XREAD_BLOCK_MS		1000
+/* A read that takes longer than this is a lost connection (a partition). */
+#define READ_TIMEOUT_MS		(XREAD_BLOCK_MS + 4000)
+#define SCAN_COUNT		"10000"
+#define BACKOFF_MIN_MS		100
+/* How often an idle follower checks that its streams were not cut or replaced. */
+#define CHECK_EVERY_MS		5000
+
+struct fleet_list {
+	const char *name;
+	char set[2][128];		/* blocklist, allowlist */
+	char stream[128];
+	char last_id[48];		/* the last stream id applied */
+	bool stream_ok;			/* a stream, or no key yet */
+	bool warned[SAGENT_NR_SKIPS];
+	struct sagent_fleet_list_stats *st;
+};
+
+struct sagent_fleet {
+	struct sagent_fleet_config cfg;		/* a copy: a reload may change the agent's */
+	char state_dir[4096];
+	char redis_name[300];
+	struct sagent_fleet_stats *stats;
+	struct sxdp_store *store;
+	struct fleet_list lists[SAGENT_MAX_FLEET_LISTS];
+	pthread_t thread;
+	/* Guards @rc's socket against stop's shutdown(), @stop, and @wake. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	redisContext *rc;
+	char state[512];			/* the last state logged */
+	int64_t last_check_ns;
+};
+
+/* ---- small things ---- */
+
+static bool stopping(struct sagent_fleet *f)
+{
+	bool stop;
+
+	pthread_mutex_lock(&f->lock);
+	stop = f->stop;
+	pthread_mutex_unlock(&f->lock);
+	return stop;
+}
+
+/* Logs @fmt unless it is the state last logged. */
+static void __attribute__((format(printf, 3, 4)))
+set_state(struct sagent_fleet *f, int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (!strcmp(line, f->state))
+		return;
+	snprintf(f->state, sizeof(f->state), "%s", line);
+	sagent_log(level, "fleet: %s", line);
+}
+
+static void skipped(struct fleet_list *l, enum sagent_fleet_skip why, const char *what)
+{
+	static const char *const words[SAGENT_NR_SKIPS] = {
+		[SAGENT_SKIP_UNPARSEABLE] = "unparseable", [SAGENT_SKIP_WRONG_TYPE] = "of the wrong type",
+		[SAGENT_SKIP_TOO_LONG] = "too long",
+	};
+
+	atomic_fetch_add(&l->st->skipped[why], 1);
+	if (l->warned[why])
+		return;
+	l->warned[why] = true;
+	sagent_log(SAGENT_WARNING, "fleet: list %s: skipping what is %s (%s); counted in "
+		   "sieve_fleet_skipped_total, logged once", l->name, words[why], what);
+}
+
+/* A stream id "MS-SEQ"; false if it is not one. */
+static bool parse_id(const char *s, uint64_t *ms, uint64_t *seq)
+{
+	char *end;
+
+	errno = 0;
+	*ms = strtoull(s, &end, 10);
+	if (errno || end == s || *end != '-')
+		return false;
+	s = end + 1;
+	*seq = strtoull(s, &end, 10);
+	return !errno && end != s && !*end;
+}
+
+/* Whether id @a comes after id @b. */
+static bool id_after(const char *a, const char *b)
+{
+	uint64_t ams, aseq, bms, bseq;
+
+	if (!parse_id(a, &ams, &aseq) || !parse_id(b, &bms, &bseq))
+		return false;
+	return ams > bms || (ams == bms && aseq > bseq);
+}
+
+/*
+ * A score as an expiry: 0 never (+inf), else Unix seconds rounded up;
+ * false if it is not a number. Already past: *@expired.
+ */
+static bool parse_score(const char *s, int64_t now, int64_t *expires, bool *expired)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || isnan(v))
+		return false;
+	*expired = v <= (double)now;
+	if (isinf(v) && v > 0)
+		*expires = 0;
+	else
+		*expires = v > 4e18 ? (int64_t)4e18 : (int64_t)ceil(v);
+	return true;
+}
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static redisReply *command(struct sagent_fleet *f, int argc, const char **argv)
+{
+	return redisCommandArgv(f->rc, argc, argv, NULL);
+}
+
+/* ---- resync ---- */
+
+/* What a scan of one set gathered. */
+struct gathered {
+	struct sxdp_list keys;
+	int64_t *expires;
+	size_t cap;
+};
+
+static int gather(struct gathered *g, const struct sieve_xdp_key *key, int64_t expires)
+{
+	if (g->keys.n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 1024;
+		int64_t *e = realloc(g->expires, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		g->expires = e;
+		g->cap = cap;
+	}
+	if (sxdp_list_add(&g->keys, key))
+		return -ENOMEM;
+	g->expires[g->keys.n - 1] = expires;
+	return 0;
+}
+
+static void gathered_free(struct gathered *g)
+{
+	sxdp_list_free(&g->keys);
+	free(g->expires);
+}
+
+/* One ZSCAN page's member/score pairs into @g; garbage is skipped. */
+static int gather_page(struct fleet_list *l, const redisReply *page, int64_t now,
+		       struct gathered *g)
+{
+	struct sieve_xdp_key key;
+	const char *why;
+	int64_t expires;
+	bool expired;
+	size_t i;
+
+	for (i = 0; i + 1 < page->elements; i += 2) {
+		const redisReply *m = page->element[i], *sc = page->element[i + 1];
+
+		if (m->type != REDIS_REPLY_STRING || sc->type != REDIS_REPLY_STRING) {
+			skipped(l, SAGENT_SKIP_UNPARSEABLE, "a member that is not text");
+			continue;
+		}
+		if (m->len > ENTRY_MAX) {
+			skipped(l, SAGENT_SKIP_TOO_LONG, "a member longer than 127 bytes");
+			continue;
+		}
+		if (strlen(m->str) != m->len || sxdp_parse_entry(m->str, &key, &why) ||
+		    !parse_score(sc->str, now, &expires, &expired)) {
+			skipped(l, SAGENT_SKIP_UNPARSEABLE, m->str);
+			continue;
+		}
+		if (!expired && gather(g, &key, expires))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The whole set @key into @g. 1 if the key is not a sorted set (skipped:
+ * the store keeps what it had), 0, or -errno with @err.
+ */
+static int scan_set(struct sagent_fleet *f, struct fleet_list *l, const char *key,
+		    struct gathered *g, char *err, size_t errlen)
+{
+	const char *argv[] = { "ZSCAN", key, "0", "COUNT", SCAN_COUNT };
+	char cursor[32] = "0";
+	int64_t now = time(NULL);
+	redisReply *r;
+	int ret = 0;
+
+	do {
+		argv[2] = cursor;
+		r = command(f, 5, argv);
+		if (!r) {
+			snprintf(err, errlen, "%s", f->rc->errstr);
+			return -EIO;
+		}
+		if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9)) {
+			skipped(l, SAGENT_SKIP_WRONG_TYPE, key);
+			ret = 1;
+		} else if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+			   r->element[0]->type != REDIS_REPLY_STRING ||
+			   r->element[1]->type != REDIS_REPLY_ARRAY) {
+			snprintf(err, errlen, "ZSCAN %s: %s", key,
+				 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
+			ret = -EIO;
+		} else {
+			snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
+			ret = gather_page(l, r->element[1], now, g);
+			if (ret)
+				snprintf(err, errlen, "out of memory");
+		}
+		freeReplyObject(r);
+	} while (!ret && strcmp(cursor, "0") && !stopping(f));
+	return ret;
+}
+
+/* The stream's type: 1 a stream or no key, 0 something else, -EIO. */
+static int stream_type(struct sagent_fleet *f, struct fleet_list *l, char *err, size_t errlen)
+{
+	const char *argv[] = { "TYPE", l->stream };
+	redisReply *r = command(f, 2, argv);
+	int ret;
+
+	if (!r) {
+		snprintf(err, errlen, "%s", f->rc->errstr);
+		return -EIO;
+	}
+	ret = r->type == REDIS_REPLY_STATUS &&
+	      (!strcmp(r->str, "stream") || !strcmp(r->str, "none"));
+	freeReplyObject(r);
+	if (!ret)
+		skipped(l, SAGENT_SKIP_WRONG_TYPE, l->stream);
+	return ret;
+}
+
+/* The stream's last id into @id ("0-0" if empty or absent). */
+static int stream_last_id(struct sagent_fleet *f, struct fleet_list *l, char *id, size_t len,
+			  char *err, size_t errlen)
+{
+	const char *argv[] = { "XREVRANGE", l->stream, "+", "-", "COUNT", "1" };
+	redisReply *r = command(f, 6, argv);
+	int ret = 0;
+
+	snprintf(id, len, "0-0");
+	if (!r) {
+		snprintf(err, errlen, "%s", f->rc->errstr);
+		return -EIO;
+	}
+	if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+	    r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 2 &&
+	    r->element[0]->element[0]->type == REDIS_REPLY_STRING)
+		snprintf(id, len, "%s", r->element[0]->element[0]->str);
+	else if (r->type != REDIS_REPLY_ARRAY)
+		ret = -EIO;
+	if (ret)
+		snprintf(err, errlen, "XREVRANGE %s: %s", l->stream,
+			 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
+	freeReplyObject(r);
+	return ret;
+}
+
+/* The store's fleet entries of one side become @g. */
+static int load_side(struct sagent_fleet *f, struct fleet_list *l, bool allow,
+		     const struct gathered *g, size_t *changed, char *err, size_t errlen)
+{
+	struct sxdp_store_attrs a = {
+		.origin = FLEET_ORIGIN, .now = time(NULL), .expires_each = g->expires,
+		.allow = allow, .only_own = true,
+	};
+	struct sxdp_op_result res;
+	int ret;
+
+	ret = sxdp_op_load(f->store, l->name, &g->keys, &a, &res, err, errlen);
+	*changed += res.changed + res.dropped;
+	return ret;
+}
+
+static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, size_t errlen)
+{
+	struct gathered g[2] = { 0 };
+	int64_t t0 = sagent_now_ns();
+	size_t changed = 0, side;
+	char id[48];
+	int ret;
+
+	ret = stream_type(f, l, err, errlen);
+	if (ret < 0)
+		return ret;
+	l->stream_ok = ret;
+	ret = l->stream_ok ? stream_last_id(f, l, id, sizeof(id), err, errlen) : 0;
+	if (!l->stream_ok)
+		snprintf(id, sizeof(id), "0-0");
+	for (side = 0; !ret && side < 2; side++) {
+		ret = scan_set(f, l, l->set[side], &g[side], err, errlen);
+		/* Not a set: neither an empty one. What the store has stays. */
+		if (ret == 1) {
+			ret = 0;
+			continue;
+		}
+		if (!ret)
+			ret = load_side(f, l, side, &g[side], &changed, err, errlen);
+	}
+	if (!ret) {
+		snprintf(l->last_id, sizeof(l->last_id), "%s", id);
+		atomic_fetch_add(&l->st->resyncs, 1);
+		sagent_log(SAGENT_INFO, "fleet: list %s: %zu blocked, %zu allowed in Redis; %zu "
+			   "changes to the store; in step in %" PRId64 " ms", l->name,
+			   g[0].keys.n, g[1].keys.n, changed, (sagent_now_ns() - t0) / 1000000);
+	}
+	gathered_free(&g[0]);
+	gathered_free(&g[1]);
+	return ret;
+}
+
+/* ---- changes ---- */
+
+/* A run of consecutive records that one operation applies. */
+struct run {
+	bool add, allow;
+	struct gathered g;
+	enum sagent_fleet_op op[XREAD_COUNT];	/* per key, for the counters */
+	char last_id[48];
+};
+
+static int flush(struct sagent_fleet *f, struct fleet_list *l, struct run *run, char *err,
+		 size_t errlen)
+{
+	struct sxdp_store_attrs a = {
+		.origin = FLEET_ORIGIN, .now = time(NULL), .expires_each = run->g.expires,
+		.allow = run->allow, .only_own = true,
+	};
+	struct sxdp_op_result res;
+	uint64_t ms, seq;
+	size_t i, n = run->g.keys.n;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (run->add)
+		ret = sxdp_op_add(f->store, l->name, &run->g.keys, &a, &res, err, errlen);
+	else
+		ret = sxdp_op_remove_own(f->store, l->name, run->allow, FLEET_ORIGIN, &run->g.keys,
+					 &res, err, errlen);
+	run->g.keys.n = 0;
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		atomic_fetch_add(&l->st->applied[run->op[i]], 1);
+	if (parse_id(run->last_id, &ms, &seq)) {
+		atomic_store(&l->st->last_ms, ms);
+		atomic_store(&l->st->last_seq, seq);
+		atomic_store(&l->st->lag_ms, wall_ms() - (int64_t)ms);
+	}
+	return 0;
+}
+
+/* A record's field @name, or NULL. */
+static const char *field(const redisReply *fields, const char *name, size_t *len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < fields->elements; i += 2) {
+		const redisReply *k = fields->element[i], *v = fields->element[i + 1];
+
+		if (k->type == REDIS_REPLY_STRING && v->type == REDIS_REPLY_STRING &&
+		    !strcmp(k->str, name)) {
+			*len = v->len;
+			return v->str;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * One record as (op, key, expiry); 1 if it is garbage (skipped). A block
+ * or allow already expired is applied as its removal: a resync would not
+ * have it either.
+ */
+static int parse_record(struct fleet_list *l, const redisReply *fields, enum sagent_fleet_op *op,
+			struct sieve_xdp_key *key, int64_t *expires, bool *add, bool *allow)
+{
+	const char *opname, *entry, *score, *why;
+	size_t oplen = 0, elen = 0, slen = 0;
+	bool expired = false;
+
+	opname = field(fields, "op", &oplen);
+	entry = field(fields, "entry", &elen);
+	score = field(fields, "expires", &slen);
+	for (*op = 0; opname && *op < SAGENT_FLEET_NR_OPS; (*op)++)
+		if (!strcmp(opname, sagent_fleet_op_names[*op]))
+			break;
+	if (entry && elen > ENTRY_MAX) {
+		skipped(l, SAGENT_SKIP_TOO_LONG, "a record's entry longer than 127 bytes");
+		return 1;
+	}
+	*expires = 0;
+	if (!opname || *op == SAGENT_FLEET_NR_OPS || !entry || strlen(entry) != elen ||
+	    sxdp_parse_entry(entry, key, &why) ||
+	    (score && !parse_score(score, time(NULL), expires, &expired))) {
+		skipped(l, SAGENT_SKIP_UNPARSEABLE, entry && elen <= ENTRY_MAX ? entry : "a record");
+		return 1;
+	}
+	*allow = *op == SAGENT_FLEET_ALLOW || *op == SAGENT_FLEET_DISALLOW;
+	*add = (*op == SAGENT_FLEET_BLOCK || *op == SAGENT_FLEET_ALLOW) && !expired;
+	return 0;
+}
+
+/* One stream's records of an XREAD reply, in order, in runs. */
+static int apply_records(struct sagent_fleet *f, struct fleet_list *l, const redisReply *recs,
+			 struct run *run, char *err, size_t errlen)
+{
+	struct sieve_xdp_key key;
+	enum sagent_fleet_op op;
+	bool add, allow;
+	int64_t expires;
+	size_t i;
+	int ret = 0;
+
+	run->g.keys.n = 0;
+	for (i = 0; !ret && i < recs->elements; i++) {
+		const redisReply *rec = recs->element[i];
+
+		if (rec->type != REDIS_REPLY_ARRAY || rec->elements != 2 ||
+		    rec->element[0]->type != REDIS_REPLY_STRING)
+			continue;
+		if (rec->element[1]->type != REDIS_REPLY_ARRAY ||
+		    parse_record(l, rec->element[1], &op, &key, &expires, &add, &allow))
+			goto next;
+		if (run->g.keys.n && (add != run->add || allow != run->allow ||
+				      run->g.keys.n == XREAD_COUNT))
+			ret = flush(f, l, run, err, errlen);
+		run->add = add;
+		run->allow = allow;
+		if (!ret && gather(&run->g, &key, expires))
+			ret = -ENOMEM;
+		if (!ret)
+			run->op[run->g.keys.n - 1] = op;
+next:
+		snprintf(run->last_id, sizeof(run->last_id), "%s", rec->element[0]->str);
+		snprintf(l->last_id, sizeof(l->last_id), "%s", rec->element[0]->str);
+	}
+	if (!ret)
+		ret = flush(f, l, run, err, errlen);
+	return ret;
+}
+
+static void backoff(struct sagent_fleet *f, uint32_t ms);
+
+/* ---- following ---- */
+
+/*
+ * Whether the stream lost records this list did not apply yet: trimmed
+ * (MAXLEN) or deleted past @l->last_id (Redis 7's max-deleted-entry-id),
+ * or the key gone or replaced since. A resync then.
+ */
+static int stream_cut(struct sagent_fleet *f, struct fleet_list *l, bool *cut, char *err,
+		      size_t errlen)
+{
+	const char *argv[] = { "XINFO", "STREAM", l->stream };
+	redisReply *r;
+	size_t i;
+
+	*cut = false;
+	r = command(f, 3, argv);
+	if (!r) {
+		snprintf(err, errlen, "%s", f->rc->errstr);
+		return -EIO;
+	}
+	if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9)) {
+		/* Replaced by something else: resync once, which stops following it. */
+		*cut = l->stream_ok;
+	} else if (r->type == REDIS_REPLY_ERROR) {
+		/* No such key: cut if it held records (it was deleted). */
+		*cut = strcmp(l->last_id, "0-0") || !l->stream_ok;
+	} else if (r->type == REDIS_REPLY_ARRAY) {
+		for (i = 0; i + 1 < r->elements; i += 2) {
+			const redisReply *k = r->element[i], *v = r->element[i + 1];
+
+			if (k->type == REDIS_REPLY_STRING && v->type == REDIS_REPLY_STRING &&
+			    !strcmp(k->str, "max-deleted-entry-id"))
+				*cut = id_after(v->str, l->last_id);
+		}
+		*cut |= !l->stream_ok;
+	}
+	freeReplyObject(r);
+	return 0;
+}
+
+/* Every list's stream checked; those cut are resynced. */
+static int check_streams(struct sagent_fleet *f, char *err, size_t errlen)
+{
+	unsigned int i;
+	bool cut;
+	int ret = 0;
+
+	f->last_check_ns = sagent_now_ns();
+	for (i = 0; !ret && i < f->stats->nr_lists; i++) {
+		struct fleet_list *l = &f->lists[i];
+
+		ret = stream_cut(f, l, &cut, err, errlen);
+		if (!ret && cut) {
+			sagent_log(SAGENT_INFO, "fleet: list %s: the stream lost changes not applied "
+				   "yet (trimmed, deleted or replaced): resync", l->name);
+			ret = resync_list(f, l, err, errlen);
+		}
+	}
+	return ret;
+}
+
+/* XREAD COUNT BLOCK STREAMS s... id...: over the lists whose stream is one. */
+static redisReply *xread(struct sagent_fleet *f, struct fleet_list **which, unsigned int *n)
+{
+	const char *argv[6 + 2 * SAGENT_MAX_FLEET_LISTS] = {
+		"XREAD", "COUNT", "1000", "BLOCK", "1000", "STREAMS",
+	};
+	unsigned int i, k = 0;
+
+	for (i = 0; i < f->stats->nr_lists; i++)
+		if (f->lists[i].stream_ok)
+			which[k++] = &f->lists[i];
+	*n = k;
+	if (!k)
+		return NULL;
+	for (i = 0; i < k; i++) {
+		argv[6 + i] = which[i]->stream;
+		argv[6 + k + i] = which[i]->last_id;
+	}
+	return command(f, 6 + 2 * k, argv);
+}
+
+/* The list of reply stream @name. */
+static struct fleet_list *list_of(struct fleet_list **which, unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(which[i]->stream, name))
+			return which[i];
+	return NULL;
+}
+
+static int apply_reply(struct sagent_fleet *f, struct fleet_list **which, unsigned int n,
+		       const redisReply *r, struct run *run, char *err, size_t errlen)
+{
+	struct fleet_list *l;
+	size_t i;
+	bool cut;
+	int ret = 0;
+
+	for (i = 0; !ret && i < r->elements; i++) {
+		const redisReply *s = r->element[i];
+
+		if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 ||
+		    s->element[0]->type != REDIS_REPLY_STRING ||
+		    s->element[1]->type != REDIS_REPLY_ARRAY ||
+		    !(l = list_of(which, n, s->element[0]->str)))
+			continue;
+		ret = apply_records(f, l, s->element[1], run, err, errlen);
+		/* A full page: behind, so the stream may have been trimmed past us. */
+		if (!ret && s->element[1]->elements == XREAD_COUNT) {
+			ret = stream_cut(f, l, &cut, err, errlen);
+			if (!ret && cut)
+				ret = resync_list(f, l, err, errlen);
+		}
+	}
+	return ret;
+}
+
+/* Until the connection is lost (-EIO, -errno) or the agent stops (0). */
+static int follow(struct sagent_fleet *f, char *err, size_t errlen)
+{
+	struct fleet_list *which[SAGENT_MAX_FLEET_LISTS];
+	struct run *run = calloc(1, sizeof(*run));
+	unsigned int n;
+	redisReply *r;
+	int ret = 0;
+
+	if (!run) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (!ret && !stopping(f)) {
+		if (sagent_now_ns() - f->last_check_ns > CHECK_EVERY_MS * 1000000LL) {
+			ret = check_streams(f, err, errlen);
+			continue;
+		}
+		r = xread(f, which, &n);
+		if (!n) {
+			/* Every stream key is of the wrong type: check again later. */
+			ret = check_streams(f, err, errlen);
+			if (!ret)
+				backoff(f, XREAD_BLOCK_MS);
+			continue;
+		}
+		if (!r) {
+			snprintf(err, errlen, "%s", f->rc->errstr);
+			ret = -EIO;
+		} else if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9)) {
+			/* A stream replaced by something else while followed. */
+			f->last_check_ns = 0;
+		} else if (r->type == REDIS_REPLY_ERROR) {
+			snprintf(err, errlen, "XREAD: %s", r->str);
+			ret = -EIO;
+		} else if (r->type == REDIS_REPLY_ARRAY) {
+			ret = apply_reply(f, which, n, r, run, err, errlen);
+		}
+		/* else nil: nothing came within the block time */
+		if (r)
+			freeReplyObject(r);
+	}
+	gathered_free(&run->g);
+	free(run);
+	return ret;
+}
+
+/* ---- sessions and the thread ---- */
+
+static int session_open(struct sagent_fleet *f, char *err, size_t errlen)
+{
+	redisContext *rc = sagent_redis_connect(&f->cfg, READ_TIMEOUT_MS, err, errlen);
+
+	if (!rc)
+		return -EIO;
+	pthread_mutex_lock(&f->lock);
+	f->rc = rc;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+static void session_close(struct sagent_fleet *f)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->rc)
+		redisFree(f->rc);
+	f->rc = NULL;
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* One session: connect, resync every list, follow. */
+static int session(struct sagent_fleet *f)
+{
+	char err[512] = "";
+	unsigned int i;
+	int ret;
+
+	ret = session_open(f, err, sizeof(err));
+	for (i = 0; !ret && i < f->stats->nr_lists; i++)
+		ret = resync_list(f, &f->lists[i], err, sizeof(err));
+	if (!ret) {
+		atomic_store(&f->stats->connected, true);
+		atomic_fetch_add(&f->stats->connects, 1);
+		f->last_check_ns = sagent_now_ns();
+		set_state(f, SAGENT_INFO, "connected to %s, following %u lists", f->redis_name,
+			  f->stats->nr_lists);
+		ret = follow(f, err, sizeof(err));
+		atomic_store(&f->stats->connected, false);
+	}
+	session_close(f);
+	if (ret && !stopping(f))
+		set_state(f, SAGENT_WARNING, "%s: %s; enforcing what the hosts has, retrying",
+			  f->redis_name, err[0] ? err : strerror(-ret));
+	return ret;
+}
+
+/* Sleeps @ms unless the agent stops first. */
+static void backoff(struct sagent_fleet *f, uint32_t ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&f->lock);
+	while (!f->stop && pthread_cond_timedwait(&f->wake, &f->lock, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void *fleet_main(void *arg)
+{
+	struct sagent_fleet *f = arg;
+	uint32_t wait_ms = BACKOFF_MIN_MS;
+	char err[512] = "";
+
+	if (sxdp_store_open(f->state_dir, &f->store, err, sizeof(err))) {
+		sagent_log(SAGENT_ERR, "fleet: %s; not following", err);
+		return NULL;
+	}
+	while (!stopping(f)) {
+		uint64_t before = atomic_load(&f->stats->connects);
+
+		session(f);
+		/* A session that got in step starts the backoff over. */
+		if (atomic_load(&f->stats->connects) != before)
+			wait_ms = BACKOFF_MIN_MS;
+		backoff(f, wait_ms);
+		wait_ms = wait_ms > f->cfg.retry_max_ms / 2 ? f->cfg.retry_max_ms : 2 * wait_ms;
+	}
+	sxdp_store_close(f->store);
+	return NULL;
+}
+
+static void init_lists(struct sagent_fleet *f, struct sagent_fleet_stats *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < st->nr_lists; i++) {
+		struct fleet_list *l = &f->lists[i];
+
+		l->name = st->lists[i];
+		l->st = &st->l[i];
+		sagent_redis_set_key(l->name, false, l->set[0], sizeof(l->set[0]));
+		sagent_redis_set_key(l->name, true, l->set[1], sizeof(l->set[1]));
+		sagent_redis_stream_key(l->name, l->stream, sizeof(l->stream));
+		snprintf(l->last_id, sizeof(l->last_id), "0-0");
+	}
+}
+
+int sagent_fleet_start(struct sagent *ag, struct sagent_fleet **fp, char *err, size_t errlen)
+{
+	struct sagent_fleet_stats *st = &ag->stats.fleet;
+	struct sagent_fleet *f;
+	unsigned int i;
+	int ret;
+
+	*fp = NULL;
+	if (!ag->cfg.fleet.on)
+		return 0;
+	/* The lists are fixed at the first start: the metrics thread reads them. */
+	if (!st->on) {
+		for (i = 0; i < ag->cfg.fleet.nr_lists; i++)
+			memcpy(st->lists[i], ag->cfg.fleet.lists[i], sizeof(st->lists[i]));
+		st->nr_lists = ag->cfg.fleet.nr_lists;
+		st->on = true;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	f->cfg = ag->cfg.fleet;
+	f->stats = st;
+	snprintf(f->state_dir, sizeof(f->state_dir), "%s", ag->cfg.state_dir);
+	sagent_redis_name(&f->cfg, f->redis_name, sizeof(f->redis_name));
+	init_lists(f, st);
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->wake, NULL);
+	ret = -pthread_create(&f->thread, NULL, fleet_main, f);
+	if (ret) {
+		snprintf(err, errlen, "starting the fleet's thread: %s", strerror(-ret));
+		free(f);
+		return ret;
+	}
+	*fp = f;
+	return 0;
+}
+
+void sagent_fleet_stop(struct sagent_fleet *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stop = true;
+	/* Wakes a blocked XREAD (or a connect's wait) at once. */
+	if (f->rc && f->rc->fd >= 0)
+		shutdown(f->rc->fd, SHUT_RDWR);
+	pthread_cond_signal(&f->wake);
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->thread, NULL);
+	pthread_cond_destroy(&f->wake);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
