@@ -43,3 +43,7 @@ $(UNIT_DIR)/metrics_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(UNIT_DIR)/metrics_test.o: $(AGENT_HDRS)
 $(UNIT_BIN): $(UNIT_AGENT_OBJS)
 UNIT_LDLIBS += -lbpf -lelf -lz $(AGENT_LDLIBS)
+
+# `sieve xdp block ... --fleet` publishes through redis.c with the agent's settings.
+$(BUILD)/cli/xdp.o: SIEVE_CFLAGS += -I$(TOP)/userspace/agent
+$(BUILD)/cli/xdp.o: userspace/agent/agent.h

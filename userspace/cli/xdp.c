@@ -17,6 +17,7 @@
 #include <linux/if_link.h>
 
 #include "cli.h"
+#include "agent.h"
 #include "json.h"
 #include "ops.h"
 #include "xdp.h"
@@ -41,6 +42,8 @@ struct xdp_opts {
 	uint64_t ttl;		/* seconds; 0: never expires */
 	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED or 0 */
 	bool backend_given;
+	bool fleet;		/* block/unblock/allow/disallow --fleet: publish */
+	const char *config;	/* --config: the settings with [fleet] */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
@@ -132,6 +135,12 @@ static int set_origin(void *opts, const char *arg)
 {
 	((struct xdp_opts *)opts)->origin = arg;
 	return *arg && strlen(arg) <= 256 ? 0 : -EINVAL;
+}
+
+static int set_config(void *opts, const char *arg)
+{
+	((struct xdp_opts *)opts)->config = arg;
+	return *arg ? 0 : -EINVAL;
 }
 
 static int set_comment(void *opts, const char *arg)
@@ -260,6 +269,14 @@ static const struct cli_option opt_comment = {
 static const struct cli_option opt_backend = {
 	"backend", 0, "BACKEND", "bloom-map (the kernel's, default) or blocked (one cache line)",
 	.set = set_backend, .accepts = "bloom-map or blocked", .choices = "bloom-map blocked",
+};
+static const struct cli_option opt_fleet = {
+	"fleet", 0, NULL, "publish to the fleet's Redis instead (every host's agent applies it)",
+	CLI_FLAG(struct xdp_opts, fleet),
+};
+static const struct cli_option opt_config = {
+	"config", 0, "FILE", "--fleet: the settings naming Redis (default $SIEVE_CONFIG, else "
+	SAGENT_CONFIG_FILE ")", .set = set_config, .accepts = "a file",
 };
 static const struct cli_option opt_watch = {
 	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),
@@ -491,6 +508,46 @@ static const char *const change_done[] = {
 	[CHANGE_ALLOW] = "allowed", [CHANGE_DISALLOW] = "disallowed",
 };
 
+static const enum sagent_fleet_op fleet_ops[] = {
+	[CHANGE_BLOCK] = SAGENT_FLEET_BLOCK, [CHANGE_UNBLOCK] = SAGENT_FLEET_UNBLOCK,
+	[CHANGE_ALLOW] = SAGENT_FLEET_ALLOW, [CHANGE_DISALLOW] = SAGENT_FLEET_DISALLOW,
+};
+
+/*
+ * --fleet: the change goes to Redis (redis.c), not to this host's store;
+ * this host's agent applies it as every other host's does.
+ */
+static int publish_entries(const struct xdp_opts *o, enum change_op op,
+			   const struct sxdp_list *l)
+{
+	const char *path = o->config ? o->config : getenv("SIEVE_CONFIG");
+	char err[512] = "", origin[300], host[256] = "", name[300];
+	const char *list = o->list ? o->list : SXDP_DEFAULT_LIST;
+	struct sagent_config c;
+	int64_t expires = 0;
+
+	if (o->iface)
+		return cli_error("--fleet publishes to a list: give --list LIST, not -i");
+	if (o->comment)
+		return cli_error("--comment stays on this host: it is not published with --fleet");
+	if (!path || !*path)
+		path = SAGENT_CONFIG_FILE;
+	if (sagent_config_load(path, &c, err, sizeof(err)))
+		return cli_error("%s", err);
+	if (!c.fleet.on)
+		return cli_error("%s: no [fleet] redis to publish to", path);
+	if (o->ttl)
+		expires = time(NULL) + (int64_t)o->ttl;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(origin, sizeof(origin), "cli@%s", host);
+	if (sagent_fleet_publish(&c.fleet, list, fleet_ops[op], l, expires, origin, err,
+				 sizeof(err)))
+		return cli_error("%s", err);
+	printf("%s: published %s %zu to %s\n", list, change_done[op], l->n,
+	       sagent_redis_name(&c.fleet, name, sizeof(name)));
+	return EXIT_OK;
+}
+
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */
 static int change_entries(const struct cli_command *cmd, enum change_op op, int argc,
 			  char **argv)
@@ -507,6 +564,12 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (ret >= 0)
 		return ret;
 	ret = parse_entries(&o, allow, &l);
+	if (!ret && o.fleet) {
+		ret = publish_entries(&o, op, &l);
+		goto out;
+	}
+	if (!ret && o.config)
+		ret = cli_error("--config goes with --fleet");
 	if (!ret)
 		ret = need_root(change_done[op]);
 	if (!ret)
@@ -1253,14 +1316,15 @@ static const struct cli_command xdp_block_command = {
 		   "  live maps of every interface enforcing the list; past the planned\n"
 		   "  capacity a bigger generation is built and swapped in. An entry\n"
 		   "  already there takes the new --ttl and --comment.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
+			       &opt_fleet, &opt_config),
 	.run = cmd_block,
 };
 static const struct cli_command xdp_unblock_command = {
 	"xdp unblock", "remove entries (swaps in a new generation)",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the list (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
 	.run = cmd_unblock,
 };
 static const struct cli_command xdp_allow_command = {
@@ -1270,14 +1334,15 @@ static const struct cli_command xdp_allow_command = {
 		   "  a source or prefix entry would drop passes (and is counted as\n"
 		   "  allowed); service and flow entries still apply. Checked only after a\n"
 		   "  hit, so passing traffic pays nothing.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
+			       &opt_fleet, &opt_config),
 	.run = cmd_allow,
 };
 static const struct cli_command xdp_disallow_command = {
 	"xdp disallow", "remove allowlist entries",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the allowlist (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
 	.run = cmd_disallow,
 };
 static const struct cli_command xdp_load_command = {
