@@ -53,7 +53,7 @@ expect_metric_all() {
 # A block, an unblock, an allow inside a blocked prefix and a TTL entry,
 # each published with plain redis-cli on the documented model, reach all 4.
 case_block_unblock_ttl() {
-	local exp i at
+	local exp i at ts out
 	hosts_up || return
 	expect_eq "$(pings_all $A)" "3 3 3 3" "pings from A before any block"
 	publish block $A || fail "publishing the block of A"
@@ -84,6 +84,13 @@ print([e.get('expires_at') for l in json.load(sys.stdin) for e in l['entries'] i
 	expect_metric_all 2 sieve_fleet_applied_total list=$LIST op=block
 	expect_metric_all 1 sieve_fleet_applied_total list=$LIST op=unblock
 	expect_metric_all 1 sieve_fleet_applied_total list=$LIST op=allow
+	# The last change's time is its stream id's (Redis's clock, this machine's).
+	ts=$(metric 1 sieve_fleet_last_applied_timestamp_seconds list=$LIST)
+	python3 -c "import sys, time; sys.exit(not abs(float('$ts') - time.time()) < 60)" 2>/dev/null ||
+		fail "sieve_fleet_last_applied_timestamp_seconds $ts, now $(date +%s)"
+	expect_eq "$(metric 1 sieve_fleet_last_applied_info list=$LIST)" 1 "sieve_fleet_last_applied_info"
+	in_host 1 curl -s --max-time 5 http://127.0.0.1:9477/metrics >"$WORK/metrics.txt"
+	out=$(promtool check metrics <"$WORK/metrics.txt" 2>&1) || fail "promtool check metrics: $out"
 }
 
 # Redis killed (-9, AOF on), restarted where the hosts cannot reach it yet,
