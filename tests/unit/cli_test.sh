@@ -278,8 +278,28 @@ if $has_xdp; then
 		--capacity --max-probes --force --list --state-dir --json --pretty
 	expect_help_options "xdp plan" --entries --format --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
-	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment
+	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config
 	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment
+	# --fleet: refused before anything is sent (no Redis is needed to see these).
+	printf '[fleet]\nredis = 127.0.0.1:1\nlists = edge\n' >"$work/fleet.conf"
+	printf '[agent]\n' >"$work/nofleet.conf"
+	expect_refused "block --fleet with -i" "$sieve" xdp block 192.0.2.1 --fleet -i lo \
+		--config "$work/fleet.conf"
+	expect_refused "block --fleet with --comment" "$sieve" xdp block 192.0.2.1 --fleet \
+		--comment x --config "$work/fleet.conf"
+	expect_refused "block --fleet, a file without [fleet]" "$sieve" xdp block 192.0.2.1 \
+		--fleet --config "$work/nofleet.conf"
+	expect_refused "block --fleet, no such file" "$sieve" xdp block 192.0.2.1 --fleet \
+		--config "$work/none.conf"
+	expect_refused "block --config without --fleet" "$sieve" xdp block 192.0.2.1 \
+		--config "$work/fleet.conf"
+	expect_refused "block --fleet, nothing listening" "$sieve" xdp block 192.0.2.1 --fleet \
+		--list edge --config "$work/fleet.conf"
+	check "block --fleet, nothing listening: names the server" \
+		grep -q "Redis at 127.0.0.1:1: " "$work/err"
+	printf '[fleet]\nredis = 127.0.0.1:1\n' >"$work/fleet.conf"
+	expect_refused "block --fleet, redis without lists" "$sieve" xdp block 192.0.2.1 --fleet \
+		--config "$work/fleet.conf"
 fi
 }
 expect "filter create --help" 0 "$sieve" filter create --help
@@ -465,6 +485,22 @@ bad_conf 4 "[filters]\npersistent = $(seq -f 'a%g' 1 30 | tr '\n' ' ')\npersiste
 	"persistent: more than 64 filters"
 bad_conf 3 '[agent]\n\nthis is not a setting\n' "not KEY = VALUE, [SECTION] or a comment"
 bad_conf 2 "[agent]\nstate_dir = /$(head -c 250 /dev/zero | tr '\0' a)\n" "line longer than 198 characters"
+# [fleet]: the Redis address, the password file's mode, the lists.
+printf 's3cret\n' >"$work/pass" && chmod 600 "$work/pass"
+printf '[fleet]\nredis = [::1]:6380\nuser = sieve\npassword_file = %s\nlists = edge, core\n  edge\nretry_max = 5s\nstream_maxlen = 5000\n' "$work/pass" >"$work/fleet.conf"
+expect "agent --check a [fleet] section" 0 "$sieve" agent --check --config "$work/fleet.conf"
+check "agent --check: the [fleet] settings as given" grep -qzF "$(printf 'redis = [::1]:6380\nuser = sieve\npassword_file = %s\nlists = edge core\nretry_max = 5000ms\nstream_maxlen = 5000' "$work/pass")" <<<"$out"
+bad_conf 2 '[fleet]\nredis = localhost\nlists = a\n' "redis = localhost: not HOST:PORT"
+bad_conf 2 '[fleet]\nredis = unix:relative.sock\nlists = a\n' "redis = unix:relative.sock: not HOST:PORT"
+bad_conf 3 '[fleet]\nredis = h:1\nlists = ok bad/name\n' "lists: 'bad/name' is not a list name"
+bad_conf 3 '[fleet]\nredis = h:1\nlist = a\n' "unknown key 'list' in [fleet]"
+bad_conf 2 '[fleet]\nstream_maxlen = 10\n' "stream_maxlen = 10: not a number from 1000"
+chmod 644 "$work/pass"
+bad_conf 3 "[fleet]\nredis = h:1\npassword_file = $work/pass\nlists = a\n" \
+	"password_file = $work/pass: mode 0644, must be 0600 or stricter"
+printf '[fleet]\nredis = h:1\n' >"$work/bad.conf"
+expect_refused "agent: [fleet] redis without lists" "$sieve" agent --check --config "$work/bad.conf"
+check "agent: [fleet] redis without lists: says so" grep -qF "redis is set but lists is not" <<<"$err"
 expect_refused "agent --config of a missing file" "$sieve" agent --check --config "$work/none.conf"
 check "agent: a missing file is named" grep -qF "$work/none.conf: No such file or directory" <<<"$err"
 

@@ -1547,6 +1547,103 @@ static void sieve_unit_store_bench(struct sieve_test *t)
 		bench_one(t, 1000000, true);
 }
 
+/* The expiry of @list's entry @key (-1 if absent), through foreach. */
+struct find_expiry {
+	char text[128];
+	int64_t expires;
+	char origin[32];
+};
+
+static int find_one(const struct sxdp_store_entry *e, void *ctx)
+{
+	struct find_expiry *x = ctx;
+
+	if (strcmp(e->key, x->text))
+		return 0;
+	x->expires = e->expires_at;
+	snprintf(x->origin, sizeof(x->origin), "%s", e->origin);
+	return 0;
+}
+
+static int64_t expiry_of_key(struct sxdp_store *s, const char *list,
+			     const struct sieve_xdp_key *key, char origin[32])
+{
+	struct find_expiry x = { .expires = -1 };
+
+	sxdp_format_entry(key, x.text, sizeof(x.text));
+	sxdp_store_foreach(s, list, find_one, &x, NULL, 0);
+	snprintf(origin, 32, "%s", x.origin);
+	return x.expires;
+}
+
+/*
+ * What fleet sync relies on: per-key expiries, adds that leave other
+ * origins' keys (and the other list's) alone, removals of its own entries
+ * only, and a refresh with per-key expiries.
+ */
+static void sieve_unit_store_fleet(struct sieve_test *t)
+{
+	int64_t exp[20];
+	struct sxdp_store_attrs cli = { .origin = "cli", .now = 1 };
+	struct sxdp_store_attrs fleet = { .origin = "fleet", .now = 1, .expires_each = exp,
+					  .only_own = true };
+	struct sxdp_store_attrs allow = { .origin = "cli", .now = 1, .allow = true };
+	struct sieve_xdp_key *keys = keys_src(0, 20);
+	size_t missing = 0, added = 0, removed = 0, i;
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512], origin[32];
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	for (i = 0; i < 20; i++)
+		exp[i] = i % 2 ? 0 : 5000 + (int64_t)i;
+	/* cli holds 0-4; 5 is allowed; the fleet adds 0-9. */
+	sxdp_store_add(s, "l", keys, 5, &cli, NULL, err, sizeof(err));
+	sxdp_store_add(s, "l", keys + 5, 1, &allow, NULL, err, sizeof(err));
+	CHECKF(t, !sxdp_store_add(s, "l", keys, 10, &fleet, &added, err, sizeof(err)) &&
+	       added == 4, "fleet add: added %zu: %s", added, err);
+	CHECKF(t, count(s, "l", -1, "cli") == 5 && count(s, "l", -1, "fleet") == 4,
+	       "origins: cli %llu fleet %llu", (unsigned long long)count(s, "l", -1, "cli"),
+	       (unsigned long long)count(s, "l", -1, "fleet"));
+	CHECKF(t, expiry_of_key(s, "l", &keys[6], origin) == 5006 && !strcmp(origin, "fleet"),
+	       "key 6: expiry %lld origin %s", (long long)expiry_of_key(s, "l", &keys[6], origin),
+	       origin);
+	CHECKF(t, expiry_of_key(s, "l", &keys[7], origin) == 0, "key 7 should never expire");
+	CHECKF(t, expiry_of_key(s, "l", &keys[2], origin) == 0 && !strcmp(origin, "cli"),
+	       "cli's key 2 was taken over: origin %s", origin);
+	/* The fleet removes 0-9: only its own 6-9 go. */
+	CHECKF(t, !sxdp_store_remove_own(s, "l", false, "fleet", keys, 10, &missing, err,
+					 sizeof(err)) && missing == 6,
+	       "remove own: missing %zu: %s", missing, err);
+	CHECKF(t, count(s, "l", -1, "cli") == 5 && count(s, "l", -1, "fleet") == 0,
+	       "after remove own: cli %llu", (unsigned long long)count(s, "l", -1, "cli"));
+	/* A refresh with per-key expiries: 10-19, then 15-19 with new expiries. */
+	CHECKF(t, !sxdp_store_replace_origin(s, "l", keys + 10, 10, &fleet, &added, &removed,
+					     err, sizeof(err)) && added == 10 && !removed,
+	       "refresh: added %zu removed %zu: %s", added, removed, err);
+	for (i = 0; i < 20; i++)
+		exp[i] = 9000 + (int64_t)i;
+	CHECKF(t, !sxdp_store_replace_origin(s, "l", keys + 15, 5, &fleet, &added, &removed,
+					     err, sizeof(err)) && !added && removed == 5,
+	       "second refresh: added %zu removed %zu", added, removed);
+	CHECKF(t, expiry_of_key(s, "l", &keys[16], origin) == 9001, "key 16 expiry %lld",
+	       (long long)expiry_of_key(s, "l", &keys[16], origin));
+	/* A negative expiry in the batch is refused whole. */
+	exp[3] = -1;
+	CHECKF(t, sxdp_store_add(s, "l", keys + 15, 5, &fleet, NULL, err, sizeof(err)) == -EINVAL,
+	       "a negative per-key expiry was taken");
+	sxdp_store_close(s);
+out:
+	free(keys);
+	store_dir_clean(&d);
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_store_cases[] = {
@@ -1559,6 +1656,7 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_migrate_v1),
 	CASE(sieve_unit_store_allowlist),
 	CASE(sieve_unit_store_add_fresh),
+	CASE(sieve_unit_store_fleet),
 	CASE(sieve_unit_store_lists),
 	CASE(sieve_unit_store_attachments),
 	CASE(sieve_unit_store_read_snapshot),

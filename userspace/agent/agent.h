@@ -75,6 +75,17 @@ enum sagent_fleet_op {
 	SAGENT_FLEET_BLOCK, SAGENT_FLEET_UNBLOCK, SAGENT_FLEET_ALLOW, SAGENT_FLEET_DISALLOW,
 	SAGENT_FLEET_NR_OPS,
 };
+/* The stream's word for @op. */
+static inline const char *sagent_fleet_op_name(enum sagent_fleet_op op)
+{
+	static const char *const names[SAGENT_FLEET_NR_OPS] = {
+		[SAGENT_FLEET_BLOCK] = "block", [SAGENT_FLEET_UNBLOCK] = "unblock",
+		[SAGENT_FLEET_ALLOW] = "allow", [SAGENT_FLEET_DISALLOW] = "disallow",
+	};
+
+	return op < SAGENT_FLEET_NR_OPS ? names[op] : "unknown";
+}
+
 /* Why something read from Redis was skipped. */
 enum sagent_fleet_skip {
 	SAGENT_SKIP_UNPARSEABLE, SAGENT_SKIP_WRONG_TYPE, SAGENT_SKIP_TOO_LONG, SAGENT_NR_SKIPS,
@@ -202,7 +213,6 @@ const char *sagent_redis_name(const struct sagent_fleet_config *f, char *buf, si
 /* The keys of list @list: its blocklist or allowlist set, and its stream. */
 void sagent_redis_set_key(const char *list, bool allow, char *buf, size_t len);
 void sagent_redis_stream_key(const char *list, char *buf, size_t len);
-extern const char *const sagent_fleet_op_names[SAGENT_FLEET_NR_OPS];
 /*
  * Publishes @keys as @op on @list (`sieve xdp ... --fleet`): per batch of
  * entries one MULTI/EXEC of the set's change and the stream's records, so

@@ -55,6 +55,7 @@ struct fleet_list {
 	char last_id[48];		/* the last stream id applied */
 	bool stream_ok;			/* a stream, or no key yet */
 	bool warned[SAGENT_NR_SKIPS];
+	bool warned_empty;		/* Redis had nothing of it at all */
 	struct sagent_fleet_list_stats *st;
 };
 
@@ -280,7 +281,7 @@ static int scan_set(struct sagent_fleet *f, struct fleet_list *l, const char *ke
 	return ret;
 }
 
-/* The stream's type: 1 a stream or no key, 0 something else, -EIO. */
+/* The stream's type: 1 a stream, 2 no such key, 0 something else, -EIO. */
 static int stream_type(struct sagent_fleet *f, struct fleet_list *l, char *err, size_t errlen)
 {
 	const char *argv[] = { "TYPE", l->stream };
@@ -291,8 +292,13 @@ static int stream_type(struct sagent_fleet *f, struct fleet_list *l, char *err, 
 		snprintf(err, errlen, "%s", f->rc->errstr);
 		return -EIO;
 	}
-	ret = r->type == REDIS_REPLY_STATUS &&
-	      (!strcmp(r->str, "stream") || !strcmp(r->str, "none"));
+	if (r->type == REDIS_REPLY_ERROR) {
+		snprintf(err, errlen, "TYPE %s: %s", l->stream, r->str);
+		freeReplyObject(r);
+		return -EIO;
+	}
+	ret = r->type != REDIS_REPLY_STATUS ? 0 : !strcmp(r->str, "stream") ? 1 :
+	      !strcmp(r->str, "none") ? 2 : 0;
 	freeReplyObject(r);
 	if (!ret)
 		skipped(l, SAGENT_SKIP_WRONG_TYPE, l->stream);
@@ -344,34 +350,51 @@ static int load_side(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, size_t errlen)
 {
 	struct gathered g[2] = { 0 };
-	int64_t t0 = sagent_now_ns();
+	int64_t t0 = sagent_now_ns(), t1;
 	size_t changed = 0, side;
+	bool no_stream, wrong[2];
 	char id[48];
 	int ret;
 
 	ret = stream_type(f, l, err, errlen);
 	if (ret < 0)
 		return ret;
-	l->stream_ok = ret;
-	ret = l->stream_ok ? stream_last_id(f, l, id, sizeof(id), err, errlen) : 0;
-	if (!l->stream_ok)
-		snprintf(id, sizeof(id), "0-0");
+	l->stream_ok = ret > 0;
+	no_stream = ret != 1;
+	snprintf(id, sizeof(id), "0-0");
+	ret = ret == 1 ? stream_last_id(f, l, id, sizeof(id), err, errlen) : 0;
 	for (side = 0; !ret && side < 2; side++) {
 		ret = scan_set(f, l, l->set[side], &g[side], err, errlen);
 		/* Not a set: neither an empty one. What the store has stays. */
-		if (ret == 1) {
+		wrong[side] = ret == 1;
+		if (ret == 1)
 			ret = 0;
-			continue;
-		}
-		if (!ret)
-			ret = load_side(f, l, side, &g[side], &changed, err, errlen);
 	}
+	/*
+	 * No set and no stream at all: a Redis that lost its data (restarted
+	 * without persistence, flushed) more likely than a list emptied (that
+	 * leaves its stream). The store keeps its fleet entries: fail-static.
+	 */
+	if (!ret && no_stream && !g[0].keys.n && !g[1].keys.n) {
+		if (!l->warned_empty)
+			sagent_log(SAGENT_WARNING, "fleet: list %s: Redis has neither its sets nor "
+				   "its stream; keeping the fleet entries this host has", l->name);
+		l->warned_empty = true;
+		wrong[0] = wrong[1] = true;
+	} else {
+		l->warned_empty = false;
+	}
+	t1 = sagent_now_ns();
+	for (side = 0; !ret && side < 2; side++)
+		if (!wrong[side])
+			ret = load_side(f, l, side, &g[side], &changed, err, errlen);
 	if (!ret) {
 		snprintf(l->last_id, sizeof(l->last_id), "%s", id);
 		atomic_fetch_add(&l->st->resyncs, 1);
-		sagent_log(SAGENT_INFO, "fleet: list %s: %zu blocked, %zu allowed in Redis; %zu "
-			   "changes to the store; in step in %" PRId64 " ms", l->name,
-			   g[0].keys.n, g[1].keys.n, changed, (sagent_now_ns() - t0) / 1000000);
+		sagent_log(SAGENT_INFO, "fleet: list %s: %zu blocked, %zu allowed in Redis (read in "
+			   "%" PRId64 " ms); %zu changes to the store and the maps (%" PRId64 " ms)",
+			   l->name, g[0].keys.n, g[1].keys.n, (t1 - t0) / 1000000, changed,
+			   (sagent_now_ns() - t1) / 1000000);
 	}
 	gathered_free(&g[0]);
 	gathered_free(&g[1]);
@@ -453,7 +476,7 @@ static int parse_record(struct fleet_list *l, const redisReply *fields, enum sag
 	entry = field(fields, "entry", &elen);
 	score = field(fields, "expires", &slen);
 	for (*op = 0; opname && *op < SAGENT_FLEET_NR_OPS; (*op)++)
-		if (!strcmp(opname, sagent_fleet_op_names[*op]))
+		if (!strcmp(opname, sagent_fleet_op_name(*op)))
 			break;
 	if (entry && elen > ENTRY_MAX) {
 		skipped(l, SAGENT_SKIP_TOO_LONG, "a record's entry longer than 127 bytes");
@@ -723,7 +746,7 @@ static int session(struct sagent_fleet *f)
 	}
 	session_close(f);
 	if (ret && !stopping(f))
-		set_state(f, SAGENT_WARNING, "%s: %s; enforcing what the hosts has, retrying",
+		set_state(f, SAGENT_WARNING, "%s: %s; this host keeps enforcing what it has; retrying",
 			  f->redis_name, err[0] ? err : strerror(-ret));
 	return ret;
 }

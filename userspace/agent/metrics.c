@@ -337,7 +337,7 @@ static void format_fleet_lists(struct mx_out *o, const struct sagent_mx_agent *a
 		  "Changes from a followed list's stream applied to the store and the maps.");
 	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
 		for (k = 0; k < SAGENT_FLEET_NR_OPS; k++)
-			mx_u64(o, LABELS("list", l->name, "op", sagent_fleet_op_names[k]),
+			mx_u64(o, LABELS("list", l->name, "op", sagent_fleet_op_name(k)),
 			       l->applied[k]);
 	mx_family(o, "sieve_fleet_skipped_total", "counter",
 		  "Members and records of a followed list skipped as bad.");

@@ -28,11 +28,6 @@
 
 #include "agent.h"
 
-const char *const sagent_fleet_op_names[SAGENT_FLEET_NR_OPS] = {
-	[SAGENT_FLEET_BLOCK] = "block", [SAGENT_FLEET_UNBLOCK] = "unblock",
-	[SAGENT_FLEET_ALLOW] = "allow", [SAGENT_FLEET_DISALLOW] = "disallow",
-};
-
 void sagent_redis_set_key(const char *list, bool allow, char *buf, size_t len)
 {
 	snprintf(buf, len, "sieve:{%s}:%s", list, allow ? "allow" : "block");
@@ -179,7 +174,7 @@ static int append_entry(struct publish *p, const char *entry)
 	const char *change[] = { op_adds(p->op) ? "ZADD" : "ZREM", p->set,
 				 op_adds(p->op) ? p->score : entry, entry };
 	const char *record[14] = { "XADD", p->stream, "MAXLEN", "~", p->maxlen, "*",
-				   "op", sagent_fleet_op_names[p->op], "entry", entry };
+				   "op", sagent_fleet_op_name(p->op), "entry", entry };
 	int n = 10, ret;
 
 	ret = append(p, op_adds(p->op) ? 4 : 3, change);

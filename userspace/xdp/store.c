@@ -16,6 +16,7 @@
  * two CLI runs queue instead of one failing, and no transaction fails
  * half-way on a lock upgrade.
  */
+#define _GNU_SOURCE	/* qsort_r */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -588,13 +589,11 @@ static int on_other_list(struct sxdp_store *s, const char *list, const char *tex
  * key on the other list to it (a refresh, see replace_origin).
  */
 static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *key,
-		  int64_t expires_at, const struct sxdp_store_attrs *a, bool same_origin,
-		  bool *is_new, bool *changed, char *err, size_t errlen)
+		  const char *text, int64_t expires_at, const struct sxdp_store_attrs *a,
+		  bool same_origin, bool *is_new, bool *changed, char *err, size_t errlen)
 {
-	char text[128];
 	int i, ret;
 
-	sxdp_format_entry(key, text, sizeof(text));
 	for (i = ST_INSERT; i <= ST_UPDATE; i++) {
 		sqlite3_stmt *st = s->st[i];
 
@@ -634,6 +633,71 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 	return on_other_list(s, list, text, a->allow, err, errlen);
 }
 
+/*
+ * A batch's keys as text, in text order. The primary key and the origin
+ * index are ordered by it: a batch written in that order walks each
+ * B-tree once, left to right, instead of jumping across it per key (a
+ * feed or a fleet resync comes in any order). 10^6 entries: see README.
+ */
+struct key_text {
+	size_t off;	/* in the arena */
+	size_t i;	/* the key's index in the batch */
+};
+
+struct key_texts {
+	struct key_text *v;
+	char *arena;
+};
+
+static int key_text_cmp(const void *a, const void *b, void *arena)
+{
+	return strcmp((char *)arena + ((const struct key_text *)a)->off,
+		      (char *)arena + ((const struct key_text *)b)->off);
+}
+
+static int key_texts_make(const struct sieve_xdp_key *keys, size_t n, struct key_texts *kt)
+{
+	size_t i, used = 0, cap = 32 * n + 128, len;
+	char text[128];
+
+	kt->v = malloc((n ? n : 1) * sizeof(*kt->v));
+	kt->arena = malloc(cap);
+	if (!kt->v || !kt->arena)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		sxdp_format_entry(&keys[i], text, sizeof(text));
+		len = strlen(text) + 1;
+		if (used + len > cap) {
+			char *grown = realloc(kt->arena, 2 * cap);
+
+			if (!grown)
+				goto nomem;
+			kt->arena = grown;
+			cap *= 2;
+		}
+		memcpy(kt->arena + used, text, len);
+		kt->v[i] = (struct key_text){ .off = used, .i = i };
+		used += len;
+	}
+	qsort_r(kt->v, n, sizeof(*kt->v), key_text_cmp, kt->arena);
+	return 0;
+nomem:
+	free(kt->v);
+	free(kt->arena);
+	return -ENOMEM;
+}
+
+static void key_texts_free(struct key_texts *kt)
+{
+	free(kt->v);
+	free(kt->arena);
+}
+
+static const char *key_text(const struct key_texts *kt, size_t j)
+{
+	return kt->arena + kt->v[j].off;
+}
+
 static int check_attrs(const struct sxdp_store_attrs *a, size_t n, char *err, size_t errlen)
 {
 	size_t i;
@@ -660,19 +724,25 @@ static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_x
 		    struct sxdp_list *fresh, char *err, size_t errlen)
 {
 	bool own, is_new, changed = false;
-	size_t i, nnew = 0;
+	size_t i, j, nnew = 0;
+	struct key_texts kt;
 	int ret;
 
 	ret = check_attrs(a, n, err, errlen);
 	if (ret)
 		return ret;
+	if (key_texts_make(keys, n, &kt)) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	ret = call_begin(s, &own, err, errlen);
 	if (ret)
-		return ret;
+		goto out;
 	ret = ensure_list(s, list, err, errlen);
-	for (i = 0; !ret && i < n; i++) {
-		ret = upsert(s, list, &keys[i], expiry_of(a, i), a, a->only_own, &is_new, &changed,
-			     err, errlen);
+	for (j = 0; !ret && j < n; j++) {
+		i = kt.v[j].i;
+		ret = upsert(s, list, &keys[i], key_text(&kt, j), expiry_of(a, i), a, a->only_own,
+			     &is_new, &changed, err, errlen);
 		nnew += is_new;
 		if (!ret && is_new && fresh && sxdp_list_add(fresh, &keys[i]))
 			ret = -ENOMEM;
@@ -680,6 +750,8 @@ static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_x
 	if (!ret && changed)
 		ret = bump(s, list, err, errlen);
 	ret = call_end(s, own, ret, err, errlen);
+out:
+	key_texts_free(&kt);
 	if (!ret && added)
 		*added = nnew;
 	return ret;
@@ -767,54 +839,65 @@ static int origin_present(struct sxdp_store *s, const char *list,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "replace", err, errlen);
 }
 
+/* Deletes @a->origin's entries of @list not in temp.sxdp_new; *@gone: how many. */
+static int delete_not_new(struct sxdp_store *s, const char *list,
+			  const struct sxdp_store_attrs *a, size_t *gone, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?2 "
+				"AND allow = ?3 AND key NOT IN (SELECT key FROM temp.sxdp_new)", -1, &st,
+				NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, a->origin, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, a->allow);
+		rc = sqlite3_step(st);
+	}
+	if (rc == SQLITE_DONE)
+		*gone = sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "replace", err, errlen);
+}
+
 int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sieve_xdp_key *keys, size_t n,
 			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
 			      char *err, size_t errlen)
 {
 	bool own, is_new, changed = false;
-	size_t i, nnew = 0, gone = 0;
-	sqlite3_stmt *st = NULL;
+	size_t i, j, nnew = 0, gone = 0;
 	bool present = false;
-	char text[128];
-	int rc, ret;
+	struct key_texts kt;
+	int ret;
 
 	ret = check_attrs(a, n, err, errlen);
 	if (ret)
 		return ret;
+	if (key_texts_make(keys, n, &kt)) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	ret = call_begin(s, &own, err, errlen);
 	if (ret)
-		return ret;
+		goto out;
 	ret = ensure_list(s, list, err, errlen);
 	if (!ret)
 		ret = origin_present(s, list, a, &present, err, errlen);
 	if (!ret && present)
 		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
 	/* A first load has nothing of its origin to drop: no set of new keys. */
-	for (i = 0; !ret && present && i < n; i++) {
-		sxdp_format_entry(&keys[i], text, sizeof(text));
-		sqlite3_bind_text(s->st[ST_NEW_KEY], 1, text, -1, SQLITE_STATIC);
+	for (j = 0; !ret && present && j < n; j++) {
+		sqlite3_bind_text(s->st[ST_NEW_KEY], 1, key_text(&kt, j), -1, SQLITE_STATIC);
 		ret = step_done(s, s->st[ST_NEW_KEY], err, errlen);
 	}
-	if (!ret && present) {
-		rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?2 "
-					"AND allow = ?3 AND key NOT IN (SELECT key FROM temp.sxdp_new)", -1, &st,
-					NULL);
-		if (rc == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 2, a->origin, -1, SQLITE_STATIC);
-			sqlite3_bind_int(st, 3, a->allow);
-			rc = sqlite3_step(st);
-		}
-		if (rc == SQLITE_DONE)
-			gone = sqlite3_changes(s->db);
-		else
-			ret = sqlerr(s, rc, "replace", err, errlen);
-		sqlite3_finalize(st);
-	}
-	for (i = 0; !ret && i < n; i++) {
-		ret = upsert(s, list, &keys[i], expiry_of(a, i), a, true, &is_new, &changed, err,
-			     errlen);
+	if (!ret && present)
+		ret = delete_not_new(s, list, a, &gone, err, errlen);
+	for (j = 0; !ret && j < n; j++) {
+		i = kt.v[j].i;
+		ret = upsert(s, list, &keys[i], key_text(&kt, j), expiry_of(a, i), a, true, &is_new,
+			     &changed, err, errlen);
 		nnew += is_new;
 	}
 	if (!ret && present)
@@ -826,6 +909,8 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		*added = nnew;
 	if (!ret && removed)
 		*removed = gone;
+out:
+	key_texts_free(&kt);
 	return ret;
 }
 
