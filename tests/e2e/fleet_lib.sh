@@ -133,7 +133,8 @@ redis_conf() {
 # Starts redis-server in RD (its config written once) and waits up to 10 s for its PONG.
 redis_start() {
 	[ -e "$WORK/redis/redis.conf" ] || redis_conf
-	in_rd redis-server "$WORK/redis/redis.conf" &
+	# nsenter execs it: $! is redis-server itself, not a subshell (stopped by its PID).
+	nsenter --net=/run/netns/$RD redis-server "$WORK/redis/redis.conf" &
 	REDIS_PID=$!
 	wait_for 10 eval '[ "$(rcli PING 2>/dev/null)" = PONG ]' ||
 		{ echo "redis-server did not start: $(tail -n 5 "$WORK/redis/redis.log")"; return 1; }
