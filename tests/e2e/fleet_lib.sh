@@ -95,7 +95,7 @@ add_sources() {
 }
 
 fleet_cleanup() {
-	local i ino
+	local i ino ns
 	agents_stop 2>/dev/null
 	redis_stop
 	kill $(jobs -p) 2>/dev/null
@@ -103,9 +103,14 @@ fleet_cleanup() {
 		[ -e /run/netns/$(host_ns $i) ] || continue
 		ino=$(stat -Lc %i /run/netns/$(host_ns $i))
 		hxdp $i detach $(host_if $i) >/dev/null 2>&1
+		kill -9 $(ip netns pids $(host_ns $i)) 2>/dev/null
 		ip netns del $(host_ns $i) 2>/dev/null
 		# Whatever detach left: this namespace's pins only.
 		rm -rf "/sys/fs/bpf/sieve/netns-$ino"
+	done
+	# Anything of ours still running in our namespaces (a run cut short), by PID.
+	for ns in $RD $CL; do
+		[ -e /run/netns/$ns ] && kill -9 $(ip netns pids $ns) 2>/dev/null
 	done
 	ip netns del $CL 2>/dev/null
 	ip netns del $RD 2>/dev/null
