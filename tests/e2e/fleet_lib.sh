@@ -309,7 +309,7 @@ for line in sys.stdin:
     labels = dict(re.findall(r"(\w+)=\"([^\"]*)\"", m.group(2) or ""))
     if all(labels.get(k) == v for k, v in want.items()):
         total += float(m.group(3)); seen = True
-print(("%g" % total) if seen else "absent")' "$@"
+print(("%d" % total if total == int(total) else "%.3f" % total) if seen else "absent")' "$@"
 }
 
 # ---- traffic ----
