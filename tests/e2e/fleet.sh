@@ -124,7 +124,7 @@ case_redis_killed() {
 		# One line per change of state, not one per retry (retry_max 1 s).
 		expect_eq "$(grep -c 'fleet: .*retrying' "$(host_dir $i)/agent.log")" 1 \
 			"host $i: lines saying Redis was lost, over the outage"
-		[ "$(grep -c "fleet: list $LIST: .*in step" "$(host_dir $i)/agent.log")" -ge 2 ] ||
+		[ "$(grep -Ec "fleet: list $LIST: .*(in step|in Redis)" "$(host_dir $i)/agent.log")" -ge 2 ] ||
 			fail "host $i: no resync after the outage in the log: $(tail -n 5 "$(host_dir $i)/agent.log")"
 	done
 }
@@ -269,7 +269,7 @@ case_local_and_fleet() {
 	expect_eq "$(origins 1)" "$(printf '%s:cli\n%s:fleet' $X $Y)" "host 1's list after the refresh"
 	# At start the agent makes its fleet entries equal Redis's: the manual one stays.
 	agent_stop 1; agent_start 1; agent_ready 1 30 || return
-	wait_for 10 grep -q "fleet: list $LIST: .*in step" "$(host_dir 1)/agent.log" ||
+	wait_for 10 grep -Eq "fleet: list $LIST: .*(in step|in Redis)" "$(host_dir 1)/agent.log" ||
 		fail "host 1: no resync after its restart"
 	host_drops 1 $X || fail "host 1: X (blocked by hand) gone after a resync"
 	expect_eq "$(origins 1)" "$(printf '%s:cli\n%s:fleet' $X $Y)" "host 1's list after its resync"
