@@ -223,7 +223,7 @@ case_wrong_password() {
 	printf 'wrong-pass\n' >"$d/redis.pass"
 	chmod 0644 "$d/redis.pass"
 	write_agent_conf 1 "user = sieve\npassword_file = $d/redis.pass\n"
-	err=$(timeout 10 in_host 1 "$SIEVE" agent --config "$d/agent.conf" --state-dir "$d/state" --check 2>&1)
+	err=$(in_host 1 timeout 10 "$SIEVE" agent --config "$d/agent.conf" --state-dir "$d/state" --check 2>&1)
 	rc=$?
 	expect_eq $rc 2 "exit code of --check with a password file of mode 0644"
 	case $err in *password_file*) ;; *) fail "the error for a mode 0644 password file: $err";; esac
