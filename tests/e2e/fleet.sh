@@ -297,8 +297,8 @@ case_cli_publish() {
 	hxdp 1 unblock --fleet --list $LIST --config "$conf" $X >/dev/null || fail "unblock --fleet X"
 	expect_eq "$(rcli ZSCORE "sieve:{$LIST}:block" $X)" "" "X's score after the unblock"
 	rec=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | sed 1d | paste -sd' ')
-	case " $rec " in *" op unblock "*" entry $X "*|*" entry $X "*" op unblock "*) ;;
-		*) fail "the stream's last record after the unblock: $rec";; esac
+	case " $rec " in *" op unblock "*) ;; *) fail "the stream's last record after the unblock: $rec";; esac
+	case " $rec " in *" entry $X "*) ;; *) fail "the stream's last record after the unblock: $rec";; esac
 	wait_for 10 all_deliver $X || fail "X not delivered everywhere: $(pings_all $X)"
 	wait_for 10 all_drop $Y || fail "Y not dropped everywhere: $(pings_all $Y)"
 }
