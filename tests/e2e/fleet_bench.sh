@@ -130,6 +130,8 @@ bench_initial_sync() {
 		agent_start 1
 		wait $wpid
 		ms=$(cat "$WORK/sync.ms")
+		# The agent logs its resync after the maps are filled.
+		wait_for 10 grep -q "fleet: list $LIST: " "$(host_dir 1)/agent.log"
 		say "  --backend $b: agent start to $SYNC_N entries in the live maps: $ms ms;" \
 			"the agent: $(grep -o "fleet: list $LIST: .*" "$(host_dir 1)/agent.log" | head -n 1)"
 		say "    $(hxdp 1 status -i $(host_if 1) | sed -n 2p)"
