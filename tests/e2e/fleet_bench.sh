@@ -61,7 +61,7 @@ def flush():
     words = ["ZADD", key] + batch
     w("*%d\r\n" % len(words) + "".join("$%d\r\n%s\r\n" % (len(x), x) for x in words))
 for i in range(1, n + 1):
-    a = (172 << 24) | (16 << 16) | i
+    a = ((172 << 24) | (16 << 16)) + i
     batch += ["+inf", "%d.%d.%d.%d" % (a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255)]
     if len(batch) == 2000:
         flush(); batch = []
@@ -102,7 +102,9 @@ bench_memory() {
 		m0=$(used_memory)
 		zadd_resp $n | pipe
 		m1=$(used_memory)
-		say "  sorted set, $n members: $(((m1 - m0) / n)) bytes/entry ($(((m1 - m0) >> 20)) MiB)"
+		[ "$(rcli ZCARD "sieve:{$LIST}:block")" = $n ] || die "ZCARD $(rcli ZCARD "sieve:{$LIST}:block"), want $n"
+		say "  sorted set, $n members: $(((m1 - m0) / n)) bytes/entry ($(((m1 - m0) >> 20)) MiB;" \
+			"MEMORY USAGE of the key: $(($(rcli MEMORY USAGE "sieve:{$LIST}:block" SAMPLES 0) / n)) bytes/entry)"
 	done
 	rcli FLUSHALL >/dev/null
 	m1=$(used_memory)

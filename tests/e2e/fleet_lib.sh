@@ -207,7 +207,7 @@ bulk_entries() {
 	python3 -c "
 import sys
 for i in range(1, int(sys.argv[1]) + 1):
-    a = (172 << 24) | (16 << 16) | i
+    a = ((172 << 24) | (16 << 16)) + i
     print('%d.%d.%d.%d' % (a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255))" "$1"
 }
 
