@@ -1,0 +1,344 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The fleet cases of make test-e2e (issue 12): one blocklist kept in step
+# across 4 hosts through a real redis-server, on real traffic. The test bed
+# (namespaces, Redis, hosts, agents, publishing, traffic) is fleet_lib.sh.
+# Each case starts from a fresh fleet: Redis emptied (and started again if a
+# case stopped it), every host detached, its store and its agent gone.
+#
+# Usage: fleet.sh SIEVE RESULTS_FILE [CASE_SUBSTRING]
+set -u
+
+SIEVE=$(realpath "$1")
+RESULTS=$2
+FILTER=${3:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/fleet_lib.sh"
+MAPS="$HERE/fleet_maps.py"
+
+# Sources on the clients' loopback (documentation range).
+A=198.51.100.2; B=198.51.100.3; C=198.51.100.4; D=198.51.100.5
+X=198.51.100.7; Y=198.51.100.8; Z=198.51.100.9
+# The bulk case's sources: first, middle and last of its 10^5, and one past them.
+BULK_N=100000
+BULK_SAMPLES="172.16.0.1 172.16.195.80 172.17.134.160"
+BULK_OUTSIDE=172.17.134.161
+
+passed=0; failed=0
+fail() { echo "    FAIL: $*"; case_failed=1; }
+expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
+
+trap fleet_cleanup EXIT
+
+# Does host I drop (0 of 2 pings) / deliver (2 of 2) SRC?
+host_drops() { [ "$(pings $1 "$2" 2)" = 0 ]; }
+host_delivers() { [ "$(pings $1 "$2" 2)" = 2 ]; }
+
+# The entries and origins of host I's list, "ENTRY:ORIGIN" sorted, one a line.
+origins() { hxdp $1 list --list $LIST | awk -F'\t' '{ print $3 ":" $4 }' | sort; }
+
+# Every agent reports METRIC (LABEL=VALUE...) >= MIN.
+expect_metric_all() {
+	local min=$1 name=$2 i v; shift 2
+	for i in $(seq 1 $NHOSTS); do
+		v=$(metric $i $name "$@")
+		[ "$v" != absent ] && python3 -c "import sys; sys.exit(not float('$v') >= $min)" ||
+			fail "host $i: $name{$*} = $v, want >= $min"
+	done
+}
+
+# ---- the cases ----
+
+# A block, an unblock, an allow inside a blocked prefix and a TTL entry,
+# each published with plain redis-cli on the documented model, reach all 4.
+case_block_unblock_ttl() {
+	local exp i at ts out
+	hosts_up || return
+	expect_eq "$(pings_all $A)" "3 3 3 3" "pings from A before any block"
+	publish block $A || fail "publishing the block of A"
+	wait_for 10 all_drop $A || fail "A not dropped everywhere 10 s after its block: $(pings_all $A)"
+	expect_eq "$(pings_all $B)" "3 3 3 3" "pings from B, not blocked"
+	for i in $(seq 1 $NHOSTS); do
+		expect_eq "$(origins $i)" "$A:fleet" "host $i: its list after the block"
+	done
+	publish unblock $A || fail "publishing the unblock of A"
+	wait_for 10 all_deliver $A || fail "A not delivered everywhere 10 s after its unblock: $(pings_all $A)"
+	# The allowlist travels the same way.
+	publish block 198.51.100.0/24 && publish allow $B || fail "publishing a /24 and an allow"
+	wait_for 10 all_drop $C || fail "C (in the /24) not dropped everywhere: $(pings_all $C)"
+	wait_for 10 all_deliver $B || fail "B (allowed) not delivered everywhere: $(pings_all $B)"
+	publish disallow $B && publish unblock 198.51.100.0/24 || fail "publishing the disallow, unblock"
+	wait_for 10 all_deliver $C || fail "C not delivered after the /24's unblock: $(pings_all $C)"
+	# Score now + 2: dropped, then expired by every agent (expire_interval 1 s).
+	exp=$(($(date +%s) + 2))
+	publish block $D $exp || fail "publishing D with a TTL"
+	wait_for 2 all_drop $D || fail "D not dropped before its expiry: $(pings_all $D)"
+	for i in $(seq 1 $NHOSTS); do
+		at=$(hxdp $i list --list $LIST -j | python3 -c "import json,sys
+print([e.get('expires_at') for l in json.load(sys.stdin) for e in l['entries'] if e['entry'] == '$D'])")
+		case $at in "[$exp]"|"[]") ;; *) fail "host $i: D's expires_at $at, want [$exp] (the score)";; esac
+	done
+	wait_for 10 all_deliver $D || fail "D not delivered everywhere 10 s after its expiry: $(pings_all $D)"
+	expect_metric_all 1 sieve_fleet_connected
+	expect_metric_all 2 sieve_fleet_applied_total list=$LIST op=block
+	expect_metric_all 1 sieve_fleet_applied_total list=$LIST op=unblock
+	expect_metric_all 1 sieve_fleet_applied_total list=$LIST op=allow
+	# The last change applied is the stream's last record: its id, and its time (the id's ms).
+	ts=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | head -n 1)
+	expect_eq "$(metric 1 sieve_fleet_last_applied_info list=$LIST id=$ts)" 1 \
+		"sieve_fleet_last_applied_info{id=\"$ts\"} (the stream's last id)"
+	expect_eq "$(metric 1 sieve_fleet_last_applied_timestamp_seconds list=$LIST)" \
+		"$(python3 -c "print('%.3f' % (int('${ts%-*}') / 1000))")" \
+		"sieve_fleet_last_applied_timestamp_seconds (the last id's ms / 1000)"
+	in_host 1 curl -s --max-time 5 http://127.0.0.1:9477/metrics >"$WORK/metrics.txt"
+	out=$(promtool check metrics <"$WORK/metrics.txt" 2>&1) || fail "promtool check metrics: $out"
+}
+
+# Redis killed (-9, AOF on), restarted where the hosts cannot reach it yet,
+# changed, then reachable again: the hosts drop through the outage, keep what
+# they had while away, then converge on what changed.
+case_redis_killed() {
+	local i
+	hosts_up || return
+	publish block $A && publish block $B || fail "publishing A and B"
+	wait_for 10 all_drop $B || fail "B not dropped everywhere: $(pings_all $B)"
+	redis_stop KILL
+	for i in $(seq 1 $NHOSTS); do
+		wait_for 15 eval '[ "$(metric $i sieve_fleet_connected)" = 0 ]' ||
+			fail "host $i: sieve_fleet_connected $(metric $i sieve_fleet_connected) 15 s after the kill"
+	done
+	expect_eq "$(pings_all $A)" "0 0 0 0" "pings from A with Redis dead"
+	# Restarted behind a bridge that is down: the changes come while the hosts are away.
+	in_rd ip link set fb$TAG down
+	redis_start || { fail "restarting redis-server"; return; }
+	expect_eq "$(rcli ZSCORE "sieve:{$LIST}:block" $A)" inf "A's score after the restart (AOF)"
+	publish unblock $A && publish block $C || fail "publishing while the hosts are away"
+	sleep 3
+	expect_eq "$(pings_all $A)" "0 0 0 0" "pings from A while the hosts cannot reach Redis"
+	in_rd ip link set fb$TAG up
+	wait_for 60 all_deliver $A || fail "A not delivered 60 s after Redis came back: $(pings_all $A)"
+	wait_for 10 all_drop $C || fail "C not dropped after Redis came back: $(pings_all $C)"
+	expect_eq "$(pings_all $B)" "0 0 0 0" "pings from B after the resync"
+	expect_metric_all 1 sieve_fleet_connected
+	expect_metric_all 1 sieve_fleet_reconnects_total
+	for i in $(seq 1 $NHOSTS); do
+		# One line per change of state, not one per retry (retry_max 1 s).
+		expect_eq "$(grep -c 'fleet: .*retrying' "$(host_dir $i)/agent.log")" 1 \
+			"host $i: lines saying Redis was lost, over the outage"
+		[ "$(grep -Ec "fleet: list $LIST: .*(in step|in Redis)" "$(host_dir $i)/agent.log")" -ge 2 ] ||
+			fail "host $i: no resync after the outage in the log: $(tail -n 5 "$(host_dir $i)/agent.log")"
+	done
+}
+
+# One host's link to Redis down for 10 s: it keeps what it had while the
+# others follow, then converges on what changed meanwhile.
+case_host_cut_off() {
+	local i t0
+	hosts_up || return
+	publish block $C || fail "publishing C"
+	wait_for 10 all_drop $C || fail "C not dropped everywhere: $(pings_all $C)"
+	t0=$(date +%s)
+	in_host 2 ip link set $(host_link 2) down
+	publish block $D && publish unblock $C || fail "publishing while host 2 is cut off"
+	for i in 1 3 4; do
+		wait_for 10 host_drops $i $D || fail "host $i: D not dropped"
+		wait_for 10 host_delivers $i $C || fail "host $i: C not delivered"
+	done
+	host_drops 2 $C || fail "host 2 (cut off): C no longer dropped"
+	host_delivers 2 $D || fail "host 2 (cut off): D dropped already"
+	sleep $((10 - ($(date +%s) - t0) > 0 ? 10 - ($(date +%s) - t0) : 0))
+	in_host 2 ip link set $(host_link 2) up
+	wait_for 60 host_drops 2 $D || fail "host 2: D not dropped 60 s after its link came back"
+	wait_for 10 host_delivers 2 $C || fail "host 2: C not delivered after its link came back"
+	expect_eq "$(origins 2)" "$D:fleet" "host 2's list after it came back"
+}
+
+# 10^5 blocks in one redis-cli --pipe, each its own MULTI/EXEC: every host's
+# store and live maps hold them all, and samples of them are dropped.
+case_bulk() {
+	local i out n
+	hosts_up || return
+	out=$(bulk_entries $BULK_N | bulk_resp | in_rd timeout 300 redis-cli -h 127.0.0.1 \
+		-p $REDIS_PORT --pipe 2>&1) || fail "redis-cli --pipe: $out"
+	case $out in *"errors: 0, replies: $((4 * BULK_N))"*) ;; *) fail "redis-cli --pipe: $out";; esac
+	expect_eq "$(rcli ZCARD "sieve:{$LIST}:block")" $BULK_N "members in Redis"
+	for i in $(seq 1 $NHOSTS); do
+		wait_for 180 eval '[ "$(python3 "$MAPS" show "$(pin_dir $i)" | cut -d" " -f1)" = $BULK_N ]' ||
+			fail "host $i: the live maps hold $(python3 "$MAPS" show "$(pin_dir $i)" | cut -d' ' -f1)" \
+				"entries 180 s after the publish, want $BULK_N"
+		n=$(hxdp $i list --list $LIST | awk -F'\t' '$4 == "fleet"' | wc -l)
+		expect_eq "$n" $BULK_N "host $i: fleet entries in its store"
+		expect_eq "$(hxdp $i status -j -i $(host_if $i) | python3 -c "import json,sys
+s = json.load(sys.stdin)[0]; print(s['entries'], s['in_step'], s['resynced'])")" "$BULK_N True False" \
+			"host $i: entries, in step, not re-synced by status"
+	done
+	for a in $BULK_SAMPLES; do
+		expect_eq "$(pings_all $a 2)" "0 0 0 0" "pings from $a, one of the 10^5"
+	done
+	expect_eq "$(pings_all $BULK_OUTSIDE 2)" "2 2 2 2" "pings from $BULK_OUTSIDE, past them"
+}
+
+# Garbage in Redis: an unparseable member, a huge one, a stream record with
+# no entry, one with an unknown op, and a list whose key is a string. Each
+# is skipped and counted; the agents keep following: a later block applies.
+case_garbage() {
+	local i huge
+	rcli SET "sieve:{junk}:block" "not a sorted set" >/dev/null || fail "SET the junk list's key"
+	hosts_up || return
+	publish block "not-an-entry" || fail "publishing an unparseable entry"
+	publish block 198.51.100.300 || fail "publishing an address out of range"
+	huge=$(head -c 100000 /dev/zero | tr '\0' 7)
+	printf '%s' "$huge" | rcli -x ZADD "sieve:{$LIST}:block" +inf >/dev/null || fail "ZADD a huge member"
+	printf '%s' "$huge" | rcli -x XADD "sieve:{$LIST}:log" '*' op block expires +inf origin e2e entry \
+		>/dev/null || fail "XADD a huge entry"
+	rcli XADD "sieve:{$LIST}:log" '*' op block origin e2e >/dev/null || fail "XADD a record without entry"
+	rcli XADD "sieve:{$LIST}:log" '*' op frobnicate entry $B origin e2e >/dev/null ||
+		fail "XADD a record with an unknown op"
+	publish block $A || fail "publishing A after the garbage"
+	wait_for 10 all_drop $A || fail "A (after the garbage) not dropped everywhere: $(pings_all $A)"
+	expect_eq "$(pings_all $B)" "3 3 3 3" "pings from B (the unknown op's entry)"
+	for i in $(seq 1 $NHOSTS); do
+		kill -0 ${AGENT_PIDS[$i]} 2>/dev/null || fail "host $i: the agent died"
+		expect_eq "$(origins $i)" "$A:fleet" "host $i: its list (the garbage left out)"
+	done
+	expect_metric_all 1 sieve_fleet_skipped_total list=$LIST reason=unparseable
+	expect_metric_all 1 sieve_fleet_skipped_total list=$LIST reason=too_long
+	expect_metric_all 1 sieve_fleet_skipped_total list=junk reason=wrong_type
+	expect_metric_all 1 sieve_fleet_connected
+	# A resync (the agent restarted) reads the garbage in the sorted set again, and skips it.
+	agent_stop 1; agent_start 1; agent_ready 1 30 || return
+	publish block $C || fail "publishing C"
+	wait_for 10 host_drops 1 $C || fail "host 1 (restarted): C not dropped"
+	expect_eq "$(origins 1)" "$(printf '%s:fleet\n%s:fleet' $A $C)" "host 1's list after its resync"
+}
+
+# A wrong password: a clear error, logged once, retried; once the ACL takes
+# that password the agent connects and follows. A password file others can
+# read is refused.
+case_wrong_password() {
+	local d log err rc
+	d=$(host_dir 1); log=$d/agent.log
+	# Read-only: the agent reads, never writes.
+	rcli ACL SETUSER sieve on '>right-pass' '~sieve:*' '+@read' '+@connection' >/dev/null ||
+		fail "ACL SETUSER"
+	printf 'wrong-pass\n' >"$d/redis.pass"
+	chmod 0644 "$d/redis.pass"
+	write_agent_conf 1 "user = sieve\npassword_file = $d/redis.pass\n"
+	err=$(in_host 1 timeout 10 "$SIEVE" agent --config "$d/agent.conf" --state-dir "$d/state" --check 2>&1)
+	rc=$?
+	expect_eq $rc 2 "exit code of --check with a password file of mode 0644"
+	case $err in *password_file*) ;; *) fail "the error for a mode 0644 password file: $err";; esac
+	chmod 0600 "$d/redis.pass"
+	host_attach 1 || { fail "attach host 1"; return; }
+	agent_start 1
+	agent_ready 1 30 || return
+	wait_for 10 grep -q "fleet: .*authentication failed: .*WRONGPASS" "$log" ||
+		fail "no authentication error in the log: $(tail -n 5 "$log")"
+	sleep 3	# retries, every second at most
+	kill -0 ${AGENT_PIDS[1]} 2>/dev/null || fail "the agent stopped after the wrong password"
+	expect_eq "$(grep -c 'fleet: .*authentication failed' "$log")" 1 "authentication errors logged (retried 3 s)"
+	expect_eq "$(metric 1 sieve_fleet_connected)" 0 "sieve_fleet_connected with the wrong password"
+	rcli ACL SETUSER sieve '>wrong-pass' >/dev/null || fail "ACL SETUSER: the agent's password"
+	wait_for 10 grep -q "fleet: connected to $REDIS_ADDR:$REDIS_PORT" "$log" ||
+		fail "not connected 10 s after the ACL took its password: $(tail -n 5 "$log")"
+	publish block $A || fail "publishing A"
+	wait_for 10 host_drops 1 $A || fail "A not dropped by the host that authenticated"
+	expect_eq "$(metric 1 sieve_fleet_connected)" 1 "sieve_fleet_connected once authenticated"
+}
+
+# Local entries and fleet entries side by side on host 1: the fleet's
+# unblock leaves a manual block, a resync leaves it too, and a feed refresh
+# leaves the fleet's entries.
+case_local_and_fleet() {
+	local i
+	hosts_up || return
+	hxdp 1 block --list $LIST $X >/dev/null || fail "block X by hand on host 1"
+	publish block $X || fail "publishing X"
+	wait_for 10 all_drop $X || fail "X not dropped everywhere: $(pings_all $X)"
+	publish unblock $X || fail "publishing the unblock of X"
+	for i in 2 3 4; do wait_for 10 host_delivers $i $X || fail "host $i: X still dropped"; done
+	host_drops 1 $X || fail "host 1: X (blocked by hand) unblocked by the fleet"
+	expect_eq "$(origins 1)" "$X:cli" "host 1's list after the fleet's unblock"
+	publish block $Y || fail "publishing Y"
+	wait_for 10 all_drop $Y || fail "Y not dropped everywhere: $(pings_all $Y)"
+	printf '%s\n' $Z >"$WORK/feed"
+	hxdp 1 load --list $LIST --origin feedname "$WORK/feed" >/dev/null || fail "load the feed"
+	: >"$WORK/feed"
+	hxdp 1 load --list $LIST --origin feedname "$WORK/feed" >/dev/null || fail "refresh the feed (empty)"
+	host_drops 1 $Y || fail "host 1: Y (the fleet's) removed by a feed refresh"
+	host_delivers 1 $Z || fail "host 1: Z still dropped after the refresh"
+	expect_eq "$(origins 1)" "$(printf '%s:cli\n%s:fleet' $X $Y)" "host 1's list after the refresh"
+	# At start the agent makes its fleet entries equal Redis's: the manual one stays.
+	agent_stop 1; agent_start 1; agent_ready 1 30 || return
+	wait_for 10 grep -Eq "fleet: list $LIST: .*(in step|in Redis)" "$(host_dir 1)/agent.log" ||
+		fail "host 1: no resync after its restart"
+	host_drops 1 $X || fail "host 1: X (blocked by hand) gone after a resync"
+	expect_eq "$(origins 1)" "$(printf '%s:cli\n%s:fleet' $X $Y)" "host 1's list after its resync"
+}
+
+# `sieve xdp block|unblock|allow --fleet` publishes: the sorted set and the
+# stream say so, and every host follows.
+case_cli_publish() {
+	local conf rec score now
+	hosts_up || return
+	conf=$(host_dir 1)/agent.conf
+	hxdp 1 block --fleet --list $LIST --config "$conf" $X >/dev/null || fail "block --fleet X"
+	expect_eq "$(rcli ZSCORE "sieve:{$LIST}:block" $X)" inf "X's score"
+	rec=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | sed 1d | paste -sd' ')
+	case " $rec " in *" op block "*) ;; *) fail "the stream's last record: $rec";; esac
+	case " $rec " in *" entry $X "*) ;; *) fail "the stream's last record: $rec";; esac
+	wait_for 10 all_drop $X || fail "X not dropped everywhere: $(pings_all $X)"
+	now=$(date +%s)
+	hxdp 1 block --fleet --list $LIST --ttl 60s --config "$conf" $Y >/dev/null || fail "block --fleet --ttl"
+	score=$(rcli ZSCORE "sieve:{$LIST}:block" $Y)
+	[ "${score%%.*}" -ge $((now + 60)) ] 2>/dev/null && [ "${score%%.*}" -le $((now + 65)) ] ||
+		fail "Y's score $score, want about $((now + 60))"
+	hxdp 1 allow --fleet --list $LIST --config "$conf" $A >/dev/null || fail "allow --fleet A"
+	expect_eq "$(rcli ZSCORE "sieve:{$LIST}:allow" $A)" inf "A's score on the allowlist"
+	hxdp 1 unblock --fleet --list $LIST --config "$conf" $X >/dev/null || fail "unblock --fleet X"
+	expect_eq "$(rcli ZSCORE "sieve:{$LIST}:block" $X)" "" "X's score after the unblock"
+	rec=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | sed 1d | paste -sd' ')
+	case " $rec " in *" op unblock "*) ;; *) fail "the stream's last record after the unblock: $rec";; esac
+	case " $rec " in *" entry $X "*) ;; *) fail "the stream's last record after the unblock: $rec";; esac
+	wait_for 10 all_deliver $X || fail "X not delivered everywhere: $(pings_all $X)"
+	wait_for 10 all_drop $Y || fail "Y not dropped everywhere: $(pings_all $Y)"
+}
+
+CASES="block_unblock_ttl redis_killed host_cut_off bulk garbage wrong_password local_and_fleet
+	cli_publish"
+
+main() {
+	local c
+	if [ "$(id -u)" != 0 ]; then
+		echo "the fleet cases need root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2
+	fi
+	if ! fleet_setup || ! add_sources $A $B $C $D $X $Y $Z $BULK_SAMPLES $BULK_OUTSIDE ||
+	   ! redis_start; then
+		echo "setting up the fleet's namespaces and Redis failed"; echo "0 1" >"$RESULTS"; exit 1
+	fi
+	for c in $CASES; do
+		case fleet_$c in *"$FILTER"*) ;; *) continue;; esac
+		case_failed=0
+		hosts_reset
+		if [ -z "$REDIS_PID" ] || ! kill -0 $REDIS_PID 2>/dev/null; then redis_start; fi
+		in_rd ip link set fb$TAG up
+		rcli FLUSHALL >/dev/null && rcli ACL DELUSER sieve >/dev/null || fail "emptying Redis"
+		case_$c
+		if [ $case_failed = 0 ]; then
+			echo "ok   e2e_fleet_$c"; passed=$((passed + 1))
+		else
+			echo "FAIL e2e_fleet_$c"; failed=$((failed + 1))
+			for i in $(seq 1 $NHOSTS); do
+				[ -s "$(host_dir $i)/agent.log" ] &&
+					sed 's/^/    host '$i' log: /' "$(host_dir $i)/agent.log" | tail -n 5
+			done
+		fi
+	done
+	hosts_reset
+	echo "$passed $failed" >"$RESULTS"
+	echo "fleet: $passed passed, $failed failed"
+	[ $failed = 0 ]
+}
+
+main; exit $?	# on one line: nothing after it is read, even if the file changes meanwhile
