@@ -49,6 +49,9 @@
 /* How often an idle follower checks that its streams were not cut or replaced. */
 #define CHECK_EVERY_MS		5000
 
+/* What the log last said (set_state). */
+enum fleet_state { FLEET_STARTING, FLEET_CONNECTED, FLEET_LOST, FLEET_REFUSED };
+
 struct fleet_list {
 	const char *name;
 	char set[2][128];		/* blocklist, allowlist */
@@ -73,7 +76,7 @@ struct sagent_fleet {
 	pthread_cond_t wake;
 	bool stop;
 	redisContext *rc;
-	char state[512];			/* the last state logged */
+	enum fleet_state state;			/* the last logged */
 	int64_t last_check_ns;
 };
 
@@ -89,19 +92,23 @@ static bool stopping(struct sagent_fleet *f)
 	return stop;
 }
 
-/* Logs @fmt unless it is the state last logged. */
-static void __attribute__((format(printf, 3, 4)))
-set_state(struct sagent_fleet *f, int level, const char *fmt, ...)
+/*
+ * The states logged: once each time the state changes, with the reason of
+ * the first failure, not at every retry (the reason of a lost connection
+ * changes as it is retried: closed, refused, timed out).
+ */
+static void __attribute__((format(printf, 4, 5)))
+set_state(struct sagent_fleet *f, enum fleet_state state, int level, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
 
+	if (state == f->state)
+		return;
+	f->state = state;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (!strcmp(line, f->state))
-		return;
-	snprintf(f->state, sizeof(f->state), "%s", line);
 	sagent_log(level, "fleet: %s", line);
 }
 
@@ -765,14 +772,16 @@ static int session(struct sagent_fleet *f)
 		atomic_store(&f->stats->connected, true);
 		atomic_fetch_add(&f->stats->connects, 1);
 		f->last_check_ns = sagent_now_ns();
-		set_state(f, SAGENT_INFO, "connected to %s, following %u lists", f->redis_name,
-			  f->stats->nr_lists);
+		set_state(f, FLEET_CONNECTED, SAGENT_INFO, "connected to %s, following %u lists",
+			  f->redis_name, f->stats->nr_lists);
 		ret = follow(f, err, sizeof(err));
 		atomic_store(&f->stats->connected, false);
 	}
 	session_close(f);
+	/* Refused: Redis answered (a wrong password, an ACL): a state of its own. */
 	if (ret && !stopping(f))
-		set_state(f, SAGENT_WARNING, "%s: %s; this host keeps enforcing what it has; retrying",
+		set_state(f, ret == -EACCES ? FLEET_REFUSED : FLEET_LOST, SAGENT_WARNING,
+			  "%s: %s; this host keeps enforcing what it has; retrying",
 			  f->redis_name, err[0] ? err : strerror(-ret));
 	return ret;
 }
