@@ -97,10 +97,64 @@ struct sieve_filter {
 	u64 alloc_bytes;
 };
 
-/* 64 bits of hash from the kernel's jhash: two passes with related seeds. */
+/*
+ * Up to 4 bytes of a key's tail (@n of them) as one little-endian word,
+ * zero-padded: what jhash() adds to a state word, byte by byte, for the
+ * last 1 to 12 bytes (sieve builds on little-endian machines only, where
+ * its 32-bit loads read the same).
+ */
+static inline u32 sieve_hash_tail_word(const u8 *p, u32 n)
+{
+	u32 w = 0;
+
+	switch (n) {
+	case 4:
+		return get_unaligned_le32(p);
+	case 3:
+		w = (u32)p[2] << 16;
+		fallthrough;
+	case 2:
+		w |= (u32)p[1] << 8;
+		fallthrough;
+	case 1:
+		w |= p[0];
+	}
+	return w;
+}
+
+/*
+ * 64 bits of hash from one jhash pass: the kernel's own lookup3 steps
+ * (__jhash_mix, __jhash_final from <linux/jhash.h>) over the key, keeping
+ * two words of the final state, as Bob Jenkins' hashlittle2() does. On top
+ * is c, the better mixed word and exactly what jhash(key, len, seed)
+ * returns (the multiply-shift range reductions of the cores read the top
+ * bits first); below it b, which __jhash_final() mixes with a and c in
+ * its last rounds. tests/unit checks that the two halves are independent
+ * enough for double hashing and for a cuckoo filter's bucket and
+ * fingerprint, and the VM suite that this matches the kernel's jhash().
+ * Like jhash(), an empty key is not mixed: its hash is the seed's.
+ */
 static inline u64 sieve_hash64(const void *key, u32 len, u32 seed)
 {
-	return (u64)jhash(key, len, seed) << 32 | jhash(key, len, ~seed);
+	const u8 *k = key;
+	u32 a, b, c;
+
+	a = b = c = JHASH_INITVAL + len + seed;
+	if (!len)
+		return (u64)c << 32 | b;
+	while (len > 12) {
+		a += get_unaligned_le32(k);
+		b += get_unaligned_le32(k + 4);
+		c += get_unaligned_le32(k + 8);
+		__jhash_mix(a, b, c);
+		len -= 12;
+		k += 12;
+	}
+	a += sieve_hash_tail_word(k, min(len, 4U));
+	b += sieve_hash_tail_word(k + 4, len > 4 ? min(len - 4, 4U) : 0);
+	c += sieve_hash_tail_word(k + 8, len > 8 ? len - 8 : 0);
+	__jhash_final(a, b, c);
+	return (u64)c << 32 | b;
 }
 
 int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes);

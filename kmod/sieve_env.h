@@ -213,6 +213,16 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 	return (u64)(((unsigned __int128)a * b) >> shift);
 }
 
+#define fallthrough	__attribute__((__fallthrough__))
+
+static inline u32 get_unaligned_le32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
 static inline u64 get_unaligned_le64(const void *p)
 {
 	u64 v;

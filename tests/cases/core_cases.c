@@ -1757,6 +1757,31 @@ static void sieve_test_cuckoo_batch_matches_single(struct sieve_test *t)
 	tc_check_batch_matches_single(t, SIEVE_CUCKOO);
 }
 
+/*
+ * The one hash pass: its top half is the kernel's jhash() of the key (in
+ * the VM, the real <linux/jhash.h>), at every tail length and seed, and
+ * its bottom half is another word of the same final state, not a copy.
+ */
+static void sieve_test_hash64_top_half_is_jhash(struct sieve_test *t)
+{
+	static const u32 seeds[] = { 0, 1, TC_SEED_A, 0xffffffff };
+	u32 s, len, mismatches = 0, halves_equal = 0;
+	u8 buf[TC_KEY_MAX];
+
+	for (s = 0; s < ARRAY_SIZE(seeds); s++) {
+		for (len = 0; len <= TC_KEY_MAX; len++) {
+			u64 h;
+
+			tc_key_fill(buf, TC_SET_IN, len, len);
+			h = sieve_hash64(buf, len, seeds[s]);
+			mismatches += (u32)(h >> 32) != jhash(buf, len, seeds[s]);
+			halves_equal += len && (u32)(h >> 32) == (u32)h;
+		}
+	}
+	EXPECT_EQ(t, mismatches, 0);
+	EXPECT_EQ(t, halves_equal, 0);
+}
+
 #define TC_CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_core_cases[] = {
@@ -1831,6 +1856,7 @@ const struct sieve_test_case sieve_core_cases[] = {
 	TC_CASE(sieve_test_sizing_cuckoo_buckets),
 	TC_CASE(sieve_test_sizing_rejects_bad_input),
 	TC_CASE(sieve_test_sizing_expected_fpr_monotonic),
+	TC_CASE(sieve_test_hash64_top_half_is_jhash),
 };
 
 const unsigned int sieve_core_ncases = ARRAY_SIZE(sieve_core_cases);
