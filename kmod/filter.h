@@ -5,8 +5,9 @@
  * A filter is a struct sieve_filter at the head of a type-specific struct,
  * driven through an ops table. The cores do no locking of their own:
  *  - Bloom and blocked Bloom: add, contains and count are safe to run
- *    concurrently with each other (bits are set with atomic bit operations
- *    and never cleared by them); clear and merge need exclusive access.
+ *    concurrently with each other (bits are set with atomic ORs, one per
+ *    word an add changes, and never cleared by them), unless the filter
+ *    is single_writer (userspace); clear and merge need exclusive access.
  *  - Cuckoo: every write (add, delete, clear) needs exclusive access against
  *    other writes; a contains that runs during a write may miss a key that is
  *    being moved, so readers concurrent with writers must retry (seqcount).
@@ -88,6 +89,10 @@ struct sieve_filter_ops {
  *	built the filter from the same keys.
  * @table_bytes: size of the table in bytes.
  * @alloc_bytes: everything allocated for the filter, header included.
+ * @single_writer: userspace only: one thread at a time uses the filter
+ *	(libsieve's local filters), so the Bloom types' adds set bits with
+ *	plain read-modify-writes, not atomic ones. The kernel ignores it: its
+ *	adds are always atomic. Set by the creator, before any add.
  */
 struct sieve_filter {
 	const struct sieve_filter_ops *ops;
@@ -95,6 +100,7 @@ struct sieve_filter {
 	void *table;
 	u64 table_bytes;
 	u64 alloc_bytes;
+	bool single_writer;
 };
 
 /*
@@ -168,12 +174,50 @@ static inline u64 sieve_filter_hash(const struct sieve_filter *f, const void *ke
 	return sieve_hash64(key, len, f->geo.seed);
 }
 
+int sieve_bloom_add(struct sieve_filter *f, u64 hash, u32 flags);
+bool sieve_bloom_contains(const struct sieve_filter *f, u64 hash);
+int sieve_blocked_add(struct sieve_filter *f, u64 hash, u32 flags);
+bool sieve_blocked_contains(const struct sieve_filter *f, u64 hash);
+int sieve_cuckoo_add(struct sieve_filter *f, u64 hash, u32 flags);
+bool sieve_cuckoo_contains(const struct sieve_filter *f, u64 hash);
+
+/*
+ * A key's add and query by its hash: what ops->add and ops->contains do,
+ * called directly. The hot paths use these: an indirect call costs a
+ * retpoline in the kernel, whose barrier stops a loop of single calls from
+ * starting the next key's memory access before this one's returns. The
+ * geometry was checked at creation: the type is one of the three.
+ */
+static inline int sieve_filter_add_hash(struct sieve_filter *f, u64 hash, u32 flags)
+{
+	switch (f->geo.type) {
+	case SIEVE_BLOOM:
+		return sieve_bloom_add(f, hash, flags);
+	case SIEVE_BLOCKED_BLOOM:
+		return sieve_blocked_add(f, hash, flags);
+	default:
+		return sieve_cuckoo_add(f, hash, flags);
+	}
+}
+
+static inline bool sieve_filter_contains_hash(const struct sieve_filter *f, u64 hash)
+{
+	switch (f->geo.type) {
+	case SIEVE_BLOOM:
+		return sieve_bloom_contains(f, hash);
+	case SIEVE_BLOCKED_BLOOM:
+		return sieve_blocked_contains(f, hash);
+	default:
+		return sieve_cuckoo_contains(f, hash);
+	}
+}
+
 static inline int sieve_filter_add_flags(struct sieve_filter *f, const void *key,
 					 u32 len, u32 flags)
 {
 	if (flags & ~SIEVE_ADD_FLAGS_ALL)
 		return -EINVAL;
-	return f->ops->add(f, sieve_filter_hash(f, key, len), flags);
+	return sieve_filter_add_hash(f, sieve_filter_hash(f, key, len), flags);
 }
 
 static inline int sieve_filter_add(struct sieve_filter *f, const void *key, u32 len)
@@ -184,7 +228,7 @@ static inline int sieve_filter_add(struct sieve_filter *f, const void *key, u32 
 static inline bool sieve_filter_contains(const struct sieve_filter *f,
 					 const void *key, u32 len)
 {
-	return f->ops->contains(f, sieve_filter_hash(f, key, len));
+	return sieve_filter_contains_hash(f, sieve_filter_hash(f, key, len));
 }
 
 static inline int sieve_filter_delete(struct sieve_filter *f, const void *key, u32 len)

@@ -86,6 +86,15 @@ static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
 	atomic_long_or(v, (atomic_long_t *)p);
 }
 
+/*
+ * ORs @v into *@p and returns the word's old value, atomically: the one
+ * locked operation of an add per word it touches. @plain is userspace's.
+ */
+static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p, bool plain)
+{
+	return atomic_long_fetch_or(v, (atomic_long_t *)p);
+}
+
 static inline u32 sieve_random_u32(void)
 {
 	return get_random_u32();
@@ -167,6 +176,22 @@ static inline bool test_bit(unsigned long nr, const unsigned long *addr)
 static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
 {
 	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * ORs @v into *@p and returns the word's old value: atomically, as the
+ * kernel's atomic_long_fetch_or(), unless @plain (a filter only one thread
+ * uses), where a plain read-modify-write costs no locked instruction.
+ */
+static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p, bool plain)
+{
+	unsigned long old;
+
+	if (!plain)
+		return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
+	old = *p;
+	*p = old | v;
+	return old;
 }
 
 static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)

@@ -1742,6 +1742,46 @@ out_free:
 		sieve_filter_destroy(f);
 }
 
+/*
+ * A single-writer filter (plain ORs in userspace; the kernel ignores the
+ * flag) and a shared one (atomic ORs), fed the same keys into a small
+ * table so that many adds find their bits partly set, answer every add
+ * alike and end with the same table.
+ */
+static void tc_check_single_writer_same(struct sieve_test *t, struct sieve_geometry g)
+{
+	struct sieve_filter *plain = tc_new_filter(t, g), *shared = tc_new_filter(t, g);
+	u32 i, differ = 0, fresh = 0;
+
+	if (plain && shared) {
+		plain->single_writer = true;
+		for (i = 0; i < 2000; i++) {
+			int r = tc_add(plain, TC_SET_IN, i % 1500);
+
+			differ += r != tc_add(shared, TC_SET_IN, i % 1500);
+			fresh += r == 0;
+		}
+		EXPECT_EQ(t, differ, 0);
+		/* The 500 repeats are present; most of the 1500 are new. */
+		EXPECT_TRUE(t, fresh > 1000 && fresh <= 1500);
+		EXPECT_EQ(t, memcmp(plain->table, shared->table, plain->table_bytes), 0);
+	}
+	if (plain)
+		sieve_filter_destroy(plain);
+	if (shared)
+		sieve_filter_destroy(shared);
+}
+
+static void sieve_test_bloom_single_writer_same(struct sieve_test *t)
+{
+	tc_check_single_writer_same(t, tc_bloom(1 << 14, 6, TC_SEED_B));
+}
+
+static void sieve_test_blocked_single_writer_same(struct sieve_test *t)
+{
+	tc_check_single_writer_same(t, tc_blocked(1 << 14, 6, TC_SEED_B));
+}
+
 static void sieve_test_bloom_batch_matches_single(struct sieve_test *t)
 {
 	tc_check_batch_matches_single(t, SIEVE_BLOOM);
@@ -1857,6 +1897,8 @@ const struct sieve_test_case sieve_core_cases[] = {
 	TC_CASE(sieve_test_sizing_rejects_bad_input),
 	TC_CASE(sieve_test_sizing_expected_fpr_monotonic),
 	TC_CASE(sieve_test_hash64_top_half_is_jhash),
+	TC_CASE(sieve_test_bloom_single_writer_same),
+	TC_CASE(sieve_test_blocked_single_writer_same),
 };
 
 const unsigned int sieve_core_ncases = ARRAY_SIZE(sieve_core_cases);
