@@ -120,6 +120,7 @@ struct memref {
 };
 
 static FILE *table_out;
+static bool single_writer;	/* -w: plain ORs, as libsieve's local filters */
 
 /* Prints to stdout and to the table file. */
 static void out(const char *fmt, ...)
@@ -495,6 +496,7 @@ static int run_one(struct result *r, const struct memref *m)
 		err = sieve_filter_create(&r->geo, &f);
 		if (err)
 			return err;
+		f->single_writer = single_writer;
 		/* Fault the table in first, as the module's kvzalloc does. */
 		sieve_filter_clear(f);
 		r->stored = fill(f, p->nkeys, r->len, ns);
@@ -622,7 +624,8 @@ static void print_header(int argc, char **argv, const struct memref *m,
 	out("  command: ");
 	for (i = 0; i < argc; i++)
 		out(" %s", argv[i]);
-	out("\n  cores:    kmod/*.c built for userspace, -O2; one thread; seed %#x\n", SEED);
+	out("\n  cores:    kmod/*.c built for userspace, -O2; one thread; seed %#x; %s adds\n", SEED,
+	    single_writer ? "single-writer (plain)" : "atomic");
 	out("  timing:   thread CPU time per chunk of %d operations (%.0f ns per reading, subtracted)\n\n",
 	    CHUNK, timer_cost);
 	out("memory reference: random 8-byte reads from a %.0f MiB buffer (the largest %s-key table)\n",
@@ -857,11 +860,13 @@ static int memref_init(struct memref *m)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-o TABLE_FILE] [-s] [-x] [-n LARGE_KEYS] [-t TYPE]\n"
+	fprintf(stderr, "usage: %s [-o TABLE_FILE] [-s] [-x] [-w] [-n LARGE_KEYS] [-t TYPE]\n"
 		"  -o  also write the report to TABLE_FILE\n"
 		"  -s  small run: 1M keys only (the memory reference stays full size)\n"
 		"  -x  fixed-size rows, 8-byte keys: Bloom at 1%%, blocked Bloom at 8.4 and\n"
 		"      10 bits/key, cuckoo with 12-bit fingerprints at 95.4%% load\n"
+		"  -w  single-writer filters: Bloom-type adds with plain ORs, as libsieve's\n"
+		"      local filters (else atomic, as in the kernel)\n"
 		"  -n  keys of the large table instead of 64000000\n"
 		"  -t  only this type: bloom, blocked or cuckoo (repeatable)\n", prog);
 }
@@ -876,7 +881,7 @@ int main(int argc, char **argv)
 	struct memref m = { 0 };
 	static char large_name[24];
 
-	while ((opt = getopt(argc, argv, "o:sxn:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:sxwn:t:")) != -1) {
 		switch (opt) {
 		case 'o':
 			table_out = fopen(optarg, "w");
@@ -890,6 +895,9 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			fixed = true;
+			break;
+		case 'w':
+			single_writer = true;
 			break;
 		case 'n':
 			plans[1].nkeys = strtoull(optarg, NULL, 0) / CHUNK * CHUNK;
