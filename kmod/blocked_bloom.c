@@ -145,6 +145,7 @@ int sieve_blocked_add(struct sieve_filter *f, u64 h, u32 flags)
 				   ~sieve_fetch_or(pattern[w], &block[w], f->single_writer);
 	return !missing;
 }
+SIEVE_EXPORT_INTERNAL(sieve_blocked_add);
 
 /* Up to this k, repeats among a query's draws are found by comparing pairs. */
 #define PAIRWISE_MAX_HASHES	8
@@ -186,6 +187,7 @@ bool sieve_blocked_contains(const struct sieve_filter *f, u64 h)
 		missing |= pattern[w] & ~READ_ONCE(block[w]);
 	return !missing;
 }
+SIEVE_EXPORT_INTERNAL(sieve_blocked_contains);
 
 static u32 blocked_count(const struct sieve_filter *f, u64 h)
 {

@@ -61,6 +61,7 @@ int sieve_bloom_add(struct sieve_filter *f, u64 h, u32 flags)
 	}
 	return present;
 }
+SIEVE_EXPORT_INTERNAL(sieve_bloom_add);
 
 bool sieve_bloom_contains(const struct sieve_filter *f, u64 h)
 {
@@ -73,6 +74,7 @@ bool sieve_bloom_contains(const struct sieve_filter *f, u64 h)
 			return false;
 	return true;
 }
+SIEVE_EXPORT_INTERNAL(sieve_bloom_contains);
 
 static u32 bloom_count(const struct sieve_filter *f, u64 h)
 {
