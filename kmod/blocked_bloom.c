@@ -127,61 +127,74 @@ static void key_pattern(u64 h, u32 k, unsigned long pattern[BLOCK_WORDS])
 }
 
 /*
- * Each word of the block is touched once: only a word that lacks some of
- * its pattern's bits costs an OR (atomic unless the filter is
- * single-writer, filter.h), and the word's old value says exactly which
- * bits this add set.
+ * Each word of the block is touched once, and its old value says exactly
+ * which bits this add set. A single-writer filter (userspace) reads and
+ * writes all 8 words, with no branch on the table. Else only the words
+ * that lack some of their pattern's bits cost an atomic OR; which words,
+ * is found first without a branch per word (the branches of a loop over
+ * the block's contents mispredict, and each one that does holds back the
+ * work that follows, the next key's included).
  */
 int sieve_blocked_add(struct sieve_filter *f, u64 h, u32 flags)
 {
 	unsigned long *block = key_block(to_blocked(f), h);
 	unsigned long pattern[BLOCK_WORDS], missing = 0;
-	u32 w;
+	u32 w, lacking = 0;
 
 	key_pattern(h, f->geo.nhashes, pattern);
+	if (sieve_filter_plain_adds(f)) {
+		for (w = 0; w < BLOCK_WORDS; w++) {
+			unsigned long old = block[w];
+
+			missing |= pattern[w] & ~old;
+			block[w] = old | pattern[w];
+		}
+		return !missing;
+	}
 	for (w = 0; w < BLOCK_WORDS; w++)
-		if (pattern[w] & ~READ_ONCE(block[w]))
-			missing |= pattern[w] &
-				   ~sieve_fetch_or(pattern[w], &block[w], f->single_writer);
+		lacking |= (u32)((pattern[w] & ~READ_ONCE(block[w])) != 0) << w;
+	while (lacking) {
+		w = __ffs(lacking);
+		lacking &= lacking - 1;
+		missing |= pattern[w] & ~sieve_fetch_or(pattern[w], &block[w]);
+	}
 	return !missing;
 }
 SIEVE_EXPORT_INTERNAL(sieve_blocked_add);
-
-/* Up to this k, repeats among a query's draws are found by comparing pairs. */
-#define PAIRWISE_MAX_HASHES	8
 
 /*
  * Draws 0..k-1 are all in the key's pattern, repeated or not: one of their
  * bits clear in the block is a certain no, the common answer for a key
  * that was never added, found with k multiplies and no table of the
- * pattern. When they are all set and distinct (compared pair by pair for
- * small k), they are the whole pattern: yes. Else the pattern decides.
+ * pattern. When they are all set and distinct, they are the whole pattern:
+ * yes. Two equal draws agree on both their low 6 bits and their high 6
+ * bits (which together are all 9), so if no two draws agree on one of the
+ * two, they are distinct: two 64-bit maps, no memory, no pairs. Else (a
+ * true repeat, or two pairs that agree on a half each) the whole pattern
+ * decides.
  */
 bool sieve_blocked_contains(const struct sieve_filter *f, u64 h)
 {
 	const unsigned long *block = key_block(to_blocked(f), h);
 	unsigned long pattern[BLOCK_WORDS], missing = 0;
-	u32 pos[PAIRWISE_MAX_HASHES];
-	u32 i, j, w, k = f->geo.nhashes;
-	bool repeated = false;
+	u64 low_seen = 0, high_seen = 0, low_again = 0, high_again = 0;
+	u32 j, w, k = f->geo.nhashes;
 	u64 x = h | 1;
 
 	for (j = 0; j < k; j++) {
-		u32 p = (x * draw_multiplier[j]) >> POSITION_SHIFT;
+		u32 pos = (x * draw_multiplier[j]) >> POSITION_SHIFT;
+		u64 low = 1ULL << (pos & 63), high = 1ULL << (pos >> 3);
 
-		missing |= ~READ_ONCE(block[BIT_WORD(p)]) & BIT_MASK(p);
-		if (j < PAIRWISE_MAX_HASHES)
-			pos[j] = p;
+		missing |= ~READ_ONCE(block[BIT_WORD(pos)]) & BIT_MASK(pos);
+		low_again |= low_seen & low;
+		low_seen |= low;
+		high_again |= high_seen & high;
+		high_seen |= high;
 	}
 	if (missing)
 		return false;
-	if (k <= PAIRWISE_MAX_HASHES) {
-		for (i = 1; i < k; i++)
-			for (j = 0; j < i; j++)
-				repeated |= pos[i] == pos[j];
-		if (!repeated)
-			return true;
-	}
+	if (!low_again || !high_again)
+		return true;
 	key_pattern(h, k, pattern);
 	for (w = 0; w < BLOCK_WORDS; w++)
 		missing |= pattern[w] & ~READ_ONCE(block[w]);

@@ -48,15 +48,21 @@ int sieve_bloom_add(struct sieve_filter *f, u64 h, u32 flags)
 	for (i = 0; i < f->geo.nhashes; i++, h += step) {
 		u64 bit = reduce(h, f->geo.nbits);
 		unsigned long *word = &bf->bits[BIT_WORD(bit)];
-		unsigned long mask = BIT_MASK(bit);
+		unsigned long mask = BIT_MASK(bit), old;
 
+		/* A single-writer filter (userspace): plain, no branch on the table. */
+		if (sieve_filter_plain_adds(f)) {
+			old = *word;
+			*word = old | mask;
+			present &= (old & mask) != 0;
+			continue;
+		}
 		/*
-		 * Test first: a bit already set costs no write. Else one OR of
-		 * the word (atomic unless single-writer), whose old value says
-		 * exactly whether this add set the bit.
+		 * Test first: a bit already set costs no write. Else one atomic
+		 * OR of the word, whose old value says exactly whether this add
+		 * set the bit.
 		 */
-		if (!(READ_ONCE(*word) & mask) &&
-		    !(sieve_fetch_or(mask, word, f->single_writer) & mask))
+		if (!(READ_ONCE(*word) & mask) && !(sieve_fetch_or(mask, word) & mask))
 			present = false;
 	}
 	return present;

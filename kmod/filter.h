@@ -163,6 +163,19 @@ static inline u64 sieve_hash64(const void *key, u32 len, u32 seed)
 	return (u64)c << 32 | b;
 }
 
+/*
+ * Whether a Bloom-type add may set bits with plain writes: a single-writer
+ * filter, in userspace only (the kernel's adds are always atomic).
+ */
+static inline bool sieve_filter_plain_adds(const struct sieve_filter *f)
+{
+#ifdef __KERNEL__
+	return false;
+#else
+	return f->single_writer;
+#endif
+}
+
 int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes);
 int sieve_filter_create(const struct sieve_geometry *geo,
 			struct sieve_filter **out);

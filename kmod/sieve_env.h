@@ -88,9 +88,9 @@ static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
 
 /*
  * ORs @v into *@p and returns the word's old value, atomically: the one
- * locked operation of an add per word it touches. @plain is userspace's.
+ * locked operation of an add per word it changes.
  */
-static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p, bool plain)
+static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p)
 {
 	return atomic_long_fetch_or(v, (atomic_long_t *)p);
 }
@@ -178,20 +178,10 @@ static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
 	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
 }
 
-/*
- * ORs @v into *@p and returns the word's old value: atomically, as the
- * kernel's atomic_long_fetch_or(), unless @plain (a filter only one thread
- * uses), where a plain read-modify-write costs no locked instruction.
- */
-static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p, bool plain)
+/* ORs @v into *@p and returns the word's old value, atomically, as the kernel's. */
+static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p)
 {
-	unsigned long old;
-
-	if (!plain)
-		return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
-	old = *p;
-	*p = old | v;
-	return old;
+	return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
 }
 
 static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)
