@@ -5,13 +5,14 @@
  * bits inside it. Written once, here, for the BPF program (the lookup)
  * and the loader (the build, live adds, the tests' predictions).
  *
- * It is the module's blocked Bloom core (kmod/blocked_bloom.c) to the
- * bit, given the same 64-bit hash: the block by multiply-shift of the
- * whole hash, then Floyd's sampling of a uniformly random k-subset of the
- * 512 bits, seeded by the whole hash. So the false-positive bound the
- * module sizes that core with (kmod/sizing.c) holds here too, and the
- * loader sizes with it (userspace/xdp/blocked_plan.c). A unit test builds
- * the same hashes into both and compares the tables.
+ * Given the same 64-bit hash, it picks the block the module's blocked
+ * Bloom core (kmod/blocked_bloom.c) picks, by multiply-shift of the whole
+ * hash, and like the core a uniformly random k-subset of its 512 bits, here
+ * by Floyd's sampling seeded by the whole hash (the core draws its subsets
+ * its own way, so the bits differ). So the false-positive bound the module
+ * sizes that core with (kmod/sizing.c) holds here too, and the loader
+ * sizes with it (userspace/xdp/blocked_plan.c). A unit test checks that
+ * both use the same blocks and set k bits per key.
  *
  * Only 64-bit arithmetic: BPF has no 128-bit multiply, so the high half
  * of a 64x32-bit product is put together from two 32x32 ones, exactly.

@@ -37,85 +37,174 @@ static unsigned long *key_block(const struct sieve_blocked_bloom *bb, u64 h)
 }
 
 #define PATTERN_MULTIPLIER	0x9e3779b97f4a7c15ULL	/* odd: a bijection of u64 */
+#define POSITION_SHIFT		(64 - 9)		/* the top 9 bits: 0..511 */
 
 /*
- * The k bits of a key inside its block: k distinct positions, a uniformly
- * random k-subset of the 512 (Floyd's sampling: exactly k draws, each
- * from a multiplicative congruential sequence seeded by the whole 64-bit
- * hash). The seed must be the whole hash: with 2^31 patterns, a query
- * sharing its block and pattern with one of the block's keys would add
- * about keys-per-block / 2^31 to the false-positive rate, several times a
- * target of 1e-9.
+ * The draws of a key's pattern: draw j is x_j = (h | 1) * M^(j + 1), M
+ * the multiplier above, a multiplicative congruential sequence seeded by
+ * the whole hash. Its first SIEVE_MAX_HASHES members are products of the
+ * hash with these powers of M, so they are computed side by side instead
+ * of one after the other.
+ */
+static const u64 draw_multiplier[SIEVE_MAX_HASHES] = {
+	0x9e3779b97f4a7c15ULL, 0xdf442d22ce4859b9ULL, 0x604a5ce3addef82dULL,
+	0xd94363fc538227b1ULL, 0x2e2b795f2d10fd85ULL, 0x4be7956e30a337e9ULL,
+	0x5ecb31e4ccd2721dULL, 0x06d4b2611beb6861ULL, 0x0f10cd6a9be88bf5ULL,
+	0x80e0dcf76db02719ULL, 0x779023cf069d510dULL, 0x4114e3439eebf211ULL,
+	0x8fc15a19ba851765ULL, 0x50687085a271d749ULL, 0x82fe791be9b804fdULL,
+	0xf53f7dff42a4f4c1ULL, 0xc1712bcbdcdf8fd5ULL, 0x204db59ca693f879ULL,
+	0xe1a216043077fdedULL, 0x07dde4bf1258a071ULL, 0x657df06edea5e545ULL,
+	0xfb5e617f1f9b3aa9ULL, 0xb39afcd693ffabddULL, 0x761af3294c1a2521ULL,
+	0x3737591302ab07b5ULL, 0xa6a140ea15154dd9ULL, 0xa09b3202342e7ecdULL,
+	0x590dd8f2277db2d1ULL, 0x3710df127f56e725ULL, 0xf0f4b4b9b5c8e209ULL,
+	0x196a94fe0490e6bdULL, 0xcdfb8afc05487981ULL,
+};
+
+/*
+ * Draws the rare patterns look at beyond their first k: 32 distinct
+ * positions of 512 come within 256 draws but with a probability below
+ * 10^-200, so the filling-in after them is never reached in practice; it
+ * only bounds the loop.
+ */
+#define PATTERN_MAX_DRAWS	256
+
+/*
+ * The k bits of a key inside its block, as the block's 8 word masks: the
+ * first k distinct positions among draws 0, 1, 2, ... (the top 9 bits of
+ * each), a uniformly random k-subset of the 512: each draw that repeats
+ * an earlier one is rejected, so the accepted ones are an ordered k-tuple
+ * of distinct positions, all tuples equally likely. The draws come from
+ * the whole 64-bit hash: with 2^31 patterns, a query sharing its block
+ * and pattern with one of the block's keys would add about keys-per-block
+ * / 2^31 to the false-positive rate, several times a target of 1e-9.
  *
- * Distinct, uniform subsets are what make sizing.c's rate a bound and not
- * an approximation: with keys setting random k-subsets, the events "bit j
- * is set" are negatively associated, so the k distinct bits of a query are
+ * Uniform k-subsets are what make sizing.c's rate a bound and not an
+ * approximation: with keys setting random k-subsets, the events "bit j is
+ * set" are negatively associated, so the k distinct bits of a query are
  * all set with probability at most the product of their marginals,
  * (1 - (1 - k/512)^i)^k in a block holding i keys.
+ *
+ * For all but about k(k-1)/1024 of the keys (3% at k = 6), draws 0..k-1
+ * are distinct and are the pattern: k multiplies, side by side, no branch.
+ * The others start over one draw at a time (pattern_redraw()).
  */
-/* Draw number @j of Floyd's sampling: a position not in @pattern yet. */
-static u32 pattern_next(u64 *x, u32 j, unsigned long pattern[BLOCK_WORDS])
+static void pattern_redraw(u64 x, u32 k, unsigned long pattern[BLOCK_WORDS])
 {
-	u32 pick;
+	u32 j, pos, taken = 0;
 
-	*x *= PATTERN_MULTIPLIER;
-	pick = (u32)mul_u64_u64_shr(*x, j + 1, 64);	/* uniform in [0, j] */
-	if (pattern[BIT_WORD(pick)] & BIT_MASK(pick))
-		pick = j;
-	pattern[BIT_WORD(pick)] |= BIT_MASK(pick);
-	return pick;
+	memset(pattern, 0, BLOCK_BYTES);
+	for (j = 0; j < PATTERN_MAX_DRAWS && taken < k; j++) {
+		x *= PATTERN_MULTIPLIER;
+		pos = x >> POSITION_SHIFT;
+		if (!(pattern[BIT_WORD(pos)] & BIT_MASK(pos))) {
+			pattern[BIT_WORD(pos)] |= BIT_MASK(pos);
+			taken++;
+		}
+	}
+	for (pos = 0; taken < k; pos++) {
+		if (!(pattern[BIT_WORD(pos)] & BIT_MASK(pos))) {
+			pattern[BIT_WORD(pos)] |= BIT_MASK(pos);
+			taken++;
+		}
+	}
 }
 
 static void key_pattern(u64 h, u32 k, unsigned long pattern[BLOCK_WORDS])
 {
+	unsigned long repeated = 0;
 	u64 x = h | 1;
 	u32 j;
 
 	memset(pattern, 0, BLOCK_BYTES);
-	for (j = SIEVE_BLOCK_BITS - k; j < SIEVE_BLOCK_BITS; j++)
-		pattern_next(&x, j, pattern);
+	for (j = 0; j < k; j++) {
+		u32 pos = (x * draw_multiplier[j]) >> POSITION_SHIFT;
+
+		repeated |= pattern[BIT_WORD(pos)] & BIT_MASK(pos);
+		pattern[BIT_WORD(pos)] |= BIT_MASK(pos);
+	}
+	if (unlikely(repeated))
+		pattern_redraw(x, k, pattern);
 }
 
-static int blocked_add(struct sieve_filter *f, u64 h, u32 flags)
+/*
+ * Each word of the block is touched once, and its old value says exactly
+ * which bits this add set. A single-writer filter (userspace) reads and
+ * writes all 8 words, with no branch on the table. Else only the words
+ * that lack some of their pattern's bits cost an atomic OR; which words,
+ * is found first without a branch per word (the branches of a loop over
+ * the block's contents mispredict, and each one that does holds back the
+ * work that follows, the next key's included).
+ */
+int sieve_blocked_add(struct sieve_filter *f, u64 h, u32 flags)
 {
 	unsigned long *block = key_block(to_blocked(f), h);
-	unsigned long pattern[BLOCK_WORDS];
-	bool present = true;
-	u32 w;
+	unsigned long pattern[BLOCK_WORDS], missing = 0;
+	u32 w, lacking = 0;
 
 	key_pattern(h, f->geo.nhashes, pattern);
-	for (w = 0; w < BLOCK_WORDS; w++) {
-		unsigned long missing = pattern[w] & ~READ_ONCE(block[w]);
+	if (sieve_filter_plain_adds(f)) {
+		for (w = 0; w < BLOCK_WORDS; w++) {
+			unsigned long old = block[w];
 
-		/* Only bits not yet set cost an atomic operation. */
-		while (missing) {
-			u32 bit = __ffs(missing);
-
-			missing &= missing - 1;
-			if (!test_and_set_bit(w * BITS_PER_LONG + bit, block))
-				present = false;
+			missing |= pattern[w] & ~old;
+			block[w] = old | pattern[w];
 		}
+		return !missing;
 	}
-	return present;
+	for (w = 0; w < BLOCK_WORDS; w++)
+		lacking |= (u32)((pattern[w] & ~READ_ONCE(block[w])) != 0) << w;
+	while (lacking) {
+		w = __ffs(lacking);
+		lacking &= lacking - 1;
+		missing |= pattern[w] & ~sieve_fetch_or(pattern[w], &block[w]);
+	}
+	return !missing;
 }
+SIEVE_EXPORT_INTERNAL(sieve_blocked_add);
 
-/* Bit by bit as they are drawn: most foreign keys miss within two. */
-static bool blocked_contains(const struct sieve_filter *f, u64 h)
+/*
+ * Draws 0..k-1 are all in the key's pattern, repeated or not: one of their
+ * bits clear in the block is a certain no, the common answer for a key
+ * that was never added, found with k multiplies and no table of the
+ * pattern. When they are all set and distinct, they are the whole pattern:
+ * yes. Two equal draws agree on both their low 6 bits and their high 6
+ * bits (which together are all 9), so if no two draws agree on one of the
+ * two, they are distinct: two 64-bit maps, no memory, no pairs. Else (a
+ * true repeat, or two pairs that agree on a half each) the whole pattern
+ * decides.
+ */
+bool sieve_blocked_contains(const struct sieve_filter *f, u64 h)
 {
 	const unsigned long *block = key_block(to_blocked(f), h);
-	unsigned long pattern[BLOCK_WORDS] = { 0 };
+	unsigned long pattern[BLOCK_WORDS], missing = 0;
+	u64 low_seen = 0, high_seen = 0, low_again = 0, high_again = 0;
+	u32 j, w, k = f->geo.nhashes;
 	u64 x = h | 1;
-	u32 j;
 
-	for (j = SIEVE_BLOCK_BITS - f->geo.nhashes; j < SIEVE_BLOCK_BITS; j++)
-		if (!test_bit(pattern_next(&x, j, pattern), block))
-			return false;
-	return true;
+	for (j = 0; j < k; j++) {
+		u32 pos = (x * draw_multiplier[j]) >> POSITION_SHIFT;
+		u64 low = 1ULL << (pos & 63), high = 1ULL << (pos >> 3);
+
+		missing |= ~READ_ONCE(block[BIT_WORD(pos)]) & BIT_MASK(pos);
+		low_again |= low_seen & low;
+		low_seen |= low;
+		high_again |= high_seen & high;
+		high_seen |= high;
+	}
+	if (missing)
+		return false;
+	if (!low_again || !high_again)
+		return true;
+	key_pattern(h, k, pattern);
+	for (w = 0; w < BLOCK_WORDS; w++)
+		missing |= pattern[w] & ~READ_ONCE(block[w]);
+	return !missing;
 }
+SIEVE_EXPORT_INTERNAL(sieve_blocked_contains);
 
 static u32 blocked_count(const struct sieve_filter *f, u64 h)
 {
-	return blocked_contains(f, h);
+	return sieve_blocked_contains(f, h);
 }
 
 static int blocked_del(struct sieve_filter *f, u64 h)
@@ -211,8 +300,8 @@ static void blocked_summarize(const struct sieve_filter *f, struct sieve_filter_
 }
 
 static const struct sieve_filter_ops sieve_blocked_bloom_ops = {
-	.add = blocked_add,
-	.contains = blocked_contains,
+	.add = sieve_blocked_add,
+	.contains = sieve_blocked_contains,
 	.del = blocked_del,
 	.count = blocked_count,
 	.prefetch_lines = blocked_prefetch,

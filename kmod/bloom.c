@@ -38,7 +38,7 @@ static inline u64 probe_step(u64 h)
 	return (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
 }
 
-static int bloom_add(struct sieve_filter *f, u64 h, u32 flags)
+int sieve_bloom_add(struct sieve_filter *f, u64 h, u32 flags)
 {
 	struct sieve_bloom *bf = to_bloom(f);
 	u64 step = probe_step(h);
@@ -47,15 +47,29 @@ static int bloom_add(struct sieve_filter *f, u64 h, u32 flags)
 
 	for (i = 0; i < f->geo.nhashes; i++, h += step) {
 		u64 bit = reduce(h, f->geo.nbits);
+		unsigned long *word = &bf->bits[BIT_WORD(bit)];
+		unsigned long mask = BIT_MASK(bit), old;
 
-		/* Test first: a bit already set costs no atomic write. */
-		if (!test_bit(bit, bf->bits) && !test_and_set_bit(bit, bf->bits))
+		/* A single-writer filter (userspace): plain, no branch on the table. */
+		if (sieve_filter_plain_adds(f)) {
+			old = *word;
+			*word = old | mask;
+			present &= (old & mask) != 0;
+			continue;
+		}
+		/*
+		 * Test first: a bit already set costs no write. Else one atomic
+		 * OR of the word, whose old value says exactly whether this add
+		 * set the bit.
+		 */
+		if (!(READ_ONCE(*word) & mask) && !(sieve_fetch_or(mask, word) & mask))
 			present = false;
 	}
 	return present;
 }
+SIEVE_EXPORT_INTERNAL(sieve_bloom_add);
 
-static bool bloom_contains(const struct sieve_filter *f, u64 h)
+bool sieve_bloom_contains(const struct sieve_filter *f, u64 h)
 {
 	const struct sieve_bloom *bf = to_bloom(f);
 	u64 step = probe_step(h);
@@ -66,10 +80,11 @@ static bool bloom_contains(const struct sieve_filter *f, u64 h)
 			return false;
 	return true;
 }
+SIEVE_EXPORT_INTERNAL(sieve_bloom_contains);
 
 static u32 bloom_count(const struct sieve_filter *f, u64 h)
 {
-	return bloom_contains(f, h);
+	return sieve_bloom_contains(f, h);
 }
 
 static int bloom_del(struct sieve_filter *f, u64 h)
@@ -147,8 +162,8 @@ static int bloom_load_state(struct sieve_filter *f, const struct sieve_snapshot_
 }
 
 static const struct sieve_filter_ops sieve_bloom_ops = {
-	.add = bloom_add,
-	.contains = bloom_contains,
+	.add = sieve_bloom_add,
+	.contains = sieve_bloom_contains,
 	.del = bloom_del,
 	.count = bloom_count,
 	.prefetch_lines = bloom_prefetch,

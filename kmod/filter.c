@@ -83,7 +83,7 @@ int sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
 		u32 slot = i % BATCH_AHEAD;
 
 		if (i >= BATCH_AHEAD)
-			results[i - BATCH_AHEAD] = f->ops->add(f, ahead[slot], flags);
+			results[i - BATCH_AHEAD] = sieve_filter_add_hash(f, ahead[slot], flags);
 		if (i < n) {
 			ahead[slot] = sieve_filter_hash(f, keys[i].data, keys[i].len);
 			f->ops->prefetch_lines(f, ahead[slot], true);
@@ -103,7 +103,7 @@ void sieve_filter_contains_batch(const struct sieve_filter *f,
 		u32 slot = i % BATCH_AHEAD;
 
 		if (i >= BATCH_AHEAD)
-			results[i - BATCH_AHEAD] = f->ops->contains(f, ahead[slot]);
+			results[i - BATCH_AHEAD] = sieve_filter_contains_hash(f, ahead[slot]);
 		if (i < n) {
 			ahead[slot] = sieve_filter_hash(f, keys[i].data, keys[i].len);
 			f->ops->prefetch_lines(f, ahead[slot], false);

@@ -5,8 +5,9 @@
  * A filter is a struct sieve_filter at the head of a type-specific struct,
  * driven through an ops table. The cores do no locking of their own:
  *  - Bloom and blocked Bloom: add, contains and count are safe to run
- *    concurrently with each other (bits are set with atomic bit operations
- *    and never cleared by them); clear and merge need exclusive access.
+ *    concurrently with each other (bits are set with atomic ORs, one per
+ *    word an add changes, and never cleared by them), unless the filter
+ *    is single_writer (userspace); clear and merge need exclusive access.
  *  - Cuckoo: every write (add, delete, clear) needs exclusive access against
  *    other writes; a contains that runs during a write may miss a key that is
  *    being moved, so readers concurrent with writers must retry (seqcount).
@@ -88,6 +89,10 @@ struct sieve_filter_ops {
  *	built the filter from the same keys.
  * @table_bytes: size of the table in bytes.
  * @alloc_bytes: everything allocated for the filter, header included.
+ * @single_writer: userspace only: one thread at a time uses the filter
+ *	(libsieve's local filters), so the Bloom types' adds set bits with
+ *	plain read-modify-writes, not atomic ones. The kernel ignores it: its
+ *	adds are always atomic. Set by the creator, before any add.
  */
 struct sieve_filter {
 	const struct sieve_filter_ops *ops;
@@ -95,12 +100,80 @@ struct sieve_filter {
 	void *table;
 	u64 table_bytes;
 	u64 alloc_bytes;
+	bool single_writer;
 };
 
-/* 64 bits of hash from the kernel's jhash: two passes with related seeds. */
+/*
+ * Up to 4 bytes of a key's tail (@n of them) as one little-endian word,
+ * zero-padded: what jhash() adds to a state word, byte by byte, for the
+ * last 1 to 12 bytes (sieve builds on little-endian machines only, where
+ * its 32-bit loads read the same).
+ */
+static inline u32 sieve_hash_tail_word(const u8 *p, u32 n)
+{
+	u32 w = 0;
+
+	switch (n) {
+	case 4:
+		return get_unaligned_le32(p);
+	case 3:
+		w = (u32)p[2] << 16;
+		fallthrough;
+	case 2:
+		w |= (u32)p[1] << 8;
+		fallthrough;
+	case 1:
+		w |= p[0];
+	}
+	return w;
+}
+
+/*
+ * 64 bits of hash from one jhash pass: the kernel's own lookup3 steps
+ * (__jhash_mix, __jhash_final from <linux/jhash.h>) over the key, keeping
+ * two words of the final state, as Bob Jenkins' hashlittle2() does. On top
+ * is c, the better mixed word and exactly what jhash(key, len, seed)
+ * returns (the multiply-shift range reductions of the cores read the top
+ * bits first); below it b, which __jhash_final() mixes with a and c in
+ * its last rounds. tests/unit checks that the two halves are independent
+ * enough for double hashing and for a cuckoo filter's bucket and
+ * fingerprint, and the VM suite that this matches the kernel's jhash().
+ * Like jhash(), an empty key is not mixed: its hash is the seed's.
+ */
 static inline u64 sieve_hash64(const void *key, u32 len, u32 seed)
 {
-	return (u64)jhash(key, len, seed) << 32 | jhash(key, len, ~seed);
+	const u8 *k = key;
+	u32 a, b, c;
+
+	a = b = c = JHASH_INITVAL + len + seed;
+	if (!len)
+		return (u64)c << 32 | b;
+	while (len > 12) {
+		a += get_unaligned_le32(k);
+		b += get_unaligned_le32(k + 4);
+		c += get_unaligned_le32(k + 8);
+		__jhash_mix(a, b, c);
+		len -= 12;
+		k += 12;
+	}
+	a += sieve_hash_tail_word(k, min(len, 4U));
+	b += sieve_hash_tail_word(k + 4, len > 4 ? min(len - 4, 4U) : 0);
+	c += sieve_hash_tail_word(k + 8, len > 8 ? len - 8 : 0);
+	__jhash_final(a, b, c);
+	return (u64)c << 32 | b;
+}
+
+/*
+ * Whether a Bloom-type add may set bits with plain writes: a single-writer
+ * filter, in userspace only (the kernel's adds are always atomic).
+ */
+static inline bool sieve_filter_plain_adds(const struct sieve_filter *f)
+{
+#ifdef __KERNEL__
+	return false;
+#else
+	return f->single_writer;
+#endif
 }
 
 int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes);
@@ -114,12 +187,50 @@ static inline u64 sieve_filter_hash(const struct sieve_filter *f, const void *ke
 	return sieve_hash64(key, len, f->geo.seed);
 }
 
+int sieve_bloom_add(struct sieve_filter *f, u64 hash, u32 flags);
+bool sieve_bloom_contains(const struct sieve_filter *f, u64 hash);
+int sieve_blocked_add(struct sieve_filter *f, u64 hash, u32 flags);
+bool sieve_blocked_contains(const struct sieve_filter *f, u64 hash);
+int sieve_cuckoo_add(struct sieve_filter *f, u64 hash, u32 flags);
+bool sieve_cuckoo_contains(const struct sieve_filter *f, u64 hash);
+
+/*
+ * A key's add and query by its hash: what ops->add and ops->contains do,
+ * called directly. The hot paths use these: an indirect call costs a
+ * retpoline in the kernel, whose barrier stops a loop of single calls from
+ * starting the next key's memory access before this one's returns. The
+ * geometry was checked at creation: the type is one of the three.
+ */
+static inline int sieve_filter_add_hash(struct sieve_filter *f, u64 hash, u32 flags)
+{
+	switch (f->geo.type) {
+	case SIEVE_BLOOM:
+		return sieve_bloom_add(f, hash, flags);
+	case SIEVE_BLOCKED_BLOOM:
+		return sieve_blocked_add(f, hash, flags);
+	default:
+		return sieve_cuckoo_add(f, hash, flags);
+	}
+}
+
+static inline bool sieve_filter_contains_hash(const struct sieve_filter *f, u64 hash)
+{
+	switch (f->geo.type) {
+	case SIEVE_BLOOM:
+		return sieve_bloom_contains(f, hash);
+	case SIEVE_BLOCKED_BLOOM:
+		return sieve_blocked_contains(f, hash);
+	default:
+		return sieve_cuckoo_contains(f, hash);
+	}
+}
+
 static inline int sieve_filter_add_flags(struct sieve_filter *f, const void *key,
 					 u32 len, u32 flags)
 {
 	if (flags & ~SIEVE_ADD_FLAGS_ALL)
 		return -EINVAL;
-	return f->ops->add(f, sieve_filter_hash(f, key, len), flags);
+	return sieve_filter_add_hash(f, sieve_filter_hash(f, key, len), flags);
 }
 
 static inline int sieve_filter_add(struct sieve_filter *f, const void *key, u32 len)
@@ -130,7 +241,7 @@ static inline int sieve_filter_add(struct sieve_filter *f, const void *key, u32 
 static inline bool sieve_filter_contains(const struct sieve_filter *f,
 					 const void *key, u32 len)
 {
-	return f->ops->contains(f, sieve_filter_hash(f, key, len));
+	return sieve_filter_contains_hash(f, sieve_filter_hash(f, key, len));
 }
 
 static inline int sieve_filter_delete(struct sieve_filter *f, const void *key, u32 len)

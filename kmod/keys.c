@@ -64,7 +64,7 @@ static bool sieve_older_contain(const struct sieve_layers *L, u64 h)
 	u32 i;
 
 	for (i = 0; i + 1 < L->n; i++)
-		if (L->l[i]->f->ops->contains(L->l[i]->f, h))
+		if (sieve_filter_contains_hash(L->l[i]->f, h))
 			return true;
 	return false;
 }
@@ -74,7 +74,7 @@ static bool sieve_layers_contain(const struct sieve_layers *L, u64 h)
 	u32 i;
 
 	for (i = L->n; i-- > 0;)
-		if (L->l[i]->f->ops->contains(L->l[i]->f, h))
+		if (sieve_filter_contains_hash(L->l[i]->f, h))
 			return true;
 	return false;
 }
@@ -167,7 +167,7 @@ static u32 sieve_bloom_add_keys(struct sieve_apply *a, const struct sieve_key *k
 			a->grow = true;
 			break;
 		}
-		res[i] = top->f->ops->add(top->f, h, a->flags);
+		res[i] = sieve_filter_add_hash(top->f, h, a->flags);
 		/* Counted as it goes: the capacity check above reads it. */
 		if (!res[i])
 			atomic64_inc(&top->items);
@@ -197,7 +197,7 @@ static int sieve_cuckoo_add_hash(struct sieve_apply *a, u64 h, u8 *res)
 		return -EAGAIN;
 	}
 	write_seqcount_begin(&a->s->moving);
-	r = top->f->ops->add(top->f, h, a->flags);
+	r = sieve_filter_add_hash(top->f, h, a->flags);
 	write_seqcount_end(&a->s->moving);
 	if (r == -ENOSPC && sieve_can_grow(a) && sieve_layer_refused_full(top->f, h)) {
 		a->grow = true;

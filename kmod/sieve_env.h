@@ -86,6 +86,15 @@ static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
 	atomic_long_or(v, (atomic_long_t *)p);
 }
 
+/*
+ * ORs @v into *@p and returns the word's old value, atomically: the one
+ * locked operation of an add per word it changes.
+ */
+static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p)
+{
+	return atomic_long_fetch_or(v, (atomic_long_t *)p);
+}
+
 static inline u32 sieve_random_u32(void)
 {
 	return get_random_u32();
@@ -169,6 +178,12 @@ static inline void sieve_atomic_or(unsigned long v, unsigned long *p)
 	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
 }
 
+/* ORs @v into *@p and returns the word's old value, atomically, as the kernel's. */
+static inline unsigned long sieve_fetch_or(unsigned long v, unsigned long *p)
+{
+	return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
+}
+
 static inline bool test_and_set_bit(unsigned long nr, unsigned long *addr)
 {
 	unsigned long mask = BIT_MASK(nr);
@@ -211,6 +226,16 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 {
 	return (u64)(((unsigned __int128)a * b) >> shift);
+}
+
+#define fallthrough	__attribute__((__fallthrough__))
+
+static inline u32 get_unaligned_le32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
 }
 
 static inline u64 get_unaligned_le64(const void *p)

@@ -166,8 +166,10 @@ static int check_header(const struct sieve_snapshot_header *h)
 {
 	u64 max_payload = (u64)h->nlayers * (LAYER_BYTES + SIEVE_MAX_TABLE_BYTES);
 
-	if (h->magic != SIEVE_SNAPSHOT_MAGIC || h->version != SIEVE_SNAPSHOT_VERSION ||
-	    h->header_bytes != HEADER_BYTES || (h->create_flags & ~SNAPSHOT_FLAGS) ||
+	/* Another version hashes keys to other bits: no table of it can be used. */
+	if (h->magic == SIEVE_SNAPSHOT_MAGIC && h->version != SIEVE_SNAPSHOT_VERSION)
+		return -ENOEXEC;
+	if (h->magic != SIEVE_SNAPSHOT_MAGIC || h->header_bytes != HEADER_BYTES || (h->create_flags & ~SNAPSHOT_FLAGS) ||
 	    !zeroes(h->__reserved, sizeof(h->__reserved)) || !made_valid(h))
 		return -EINVAL;
 	if (h->payload_bytes < h->nlayers * LAYER_BYTES || h->payload_bytes > max_payload ||

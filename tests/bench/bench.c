@@ -69,11 +69,32 @@ static struct size_plan plans[NSIZES] = {
 	{ 64000000, 8000000, 4000000, 1, "64M" },
 };
 
+/*
+ * -x: rows of a fixed size instead of a target rate, so two versions of
+ * the cores can be compared at the same bits per key: blocked Bloom at
+ * 8.4 and 10 bits/key (k the best sieve_expected_fpr_ppb() sees at that
+ * size), cuckoo with 12-bit fingerprints at a 95.4% load (2^18 buckets at
+ * 1M keys, 2^24 at 64M), and Bloom at 1% as sized.
+ */
+struct fixed_row {
+	u32 type;
+	u32 bits_x10;		/* blocked: bits per key times 10 */
+	u32 fp_bits;		/* cuckoo */
+	const char *name;
+};
+
+static const struct fixed_row fixed_rows[] = {
+	{ SIEVE_BLOCKED_BLOOM, 84, 0, "8.4b" },
+	{ SIEVE_BLOCKED_BLOOM, 100, 0, "10b" },
+	{ SIEVE_CUCKOO, 0, 12, "f12" },
+};
+
 /* How the operations are called: one key a call, or a chunk a batch call. */
 enum { SINGLE, BATCH, NMODES };
 
 struct result {
 	u32 type, rate, len;
+	const struct fixed_row *fixed;	/* a geometry by bits per key (-x), or NULL */
 	const struct size_plan *plan;
 	struct sieve_geometry geo;
 	u64 table_bytes;
@@ -99,6 +120,7 @@ struct memref {
 };
 
 static FILE *table_out;
+static bool single_writer;	/* -w: plain ORs, as libsieve's local filters */
 
 /* Prints to stdout and to the table file. */
 static void out(const char *fmt, ...)
@@ -425,6 +447,33 @@ static void time_query(const struct sieve_filter *f, u64 base, u64 n, u64 count,
 	}
 }
 
+/* A fixed row's geometry for @nkeys keys. */
+static int fixed_geometry(const struct fixed_row *x, u64 nkeys, struct sieve_geometry *geo)
+{
+	u32 best = SIEVE_PPB, k;
+
+	*geo = (struct sieve_geometry){ .type = x->type };
+	if (x->type == SIEVE_CUCKOO) {
+		geo->fp_bits = x->fp_bits;
+		geo->nbuckets = roundup_pow_of_two(nkeys / SIEVE_CUCKOO_SLOTS);
+		return 0;
+	}
+	geo->nbits = DIV_ROUND_UP_ULL(nkeys * x->bits_x10 / 10, SIEVE_BLOCK_BITS) *
+		     SIEVE_BLOCK_BITS;
+	for (k = 1; k <= 16; k++) {
+		struct sieve_geometry g = *geo;
+		u32 ppb;
+
+		g.nhashes = k;
+		ppb = sieve_expected_fpr_ppb(&g, nkeys);
+		if (ppb < best) {
+			best = ppb;
+			geo->nhashes = k;
+		}
+	}
+	return 0;
+}
+
 static int run_one(struct result *r, const struct memref *m)
 {
 	const struct size_plan *p = r->plan;
@@ -433,7 +482,10 @@ static int run_one(struct result *r, const struct memref *m)
 	u64 hits[NMODES], npos;
 	int pass, mode, err;
 
-	err = sieve_size(r->type, p->nkeys, r->rate, &r->geo);
+	if (r->fixed)
+		err = fixed_geometry(r->fixed, p->nkeys, &r->geo);
+	else
+		err = sieve_size(r->type, p->nkeys, r->rate, &r->geo);
 	if (err)
 		return err;
 	r->geo.seed = SEED;
@@ -444,6 +496,7 @@ static int run_one(struct result *r, const struct memref *m)
 		err = sieve_filter_create(&r->geo, &f);
 		if (err)
 			return err;
+		f->single_writer = single_writer;
 		/* Fault the table in first, as the module's kvzalloc does. */
 		sieve_filter_clear(f);
 		r->stored = fill(f, p->nkeys, r->len, ns);
@@ -571,7 +624,8 @@ static void print_header(int argc, char **argv, const struct memref *m,
 	out("  command: ");
 	for (i = 0; i < argc; i++)
 		out(" %s", argv[i]);
-	out("\n  cores:    kmod/*.c built for userspace, -O2; one thread; seed %#x\n", SEED);
+	out("\n  cores:    kmod/*.c built for userspace, -O2; one thread; seed %#x; %s adds\n", SEED,
+	    single_writer ? "single-writer (plain)" : "atomic");
 	out("  timing:   thread CPU time per chunk of %d operations (%.0f ns per reading, subtracted)\n\n",
 	    CHUNK, timer_cost);
 	out("memory reference: random 8-byte reads from a %.0f MiB buffer (the largest %s-key table)\n",
@@ -603,7 +657,8 @@ static void print_row(const struct result *r)
 	else
 		snprintf(kf, sizeof(kf), "k=%u", r->geo.nhashes);
 	out("%-4s %3u  %-8s %-5s %-5s %8.2f %7.2f %6.2f %5.2f %5.2f %6.2f",
-	    r->plan->name, r->len, type_names[r->type], rate_name(r->rate),
+	    r->plan->name, r->len, type_names[r->type],
+	    r->fixed ? r->fixed->name : rate_name(r->rate),
 	    kf, bits, classic_bits(r->rate), theory, bits / theory, bits / classic_bits(r->rate),
 	    r->R);
 	for (mode = 0; mode < NMODES; mode++)
@@ -670,7 +725,11 @@ static void print_table(const struct result *res, int nres)
 	    "  positive: %llu of %s keys (best of %d passes), %llu of %s (one pass);\n"
 	    "  negative: %llu at %s, %llu at %s (distinct keys never added).\n"
 	    "  FPR meas: negatives answered yes (single and batch answers are compared: any difference is flagged);\n"
-	    "  FPR exp = sieve_expected_fpr_ppb().\n\n",
+	    "  FPR exp = sieve_expected_fpr_ppb().\n"
+	    "  -x rows: p names a fixed size instead of a rate: 8.4b, 10b = blocked Bloom at that many\n"
+	    "  bits/key, k the best sieve_expected_fpr_ppb() sees; f12 = cuckoo, 12-bit fingerprints,\n"
+	    "  nkeys / 4 buckets rounded up to a power of two (95.4%% load at 1M and 64M keys);\n"
+	    "  their theory columns refer to p = 1%%.\n\n",
 	    CHUNK, plans[0].name, plans[0].passes, plans[1].name,
 	    (unsigned long long)plans[0].npos, plans[0].name, plans[0].passes,
 	    (unsigned long long)plans[1].npos, plans[1].name,
@@ -720,7 +779,8 @@ static void print_query_aims(const struct result *res, int nres)
 			continue;
 		for (j = 0; j < nres; j++)
 			if (res[j].plan == &plans[0] && res[j].type == r->type &&
-			    res[j].rate == r->rate && res[j].len == r->len)
+			    res[j].rate == r->rate && res[j].len == r->len &&
+			    res[j].fixed == r->fixed)
 				small = &res[j];
 		if (small)
 			snprintf(floor_s, sizeof(floor_s), "%.2f R",
@@ -728,7 +788,7 @@ static void print_query_aims(const struct result *res, int nres)
 		snprintf(aim_s, sizeof(aim_s), "<= %4.1f%s", aim,
 			 r->type == SIEVE_BLOOM ? " (k)" : "");
 		out("  %-8s %-5s %2uB   %6.2f  %6.2f   %-11s %-7s   %-8s              %5.2f   %5.2f   %6.2f   %s\n",
-		    type_names[r->type], rate_name(r->rate), r->len,
+		    type_names[r->type], r->fixed ? r->fixed->name : rate_name(r->rate), r->len,
 		    r->pos_ns[BATCH] / r->R, r->neg_ns[BATCH] / r->R, aim_s,
 		    verdict(batch / r->R <= aim), floor_s,
 		    r->pos_ns[SINGLE] / r->D, r->neg_ns[SINGLE] / r->D, single / r->R,
@@ -750,7 +810,8 @@ static void print_size_aims(const struct result *res, int nres)
 		if (r->len != key_lens[0])
 			continue;
 		out("  %-4s %-8s %-5s %6.2f bits/key / %6.2f = %.3f  %-7s",
-		    r->plan->name, type_names[r->type], rate_name(r->rate),
+		    r->plan->name, type_names[r->type],
+		    r->fixed ? r->fixed->name : rate_name(r->rate),
 		    bits, theory, bits / theory, verdict(bits / theory <= 1.1));
 		if (r->type == SIEVE_BLOCKED_BLOOM)
 			out("  (vs classic Bloom %.2f: %.3f, %s)", classic_bits(r->rate),
@@ -799,23 +860,28 @@ static int memref_init(struct memref *m)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-o TABLE_FILE] [-s] [-n LARGE_KEYS] [-t TYPE]\n"
+	fprintf(stderr, "usage: %s [-o TABLE_FILE] [-s] [-x] [-w] [-n LARGE_KEYS] [-t TYPE]\n"
 		"  -o  also write the report to TABLE_FILE\n"
 		"  -s  small run: 1M keys only (the memory reference stays full size)\n"
+		"  -x  fixed-size rows, 8-byte keys: Bloom at 1%%, blocked Bloom at 8.4 and\n"
+		"      10 bits/key, cuckoo with 12-bit fingerprints at 95.4%% load\n"
+		"  -w  single-writer filters: Bloom-type adds with plain ORs, as libsieve's\n"
+		"      local filters (else atomic, as in the kernel)\n"
 		"  -n  keys of the large table instead of 64000000\n"
 		"  -t  only this type: bloom, blocked or cuckoo (repeatable)\n", prog);
 }
 
 int main(int argc, char **argv)
 {
-	struct result res[NSIZES * NLENS * NTYPES * NRATES];
+	struct result res[NSIZES * (NLENS * NTYPES * NRATES + ARRAY_SIZE(fixed_rows) + 1)];
 	double hash_ns[NLENS][2], t0 = now_ns();
 	int s, l, t, r, n = 0, nsizes = NSIZES, opt, err;
+	bool fixed = false;
 	u32 wanted = 0;
 	struct memref m = { 0 };
 	static char large_name[24];
 
-	while ((opt = getopt(argc, argv, "o:sn:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:sxwn:t:")) != -1) {
 		switch (opt) {
 		case 'o':
 			table_out = fopen(optarg, "w");
@@ -826,6 +892,12 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			nsizes = 1;
+			break;
+		case 'x':
+			fixed = true;
+			break;
+		case 'w':
+			single_writer = true;
 			break;
 		case 'n':
 			plans[1].nkeys = strtoull(optarg, NULL, 0) / CHUNK * CHUNK;
@@ -869,24 +941,39 @@ int main(int argc, char **argv)
 		hash_ns[l][1] = time_hash(key_lens[l], 2);
 	}
 
-	for (s = 0; s < nsizes; s++)
+	for (s = 0; s < nsizes; s++) {
+		if (fixed) {
+			res[n++] = (struct result){ .type = SIEVE_BLOOM, .rate = rates_ppb[0],
+						    .len = key_lens[0], .plan = &plans[s] };
+			for (r = 0; r < (int)ARRAY_SIZE(fixed_rows); r++)
+				res[n++] = (struct result){ .type = fixed_rows[r].type,
+							    .rate = rates_ppb[0],
+							    .fixed = &fixed_rows[r],
+							    .len = key_lens[0], .plan = &plans[s] };
+			continue;
+		}
 		for (l = 0; l < NLENS; l++)
 			for (t = 0; t < NTYPES; t++)
-				for (r = 0; r < NRATES && (!wanted || wanted & 1U << t); r++) {
-					struct result *cur = &res[n++];
-					double t1 = now_ns();
+				for (r = 0; r < NRATES && (!wanted || wanted & 1U << t); r++)
+					res[n++] = (struct result){ .type = types[t],
+								    .rate = rates_ppb[r],
+								    .len = key_lens[l],
+								    .plan = &plans[s] };
+	}
+	for (r = 0; r < n; r++) {
+		struct result *cur = &res[r];
+		double t1 = now_ns();
 
-					*cur = (struct result){ .type = types[t], .rate = rates_ppb[r],
-								.len = key_lens[l], .plan = &plans[s] };
-					progress("bench: %s keys, %2u bytes, %-8s %-5s ...", plans[s].name,
-						 key_lens[l], type_names[types[t]], rate_names[r]);
-					err = run_one(cur, &m);
-					if (err) {
-						fprintf(stderr, "\nbench: %s\n", strerror(-err));
-						return 1;
-					}
-					progress(" %.1f s\n", (now_ns() - t1) / 1e9);
-				}
+		progress("bench: %s keys, %2u bytes, %-8s %-5s ...", cur->plan->name, cur->len,
+			 type_names[cur->type],
+			 cur->fixed ? cur->fixed->name : rate_name(cur->rate));
+		err = run_one(cur, &m);
+		if (err) {
+			fprintf(stderr, "\nbench: %s\n", strerror(-err));
+			return 1;
+		}
+		progress(" %.1f s\n", (now_ns() - t1) / 1e9);
+	}
 
 	time_reads(&m, 32000000, 4000000, &m.indep_ns[1], &m.dep_ns[1]);
 	free(m.buf);

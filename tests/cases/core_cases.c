@@ -1742,6 +1742,46 @@ out_free:
 		sieve_filter_destroy(f);
 }
 
+/*
+ * A single-writer filter (plain ORs in userspace; the kernel ignores the
+ * flag) and a shared one (atomic ORs), fed the same keys into a small
+ * table so that many adds find their bits partly set, answer every add
+ * alike and end with the same table.
+ */
+static void tc_check_single_writer_same(struct sieve_test *t, struct sieve_geometry g)
+{
+	struct sieve_filter *plain = tc_new_filter(t, g), *shared = tc_new_filter(t, g);
+	u32 i, differ = 0, fresh = 0;
+
+	if (plain && shared) {
+		plain->single_writer = true;
+		for (i = 0; i < 2000; i++) {
+			int r = tc_add(plain, TC_SET_IN, i % 1500);
+
+			differ += r != tc_add(shared, TC_SET_IN, i % 1500);
+			fresh += r == 0;
+		}
+		EXPECT_EQ(t, differ, 0);
+		/* The 500 repeats are present; most of the 1500 are new. */
+		EXPECT_TRUE(t, fresh > 1000 && fresh <= 1500);
+		EXPECT_EQ(t, memcmp(plain->table, shared->table, plain->table_bytes), 0);
+	}
+	if (plain)
+		sieve_filter_destroy(plain);
+	if (shared)
+		sieve_filter_destroy(shared);
+}
+
+static void sieve_test_bloom_single_writer_same(struct sieve_test *t)
+{
+	tc_check_single_writer_same(t, tc_bloom(1 << 14, 6, TC_SEED_B));
+}
+
+static void sieve_test_blocked_single_writer_same(struct sieve_test *t)
+{
+	tc_check_single_writer_same(t, tc_blocked(1 << 14, 6, TC_SEED_B));
+}
+
 static void sieve_test_bloom_batch_matches_single(struct sieve_test *t)
 {
 	tc_check_batch_matches_single(t, SIEVE_BLOOM);
@@ -1755,6 +1795,31 @@ static void sieve_test_blocked_batch_matches_single(struct sieve_test *t)
 static void sieve_test_cuckoo_batch_matches_single(struct sieve_test *t)
 {
 	tc_check_batch_matches_single(t, SIEVE_CUCKOO);
+}
+
+/*
+ * The one hash pass: its top half is the kernel's jhash() of the key (in
+ * the VM, the real <linux/jhash.h>), at every tail length and seed, and
+ * its bottom half is another word of the same final state, not a copy.
+ */
+static void sieve_test_hash64_top_half_is_jhash(struct sieve_test *t)
+{
+	static const u32 seeds[] = { 0, 1, TC_SEED_A, 0xffffffff };
+	u32 s, len, mismatches = 0, halves_equal = 0;
+	u8 buf[TC_KEY_MAX];
+
+	for (s = 0; s < ARRAY_SIZE(seeds); s++) {
+		for (len = 0; len <= TC_KEY_MAX; len++) {
+			u64 h;
+
+			tc_key_fill(buf, TC_SET_IN, len, len);
+			h = sieve_hash64(buf, len, seeds[s]);
+			mismatches += (u32)(h >> 32) != jhash(buf, len, seeds[s]);
+			halves_equal += len && (u32)(h >> 32) == (u32)h;
+		}
+	}
+	EXPECT_EQ(t, mismatches, 0);
+	EXPECT_EQ(t, halves_equal, 0);
 }
 
 #define TC_CASE(fn)	{ #fn, fn }
@@ -1831,6 +1896,9 @@ const struct sieve_test_case sieve_core_cases[] = {
 	TC_CASE(sieve_test_sizing_cuckoo_buckets),
 	TC_CASE(sieve_test_sizing_rejects_bad_input),
 	TC_CASE(sieve_test_sizing_expected_fpr_monotonic),
+	TC_CASE(sieve_test_hash64_top_half_is_jhash),
+	TC_CASE(sieve_test_bloom_single_writer_same),
+	TC_CASE(sieve_test_blocked_single_writer_same),
 };
 
 const unsigned int sieve_core_ncases = ARRAY_SIZE(sieve_core_cases);

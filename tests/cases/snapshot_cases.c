@@ -253,7 +253,8 @@ static void sc_expect_refused(struct sieve_test *t, u32 type,
 }
 
 static void bad_magic(u8 *b, u64 n)		{ HDR(b)->magic ^= 1; }
-static void bad_version(u8 *b, u64 n)		{ HDR(b)->version = 2; }
+static void old_version(u8 *b, u64 n)		{ HDR(b)->version = SIEVE_SNAPSHOT_VERSION - 1; }
+static void new_version(u8 *b, u64 n)		{ HDR(b)->version = SIEVE_SNAPSHOT_VERSION + 1; }
 static void bad_header_bytes(u8 *b, u64 n)	{ HDR(b)->header_bytes = 120; }
 static void bad_flag_ephemeral(u8 *b, u64 n)	{ HDR(b)->create_flags |= SIEVE_CREATE_EPHEMERAL; }
 static void bad_flag_unknown(u8 *b, u64 n)	{ HDR(b)->create_flags |= 1U << 20; }
@@ -282,7 +283,7 @@ static void bad_layer_victim(u8 *b, u64 n)	{ LAYER(b)->victim_fp = 1; }
 static void sieve_test_snapshot_refuses_bad_header(struct sieve_test *t)
 {
 	static void (*const bad[])(u8 *, u64) = {
-		bad_magic, bad_version, bad_header_bytes, bad_flag_ephemeral,
+		bad_magic, bad_header_bytes, bad_flag_ephemeral,
 		bad_flag_unknown, bad_type_zero, bad_type_high, bad_nlayers_zero,
 		bad_nlayers_two, bad_max_layers, bad_growth, bad_fpp, bad_capacity,
 		bad_payload_short, bad_payload_long, bad_payload_odd, bad_reserved,
@@ -292,6 +293,22 @@ static void sieve_test_snapshot_refuses_bad_header(struct sieve_test *t)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		sc_expect_refused(t, SIEVE_BLOOM, bad[i], false, -EINVAL);
 		sc_expect_refused(t, SIEVE_BLOOM, bad[i], true, -EINVAL);
+	}
+}
+
+/*
+ * Version 1 (two jhash passes, Floyd's patterns) and any later one hash
+ * keys to other bits: refused as such, before the checksum is read, with
+ * an errno of its own, so tools can say why.
+ */
+static void sieve_test_snapshot_refuses_other_version(struct sieve_test *t)
+{
+	u32 type;
+
+	for (type = SIEVE_BLOOM; type <= SIEVE_CUCKOO; type++) {
+		sc_expect_refused(t, type, old_version, false, -ENOEXEC);
+		sc_expect_refused(t, type, old_version, true, -ENOEXEC);
+		sc_expect_refused(t, type, new_version, true, -ENOEXEC);
 	}
 }
 
@@ -545,6 +562,7 @@ const struct sieve_test_case sieve_snapshot_cases[] = {
 	SC_CASE(sieve_test_snapshot_round_trip_cuckoo),
 	SC_CASE(sieve_test_snapshot_cuckoo_victim_survives),
 	SC_CASE(sieve_test_snapshot_refuses_bad_header),
+	SC_CASE(sieve_test_snapshot_refuses_other_version),
 	SC_CASE(sieve_test_snapshot_refuses_bad_layer),
 	SC_CASE(sieve_test_snapshot_refuses_bad_checksum),
 	SC_CASE(sieve_test_snapshot_refuses_bloom_tail_bits),

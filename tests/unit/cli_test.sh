@@ -236,6 +236,12 @@ for bad in truncated trailing flipped badmagic empty keys; do
 	check "snapshot info on a $bad file: says it is not a valid snapshot" \
 		grep -q "not a valid sieve snapshot" <<<"$err"
 done
+# A version-1 snapshot (before the one-pass hash): refused as such, with what to do.
+cp "$work/bloom.snap" "$work/v1.snap"
+printf '\x01\x00' | dd of="$work/v1.snap" bs=1 seek=4 conv=notrunc 2>/dev/null
+expect_refused "snapshot info refuses a version 1 snapshot" "$sieve" snapshot info "$work/v1.snap"
+check "snapshot info on a version 1 snapshot: names the version and 'sieve build'" \
+	grep -q "another format version.*sieve build" <<<"$err"
 expect_refused "snapshot info of a missing file" "$sieve" snapshot info "$work/none"
 expect_refused "snapshot without subcommand" "$sieve" snapshot
 expect_refused "snapshot unknown subcommand" "$sieve" snapshot frob x

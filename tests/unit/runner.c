@@ -101,6 +101,7 @@ static const struct {
 	{ sieve_sizing_cases, &sieve_sizing_cases_n },
 	{ sieve_scale_cases, &sieve_scale_cases_n },
 	{ sieve_fpr_cases, &sieve_fpr_cases_n },
+	{ sieve_hash_cases, &sieve_hash_cases_n },
 	{ sieve_libsieve_cases, &sieve_libsieve_cases_n },
 	{ sieve_layers_cases, &sieve_layers_cases_n },
 	{ sieve_feed_cases, &sieve_feed_cases_n },

@@ -36,6 +36,7 @@ void sieve_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	extern const unsigned int name##_n
 SIEVE_CASE_TABLE(sieve_scale_cases);
 SIEVE_CASE_TABLE(sieve_fpr_cases);
+SIEVE_CASE_TABLE(sieve_hash_cases);
 SIEVE_CASE_TABLE(sieve_sizing_cases);
 SIEVE_CASE_TABLE(sieve_estimate_cases);
 SIEVE_CASE_TABLE(sieve_libsieve_cases);

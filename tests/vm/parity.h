@@ -89,6 +89,30 @@ static void parity_jhash(struct parity_out *out, u8 *buf)
 }
 
 /*
+ * sieve_hash64() is built from the kernel's own jhash steps: the 64 bits a
+ * filter sees must be the same on both sides, for every tail length.
+ */
+static void parity_hash64(struct parity_out *out, u8 *buf)
+{
+	unsigned int s;
+	u32 len;
+
+	for (s = 0; s < ARRAY_SIZE(parity_seeds); s++) {
+		u32 seed = parity_seeds[s];
+
+		for (len = 0; len <= PARITY_SHORT_MAX; len++) {
+			parity_fill(buf, len, len ^ 0x64);
+			parity_printf(out, "hash64 seed=%08x len=%u %016llx", seed, len,
+				      (unsigned long long)sieve_hash64(buf, len, seed));
+		}
+		len = parity_long_lengths[ARRAY_SIZE(parity_long_lengths) - 1];
+		parity_fill(buf, len, len ^ 0x64);
+		parity_printf(out, "hash64 seed=%08x len=%u %016llx", seed, len,
+			      (unsigned long long)sieve_hash64(buf, len, seed));
+	}
+}
+
+/*
  * Sizing and the FPR model are fixed-point maths with 128-bit products:
  * the kernel and userspace builds must agree to the last bit.
  */
@@ -243,6 +267,7 @@ static int parity_report(struct parity_out *out)
 	if (!buf)
 		return -ENOMEM;
 	parity_jhash(out, buf);
+	parity_hash64(out, buf);
 	parity_sizing(out);
 	for (i = 0; i < ARRAY_SIZE(parity_tables); i++) {
 		parity_table(out, &parity_tables[i], buf);

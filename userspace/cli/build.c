@@ -39,6 +39,10 @@ static int count_keys(const char *path, uint64_t *count)
 
 static int snapshot_error(const char *file, int err)
 {
+	if (err == -ENOEXEC)
+		return cli_error("%s: a sieve snapshot of another format version (version 1 came "
+				 "before the one-pass hash): its tables cannot be converted; rebuild it "
+				 "from its keys with 'sieve build'", file);
 	if (err == -EINVAL)
 		return cli_error("%s: not a valid sieve snapshot (corrupted, truncated, or followed "
 				 "by other bytes)", file);

@@ -389,6 +389,11 @@ static int cmd_import(const struct cli_command *cmd, int argc, char **argv)
 	if (ret == -EINVAL)
 		return cli_error("%s: not a valid sieve snapshot (corrupted, truncated, or "
 				 "followed by other bytes)", file);
+	if (ret == -ENOEXEC)
+		return cli_error("%s: a sieve snapshot of another format version (version 1 came "
+				 "before the one-pass hash): its tables cannot be converted; rebuild it "
+				 "from its keys with 'sieve build'", file);
+
 	if (ret == -EEXIST)
 		return cli_error("a filter named '%s' exists", name);
 	if (ret == -ENOSPC)

@@ -178,7 +178,9 @@ int sieve_dev_export_path(struct sieve_dev *dev, uint32_t id, const char *path, 
  * a time) into a new filter @name; @flags is %SIEVE_CREATE_EPHEMERAL or 0.
  * Returns the new id. -EINVAL for a corrupted or truncated snapshot or one
  * followed by extra bytes (an unfinished import is dropped by the next
- * import or the close of @dev); the kernel's errors otherwise.
+ * import or the close of @dev); -ENOEXEC for one of another format
+ * version (version 1, from before the one-pass hash, cannot be converted:
+ * rebuild it from its keys); the kernel's errors otherwise.
  */
 int sieve_dev_import(struct sieve_dev *dev, const char *name, uint32_t flags, int fd);
 int sieve_dev_import_path(struct sieve_dev *dev, const char *name, uint32_t flags,
@@ -256,7 +258,9 @@ int sieve_local_info(const struct sieve_local *f, struct sieve_info *out);
  * (it is checksummed before it is written); save_path writes beside @path
  * and renames over it once complete. load reads @fd to its end and checks everything
  * (header, each table, the checksum): -EINVAL for a corrupted, truncated
- * or over-long snapshot, -E2BIG for tables beyond the limits, -ENOMEM.
+ * or over-long snapshot, -ENOEXEC for one of another format version
+ * (version 1 cannot be converted), -E2BIG for tables beyond the limits,
+ * -ENOMEM.
  */
 int sieve_local_save(const struct sieve_local *f, int fd);
 int sieve_local_save_path(const struct sieve_local *f, const char *path);

@@ -57,6 +57,7 @@ static int add_layer(struct sieve_local *f)
 	err = sieve_filter_create(&geo, &l->filter);
 	if (err)
 		return err;
+	l->filter->single_writer = true;	/* libsieve.h: one thread at a time */
 	l->capacity = capacity;
 	l->items = 0;
 	f->nlayers++;
@@ -91,8 +92,10 @@ int sieve_local_create(const struct sieve_params *p, struct sieve_local **out)
 		sieve_params_geometry(p, &geo);
 		geo.seed = f->seed;
 		err = sieve_filter_create(&geo, &f->layers[0].filter);
-		if (!err)
+		if (!err) {
+			f->layers[0].filter->single_writer = true;
 			f->nlayers = 1;
+		}
 	} else {
 		f->capacity = p->capacity;
 		f->fpp_ppb = p->fpp_ppb;
@@ -167,7 +170,7 @@ static bool older_contain(const struct sieve_local *f, u64 hash)
 	u32 i;
 
 	for (i = 0; i + 1 < f->nlayers; i++)
-		if (f->layers[i].filter->ops->contains(f->layers[i].filter, hash))
+		if (sieve_filter_contains_hash(f->layers[i].filter, hash))
 			return true;
 	return false;
 }
@@ -190,7 +193,7 @@ static int add_try(struct sieve_local *f, u64 hash, u32 flags, bool may_grow)
 		return 1;
 	if (may_grow && sieve_layer_full(top->items, top->capacity))
 		return -EAGAIN;
-	ret = top->filter->ops->add(top->filter, hash, flags);
+	ret = sieve_filter_add_hash(top->filter, hash, flags);
 	if (ret == -ENOSPC && may_grow && sieve_layer_refused_full(top->filter, hash))
 		return -EAGAIN;
 	if (ret < 0)
@@ -240,7 +243,7 @@ static bool contains_hash(const struct sieve_local *f, u64 hash)
 	u32 i;
 
 	for (i = f->nlayers; i-- > 0;)
-		if (f->layers[i].filter->ops->contains(f->layers[i].filter, hash))
+		if (sieve_filter_contains_hash(f->layers[i].filter, hash))
 			return true;
 	return false;
 }

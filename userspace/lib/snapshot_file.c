@@ -96,6 +96,7 @@ int sieve_local_load(int fd, struct sieve_local **out)
 {
 	struct sieve_snapshot_reader *r = malloc(sizeof(*r));
 	struct sieve_local *f;
+	u32 i;
 	int err;
 
 	if (!r)
@@ -121,6 +122,8 @@ int sieve_local_load(int fd, struct sieve_local **out)
 	f->hits = r->hdr.hits;
 	f->nlayers = r->nlayers;
 	sieve_snapshot_reader_take(r, f->layers);
+	for (i = 0; i < f->nlayers; i++)	/* libsieve.h: one thread at a time */
+		f->layers[i].filter->single_writer = true;
 	f->seed = f->layers[0].filter->geo.seed;
 	*out = f;
 out_release_reader:

@@ -158,7 +158,10 @@ struct sieve_geometry {
  *   were applied and count in @done.
  * - MERGE: EINVAL the two filters differ in type, geometry or seed, are the
  *   same filter, are scalable, or are cuckoo filters.
- * - IMPORT: EALREADY (offset > 0) no import is in progress on this file;
+ * - IMPORT: ENOEXEC a snapshot of another format @version (version 1,
+ *   from before the one-pass hash, cannot be converted without its keys);
+ *   EINVAL any other bad header, layer or checksum.
+ *   EALREADY (offset > 0) no import is in progress on this file;
  *   EINTR a fatal signal arrived within a chunk (the import is dropped).
  *   Once the header has arrived, the payload it announces is counted
  *   against max_memory_mb (ENOMEM) before any table is allocated.
@@ -580,11 +583,16 @@ struct sieve_merge {
  * last piece shorter), and its padding if any. jhash is the kernel's
  * <linux/jhash.h>; libsieve carries a bit-identical copy.
  *
- * The table format is tied to the hash: a key's probes come from two
- * jhash passes over it. @version changes if that ever does.
+ * The table format is tied to the hash and to the way each type turns it
+ * into bits: @version changes when either does. Version 2: the 64-bit
+ * hash of one jhash pass (the final state's c and b words), and blocked
+ * Bloom patterns from independent draws. Version 1 (two jhash passes,
+ * Floyd's sampling) put keys elsewhere: its tables cannot be converted
+ * without the keys, so it is refused (ENOEXEC, as any other version);
+ * rebuild the filter from its keys (`sieve build`).
  */
 #define SIEVE_SNAPSHOT_MAGIC	0x56454953U	/* "SIEV" */
-#define SIEVE_SNAPSHOT_VERSION	1
+#define SIEVE_SNAPSHOT_VERSION	2
 
 /**
  * struct sieve_snapshot_header - the first 128 bytes of a snapshot
