@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sizing the blocked backend, and what the CLI says about either backend.
- * The blocked backend's rule is the module's blocked Bloom core to the bit
- * (include/sieve_xdp_blocked.h), so it is sized by the module's own sizing
+ * The blocked backend's rule (include/sieve_xdp_blocked.h) draws the same
+ * distribution as the module's blocked Bloom core, k distinct bits of one
+ * 64-byte block, uniform (the core draws them by multiply-shift, the BPF
+ * side by Floyd's sampling), so it is sized by the module's own sizing
  * (kmod/sizing.c, compiled into libsieve): the fewest bits per key for
  * which some k keeps the Poisson bound under the target, in whole 64-byte
  * blocks, any number of them. No libbpf here: the unit suite links it.
