@@ -427,7 +427,10 @@ under_traffic() {
 	rm -f "$stop" "$rstop" "$WORK"/sent.*
 	lost0=$(stack_drops)
 	local drop0; drop0=$(dropped_total)
-	sv python3 "$TRAFFIC" udp-recv $SV4 7000 120 "$rstop" >"$WORK/recv" &
+	# Its deadline outlasts the senders' (60000 at 500/s, started after it):
+	# the stop file ends it, and a run of the workers past 120 s must not
+	# cut off the senders' last datagrams.
+	sv python3 "$TRAFFIC" udp-recv $SV4 7000 300 "$rstop" >"$WORK/recv" &
 	local rpid=$!
 	for t in $(seq 1 100); do grep -q ready "$WORK/recv" 2>/dev/null && break; sleep 0.05; done
 	cl python3 "$TRAFFIC" udp-send $C4 6000 $SV4 7000 60000 500 "$stop" >"$WORK/sent.c" &
