@@ -42,6 +42,8 @@
 #define ENTRY_MAX		127
 #define XREAD_COUNT		1000
 #define XREAD_BLOCK_MS		1000
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
 /* A read that takes longer than this is a lost connection (a partition). */
 #define READ_TIMEOUT_MS		(XREAD_BLOCK_MS + 4000)
 #define SCAN_COUNT		"10000"
@@ -633,7 +635,7 @@ static int check_streams(struct sagent_fleet *f, char *err, size_t errlen)
 static redisReply *xread(struct sagent_fleet *f, struct fleet_list **which, unsigned int *n)
 {
 	const char *argv[6 + 2 * SAGENT_MAX_FLEET_LISTS] = {
-		"XREAD", "COUNT", "1000", "BLOCK", "1000", "STREAMS",
+		"XREAD", "COUNT", STR(XREAD_COUNT), "BLOCK", STR(XREAD_BLOCK_MS), "STREAMS",
 	};
 	unsigned int i, k = 0;
 
