@@ -8,11 +8,21 @@
 BPF_ARCH_INCLUDE := $(addprefix -I,$(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+# The blocklist asking /dev/sieve filters through sieve.ko's kfuncs: the same
+# source with SIEVE_XDP_KFUNC, an object of its own (it loads only where
+# sieve.ko is).
+BPF_FILTER_OBJ := $(BUILD)/bpf/sieve_xdp_filter.bpf.o
+BPF_OBJS += $(BPF_FILTER_OBJ)
 bpf: $(BPF_OBJS)
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
 	$(call msg,BPF,$<)
 	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
 		-I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
+$(BPF_FILTER_OBJ): bpf/sieve_xdp.bpf.c $(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
+	$(call msg,BPF,$< [kfunc])
+	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+		-DSIEVE_XDP_KFUNC -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) \
+		-c $< -o $@
 
 # clang, llvm and libbpf-dev are in the top Makefile's list.
 DEB_PACKAGES += bpftool

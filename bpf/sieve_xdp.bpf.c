@@ -8,6 +8,11 @@
  * the exact map in exact mode) drops the packet, unless it is a source or
  * prefix entry and the source is on the allowlist.
  *
+ * Built a second time with SIEVE_XDP_KFUNC (sieve_xdp_filter.bpf.o), the
+ * filter may instead be a /dev/sieve filter that sieve.ko's kfuncs answer
+ * for (SIEVE_XDP_F_FILTER): its own object, as a program naming kfuncs
+ * loads only where sieve.ko (with BTF) is loaded.
+ *
  * It never locks the operator out: ARP and all other non-IP traffic, and
  * IPv6 neighbour discovery, always pass. A truncated or malformed packet
  * is still checked against the source kinds when its addresses could be
@@ -24,6 +29,9 @@
 
 #include "sieve_xdp.h"
 #include "sieve_xdp_blocked.h"
+#ifdef SIEVE_XDP_KFUNC
+#include "sieve_kfuncs.bpf.h"
+#endif
 
 /* Inner-map templates: generations may differ in size, not in type. */
 struct bloom_gen {
@@ -143,14 +151,10 @@ struct pkt {
 	__be32 daddr[4];
 };
 
-/* The live generation: its slot and config; its maps once a probe needs them. */
+/* The live generation: its slot and config; the packet's counters. */
 struct gen {
 	__u32 slot;
 	const struct sieve_xdp_config *cfg;
-	void *bloom;
-	/* Not the same field as bloom: the verifier follows each map's type. */
-	void *blocked;
-	void *exact;
 	struct sieve_xdp_stats *stats;
 	__u64 len;		/* the frame's bytes, for the counters */
 };
@@ -208,10 +212,24 @@ static __always_inline void parse_l4(struct pkt *p, void *pos, void *end)
 	p->has_ports = 1;
 }
 
+/*
+ * A big-endian 16-bit length, to add to a packet pointer. The 6.1 verifier
+ * (Debian 12's kernel) keeps no bounds for a byte swap's result, nor for
+ * an OR of two unknowns, so the mask the verifier needs is hidden from the
+ * compiler, which would drop it as redundant.
+ */
+static __always_inline __u32 be16_len(const __be16 *field)
+{
+	__u32 len = bpf_ntohs(*field);
+
+	asm volatile("" : "+r"(len));
+	return len & 0xffff;
+}
+
 static __always_inline void parse_ipv4(struct pkt *p, void *pos, void *end)
 {
 	struct iphdr *ip = pos;
-	__u32 hlen;
+	__u32 hlen, tot_len;
 
 	if ((void *)(ip + 1) > end || ip->version != 4 || ip->ihl < 5) {
 		p->malformed = 1;
@@ -224,8 +242,8 @@ static __always_inline void parse_ipv4(struct pkt *p, void *pos, void *end)
 	p->daddr[0] = ip->daddr;
 	p->proto = ip->protocol;
 	p->l3_ok = 1;
-	if (pos + hlen > end || bpf_ntohs(ip->tot_len) < hlen ||
-	    pos + bpf_ntohs(ip->tot_len) > end) {
+	tot_len = be16_len(&ip->tot_len);
+	if (pos + hlen > end || tot_len < hlen || pos + tot_len > end) {
 		p->malformed = 1;
 		return;
 	}
@@ -250,7 +268,7 @@ static __always_inline void parse_ipv6(struct pkt *p, void *pos, void *end)
 	__builtin_memcpy(p->daddr, &ip6->daddr, 16);
 	p->l3_ok = 1;
 	next = ip6->nexthdr;
-	if (pos + sizeof(*ip6) + bpf_ntohs(ip6->payload_len) > end) {
+	if (pos + sizeof(*ip6) + be16_len(&ip6->payload_len) > end) {
 		p->malformed = 1;
 		return;
 	}
@@ -325,18 +343,21 @@ static __always_inline void parse(struct xdp_md *ctx, struct pkt *p)
 	}
 }
 
-/* Counter i: one packet of g->len bytes, both in one cache line. */
+/* Counter i: one packet of @len bytes, both in one cache line. */
+static __always_inline void count_to(struct sieve_xdp_stats *stats, int i, __u64 len)
+{
+	stats->c[i].packets++;
+	stats->c[i].bytes += len;
+}
+
 static __always_inline void count(struct gen *g, int i)
 {
-	g->stats->c[i].packets++;
-	g->stats->c[i].bytes += g->len;
+	count_to(g->stats, i, g->len);
 }
 
 /*
  * The k bits of the blocked backend's lookup, in a global function: the
- * verifier checks it once, not once for each of the probes inlined into
- * the program (up to 35, each looping up to 32 times: past its limit).
- * The call costs about a nanosecond.
+ * verifier checks it once, not once for each probe.
  */
 __noinline int sieve_blocked_test(const struct sieve_xdp_block *block, __u64 h, __u32 k)
 {
@@ -348,50 +369,76 @@ __noinline int sieve_blocked_test(const struct sieve_xdp_block *block, __u64 h, 
  * Block indexes are below max_entries by construction; a lookup that
  * still fails answers "no".
  */
-static __always_inline int blocked_maybe(struct gen *g, __u64 digest)
+static __always_inline int blocked_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
+					 __u64 digest)
 {
 	__u64 h = sieve_xdp_blocked_hash(digest);
-	__u32 idx = sieve_xdp_blocked_index(h, g->cfg->max_entries);
+	__u32 idx = sieve_xdp_blocked_index(h, cfg->max_entries);
+	void *blocked = bpf_map_lookup_elem(&sieve_blocked, &slot);
 
-	if (!g->blocked)
-		g->blocked = bpf_map_lookup_elem(&sieve_blocked, &g->slot);
-	if (!g->blocked)
+	if (!blocked)
 		return 0;
-	return sieve_blocked_test(bpf_map_lookup_elem(g->blocked, &idx), h, g->cfg->nr_hashes);
+	return sieve_blocked_test(bpf_map_lookup_elem(blocked, &idx), h, cfg->nr_hashes);
 }
 
-/* Whether the generation's filter may hold the key, of either backend. */
-static __always_inline int filter_maybe(struct gen *g, struct sieve_xdp_key *key)
+/* Whether the generation's filter may hold the key, of any backend. */
+static __always_inline int filter_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
+					const struct sieve_xdp_key *key)
 {
 	__u64 digest = sieve_xdp_digest(key);
+	void *bloom;
 
-	if (g->cfg->flags & SIEVE_XDP_F_BLOCKED)
-		return blocked_maybe(g, digest);
-	if (!g->bloom)
-		g->bloom = bpf_map_lookup_elem(&sieve_bloom, &g->slot);
-	return g->bloom && !bpf_map_peek_elem(g->bloom, &digest);
+#ifdef SIEVE_XDP_KFUNC
+	/*
+	 * The filter holds digests (see SIEVE_XDP_F_FILTER), and is found per
+	 * call: a reference held across the packet's probes cannot be passed
+	 * to this global function. A filter that is gone (-ENOENT) passes.
+	 */
+	if (cfg->flags & SIEVE_XDP_F_FILTER)
+		return bpf_sieve_contains_id(cfg->max_entries, &digest, sizeof(digest)) > 0;
+#endif
+	if (cfg->flags & SIEVE_XDP_F_BLOCKED)
+		return blocked_maybe(cfg, slot, digest);
+	bloom = bpf_map_lookup_elem(&sieve_bloom, &slot);
+	return bloom && !bpf_map_peek_elem(bloom, &digest);
+}
+
+static __always_inline int exact_has(__u32 slot, const struct sieve_xdp_key *key)
+{
+	void *exact = bpf_map_lookup_elem(&sieve_exact, &slot);
+	/* A copy on this frame's stack: 6.1 takes no other memory as a key. */
+	struct sieve_xdp_key copy = *key;
+
+	return exact && bpf_map_lookup_elem(exact, &copy);
 }
 
 /*
  * One probe: the filter answers "maybe" or "no"; in exact mode a "maybe"
- * is confirmed in the hash map, and a refuted one is counted.
+ * is confirmed in the hash map, and a refuted one is counted. A global
+ * function, verified once rather than at each of the up to 35 places a
+ * packet may probe: inlined, the program is past what the 6.1 verifier
+ * (Debian 12's kernel) explores. The generation's maps are looked up per
+ * probe (array lookups, inlined by the JIT).
  */
+__noinline int sieve_probe(const struct sieve_xdp_key *key, const struct sieve_xdp_config *cfg,
+			   struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
+{
+	if (!key || !cfg || !stats)
+		return 0;
+	if (cfg->flags & SIEVE_XDP_F_HASH_ONLY)
+		return exact_has(slot, key);
+	if (!filter_maybe(cfg, slot, key))
+		return 0;
+	count_to(stats, SIEVE_XDP_BLOOM_HITS, len);
+	if (!(cfg->flags & SIEVE_XDP_F_EXACT) || exact_has(slot, key))
+		return 1;
+	count_to(stats, SIEVE_XDP_FALSE_POSITIVES, len);
+	return 0;
+}
+
 static __always_inline int probe(struct gen *g, struct sieve_xdp_key *key)
 {
-	if (g->cfg->flags & SIEVE_XDP_F_HASH_ONLY) {
-		g->exact = bpf_map_lookup_elem(&sieve_exact, &g->slot);
-		return g->exact && bpf_map_lookup_elem(g->exact, key);
-	}
-	if (!filter_maybe(g, key))
-		return 0;
-	count(g, SIEVE_XDP_BLOOM_HITS);
-	if (!(g->cfg->flags & SIEVE_XDP_F_EXACT))
-		return 1;
-	g->exact = bpf_map_lookup_elem(&sieve_exact, &g->slot);
-	if (g->exact && bpf_map_lookup_elem(g->exact, key))
-		return 1;
-	count(g, SIEVE_XDP_FALSE_POSITIVES);
-	return 0;
+	return sieve_probe(key, g->cfg, g->stats, g->slot, g->len);
 }
 
 static __always_inline int kind_on(const struct gen *g, int kind, __u8 family)
@@ -513,9 +560,6 @@ static __always_inline int load_gen(struct xdp_md *ctx, struct gen *g)
 		return -1;
 	g->slot = *active & (SIEVE_XDP_NR_GENS - 1);
 	g->cfg = bpf_map_lookup_elem(&sieve_cfg, &g->slot);
-	g->bloom = NULL;
-	g->blocked = NULL;
-	g->exact = NULL;
 	/* Not a helper call (bpf_xdp_get_buff_len): the program is not
 	 * frags-aware, so the frame is all linear. Subtracting packet
 	 * pointers needs a privileged loader, as attaching XDP does. */

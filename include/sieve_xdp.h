@@ -64,6 +64,14 @@ struct sieve_xdp_key {
  * in sieve_bloom. A flag of the generation, so every rebuild keeps it.
  */
 #define SIEVE_XDP_F_BLOCKED	(1U << 3)
+/*
+ * The filter backend: the filter is the /dev/sieve filter whose id is
+ * max_entries, asked through sieve.ko's kfuncs (bpf/sieve_kfuncs.bpf.h)
+ * by the program's kfunc build, sieve_xdp_filter.bpf.o. Its keys are
+ * sieve_xdp_digest()s, 8 bytes in host order: what the program asks.
+ * A filter that is gone (destroyed, or never there) holds nothing.
+ */
+#define SIEVE_XDP_F_FILTER	(1U << 4)
 
 /*
  * Probe lengths per family: each costs one probe per packet of that
@@ -89,7 +97,8 @@ struct sieve_xdp_key {
  * @entries: entries on the list of this generation (the loader's bookkeeping)
  * @capacity: entries the bloom filter was planned for
  * @max_entries: the bloom map's max_entries (sizes its bitmap); with
- *	%SIEVE_XDP_F_BLOCKED, the blocked array's: its number of 64-byte blocks
+ *	%SIEVE_XDP_F_BLOCKED, the blocked array's: its number of 64-byte
+ *	blocks; with %SIEVE_XDP_F_FILTER, the /dev/sieve filter's id
  * @nr_hashes: the bloom map's hash count (1-15); with %SIEVE_XDP_F_BLOCKED,
  *	the bits a key sets in its block (1-%SIEVE_XDP_BLOCKED_MAX_HASHES)
  * @fpp_ppb: the target false-positive rate, parts per billion

@@ -21,11 +21,17 @@ $(KFUNC_DIR)/kfunc_test.skel.h: $(KFUNC_DIR)/kfunc_test.bpf.o
 	$(call msg,GEN,$@)
 	$(Q)bpftool gen skeleton $< name kfunc_test > $@
 
-$(KFUNC_TEST): tests/kfunc/kfunc_test.c tests/kfunc/kfunc_test.h tests/device/dev.c \
-		$(DEV_HDRS) $(KFUNC_DIR)/kfunc_test.skel.h
+# The blocklist program's kfunc build (bpf/bpf.mk), for blocklist.c.
+$(KFUNC_DIR)/sieve_xdp_filter.skel.h: $(BPF_FILTER_OBJ)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D) && bpftool gen skeleton $< name sieve_xdp_filter > $@
+
+KFUNC_SRCS := tests/kfunc/kfunc_test.c tests/kfunc/blocklist.c tests/device/dev.c tests/bpf/pkt.c
+$(KFUNC_TEST): $(KFUNC_SRCS) tests/kfunc/kfunc_test.h tests/kfunc/blocklist.h tests/bpf/pkt.h \
+		$(DEV_HDRS) $(wildcard include/sieve_xdp*.h) $(KFUNC_DIR)/kfunc_test.skel.h \
+		$(KFUNC_DIR)/sieve_xdp_filter.skel.h
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(DEV_CFLAGS) -I$(KFUNC_DIR) -o $@ tests/kfunc/kfunc_test.c tests/device/dev.c \
-		-lbpf -lelf -lz
+	$(Q)$(CC) $(DEV_CFLAGS) -I$(KFUNC_DIR) -I$(TOP)/include -o $@ $(KFUNC_SRCS) -lbpf -lelf -lz
 
 VM_PROGS += $(KFUNC_TEST)
 VM_SCRIPTS += tests/kfunc/kfunc.sh

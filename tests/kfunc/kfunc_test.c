@@ -15,6 +15,7 @@
  *   destroy    filters destroyed and remade while a program holds them:
  *              no use-after-free (KASAN, on the debug kernel), every
  *              filter freed afterwards
+ *   blocklist  the XDP blocklist's filter backend (blocklist.c)
  *
  * With -b FILE it measures instead (make bench-kfunc), into FILE: see bench().
  */
@@ -33,6 +34,7 @@
 
 #include "../device/dev.h"
 #include "kfunc_test.h"
+#include "blocklist.h"
 #include "kfunc_test.skel.h"
 
 #define NKEYS		1000
@@ -520,6 +522,10 @@ static int bench(const char *path)
 			bench_delete_to_pass(out, id);
 		sv_destroy(dev, id);
 	}
+	if (blocklist_bench(dev, out)) {
+		fclose(out);
+		return 2;
+	}
 	fclose(out);
 	return 0;
 }
@@ -549,5 +555,6 @@ int main(int argc, char **argv)
 	check_concurrent(SIEVE_BLOCKED_BLOOM, "blocked");
 	check_destroy_while_held();
 	kfunc_test__destroy(skel);
+	blocklist_check(dev);
 	return ktap_end();
 }
