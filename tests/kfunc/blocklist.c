@@ -6,7 +6,9 @@
  * filled here as the loader fills them: one generation, in slot 0, whose
  * config names the filter; the filter holds sieve_xdp_digest()s.
  *
- *   blocklist_check()  for each filter type: a source, a prefix (its first
+ *   blocklist_check()  the blocklist program as shipped (sieve_xdp.bpf.o)
+ *                      loads on this kernel, Debian 12's; then for each
+ *                      filter type of its kfunc build: a source, a prefix (its first
  *                      and last address; the neighbours outside pass), a
  *                      service and an IPv6 source dropped and counted by
  *                      kind; never-added sources judged as the ioctl query
@@ -35,6 +37,7 @@
 #include "sieve_xdp_blocked.h"
 #include "kfunc_test.h"
 #include "blocklist.h"
+#include "sieve_xdp.skel.h"
 #include "sieve_xdp_filter.skel.h"
 
 #define FOREIGN		1000
@@ -295,6 +298,22 @@ static struct sieve_xdp_filter *open_blocklist(void)
 	return skel;
 }
 
+/* The program the loader attaches, as built: it must load on Debian 12's kernel too. */
+static void check_shipped_loads(void)
+{
+	struct sieve_xdp *skel = sieve_xdp__open();
+	struct bpf_map *map;
+	int err = skel ? 0 : -errno;
+
+	if (skel) {
+		bpf_object__for_each_map(map, skel->obj)
+			bpf_map__set_pin_path(map, NULL);
+		err = sieve_xdp__load(skel);
+		sieve_xdp__destroy(skel);
+	}
+	ktap_ok(!err, "blocklist: sieve_xdp.bpf.o loads (the 6.1 verifier) (%s)", errname(err));
+}
+
 void blocklist_check(int fd)
 {
 	static const struct { uint32_t type; const char *name; } types[] = {
@@ -304,6 +323,7 @@ void blocklist_check(int fd)
 	size_t i;
 
 	dev = fd;
+	check_shipped_loads();
 	bl = open_blocklist();
 	if (!ktap_ok(bl != NULL, "blocklist: sieve_xdp_filter.bpf.o (the kfunc build) loads (%s)",
 		     bl ? "ok" : strerror(errno)))

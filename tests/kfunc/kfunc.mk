@@ -29,9 +29,9 @@ $(KFUNC_DIR)/sieve_xdp_filter.skel.h: $(BPF_FILTER_OBJ)
 KFUNC_SRCS := tests/kfunc/kfunc_test.c tests/kfunc/blocklist.c tests/device/dev.c tests/bpf/pkt.c
 $(KFUNC_TEST): $(KFUNC_SRCS) tests/kfunc/kfunc_test.h tests/kfunc/blocklist.h tests/bpf/pkt.h \
 		$(DEV_HDRS) $(wildcard include/sieve_xdp*.h) $(KFUNC_DIR)/kfunc_test.skel.h \
-		$(KFUNC_DIR)/sieve_xdp_filter.skel.h
+		$(KFUNC_DIR)/sieve_xdp_filter.skel.h $(BUILD)/xdp/sieve_xdp.skel.h
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(DEV_CFLAGS) -I$(KFUNC_DIR) -I$(TOP)/include -o $@ $(KFUNC_SRCS) -lbpf -lelf -lz
+	$(Q)$(CC) $(DEV_CFLAGS) -I$(KFUNC_DIR) -I$(XDP_DIR) -I$(TOP)/include -o $@ $(KFUNC_SRCS) -lbpf -lelf -lz
 
 VM_PROGS += $(KFUNC_TEST)
 VM_SCRIPTS += tests/kfunc/kfunc.sh
