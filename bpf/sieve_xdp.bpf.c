@@ -414,17 +414,15 @@ static __always_inline int exact_has(__u32 slot, const struct sieve_xdp_key *key
 
 /*
  * One probe: the filter answers "maybe" or "no"; in exact mode a "maybe"
- * is confirmed in the hash map, and a refuted one is counted. A global
- * function, verified once rather than at each of the up to 35 places a
- * packet may probe: inlined, the program is past what the 6.1 verifier
- * (Debian 12's kernel) explores. The generation's maps are looked up per
- * probe (array lookups, inlined by the JIT).
+ * is confirmed in the hash map, and a refuted one is counted. The
+ * generation's maps are looked up per probe (array lookups the JIT
+ * inlines): kept across probes, their NULL checks multiply the verifier's
+ * states.
  */
-__noinline int sieve_probe(const struct sieve_xdp_key *key, const struct sieve_xdp_config *cfg,
-			   struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
+static __always_inline int probe_key(const struct sieve_xdp_key *key,
+				     const struct sieve_xdp_config *cfg,
+				     struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
 {
-	if (!key || !cfg || !stats)
-		return 0;
 	if (cfg->flags & SIEVE_XDP_F_HASH_ONLY)
 		return exact_has(slot, key);
 	if (!filter_maybe(cfg, slot, key))
@@ -433,6 +431,51 @@ __noinline int sieve_probe(const struct sieve_xdp_key *key, const struct sieve_x
 	if (!(cfg->flags & SIEVE_XDP_F_EXACT) || exact_has(slot, key))
 		return 1;
 	count_to(stats, SIEVE_XDP_FALSE_POSITIVES, len);
+	return 0;
+}
+
+/*
+ * Probes are made in global functions, each verified once: inlined at
+ * each of the up to 35 places a packet may probe, the program is past
+ * what the 6.1 verifier (Debian 12's kernel) explores. This one probes one
+ * key; sieve_match_prefixes() walks the probe lengths in one call.
+ */
+__noinline int sieve_probe(const struct sieve_xdp_key *key, const struct sieve_xdp_config *cfg,
+			   struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
+{
+	if (!key || !cfg || !stats)
+		return 0;
+	return probe_key(key, cfg, stats, slot, len);
+}
+
+/* Source prefixes: one probe per length in use, longest first; 1 on a hit. */
+__noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_config *cfg,
+				    struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
+{
+	struct sieve_xdp_key key = { .kind = SIEVE_XDP_PREFIX };
+	int i;
+
+	if (!p || !cfg || !stats)
+		return 0;
+	key.family = p->family;
+	if (p->family == SIEVE_XDP_V4) {
+		for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS && i < cfg->nr_v4_lens; i++) {
+			key.prefix_len = cfg->v4_lens[i];
+			key.saddr[0] = p->saddr[0] & cfg->v4_masks[i];
+			if (probe_key(&key, cfg, stats, slot, len))
+				return 1;
+		}
+		return 0;
+	}
+	for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS && i < cfg->nr_v6_lens; i++) {
+		key.prefix_len = cfg->v6_lens[i];
+		key.saddr[0] = p->saddr[0] & cfg->v6_masks[i][0];
+		key.saddr[1] = p->saddr[1] & cfg->v6_masks[i][1];
+		key.saddr[2] = p->saddr[2] & cfg->v6_masks[i][2];
+		key.saddr[3] = p->saddr[3] & cfg->v6_masks[i][3];
+		if (probe_key(&key, cfg, stats, slot, len))
+			return 1;
+	}
 	return 0;
 }
 
@@ -446,32 +489,9 @@ static __always_inline int kind_on(const struct gen *g, int kind, __u8 family)
 	return g->cfg->kinds & SIEVE_XDP_KIND_BIT(kind, family);
 }
 
-/* Source prefixes: one probe per length in use, longest first. */
 static __always_inline int match_prefixes(struct gen *g, const struct pkt *p)
 {
-	struct sieve_xdp_key key = { .kind = SIEVE_XDP_PREFIX, .family = p->family };
-	const struct sieve_xdp_config *cfg = g->cfg;
-	int i;
-
-	if (p->family == SIEVE_XDP_V4) {
-		for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS && i < cfg->nr_v4_lens; i++) {
-			key.prefix_len = cfg->v4_lens[i];
-			key.saddr[0] = p->saddr[0] & cfg->v4_masks[i];
-			if (probe(g, &key))
-				return 1;
-		}
-		return 0;
-	}
-	for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS && i < cfg->nr_v6_lens; i++) {
-		key.prefix_len = cfg->v6_lens[i];
-		key.saddr[0] = p->saddr[0] & cfg->v6_masks[i][0];
-		key.saddr[1] = p->saddr[1] & cfg->v6_masks[i][1];
-		key.saddr[2] = p->saddr[2] & cfg->v6_masks[i][2];
-		key.saddr[3] = p->saddr[3] & cfg->v6_masks[i][3];
-		if (probe(g, &key))
-			return 1;
-	}
-	return 0;
+	return sieve_match_prefixes(p, g->cfg, g->stats, g->slot, g->len);
 }
 
 /* The source kinds: SIEVE_XDP_SRC or SIEVE_XDP_PREFIX if one matches, or -1. */
