@@ -1537,6 +1537,56 @@ out:
 	store_dir_clean(&d);
 }
 
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/*
+ * A bulk load leaves no long log behind for the next process to read and
+ * checkpoint again; a small change keeps its log (one fsync a commit).
+ */
+static void sieve_unit_store_wal_bounded(struct sieve_test *t)
+{
+	struct sxdp_store_attrs a = { .origin = "feed", .now = 1 };
+	const unsigned int n = 100000;
+	struct sieve_xdp_key *keys = keys_src(0, n + 1);
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "", wal[160];
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	snprintf(wal, sizeof(wal), "%s-wal", d.db);
+	s = store_open(t, &d);
+	if (s) {
+		CHECKF(t, !sxdp_store_add(s, "l", keys, n, &a, NULL, err, sizeof(err)), "bulk: %s",
+		       err);
+		CHECKF(t, file_size(wal) > 4 << 20, "a load of %u entries logs more than 4 MiB (%lld)",
+		       n, file_size(wal));
+		sxdp_store_close(s);
+	}
+	CHECKF(t, file_size(wal) == 0, "closed after the load: the log is emptied (%lld bytes)",
+	       file_size(wal));
+	s = store_open(t, &d);
+	if (s) {
+		CHECKF(t, !sxdp_store_add(s, "l", keys + n, 1, &a, NULL, err, sizeof(err)),
+		       "add: %s", err);
+		CHECKF(t, count(s, "l", -1, NULL) == n + 1, "every entry is there (%llu)",
+		       (unsigned long long)count(s, "l", -1, NULL));
+		sxdp_store_close(s);
+	}
+	CHECKF(t, file_size(wal) > 0 && file_size(wal) < 1 << 20,
+	       "after one add the small log is kept (%lld bytes)", file_size(wal));
+	CHECKF(t, integrity_ok(d.db), "the store passes its integrity check");
+	free(keys);
+	store_dir_clean(&d);
+}
+
 /* The cost of one add (printed; 10^6 only with SIEVE_STORE_BENCH=1). */
 static void sieve_unit_store_bench(struct sieve_test *t)
 {
@@ -1664,6 +1714,7 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_concurrent),
 	CASE(sieve_unit_store_first_open_race),
 	CASE(sieve_unit_store_crash),
+	CASE(sieve_unit_store_wal_bounded),
 	CASE(sieve_unit_store_bench),
 };
 
