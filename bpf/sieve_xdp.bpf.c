@@ -567,8 +567,8 @@ static __always_inline int match(struct gen *g, const struct pkt *p)
 
 /*
  * Looks up the live generation: one read of sieve_active, then its slot.
- * Its maps are looked up by the first probe that needs them: a packet of
- * a family or kind with no entries costs no map lookup.
+ * Its maps are looked up by each probe (inlined array lookups): a packet
+ * of a family or kind with no entries costs no map lookup.
  */
 static __always_inline int load_gen(struct xdp_md *ctx, struct gen *g)
 {
