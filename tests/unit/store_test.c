@@ -1551,7 +1551,7 @@ static long long file_size(const char *path)
 static void sieve_unit_store_wal_bounded(struct sieve_test *t)
 {
 	struct sxdp_store_attrs a = { .origin = "feed", .now = 1 };
-	const unsigned int n = 100000;
+	const unsigned int n = 300000;
 	struct sieve_xdp_key *keys = keys_src(0, n + 1);
 	struct sxdp_store *s;
 	struct store_dir d;
@@ -1566,7 +1566,7 @@ static void sieve_unit_store_wal_bounded(struct sieve_test *t)
 	if (s) {
 		CHECKF(t, !sxdp_store_add(s, "l", keys, n, &a, NULL, err, sizeof(err)), "bulk: %s",
 		       err);
-		CHECKF(t, file_size(wal) > 4 << 20, "a load of %u entries logs more than 4 MiB (%lld)",
+		CHECKF(t, file_size(wal) > 16 << 20, "a load of %u entries logs more than 16 MiB (%lld)",
 		       n, file_size(wal));
 		sxdp_store_close(s);
 	}

@@ -328,6 +328,22 @@ static void keep_wal(struct sxdp_store *s)
 	sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
 }
 
+/*
+ * Setting the journal mode takes a lock even when the mode stays, and
+ * that failed with "database is locked", the busy timeout notwithstanding,
+ * while another process emptied the log (bound_wal(); e2e
+ * concurrent_attach_detach). Reading it does not: it is set only once.
+ */
+static int set_wal(struct sxdp_store *s, char *err, size_t errlen)
+{
+	int64_t wal = 0;
+	int ret;
+
+	ret = query_int(s, "SELECT journal_mode = 'wal' FROM pragma_journal_mode", &wal, err,
+			errlen);
+	return ret || wal ? ret : exec(s, "PRAGMA journal_mode = WAL", err, errlen);
+}
+
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
 {
 	struct sxdp_store *s;
@@ -381,7 +397,7 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	ret = check_file(s, &need_migrate, err, errlen);
 	if (ret)
 		goto out_close;
-	ret = exec(s, "PRAGMA journal_mode = WAL", err, errlen);
+	ret = set_wal(s, err, errlen);
 	if (!ret)
 		ret = exec(s, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
 			   "PRAGMA temp_store = MEMORY; PRAGMA cache_size = " STORE_CACHE_KIB,
@@ -429,12 +445,13 @@ static void forget_bumps(struct sxdp_store *s)
  * every later process dearly: it rebuilds the log's index by reading all
  * of it, and its first commit copies all of it into the database again
  * (a 10^6-entry load left 71 MB, and each `block` after it took 145 ms
- * instead of 10). So a connection that leaves more than what
- * wal_autocheckpoint keeps (1000 pages) checkpoints it all and empties it
- * (a few fsyncs, once). It waits at most a second for readers; if they
+ * instead of 10). So a connection that leaves more than 4x what
+ * wal_autocheckpoint keeps (1000 pages: a log that size is the steady
+ * state of small changes) checkpoints it all and empties it (a few
+ * fsyncs, once, after a bulk load). It waits at most a second for readers; if they
  * stay, the next close tries again.
  */
-#define WAL_KEEP_BYTES	(4 << 20)
+#define WAL_KEEP_BYTES	(16 << 20)
 #define WAL_TRUNCATE_WAIT_MS	1000
 
 static void bound_wal(struct sxdp_store *s)
