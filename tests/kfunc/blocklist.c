@@ -53,12 +53,13 @@
 static struct sieve_xdp_filter *bl;
 static int dev;
 
-/* The one generation: slot 0, the kinds every case uses, /24 probed. */
+/* Entry kinds in use: the benchmark's one, and every case's. */
 #define SOURCES_V4	SIEVE_XDP_KIND_BIT(SIEVE_XDP_SRC, SIEVE_XDP_V4)
 #define ALL_KINDS	(SOURCES_V4 | SIEVE_XDP_KIND_BIT(SIEVE_XDP_SRC, SIEVE_XDP_V6) | \
 			 SIEVE_XDP_KIND_BIT(SIEVE_XDP_PREFIX, SIEVE_XDP_V4) | \
 			 SIEVE_XDP_KIND_BIT(SIEVE_XDP_SERVICE, SIEVE_XDP_V4))
 
+/* The one generation: slot 0, with /24 probed when prefixes are in use. */
 static int set_config(uint32_t flags, uint32_t max_entries, uint32_t nr_hashes, uint32_t kinds)
 {
 	struct sieve_xdp_config c = { .flags = flags, .kinds = kinds, .max_entries = max_entries,

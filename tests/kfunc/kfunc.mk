@@ -2,7 +2,8 @@
 #
 # tests/kfunc: sieve.ko's kfuncs from XDP programs, in the VM (make
 # test-vm, and make test-debug on the KASAN kernel): kfunc_test.bpf.c's
-# programs, run through BPF_PROG_TEST_RUN by the static runner
+# programs, and the blocklist's kfunc build (blocklist.c), run through
+# BPF_PROG_TEST_RUN by the static runner
 # sieve_kfunc_test (libbpf, linked statically; the skeleton embeds the
 # object), against /dev/sieve filters of each type (see kfunc_test.c).
 # The module must have been built with BTF (kmod/btf/objtree.sh): the
