@@ -403,21 +403,15 @@ static double ns_per_packet(struct bpf_program *prog, const char *prefix, int i)
 	return opts.duration;
 }
 
-/* The median of 5 measurements, for a machine that is shared. */
+/* The median of 5 measurements. */
 static double median_ns(struct bpf_program *prog, const char *prefix)
 {
-	double v[5], t;
-	int i, j;
+	double v[5];
+	int i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 5; i++)
 		v[i] = ns_per_packet(prog, prefix, i);
-		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	}
-	return v[2];
+	return median5(v);
 }
 
 static void fill_maps(void)

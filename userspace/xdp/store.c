@@ -341,7 +341,9 @@ static int set_wal(struct sxdp_store *s, char *err, size_t errlen)
 
 	ret = query_int(s, "SELECT journal_mode = 'wal' FROM pragma_journal_mode", &wal, err,
 			errlen);
-	return ret || wal ? ret : exec(s, "PRAGMA journal_mode = WAL", err, errlen);
+	if (ret || wal)
+		return ret;
+	return exec(s, "PRAGMA journal_mode = WAL", err, errlen);
 }
 
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
@@ -448,8 +450,8 @@ static void forget_bumps(struct sxdp_store *s)
  * instead of 10). So a connection that leaves more than 4x what
  * wal_autocheckpoint keeps (1000 pages: a log that size is the steady
  * state of small changes) checkpoints it all and empties it (a few
- * fsyncs, once, after a bulk load). It waits at most a second for readers; if they
- * stay, the next close tries again.
+ * fsyncs, once, after a bulk load). It waits at most a second for
+ * readers; if they stay, the next close tries again.
  */
 #define WAL_KEEP_BYTES	(16 << 20)
 #define WAL_TRUNCATE_WAIT_MS	1000
