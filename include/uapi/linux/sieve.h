@@ -158,6 +158,9 @@ struct sieve_geometry {
  *   were applied and count in @done.
  * - MERGE: EINVAL the two filters differ in type, geometry or seed, are the
  *   same filter, are scalable, or are cuckoo filters.
+ * - EXCHANGE: EINVAL the two filters differ in type, seed, create flags,
+ *   growth or max_layers, or are the same filter; ENOENT either id names
+ *   no filter. Nothing is changed on any error.
  * - IMPORT: ENOEXEC a snapshot of another format @version (version 1,
  *   from before the one-pass hash, cannot be converted without its keys);
  *   EINVAL any other bad header, layer or checksum.
@@ -175,7 +178,7 @@ struct sieve_geometry {
  * renumbered). Tools print it (`sieve --version`) so a report names the
  * ABI a binary was built against.
  */
-#define SIEVE_ABI_VERSION	1
+#define SIEVE_ABI_VERSION	2
 
 /* Longest key, in bytes. */
 #define SIEVE_MAX_KEY_LEN	4096
@@ -534,6 +537,45 @@ struct sieve_merge {
 	__u32 src_id;
 };
 
+/**
+ * struct sieve_exchange - SIEVE_IOC_EXCHANGE: swap the keys of two filters
+ * @size: sizeof(struct sieve_exchange).
+ * @flags: must be 0.
+ * @a_id: one filter.
+ * @b_id: the other; not @a_id.
+ *
+ * Each filter takes the other's table: its layers (with their geometry,
+ * capacity and keys), its target rate (@fpp_ppb of INFO), whether it may
+ * still grow, and the memory it holds (@memory_bytes of INFO). The
+ * counters of keys, @inserted and @deleted, go with the table, so that
+ * INFO's @items and @inserted - @deleted still describe it. What names
+ * the filter stays: its id, name, create flags (an ephemeral filter's
+ * owner too), and its counters of queries (@queries, @hits).
+ *
+ * Both must have the same type, seed, create flags, growth and
+ * max_layers; their capacities, geometries and numbers of layers may
+ * differ. The exchange is atomic for every reader: a query of either
+ * filter (an ioctl, the in-kernel API, a BPF program) answers from its
+ * old table or from its new one, never from neither. An add or delete
+ * running on a filter during the exchange acts on one of the two tables:
+ * one that finished before the exchange did went to the old table, which
+ * is now the other filter's (and counts there). When the call returns,
+ * no reader is still looking at a filter's old table, so the other
+ * filter may be destroyed at once.
+ *
+ * The use: a new table built beside a filter in use (an ephemeral filter
+ * of the same type and seed, filled), then exchanged with it, replaces
+ * its keys without a moment in which a key of both is missing, and
+ * without a change of name or id; closing the builder's file then frees
+ * the old table.
+ */
+struct sieve_exchange {
+	__u32 size;
+	__u32 flags;
+	__u32 a_id;
+	__u32 b_id;
+};
+
 /* Each struct's first version, in bytes: the smallest @size accepted. */
 #define SIEVE_CREATE_SIZE_VER0	112
 #define SIEVE_OPEN_SIZE_VER0	48
@@ -545,6 +587,7 @@ struct sieve_merge {
 #define SIEVE_EXPORT_SIZE_VER0	56
 #define SIEVE_IMPORT_SIZE_VER0	72
 #define SIEVE_MERGE_SIZE_VER0	16
+#define SIEVE_EXCHANGE_SIZE_VER0	16
 
 #define SIEVE_IOC_CREATE	_IO(SIEVE_IOC_MAGIC, 0x00)
 #define SIEVE_IOC_OPEN		_IO(SIEVE_IOC_MAGIC, 0x01)
@@ -559,6 +602,7 @@ struct sieve_merge {
 #define SIEVE_IOC_EXPORT	_IO(SIEVE_IOC_MAGIC, 0x0a)
 #define SIEVE_IOC_IMPORT	_IO(SIEVE_IOC_MAGIC, 0x0b)
 #define SIEVE_IOC_MERGE		_IO(SIEVE_IOC_MAGIC, 0x0c)
+#define SIEVE_IOC_EXCHANGE	_IO(SIEVE_IOC_MAGIC, 0x0d)
 
 /*
  * ---------------------------------------------------------------------------
