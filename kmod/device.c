@@ -2,7 +2,7 @@
 /*
  * /dev/sieve: the misc device, its open files, the ioctl dispatcher and
  * the commands on whole filters (create, open, list, destroy, clear, info,
- * merge). Every handler reads the same way: copy in, validate, act, copy
+ * merge, exchange). Every handler reads the same way: copy in, validate, act, copy
  * out; the ABI and its errno meanings are in <linux/sieve.h>.
  */
 #include <linux/miscdevice.h>
@@ -217,7 +217,7 @@ static long sieve_ioctl_info(struct sieve_file *sf, void __user *uarg)
 	memcpy(arg.name, s->name, sizeof(arg.name));
 	arg.geo = r.geo;
 	arg.capacity = r.capacity;
-	arg.fpp_ppb = s->fpp_ppb;
+	arg.fpp_ppb = r.fpp_ppb;
 	arg.nlayers = r.nlayers;
 	arg.max_layers = s->max_layers;
 	arg.growth = s->growth;
@@ -261,6 +261,35 @@ static long sieve_ioctl_merge(struct sieve_file *sf, void __user *uarg)
 	return err;
 }
 
+static long sieve_ioctl_exchange(struct sieve_file *sf, void __user *uarg)
+{
+	struct sieve_exchange arg;
+	struct sieve *a, *b;
+	int err;
+
+	if (!sf->writable)
+		return -EBADF;
+	err = sieve_copy_in(&arg, sizeof(arg), SIEVE_EXCHANGE_SIZE_VER0, uarg);
+	if (err)
+		return err;
+	if (arg.flags || arg.a_id == arg.b_id)
+		return -EINVAL;
+	a = sieve_lookup(arg.a_id);
+	if (!a)
+		return -ENOENT;
+	b = sieve_lookup(arg.b_id);
+	if (!b) {
+		err = -ENOENT;
+		goto out_release_a;
+	}
+	err = sieve_exchange(a, b);
+	/* May be the last reference to b (destroyed meanwhile): after the wait. */
+	sieve_release(b);
+out_release_a:
+	sieve_release(a);
+	return err;
+}
+
 static long sieve_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct sieve_file *sf = file->private_data;
@@ -293,6 +322,8 @@ static long sieve_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return sieve_ioctl_import(sf, uarg);
 	case SIEVE_IOC_MERGE:
 		return sieve_ioctl_merge(sf, uarg);
+	case SIEVE_IOC_EXCHANGE:
+		return sieve_ioctl_exchange(sf, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -355,6 +386,7 @@ static void sieve_abi_sizes_check(void)
 	BUILD_BUG_ON(offsetofend(struct sieve_export, total) != SIEVE_EXPORT_SIZE_VER0);
 	BUILD_BUG_ON(offsetofend(struct sieve_import, __reserved) != SIEVE_IMPORT_SIZE_VER0);
 	BUILD_BUG_ON(offsetofend(struct sieve_merge, src_id) != SIEVE_MERGE_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct sieve_exchange, b_id) != SIEVE_EXCHANGE_SIZE_VER0);
 }
 
 int sieve_device_init(void)

@@ -85,6 +85,11 @@ static bool sieve_layers_contain(const struct sieve_layers *L, u64 h)
  * as writers keep coming: after SIEVE_QUERY_TRIES misses that each
  * overlapped a write, the key is reported as maybe present, a false
  * positive (which a filter may give) rather than a false negative.
+ *
+ * The layers are read after the seqcount: an exchange bumps it as it
+ * gives the filter another table, whose writers (the other filter's)
+ * bump only their own seqcount. A read that began on the old table and
+ * missed is retried on the new one.
  */
 #define SIEVE_QUERY_TRIES	8
 
@@ -98,6 +103,7 @@ static bool sieve_query_hash(const struct sieve *s, const struct sieve_layers *L
 		return sieve_layers_contain(L, h);
 	for (tries = 0; tries < SIEVE_QUERY_TRIES; tries++) {
 		seq = read_seqcount_begin(&s->moving);
+		L = rcu_dereference(s->layers);
 		hit = sieve_layers_contain(L, h);
 		if (hit || !read_seqcount_retry(&s->moving, seq))
 			return hit;
@@ -108,11 +114,17 @@ static bool sieve_query_hash(const struct sieve *s, const struct sieve_layers *L
 static void sieve_query_keys(struct sieve_apply *a, const struct sieve_key *keys,
 			     u32 n, u8 *res)
 {
-	const struct sieve_filter *f = a->L->l[0]->f;
+	const struct sieve_filter *f;
 	bool hit[SIEVE_SUB_KEYS];
 	unsigned int seq = 0;
 	u32 i;
 
+	if (a->s->type == SIEVE_CUCKOO) {
+		seq = read_seqcount_begin(&a->s->moving);
+		a->L = rcu_dereference(a->s->layers);	/* after the seqcount, as above */
+	}
+	/* Every layer and table of a filter has its seed: any layer hashes. */
+	f = a->L->l[0]->f;
 	if (a->L->n > 1 || n < SIEVE_PIPELINE_MIN) {
 		for (i = 0; i < n; i++)
 			res[i] = sieve_query_hash(a->s, a->L, sieve_filter_hash(f, keys[i].data,
@@ -120,8 +132,6 @@ static void sieve_query_keys(struct sieve_apply *a, const struct sieve_key *keys
 		goto count;
 	}
 	/* One layer: the pipelined batch, then a second look at cuckoo misses. */
-	if (a->s->type == SIEVE_CUCKOO)
-		seq = read_seqcount_begin(&a->s->moving);
 	sieve_filter_contains_batch(f, keys, n, hit);
 	for (i = 0; i < n; i++) {
 		if (!hit[i] && a->s->type == SIEVE_CUCKOO &&
@@ -498,4 +508,83 @@ int sieve_merge(struct sieve *dst, struct sieve *src)
 	mutex_unlock(&second->resize_lock);
 	mutex_unlock(&first->resize_lock);
 	return err;
+}
+
+/* Gives @s the layers @L of another filter (sieve_exchange()). */
+static void sieve_take_layers(struct sieve *s, struct sieve_layers *L)
+{
+	lockdep_assert_held(&s->resize_lock);
+	lockdep_assert_held(&s->write_lock);
+	/* Cuckoo readers that began on the old table and missed retry on @L. */
+	write_seqcount_begin(&s->moving);
+	rcu_assign_pointer(s->layers, L);
+	write_seqcount_end(&s->moving);
+}
+
+/* The counters of keys follow the table (see struct sieve_exchange). */
+static void sieve_exchange_key_counts(struct sieve *a, struct sieve *b)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sieve_stats *sa = per_cpu_ptr(a->stats, cpu);
+		struct sieve_stats *sb = per_cpu_ptr(b->stats, cpu);
+		u64 inserted = READ_ONCE(sa->inserted), deleted = READ_ONCE(sa->deleted);
+
+		WRITE_ONCE(sa->inserted, READ_ONCE(sb->inserted));
+		WRITE_ONCE(sa->deleted, READ_ONCE(sb->deleted));
+		WRITE_ONCE(sb->inserted, inserted);
+		WRITE_ONCE(sb->deleted, deleted);
+	}
+}
+
+/*
+ * Gives @a the table of @b and @b that of @a: their layers, target rate,
+ * growth state, memory charge and counters of keys (SIEVE_IOC_EXCHANGE).
+ * Both are held still (no growth, clear, export or merge) by their
+ * resize_lock, and cuckoo writers are kept out by their write_lock while
+ * the layers are swapped. Before returning, waits for every reader that
+ * may still be on its filter's old table: the other filter owns that
+ * table now, and its destroy frees it without a grace period.
+ */
+int sieve_exchange(struct sieve *a, struct sieve *b)
+{
+	struct sieve *first = a->id < b->id ? a : b;
+	struct sieve *second = first == a ? b : a;
+	struct sieve_layers *la, *lb;
+	bool cannot_grow;
+	u32 fpp_ppb;
+	s64 delta;
+
+	if (a == b || a->type != b->type || a->seed != b->seed ||
+	    a->create_flags != b->create_flags || a->growth != b->growth ||
+	    a->max_layers != b->max_layers)
+		return -EINVAL;
+	mutex_lock(&first->resize_lock);
+	mutex_lock_nested(&second->resize_lock, SINGLE_DEPTH_NESTING);
+	la = rcu_dereference_protected(a->layers, lockdep_is_held(&a->resize_lock));
+	lb = rcu_dereference_protected(b->layers, lockdep_is_held(&b->resize_lock));
+	/* What @a's charge gains: @b's layers, less its own. */
+	delta = (s64)(sieve_layers_charged(lb) - sieve_layers_charged(la));
+
+	spin_lock_bh(&first->write_lock);
+	spin_lock_nested(&second->write_lock, SINGLE_DEPTH_NESTING);
+	sieve_take_layers(a, lb);
+	sieve_take_layers(b, la);
+	fpp_ppb = a->fpp_ppb;
+	WRITE_ONCE(a->fpp_ppb, b->fpp_ppb);
+	WRITE_ONCE(b->fpp_ppb, fpp_ppb);
+	cannot_grow = a->cannot_grow;
+	WRITE_ONCE(a->cannot_grow, b->cannot_grow);
+	WRITE_ONCE(b->cannot_grow, cannot_grow);
+	spin_unlock(&second->write_lock);
+	spin_unlock_bh(&first->write_lock);
+
+	atomic64_add(delta, &a->charged);
+	atomic64_sub(delta, &b->charged);
+	sieve_exchange_key_counts(a, b);
+	mutex_unlock(&second->resize_lock);
+	mutex_unlock(&first->resize_lock);
+	synchronize_rcu();
+	return 0;
 }

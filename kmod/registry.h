@@ -29,8 +29,9 @@
  * @charged: bytes counted against max_memory_mb for it.
  *
  * A layer is shared by every layer array that lists it (growth copies the
- * pointers), so @items is never lost to a copy. Freed only by clear and
- * destroy, after an RCU grace period.
+ * pointers), so @items is never lost to a copy; an exchange moves whole
+ * arrays, so the arrays sharing a layer are always of one filter. Freed
+ * only by clear and destroy, when no reader can see it any more.
  */
 struct sieve_layer {
 	struct sieve_filter *f;
@@ -72,21 +73,26 @@ struct sieve_stats {
  * @type: enum sieve_filter_type, of every layer.
  * @create_flags: enum sieve_create_flags.
  * @seed: of every layer.
- * @fpp_ppb: the target rate (0 for an explicit geometry).
+ * @fpp_ppb: the target rate (0 for an explicit geometry) of the table
+ *	@layers holds; an exchange moves it with the table, under
+ *	@resize_lock and @write_lock.
  * @growth: scalable: capacity factor between layers; else 0.
  * @max_layers: 1, or for a scalable filter 2 to SIEVE_MAX_LAYERS.
  * @owner: the struct sieve_file that created an ephemeral filter, only
  *	compared (never dereferenced); NULL otherwise.
  * @cannot_grow: sizing refused the next layer (its rate or table is out
  *	of range): the filter behaves as if at @max_layers, until a clear.
- *	Written under @resize_lock.
+ *	Written under @resize_lock (an exchange, which moves it with the
+ *	table: also under @write_lock).
  * @layers: the current layers.
- * @resize_lock: serialises changes of @layers (growth, clear) and holds
- *	them still for whole-table work (info, export, merge).
+ * @resize_lock: serialises changes of @layers (growth, clear, exchange)
+ *	and holds them still for whole-table work (info, export, merge).
  * @write_lock: cuckoo: serialises writes (add, delete) and the swap of
  *	@layers; taken with spin_lock_bh() so softirq users may write.
- * @moving: cuckoo: bumped around each write; readers retry a miss.
- * @charged: bytes this filter counts against max_memory_mb.
+ * @moving: bumped around each cuckoo write, and around an exchange's swap
+ *	of @layers; cuckoo readers retry a miss.
+ * @charged: bytes this filter counts against max_memory_mb: this struct
+ *	and the layers of @layers (an exchange moves their part).
  * @stats: counters.
  *
  * Locking:
@@ -95,12 +101,23 @@ struct sieve_stats {
  *   lost between concurrent adds, queries and merges.
  * - Cuckoo: add and delete take @write_lock and write @moving around the
  *   core call; queries run under rcu_read_lock() and retry only a miss,
- *   if @moving changed meanwhile.
- * - @layers is replaced (growth, clear) under @resize_lock and, for
- *   cuckoo, @write_lock; old arrays are freed after a grace period, old
- *   layers (clear) after synchronize_rcu().
+ *   if @moving changed meanwhile. A query reads @layers after it reads
+ *   @moving, and again on each retry.
+ * - @layers is replaced (growth, clear, exchange) under @resize_lock and
+ *   @write_lock; old arrays are freed after a grace period, old layers
+ *   (clear) after synchronize_rcu().
+ * - A table may change hands: an exchange gives filter A the layers of B
+ *   and B those of A (both @resize_lock, then both @write_lock; @moving
+ *   of each is written around its swap). So a pointer to @layers, or to
+ *   a layer or table in it, is only used within the RCU read section or
+ *   the @resize_lock hold it was read in (or compared, never followed,
+ *   after): a reader of A still on A's old table after the exchange reads
+ *   a table that B's writers now change (under B's @write_lock and
+ *   @moving) and that B's destroy frees without a grace period. The
+ *   exchange waits for such readers (synchronize_rcu()) before it
+ *   returns and drops its reference to B.
  * - Lock order: @resize_lock, then @write_lock. Two filters' @resize_lock
- *   (merge): lower id first.
+ *   (merge, exchange) and @write_lock (exchange): lower id first.
  */
 struct sieve {
 	refcount_t ref;
@@ -206,11 +223,13 @@ int sieve_keys_apply(struct sieve *s, u32 op, u32 flags, const struct sieve_key 
 int sieve_key_apply(struct sieve *s, u32 op, u32 flags, const void *key, u32 len);
 int sieve_clear(struct sieve *s);
 int sieve_merge(struct sieve *dst, struct sieve *src);
+int sieve_exchange(struct sieve *a, struct sieve *b);
 
 /**
  * struct sieve_report - a filter's state, for INFO and /proc/sieve
  * @geo: of the first layer.
  * @capacity: of all layers together.
+ * @fpp_ppb: the target rate of these layers.
  * @nlayers: layers in use.
  * @fill_ppm: of the newest layer.
  * @fpr_ppb: of a query now, all layers.
@@ -219,11 +238,14 @@ int sieve_merge(struct sieve *dst, struct sieve *src);
  * @memory_bytes: what the filter counts against max_memory_mb.
  * @snapshot_bytes: size of its snapshot now.
  *
- * As struct sieve_info has them.
+ * As struct sieve_info has them, read in one hold of the filter's
+ * resize_lock (an exchange cannot come between two of them), but for the
+ * counters.
  */
 struct sieve_report {
 	struct sieve_geometry geo;
 	u64 capacity;
+	u32 fpp_ppb;
 	u32 nlayers;
 	u32 fill_ppm;
 	u32 fpr_ppb;

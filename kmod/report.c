@@ -68,6 +68,7 @@ void sieve_report(struct sieve *s, struct sieve_report *r)
 	mutex_lock(&s->resize_lock);
 	L = rcu_dereference_protected(s->layers, lockdep_is_held(&s->resize_lock));
 	r->geo = L->l[0]->f->geo;
+	r->fpp_ppb = s->fpp_ppb;
 	r->nlayers = L->n;
 	for (i = 0; i < L->n; i++) {
 		r->capacity += L->l[i]->capacity;
@@ -78,9 +79,10 @@ void sieve_report(struct sieve *s, struct sieve_report *r)
 	r->fpr_ppb = all.fpr_ppb;
 	r->fill_ppm = all.fill_ppm;
 	r->snapshot_bytes = sieve_layers_snapshot_bytes(L);
+	/* Growth and exchange change it under the lock too. */
+	r->memory_bytes = atomic64_read(&s->charged);
 	mutex_unlock(&s->resize_lock);
 	sieve_stats_sum(s, &r->stats);
-	r->memory_bytes = atomic64_read(&s->charged);
 }
 
 /* Writes every layer; false if a cuckoo write moved fingerprints meanwhile. */
