@@ -200,6 +200,13 @@ int sieve_dev_merge(struct sieve_dev *dev, uint32_t dst_id, uint32_t src_id)
 	return dev_ioctl(dev, SIEVE_IOC_MERGE, &arg);
 }
 
+int sieve_dev_exchange(struct sieve_dev *dev, uint32_t a_id, uint32_t b_id)
+{
+	struct sieve_exchange arg = { .size = sizeof(arg), .a_id = a_id, .b_id = b_id };
+
+	return dev_ioctl(dev, SIEVE_IOC_EXCHANGE, &arg);
+}
+
 static int key_ioctl(struct sieve_dev *dev, unsigned long cmd, uint32_t id, const void *key,
 		     uint32_t len, uint32_t flags)
 {

@@ -137,6 +137,14 @@ int sieve_dev_clear(struct sieve_dev *dev, uint32_t id);
 int sieve_dev_info(struct sieve_dev *dev, uint32_t id, struct sieve_info *out);
 /* SIEVE_IOC_MERGE: OR @src_id into @dst_id (non-scalable Bloom types). */
 int sieve_dev_merge(struct sieve_dev *dev, uint32_t dst_id, uint32_t src_id);
+/*
+ * SIEVE_IOC_EXCHANGE: filters @a_id and @b_id swap their tables (keys,
+ * layers, capacity, memory), atomically for every reader; ids and names
+ * stay. Same type, seed, create flags, growth and max_layers, else
+ * -EINVAL. To rebuild a filter in use: fill an ephemeral twin, exchange,
+ * close (or destroy) the twin.
+ */
+int sieve_dev_exchange(struct sieve_dev *dev, uint32_t a_id, uint32_t b_id);
 
 /*
  * One key. add: 1 if it may have been present (not new), 0 if new (flags:
