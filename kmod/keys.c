@@ -521,6 +521,14 @@ static void sieve_take_layers(struct sieve *s, struct sieve_layers *L)
 	write_seqcount_end(&s->moving);
 }
 
+/*
+ * The create flags that shape a table, which two filters exchanging theirs
+ * must share. Not EPHEMERAL (the owner stays with its filter: a filter in
+ * use is rebuilt through an ephemeral one) nor SEED (how the seed was
+ * chosen; the seeds are compared).
+ */
+#define SIEVE_EXCHANGE_SAME_FLAGS	(SIEVE_CREATE_SCALABLE | SIEVE_CREATE_GEOMETRY)
+
 /* The counters of keys follow the table (see struct sieve_exchange). */
 static void sieve_exchange_key_counts(struct sieve *a, struct sieve *b)
 {
@@ -557,8 +565,8 @@ int sieve_exchange(struct sieve *a, struct sieve *b)
 	s64 delta;
 
 	if (a == b || a->type != b->type || a->seed != b->seed ||
-	    a->create_flags != b->create_flags || a->growth != b->growth ||
-	    a->max_layers != b->max_layers)
+	    ((a->create_flags ^ b->create_flags) & SIEVE_EXCHANGE_SAME_FLAGS) ||
+	    a->growth != b->growth || a->max_layers != b->max_layers)
 		return -EINVAL;
 	mutex_lock(&first->resize_lock);
 	mutex_lock_nested(&second->resize_lock, SINGLE_DEPTH_NESTING);

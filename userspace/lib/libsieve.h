@@ -140,8 +140,8 @@ int sieve_dev_merge(struct sieve_dev *dev, uint32_t dst_id, uint32_t src_id);
 /*
  * SIEVE_IOC_EXCHANGE: filters @a_id and @b_id swap their tables (keys,
  * layers, capacity, memory), atomically for every reader; ids and names
- * stay. Same type, seed, create flags, growth and max_layers, else
- * -EINVAL. To rebuild a filter in use: fill an ephemeral twin, exchange,
+ * stay. Same type, seed, growth, max_layers, scalable or not and explicit
+ * geometry or not, else -EINVAL (one may be ephemeral). To rebuild a filter in use: fill an ephemeral twin, exchange,
  * close (or destroy) the twin.
  */
 int sieve_dev_exchange(struct sieve_dev *dev, uint32_t a_id, uint32_t b_id);

@@ -158,9 +158,10 @@ struct sieve_geometry {
  *   were applied and count in @done.
  * - MERGE: EINVAL the two filters differ in type, geometry or seed, are the
  *   same filter, are scalable, or are cuckoo filters.
- * - EXCHANGE: EINVAL the two filters differ in type, seed, create flags,
- *   growth or max_layers, or are the same filter; ENOENT either id names
- *   no filter. Nothing is changed on any error.
+ * - EXCHANGE: EINVAL the two filters differ in type, seed, growth,
+ *   max_layers, or in %SIEVE_CREATE_SCALABLE or %SIEVE_CREATE_GEOMETRY, or
+ *   @a_id equals @b_id; ENOENT either id names no filter. Nothing is
+ *   changed on any error.
  * - IMPORT: ENOEXEC a snapshot of another format @version (version 1,
  *   from before the one-pass hash, cannot be converted without its keys);
  *   EINVAL any other bad header, layer or checksum.
@@ -552,9 +553,11 @@ struct sieve_merge {
  * the filter stays: its id, name, create flags (an ephemeral filter's
  * owner too), and its counters of queries (@queries, @hits).
  *
- * Both must have the same type, seed, create flags, growth and
- * max_layers; their capacities, geometries and numbers of layers may
- * differ. The exchange is atomic for every reader: a query of either
+ * Both must have the same type, seed, growth and max_layers, and agree on
+ * %SIEVE_CREATE_SCALABLE and %SIEVE_CREATE_GEOMETRY, the create flags
+ * that shape a table; %SIEVE_CREATE_EPHEMERAL and %SIEVE_CREATE_SEED may
+ * differ (the seeds themselves are compared). Their capacities,
+ * geometries, target rates and numbers of layers may differ. The exchange is atomic for every reader: a query of either
  * filter (an ioctl, the in-kernel API, a BPF program) answers from its
  * old table or from its new one, never from neither. An add or delete
  * running on a filter during the exchange acts on one of the two tables:
