@@ -22,19 +22,23 @@ $(KFUNC_DIR)/kfunc_test.skel.h: $(KFUNC_DIR)/kfunc_test.bpf.o
 	$(call msg,GEN,$@)
 	$(Q)bpftool gen skeleton $< name kfunc_test > $@
 
-# The blocklist program's kfunc build (bpf/bpf.mk), for blocklist.c.
-$(KFUNC_DIR)/sieve_xdp_filter.skel.h: $(BPF_FILTER_OBJ)
-	$(call msg,GEN,$@)
-	$(Q)mkdir -p $(@D) && bpftool gen skeleton $< name sieve_xdp_filter > $@
-
 KFUNC_SRCS := tests/kfunc/kfunc_test.c tests/kfunc/blocklist.c tests/device/dev.c tests/bpf/pkt.c
 $(KFUNC_TEST): $(KFUNC_SRCS) tests/kfunc/kfunc_test.h tests/kfunc/blocklist.h tests/bpf/pkt.h \
 		$(DEV_HDRS) $(wildcard include/sieve_xdp*.h) $(KFUNC_DIR)/kfunc_test.skel.h \
-		$(KFUNC_DIR)/sieve_xdp_filter.skel.h $(BUILD)/xdp/sieve_xdp.skel.h
+		$(BUILD)/xdp/sieve_xdp_filter.skel.h $(BUILD)/xdp/sieve_xdp.skel.h
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(DEV_CFLAGS) -I$(KFUNC_DIR) -I$(XDP_DIR) -I$(TOP)/include -o $@ $(KFUNC_SRCS) -lbpf -lelf -lz
 
-VM_PROGS += $(KFUNC_TEST)
+# The filter backend's loader (userspace/xdp) against the module, linked
+# statically like every VM program.
+LOADER_TEST := $(KFUNC_DIR)/sieve_loader_test
+LOADER_TEST_SRCS := tests/kfunc/loader_test.c tests/device/dev.c tests/bpf/pkt.c
+$(LOADER_TEST): $(LOADER_TEST_SRCS) tests/bpf/pkt.h $(DEV_HDRS) $$(XDP_OBJS) $(BUILD)/libsieve.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(DEV_CFLAGS) $(XDP_CFLAGS) -I$(TOP)/userspace/lib -o $@ $(LOADER_TEST_SRCS) \
+		$(XDP_OBJS) $(BUILD)/libsieve.a -lbpf -lelf -lz -lsqlite3 -lm -ldl
+
+VM_PROGS += $(KFUNC_TEST) $(LOADER_TEST)
 VM_SCRIPTS += tests/kfunc/kfunc.sh
 
 # `make bench-kfunc` (not part of `make bench`): the test VM with only

@@ -14,5 +14,11 @@ else
 	if [ "$rc" -gt 1 ]; then
 		printf 'KTAP version 1\n1..1\nnot ok 1 sieve_kfunc_test exited with status %d\n' "$rc"
 	fi
+	echo "sieve-vm: kfunc: sieve_loader_test" >&2
+	sieve_loader_test
+	rc=$?
+	if [ "$rc" -gt 1 ]; then
+		printf 'KTAP version 1\n1..1\nnot ok 1 sieve_loader_test exited with status %d\n' "$rc"
+	fi
 fi
 true

@@ -304,6 +304,55 @@ static void sieve_unit_cpe_extend(struct sieve_test *t)
 	sxdp_list_free(&l);
 }
 
+/*
+ * The filter backend's keys are a multiset (a key per entry that makes it,
+ * so a cuckoo filter deletes one entry's copy alone), and a live add there
+ * never takes a new probe length: it would move stored prefixes.
+ */
+static void sieve_unit_cpe_filter_backend(struct sieve_test *t)
+{
+	static const char *const in[] = { "10.0.0.0/23", "10.0.0.0/24", "10.0.1.5" };
+	static const char *const above[] = { "10.4.0.0/30" };
+	struct sieve_xdp_config cfg = { .max_probes = 2 }, c;
+	struct sxdp_list l = { 0 }, f = { 0 }, x = { 0 };
+	const char *name;
+	char text[64];
+	size_t i, shared = 0;
+
+	list_of(t, &l, in, 3);
+	cfg.max_probes = 1;
+	EXPECT_EQ(t, sxdp_config_fill(&cfg, &l), 0);
+	EXPECT_EQ(t, sxdp_expand(&l, &cfg, &x), 0);
+	EXPECT_EQ(t, x.n, 3);
+	EXPECT_EQ(t, sxdp_expand_each(&l, &cfg, &x), 0);
+	EXPECT_EQ(t, x.n, 4);
+	for (i = 0; i < x.n; i++) {
+		sxdp_format_entry(&x.keys[i], text, sizeof(text));
+		shared += !strcmp(text, "10.0.0.0/24");
+	}
+	EXPECT_EQ(t, shared, 2);
+	list_of(t, &f, above, 1);
+	c = cfg;
+	c.max_probes = 2;
+	EXPECT_EQ(t, sxdp_config_extend(&c, &f), 0);	/* a free probe */
+	c = cfg;
+	c.max_probes = 2;
+	c.flags = SIEVE_XDP_F_FILTER;
+	EXPECT_EQ(t, sxdp_config_extend(&c, &f), -E2BIG);	/* never for the filter backend */
+	EXPECT_EQ(t, c.nr_v4_lens, 1);
+	EXPECT_EQ(t, sxdp_filter_parse("filter:xdp-bl.1", &name), 0);
+	EXPECT_TRUE(t, !strcmp(name, "xdp-bl.1"));
+	EXPECT_EQ(t, sxdp_filter_parse("filter:", &name), -EINVAL);
+	EXPECT_EQ(t, sxdp_filter_parse("filter:a b", &name), -EINVAL);
+	EXPECT_EQ(t, sxdp_filter_parse("blocked", &name), 1);
+	EXPECT_TRUE(t, !strcmp(sxdp_backend_filter("filter:x"), "x"));
+	EXPECT_TRUE(t, !sxdp_backend_filter("bloom-map"));
+	EXPECT_TRUE(t, !strcmp(sxdp_backend_name(SIEVE_XDP_F_FILTER), "filter"));
+	sxdp_list_free(&l);
+	sxdp_list_free(&f);
+	sxdp_list_free(&x);
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_cpe_cases[] = {
@@ -313,6 +362,7 @@ const struct sieve_test_case sieve_cpe_cases[] = {
 	CASE(sieve_unit_cpe_v6_capping),
 	CASE(sieve_unit_cpe_expand),
 	CASE(sieve_unit_cpe_extend),
+	CASE(sieve_unit_cpe_filter_backend),
 };
 
 const unsigned int sieve_cpe_cases_n = ARRAY_SIZE(sieve_cpe_cases);

@@ -32,8 +32,10 @@ $(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(XDP_OB
 test-e2e: $(METRICS_DRIVER)
 
 # The unit runner renders through metrics.c (tests/unit/metrics_test.c),
-# so it links the rest of the loader too (the pins are read with libbpf).
-UNIT_AGENT_OBJS := $(UNIT_DIR)/agent/metrics.o $(UNIT_DIR)/xdp/loader.o $(UNIT_DIR)/xdp/blocked.o
+# so it links the rest of the loader too (the pins are read with libbpf;
+# devfilter.c: the filter backend through libsieve).
+UNIT_AGENT_OBJS := $(UNIT_DIR)/agent/metrics.o $(UNIT_DIR)/xdp/loader.o $(UNIT_DIR)/xdp/blocked.o \
+	$(UNIT_DIR)/xdp/devfilter.o
 $(UNIT_DIR)/agent/metrics.o: userspace/agent/metrics.c $(AGENT_HDRS) $(wildcard userspace/lib/*.h)
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@

@@ -69,6 +69,7 @@ static struct sxdp_attach_opts opts_of(const struct sxdp_attachment *rec)
 		.capacity = rec->capacity,
 		.max_probes = rec->max_probes,
 		.list = rec->list,
+		.filter = sxdp_backend_filter(rec->backend),
 	};
 }
 

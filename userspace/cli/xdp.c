@@ -40,7 +40,8 @@ struct xdp_opts {
 	const char *origin;	/* load --origin */
 	const char *comment;	/* block/allow --comment */
 	uint64_t ttl;		/* seconds; 0: never expires */
-	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED or 0 */
+	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED, SIEVE_XDP_F_FILTER or 0 */
+	const char *filter;	/* --backend filter:NAME */
 	bool backend_given;
 	bool fleet;		/* block/unblock/allow/disallow --fleet: publish */
 	const char *config;	/* --config: the settings with [fleet] */
@@ -185,7 +186,13 @@ static int set_backend(void *opts, const char *arg)
 {
 	struct xdp_opts *o = opts;
 
+	int ret = sxdp_filter_parse(arg, &o->filter);
+
 	o->backend_given = true;
+	if (ret <= 0) {
+		o->backend = SIEVE_XDP_F_FILTER;
+		return ret;
+	}
 	return sxdp_backend_parse(arg, &o->backend);
 }
 
@@ -267,8 +274,10 @@ static const struct cli_option opt_comment = {
 	.accepts = "up to 1024 characters",
 };
 static const struct cli_option opt_backend = {
-	"backend", 0, "BACKEND", "bloom-map (the kernel's, default) or blocked (one cache line)",
-	.set = set_backend, .accepts = "bloom-map or blocked", .choices = "bloom-map blocked",
+	"backend", 0, "BACKEND",
+	"bloom-map (the kernel's, default), blocked (one cache line) or filter:NAME (a /dev/sieve filter)",
+	.set = set_backend, .accepts = "bloom-map, blocked or filter:NAME (a filter name)",
+	.choices = "bloom-map blocked",
 };
 static const struct cli_option opt_fleet = {
 	"fleet", 0, NULL, "publish to the fleet's Redis instead (every host's agent applies it)",
@@ -370,9 +379,9 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
 		.cfg_given = (o.exact || o.no_exact ? SIEVE_XDP_F_EXACT : 0) |
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
-			     (o.backend_given ? SIEVE_XDP_F_BLOCKED : 0),
+			     (o.backend_given ? SIEVE_XDP_F_BLOCKED | SIEVE_XDP_F_FILTER : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
-		.max_probes = o.max_probes, .force = o.force, .list = o.list };
+		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter };
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
 		ret = sxdp_attach(s, o.args[i], &ao, err, sizeof(err));
@@ -970,6 +979,7 @@ struct status_info {
 	bool synced;			/* its maps were behind: this run rebuilt them */
 	uint64_t bloom_mem, exact_mem, nbits;
 	double fpr;
+	char filter[32];		/* the filter backend's filter */
 };
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
@@ -984,6 +994,8 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_bool("in_step", c->store_version == si->version);
 	json_bool("resynced", si->synced);
 	json_str("backend", sxdp_backend_name(c->flags));
+	if (c->flags & SIEVE_XDP_F_FILTER)
+		json_str("filter", si->filter);
 	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
 	json_u64("entries", c->entries);
@@ -1025,7 +1037,9 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	       (unsigned long long)si->allowed);
 	print_probes(c, false);
 	printf("  capacity %llu keys\n", (unsigned long long)c->capacity);
-	if (c->flags & SIEVE_XDP_F_BLOCKED)
+	if (c->flags & SIEVE_XDP_F_FILTER)
+		printf("  filter: /dev/sieve filter %s (id %u)\n", si->filter, c->max_entries);
+	else if (c->flags & SIEVE_XDP_F_BLOCKED)
 		printf("  blocked: %u blocks of 64 bytes, %u bits a key, %.3f MiB in the kernel\n",
 		       c->max_entries, c->nr_hashes, si->bloom_mem / 1048576.0);
 	else
@@ -1086,6 +1100,9 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
 	si.fpr = sxdp_config_fpr(&c, c.keys, &si.nbits);
+	if ((c.flags & SIEVE_XDP_F_FILTER) &&
+	    sxdp_filter_name_of(c.max_entries, si.filter, sizeof(si.filter)))
+		snprintf(si.filter, sizeof(si.filter), "(gone)");
 	if (sa->json)
 		print_status_json(h, &c, &si);
 	else

@@ -18,9 +18,54 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "libsieve.h"
 #include "ops.h"
 #include "xdp.h"
 #include "sieve_xdp.skel.h"
+#include "sieve_xdp_filter.skel.h"
+
+/*
+ * The program of either build: the filter backend's names sieve.ko's
+ * kfuncs, so it loads only where the module is (with BTF).
+ */
+struct instance {
+	struct sieve_xdp *plain;
+	struct sieve_xdp_filter *filter;
+	struct bpf_object *obj;
+	int prog_fd;
+};
+
+static int instance_open(struct instance *in, bool filter, const char *pin_dir)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts, .pin_root_path = pin_dir);
+
+	memset(in, 0, sizeof(*in));
+	if (filter) {
+		in->filter = sieve_xdp_filter__open_opts(&oopts);
+		in->obj = in->filter ? in->filter->obj : NULL;
+	} else {
+		in->plain = sieve_xdp__open_opts(&oopts);
+		in->obj = in->plain ? in->plain->obj : NULL;
+	}
+	return in->obj ? 0 : -errno;
+}
+
+static int instance_load(struct instance *in)
+{
+	int ret = bpf_object__load(in->obj);
+
+	if (!ret)
+		in->prog_fd = bpf_program__fd(bpf_object__find_program_by_name(in->obj,
+									       SIEVE_XDP_PROG));
+	return ret;
+}
+
+static void instance_close(struct instance *in)
+{
+	sieve_xdp__destroy(in->plain);
+	sieve_xdp_filter__destroy(in->filter);
+	memset(in, 0, sizeof(*in));
+}
 
 static void iface_path(char *buf, size_t len, const char *ifname, const char *name)
 {
@@ -155,17 +200,17 @@ static struct sxdp_iface_params params_of(const struct sxdp_attach_opts *o)
 {
 	return (struct sxdp_iface_params){
 		.flags = o->cfg_flags, .fpp_ppb = o->fpp_ppb, .capacity = o->capacity,
-		.max_probes = o->max_probes,
+		.max_probes = o->max_probes, .filter = o->filter,
 	};
 }
 
 /* Loads a fresh instance with its maps pinned, builds its first generation from the store. */
 static int load_instance(struct sxdp_store *s, const char *ifname, const char *list,
-			 const struct sxdp_attach_opts *o, struct sieve_xdp **skel, char *err,
+			 const struct sxdp_attach_opts *o, struct instance *in, char *err,
 			 size_t errlen)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oopts);
 	struct sxdp_iface_params p = params_of(o);
+	bool filter = o->cfg_flags & SIEVE_XDP_F_FILTER;
 	struct sxdp_handle h;
 	char dir[256];
 	int ret;
@@ -175,15 +220,15 @@ static int load_instance(struct sxdp_store *s, const char *ifname, const char *l
 		snprintf(err, errlen, "creating %s: %s", dir, strerror(errno));
 		return -errno;
 	}
-	oopts.pin_root_path = dir;
-	*skel = sieve_xdp__open_opts(&oopts);
-	if (!*skel) {
-		snprintf(err, errlen, "opening the BPF object: %s", strerror(errno));
-		return -errno;
-	}
-	ret = sieve_xdp__load(*skel);
+	ret = instance_open(in, filter, dir);
 	if (ret) {
-		snprintf(err, errlen, "loading the BPF program: %s", strerror(-ret));
+		snprintf(err, errlen, "opening the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	ret = instance_load(in);
+	if (ret) {
+		snprintf(err, errlen, "loading the BPF program: %s%s", strerror(-ret),
+			 filter ? " (the filter backend needs sieve.ko, built with BTF)" : "");
 		return ret;
 	}
 	ret = sxdp_open(ifname, &h);
@@ -259,10 +304,22 @@ static int reattach(struct sxdp_store *s, const char *ifname, const char *list,
 		.fpp_ppb = o->fpp_given ? o->fpp_ppb : cfg.fpp_ppb,
 		.capacity = cfg.capacity,
 		.max_probes = o->max_probes ? o->max_probes : sxdp_max_probes(&cfg),
+		.filter = o->filter,
 	};
+	if ((p.flags & SIEVE_XDP_F_FILTER) && !p.filter &&
+	    !sxdp_store_attach_get(s, h.netns, ifname, &rec, NULL, 0))
+		p.filter = sxdp_backend_filter(rec.backend);
+	/* The two builds of the program are two programs: no swap between them. */
+	if ((cfg.flags ^ p.flags) & SIEVE_XDP_F_FILTER) {
+		snprintf(err, errlen, "%s runs the %s backend: detach first to change to or from the filter backend",
+			 ifname, sxdp_backend_name(cfg.flags));
+		ret = -EEXIST;
+		goto out;
+	}
 	/* No record (a store that was moved or lost): built anew from the list. */
 	if (sxdp_store_attach_get(s, h.netns, ifname, &rec, NULL, 0) || strcmp(rec.list, list) ||
-	    cfg.flags != p.flags || cfg.fpp_ppb != p.fpp_ppb || sxdp_max_probes(&cfg) != p.max_probes)
+	    cfg.flags != p.flags || cfg.fpp_ppb != p.fpp_ppb || sxdp_max_probes(&cfg) != p.max_probes ||
+	    (p.filter && strcmp(p.filter, sxdp_backend_filter(rec.backend) ?: "")))
 		ret = sxdp_build_from_store(&h, s, list, &p, NULL, err, errlen);
 	else
 		ret = sxdp_iface_sync(&h, s, list, &rebuilt, err, errlen);
@@ -275,25 +332,23 @@ out:
 static int attach_new(struct sxdp_store *s, const char *ifname, int ifindex, const char *list,
 		      const struct sxdp_attach_opts *o, char *err, size_t errlen)
 {
-	struct sieve_xdp *skel = NULL;
+	struct instance in = { 0 };
 	int ret;
 
 	remove_pins(ifname, true);	/* left by an interface that went away */
 	ret = clear_other(ifindex, o, err, errlen);
 	if (!ret)
-		ret = load_instance(s, ifname, list, o, &skel, err, errlen);
+		ret = load_instance(s, ifname, list, o, &in, err, errlen);
 	if (!ret && o->xdp_flags)
-		ret = link_prog(bpf_program__fd(skel->progs.sieve_xdp), ifname, ifindex,
-				o->xdp_flags, err, errlen);
+		ret = link_prog(in.prog_fd, ifname, ifindex, o->xdp_flags, err, errlen);
 	else if (!ret) {
 		/* No mode asked: native where the driver has it, else generic. */
-		ret = link_prog(bpf_program__fd(skel->progs.sieve_xdp), ifname, ifindex,
-				XDP_FLAGS_DRV_MODE, err, errlen);
+		ret = link_prog(in.prog_fd, ifname, ifindex, XDP_FLAGS_DRV_MODE, err, errlen);
 		if (ret == -EOPNOTSUPP || ret == -EINVAL)
-			ret = link_prog(bpf_program__fd(skel->progs.sieve_xdp), ifname, ifindex,
-					XDP_FLAGS_SKB_MODE, err, errlen);
+			ret = link_prog(in.prog_fd, ifname, ifindex, XDP_FLAGS_SKB_MODE, err,
+					errlen);
 	}
-	sieve_xdp__destroy(skel);
+	instance_close(&in);
 	return ret;
 }
 
@@ -320,6 +375,15 @@ static int record(struct sxdp_store *s, const char *ifname, const char *list,
 	/* The mode it runs in, so that a restore gets the same one. */
 	snprintf(a.mode, sizeof(a.mode), "%s", sxdp_mode(&h));
 	snprintf(a.backend, sizeof(a.backend), "%s", sxdp_backend_name(cfg.flags));
+	if (!ret && (cfg.flags & SIEVE_XDP_F_FILTER)) {
+		char name[SIEVE_NAME_MAX] = "";
+
+		ret = sxdp_filter_name_of(cfg.max_entries, name, sizeof(name));
+		snprintf(a.backend, sizeof(a.backend), SXDP_FILTER_PREFIX "%s", name);
+		if (ret)
+			snprintf(err, errlen, "the live filter (id %u): %s", cfg.max_entries,
+				 strerror(-ret));
+	}
 	a.flags = cfg.flags;
 	a.fpp_ppb = cfg.fpp_ppb;
 	a.capacity = cfg.capacity;
@@ -332,13 +396,51 @@ static int record(struct sxdp_store *s, const char *ifname, const char *list,
 	return ret;
 }
 
+/*
+ * The filter backend takes a filter no other interface enforces: each
+ * interface's filter holds its own copy of each entry's keys (live adds
+ * and deletes per interface), and it has no exact map yet.
+ */
+static int filter_usable(struct sxdp_store *s, const char *ifname,
+			 const struct sxdp_attach_opts *o, char *err, size_t errlen)
+{
+	struct sxdp_attachment *a;
+	const char *name;
+	size_t n, i;
+	int ret;
+
+	if (!(o->cfg_flags & SIEVE_XDP_F_FILTER))
+		return 0;
+	if (o->cfg_flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY))
+		return snprintf(err, errlen, "the filter backend has no exact confirmation: drop --exact"),
+		       -EINVAL;
+	if (!o->filter)
+		return 0;	/* the one of record */
+	ret = sxdp_store_attachments(s, NULL, &a, &n, err, errlen);
+	for (i = 0; !ret && i < n; i++) {
+		name = sxdp_backend_filter(a[i].backend);
+		if (name && !strcmp(name, o->filter) &&
+		    (a[i].netns != sxdp_netns() || strcmp(a[i].iface, ifname))) {
+			snprintf(err, errlen, "filter %s is the blocklist of %s already: one interface a filter",
+				 o->filter, a[i].iface);
+			ret = -EBUSY;
+		}
+	}
+	if (!ret || ret == -EBUSY)
+		free(a);
+	return ret;
+}
+
 static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 			 const struct sxdp_attach_opts *o, char *err, size_t errlen)
 {
 	struct sxdp_attachment rec;
 	const char *list = o->list;
 	bool already = sxdp_linked_ifindex(ifname) == ifindex;
-	int ret;
+	int ret = filter_usable(s, ifname, o, err, errlen);
+
+	if (ret)
+		return ret;
 
 	/* Again without --list: the list it enforces stays. */
 	if (!list)

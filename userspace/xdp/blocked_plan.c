@@ -67,6 +67,8 @@ int sxdp_plan_for(uint32_t cfg_flags, uint64_t capacity, uint32_t fpp_ppb, struc
 
 double sxdp_config_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits)
 {
+	if (cfg->flags & SIEVE_XDP_F_FILTER)
+		return sxdp_filter_fpr(cfg->max_entries, nbits);
 	if (cfg->flags & SIEVE_XDP_F_BLOCKED) {
 		*nbits = (uint64_t)cfg->max_entries * SIEVE_XDP_BLOCK_BITS;
 		return sxdp_blocked_fpr(cfg->max_entries, cfg->nr_hashes, keys);
@@ -77,7 +79,8 @@ double sxdp_config_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64
 
 const char *sxdp_backend_name(uint32_t cfg_flags)
 {
-	return cfg_flags & SIEVE_XDP_F_BLOCKED ? "blocked" : "bloom-map";
+	return cfg_flags & SIEVE_XDP_F_FILTER ? "filter" :
+	       cfg_flags & SIEVE_XDP_F_BLOCKED ? "blocked" : "bloom-map";
 }
 
 int sxdp_backend_parse(const char *name, uint32_t *cfg_flag)

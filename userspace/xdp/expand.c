@@ -169,8 +169,8 @@ unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned i
  * more than entries; -ERANGE if a prefix has no probe length (a config
  * that does not fit the list).
  */
-int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
-		struct sxdp_list *out)
+static int expand_into(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+		       struct sxdp_list *out)
 {
 	struct sxdp_list x = { 0 };
 	size_t n;
@@ -208,10 +208,30 @@ int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 		sxdp_list_free(&x);
 		return ret;
 	}
-	sxdp_list_sort(&x);
 	sxdp_list_free(out);
 	*out = x;
 	return 0;
+}
+
+int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+		struct sxdp_list *out)
+{
+	int ret = expand_into(l, cfg, out);
+
+	if (!ret)
+		sxdp_list_sort(out);
+	return ret;
+}
+
+/*
+ * The filter backend's multiset: each entry expanded on its own, in list
+ * order, duplicates kept, so that a cuckoo filter holds one copy of a
+ * shared key per entry and can delete one entry's copy alone.
+ */
+int sxdp_expand_each(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+		     struct sxdp_list *out)
+{
+	return expand_into(l, cfg, out);
 }
 
 /* ---- the config of a generation ---- */
@@ -304,6 +324,9 @@ static void insert_len(uint8_t *lens, uint8_t *nr, uint8_t len)
  * next probe length above it if that makes at most 2^SXDP_LIVE_EXPAND_BITS
  * keys.
  * Otherwise -E2BIG: the list needs a new plan (a rebuild).
+ * The filter backend never gets a new length live: it would move the
+ * probe length of prefixes already stored, and a later delete of one
+ * would then remove keys it never added.
  */
 #define SXDP_LIVE_EXPAND_BITS	6	/* 64 keys for one entry */
 
@@ -325,7 +348,7 @@ int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fre
 		target = sxdp_cpe_target(lens, *nr, k->prefix_len);
 		if (target == k->prefix_len)
 			continue;
-		if (*nr < max_probes)
+		if (*nr < max_probes && !(cfg->flags & SIEVE_XDP_F_FILTER))
 			insert_len(lens, nr, k->prefix_len);
 		else if (!target || target - k->prefix_len > SXDP_LIVE_EXPAND_BITS)
 			return -E2BIG;
@@ -341,7 +364,8 @@ int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 	int ret = sxdp_config_fill(cfg, l);
 
 	if (!ret)
-		ret = sxdp_expand(l, cfg, keys);
+		ret = cfg->flags & SIEVE_XDP_F_FILTER ? sxdp_expand_each(l, cfg, keys) :
+						      sxdp_expand(l, cfg, keys);
 	if (!ret)
 		cfg->keys = keys->n;
 	if (ret == -E2BIG)

@@ -526,6 +526,8 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	struct sxdp_plan plan;
 	int bloom_fd, exact_fd, ret;
 
+	if (b->flags & SIEVE_XDP_F_FILTER)
+		return sxdp_filter_build(h, b, err, errlen);
 	cfg.max_probes = sxdp_max_probes(&cfg);
 	ret = sxdp_plan_keys(b->list, &cfg, &keys, err, errlen);
 	if (ret)
@@ -608,8 +610,8 @@ static bool same_for_packets(const struct sieve_xdp_config *a, const struct siev
  * field a packet reads keeps its bytes, so no packet can see a mix. Else
  * a swap to the same maps with the new config.
  */
-static int publish_config(struct sxdp_handle *h, const struct sieve_xdp_config *next,
-			  int bloom_fd, int exact_fd)
+int sxdp_publish_config(struct sxdp_handle *h, const struct sieve_xdp_config *next,
+			int bloom_fd, int exact_fd)
 {
 	struct sieve_xdp_config cur;
 	uint32_t live;
@@ -661,7 +663,8 @@ static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list
 	*next = *cur;
 	if (sxdp_config_extend(next, fresh))
 		return 1;
-	ret = sxdp_expand(fresh, next, keys);
+	ret = next->flags & SIEVE_XDP_F_FILTER ? sxdp_expand_each(fresh, next, keys) :
+						 sxdp_expand(fresh, next, keys);
 	if (ret == -E2BIG)
 		return 1;
 	if (ret)
@@ -684,6 +687,12 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (ret)
 		goto out;
 	next.store_version = store_version;
+	if (next.flags & SIEVE_XDP_F_FILTER) {
+		ret = sxdp_filter_add_live(next.max_entries, &keys);
+		if (!ret)
+			ret = sxdp_publish_config(h, &next, -1, -1);
+		goto out;
+	}
 	ret = live_maps(h, &next, &bloom_fd, &exact_fd);
 	if (ret)
 		goto out;
@@ -691,7 +700,7 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	ret = sxdp_filter_insert(next.flags, next.nr_hashes, bloom_fd, exact_fd, keys.keys, keys.n,
 				 true);
 	if (!ret)
-		ret = publish_config(h, &next, bloom_fd, exact_fd);
+		ret = sxdp_publish_config(h, &next, bloom_fd, exact_fd);
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);

@@ -174,6 +174,7 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 {
 	struct sxdp_list l = { 0 }, allowed = { 0 };
 	struct sxdp_build_spec b = { 0 };
+	struct sxdp_attachment rec;
 	struct sieve_xdp_config cur;
 	int ret;
 
@@ -195,6 +196,7 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 		b.fpp_ppb = p->fpp_ppb;
 		b.capacity = p->capacity;
 		b.max_probes = p->max_probes;
+		b.filter = p->filter;
 	} else {
 		ret = sxdp_read_config(h, &cur, NULL);
 		if (ret) {
@@ -205,6 +207,10 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 		b.fpp_ppb = cur.fpp_ppb;
 		b.capacity = rebuild_capacity(l.n, cur.capacity);
 		b.max_probes = cur.max_probes;
+		/* The filter backend's filter is the one of record. */
+		if ((cur.flags & SIEVE_XDP_F_FILTER) &&
+		    !sxdp_store_attach_get(s, h->netns, h->ifname, &rec, NULL, 0))
+			b.filter = sxdp_backend_filter(rec.backend);
 	}
 	/*
 	 * The allowlist first: it is not generational, and entries allowed in
@@ -246,6 +252,7 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
 struct change {
 	struct sxdp_list fresh;		/* blocklist entries new to the list */
 	bool removal;			/* blocklist entries went: a rebuild */
+	const struct sxdp_list *gone;	/* which, if known: a cuckoo filter deletes them live */
 	struct sxdp_list allow_add;	/* allowlist entries new to the list */
 	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
@@ -274,6 +281,11 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 				   sxdp_set_version(&f->h, version);
 		if (ret < 0)
 			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
+				 strerror(-ret));
+	} else if (!f->behind && c->gone) {
+		ret = sxdp_filter_remove_live(&f->h, c->gone, version);
+		if (ret < 0)
+			snprintf(err, errlen, "%s: deleting from the live filter: %s", f->h.ifname,
 				 strerror(-ret));
 	}
 	if (ret == 1) {
@@ -377,6 +389,9 @@ static int change_remove(struct sxdp_store *s, const char *list, void *arg, stru
 				    &res->missing, err, errlen);
 	res->changed = x->keys->n - res->missing;
 	c->removal = !x->allow && res->changed;
+	/* All of them went: deletable live (else which did is unknown: a rebuild). */
+	if (c->removal && !res->missing)
+		c->gone = x->keys;
 	if (x->allow && res->changed)
 		c->allow_del = x->keys;
 	return ret;

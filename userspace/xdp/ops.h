@@ -7,7 +7,9 @@
  *  - adds go live into the maps (O(entries added), no rebuild) unless the
  *    probe lengths or the capacity run out;
  *  - removals (unblock, expire, a feed refresh that drops entries) build
- *    one new generation from the store and swap it in;
+ *    one new generation from the store and swap it in, except that a
+ *    cuckoo filter of the filter backend deletes unblocked entries live
+ *    (devfilter.c says why that stays safe when killed);
  *  - an interface whose maps are behind the store (a command killed
  *    between its commit and its maps) is rebuilt from the store by the
  *    next operation on its list, before anything else.
@@ -75,6 +77,7 @@ struct sxdp_iface_params {
 	uint32_t fpp_ppb;
 	uint64_t capacity;
 	unsigned int max_probes;
+	const char *filter;	/* SIEVE_XDP_F_FILTER: the filter's name */
 };
 
 /*

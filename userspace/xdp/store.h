@@ -84,7 +84,7 @@ struct sxdp_attachment {
 	char iface[16];		/* IF_NAMESIZE */
 	char list[SXDP_LIST_NAME_MAX + 1];
 	char mode[16];		/* the mode it runs in: "native" or "generic" */
-	char backend[16];	/* "bloom-map", ... */
+	char backend[48];	/* "bloom-map", "blocked", "filter:NAME" */
 	uint32_t flags;		/* SIEVE_XDP_F_* */
 	uint32_t fpp_ppb;
 	uint64_t capacity;

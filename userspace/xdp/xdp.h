@@ -118,7 +118,7 @@ int sxdp_plan_for(uint32_t cfg_flags, uint64_t capacity, uint32_t fpp_ppb, struc
 double sxdp_blocked_fpr(uint32_t nblocks, uint32_t k, uint64_t n);
 /* A generation's expected rate at @keys, of either backend; its bits in *nbits. */
 double sxdp_config_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits);
-/* "bloom-map" or "blocked"; parse gives the flag (0 or SIEVE_XDP_F_BLOCKED). */
+/* "bloom-map", "blocked" or "filter"; parse gives the flag (0 or SIEVE_XDP_F_BLOCKED). */
 const char *sxdp_backend_name(uint32_t cfg_flags);
 int sxdp_backend_parse(const char *name, uint32_t *cfg_flag);
 
@@ -150,6 +150,9 @@ unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned i
 /* The keys the maps hold for @l under @cfg's probe lengths: see expand.c. */
 int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 		struct sxdp_list *out);
+/* The same as a multiset: each entry's keys, duplicates kept (devfilter.c). */
+int sxdp_expand_each(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+		     struct sxdp_list *out);
 
 /* ---- maps and programs (loader.c) ---- */
 
@@ -172,6 +175,7 @@ struct sxdp_attach_opts {
 	bool fpp_given;		/* on re-attach, the rate changes only if given */
 	uint64_t capacity;
 	unsigned int max_probes;	/* probe lengths per family; 0: not given */
+	const char *filter;	/* SIEVE_XDP_F_FILTER: the /dev/sieve filter's name */
 	bool force;		/* replace another XDP program */
 	const char *list;	/* the list to enforce; NULL: the one it has, or "default" */
 };
@@ -218,8 +222,8 @@ unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg);
  */
 int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
 /*
- * sxdp_config_fill, then sxdp_expand into @keys; on failure err says why
- * in the operator's words.
+ * sxdp_config_fill, then sxdp_expand into @keys (sxdp_expand_each for
+ * the filter backend); on failure err says why in the operator's words.
  */
 int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 		   struct sxdp_list *keys, char *err, size_t errlen);
@@ -270,6 +274,7 @@ struct sxdp_build_spec {
 	uint64_t capacity;		/* keys; grown to fit the list */
 	unsigned int max_probes;	/* 0: the default */
 	uint64_t store_version;		/* the store's version of the list */
+	const char *filter;		/* SIEVE_XDP_F_FILTER: the filter's name */
 };
 
 /* A new generation for @b, swapped in. */
@@ -289,6 +294,40 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version);
 /* Records that the live maps hold @store_version (a change they need not see). */
 int sxdp_set_version(struct sxdp_handle *h, uint64_t store_version);
+/*
+ * The live config becomes @next: in place when packets would see no
+ * change, else a swap to @bloom_fd and @exact_fd (-1: none).
+ */
+int sxdp_publish_config(struct sxdp_handle *h, const struct sieve_xdp_config *next,
+			int bloom_fd, int exact_fd);
+
+/* ---- the filter backend: a /dev/sieve filter (devfilter.c) ---- */
+
+/* How the store records the backend: "filter:NAME". */
+#define SXDP_FILTER_PREFIX	"filter:"
+/* NAME of a recorded "filter:NAME" backend, or NULL for another backend. */
+const char *sxdp_backend_filter(const char *backend);
+/* "filter:NAME": 0 and *@name; 1 another backend; -EINVAL a bad NAME. */
+int sxdp_filter_parse(const char *arg, const char **name);
+/*
+ * sxdp_build for the filter backend: @b->filter (created as a cuckoo
+ * filter if absent) gets the list's keys by a lapse-free rebuild.
+ */
+int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
+		      size_t errlen);
+/* Adds @keys (a multiset) to filter @id; 1: it is full, rebuild instead. */
+int sxdp_filter_add_live(uint32_t id, const struct sxdp_list *keys);
+/*
+ * Deletes the keys of the entries @gone from the live filter and records
+ * @store_version; 1: rebuild instead (not a cuckoo filter, or a key was
+ * missing).
+ */
+int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
+			    uint64_t store_version);
+/* The name of filter @id. */
+int sxdp_filter_name_of(uint32_t id, char *name, size_t len);
+/* Filter @id's rate as the module estimates it now (0 if unknown); its table bits in *@nbits. */
+double sxdp_filter_fpr(uint32_t id, uint64_t *nbits);
 
 /* ---- the allowlist (allow.c) ---- */
 
