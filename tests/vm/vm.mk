@@ -79,11 +79,20 @@ $(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a $(CO
 # The script `make demo` runs in the VM (as /demo.sh) with the CLI.
 VM_DEMO := userspace/cli/demo-device.sh
 
+# Modules of the booted kernel's own tree that suites load (veth: the kfunc
+# suite's traffic between namespaces), put in the VM's /lib/sieve when that
+# tree has them (Debian's image does; the debug kernel has no modules tree).
+VM_KERNEL_MODULES := drivers/net/veth.ko
+vm_kernel_modules = $(wildcard $(addprefix $(VM_BUILD)/kernel/$(VM_ABI)/lib/modules/$(VM_ABI)/kernel/,\
+	$(VM_KERNEL_MODULES)))
+
 # SRC=DEST entries of the initramfs; scripts are numbered in list order.
 vm_initrd_entries = $(foreach m,$(VM_MODULES),$(VM_SRC)/$(m)=/lib/sieve/$(notdir $(m))) \
+	$(foreach m,$(vm_kernel_modules),$(m)=/lib/sieve/$(notdir $(m))) \
 	$(foreach p,$(VM_PROGS),$(p)=/tests/bin/$(notdir $(p))) $(VM_DEMO)=/demo.sh
 
-vm-initrd: vm-modules $$(VM_PROGS)
+# After vm-kernel: its tree holds VM_KERNEL_MODULES (not the debug kernel's run).
+vm-initrd: vm-modules $(if $(filter 1,$(SIEVE_DEBUG_VM)),,vm-kernel) $$(VM_PROGS)
 	$(call msg,CPIO,$(VM_INITRD))
 	$(Q)i=10; set --; for s in $(VM_SCRIPTS); do \
 		set -- "$$@" "$$s=/tests/$$i-$${s##*/}"; i=$$((i + 1)); done; \

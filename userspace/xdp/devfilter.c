@@ -40,8 +40,13 @@
 #define NEXT_NAME_FMT		"sieve-xdp-next.%u"
 #define STANDIN_NAME_FMT	"sieve-xdp-standin.%u"
 
-/* The lowest rate a cuckoo filter reaches (include/uapi/linux/sieve.h). */
-#define CUCKOO_MIN_FPP_PPB	120000
+/*
+ * The lowest rate a cuckoo filter reaches, about 1.2e-4: 2 buckets of
+ * SIEVE_CUCKOO_SLOTS fingerprints of SIEVE_CUCKOO_MAX_FP_BITS (kmod/sizing.c).
+ */
+#define CUCKOO_MIN_FPP_PPB \
+	((uint32_t)((2ULL * SIEVE_CUCKOO_SLOTS * SIEVE_PPB + (1U << SIEVE_CUCKOO_MAX_FP_BITS) - 1) >> \
+		    SIEVE_CUCKOO_MAX_FP_BITS))
 
 /* Table sizes a build tries: a cuckoo table can refuse a key below capacity. */
 #define BUILD_TRIES		3
