@@ -380,6 +380,69 @@ static void check_killed_anywhere(void)
 	ktap_ok(count_named("sieve-xdp-") == 0, "nothing left beside the filter");
 }
 
+/* A cuckoo filter too small for a block: the add is refused, a bigger table is exchanged in. */
+static void check_full(void)
+{
+	struct sieve_params p = { .type = SIEVE_CUCKOO, .capacity = 16, .fpp_ppb = 1000000 };
+	struct sieve_xdp_key k[64];
+	struct sxdp_list l = { .keys = k, .n = 64, .cap = 64 };
+	struct sxdp_store_attrs a = { .origin = "cli", .now = time(NULL) };
+	struct sxdp_op_result r;
+	unsigned int i, missed = 0;
+	char text[32];
+	int id, ret;
+
+	sxdp_detach(store, IFACE, err, sizeof(err));
+	id = sieve_dev_create(sdev, "xdp-small", &p);
+	ret = attach("xdp-small", SIEVE_XDP_F_FILTER);
+	for (i = 0; i < 64; i++) {
+		snprintf(text, sizeof(text), "10.7.0.%u", i + 1);
+		k[i] = entry(text);
+	}
+	ret = ret == SXDP_ATTACHED ? sxdp_op_add(store, LIST, &l, &a, &r, err, sizeof(err)) : ret;
+	for (i = 0; i < 64; i++) {
+		snprintf(text, sizeof(text), "10.7.0.%u", i + 1);
+		missed += !drops(text);
+	}
+	ktap_ok(id > 0 && !ret && r.rebuilt == 1 && !missed && sieve_dev_lookup(sdev, "xdp-small") == id,
+		"64 sources into a cuckoo filter of 16: rebuilt bigger (%zu), all dropped (%u missed), same id (%d, %d) (%s)",
+		r.rebuilt, missed, id, sieve_dev_lookup(sdev, "xdp-small"), err);
+}
+
+/*
+ * A reboot: the program and the module's filters are gone, the store's
+ * record stays; the agent attaches from the record (restore.c's opts_of).
+ */
+static void check_reboot(void)
+{
+	struct sxdp_attachment rec = { 0 };
+	struct sxdp_attach_opts o;
+	char dir[128], path[192];
+	int fd, ret;
+
+	sxdp_pin_dir(dir, sizeof(dir), IFACE);
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_LINK_PIN);
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	sxdp_unpin(IFACE);
+	sieve_dev_destroy(sdev, sieve_dev_lookup(sdev, "xdp-small"));
+	sxdp_store_attach_get(store, sxdp_netns(), IFACE, &rec, err, sizeof(err));
+	o = (struct sxdp_attach_opts){
+		.xdp_flags = XDP_FLAGS_SKB_MODE, .cfg_flags = rec.flags, .cfg_given = UINT32_MAX,
+		.fpp_ppb = rec.fpp_ppb, .fpp_given = true, .capacity = rec.capacity,
+		.max_probes = rec.max_probes, .list = rec.list,
+		.filter = sxdp_backend_filter(rec.backend),
+	};
+	ret = sxdp_attach(store, IFACE, &o, err, sizeof(err));
+	ktap_ok(ret == SXDP_ATTACHED && sieve_dev_lookup(sdev, "xdp-small") > 0 &&
+		drops("10.7.0.33") && drops("10.3.0.10") && !drops("10.7.1.1"),
+		"after a reboot, attach from the record makes the filter again and enforces the list (%s)",
+		err);
+}
+
 /* One UDP datagram to ourselves over lo: whether it arrived. */
 static bool udp_arrives(void)
 {
@@ -671,6 +734,8 @@ int main(void)
 	check_veth();
 	check_bloom();
 	check_refusals();
+	check_full();
+	check_reboot();
 	sxdp_detach(store, IFACE, err, sizeof(err));
 	sxdp_store_close(store);
 	sieve_dev_close(sdev);

@@ -162,12 +162,16 @@ static int filter_open(const char *name, uint32_t id, uint64_t capacity, uint32_
 	return ret;
 }
 
-/* A filter like NAME (type, seed, layering, rate) for @keys, scaled up 2^@grow times. */
+/*
+ * A filter like NAME (type, seed, layering, rate) for @keys with a quarter
+ * of headroom, never smaller than NAME (its owner sized it), scaled up
+ * 2^@grow times.
+ */
 static int create_like(struct dfilter *f, const char *name, uint32_t flags, uint64_t keys,
 		       unsigned int grow)
 {
 	const struct sieve_info *i = &f->info;
-	uint64_t cap = sxdp_capacity_for(keys);
+	uint64_t cap = keys + keys / 4;
 	struct sieve_params p = {
 		.type = i->geo.type, .seed = i->geo.seed,
 		.flags = flags | SIEVE_CREATE_SEED | (i->create_flags & SIEVE_CREATE_SCALABLE),
