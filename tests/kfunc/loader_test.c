@@ -163,6 +163,7 @@ static int attach(const char *filter, uint32_t flags)
 		.xdp_flags = XDP_FLAGS_SKB_MODE, .cfg_flags = flags, .list = LIST,
 		.cfg_given = SIEVE_XDP_F_FILTER | SIEVE_XDP_F_BLOCKED | SIEVE_XDP_F_EXACT,
 		.fpp_ppb = 1000000, .fpp_given = true, .filter = filter,
+		.capacity = SXDP_DEFAULT_CAPACITY,
 	};
 
 	err[0] = '\0';
@@ -715,15 +716,107 @@ static void lo_up(void)
 		close(fd);
 }
 
-int main(void)
+/* ---- `make bench-kfunc`: block and unblock, per backend ---- */
+
+#define BENCH_LIST	10000
+#define BENCH_OPS	20
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static void bench_source(unsigned int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "10.%u.%u.%u", 20 + i / 65536, i / 256 % 256, i % 256);
+}
+
+/*
+ * A list of BENCH_LIST sources on lo with @backend; then BENCH_OPS times
+ * each: from the call of block (unblock) to its packet dropped (passing).
+ */
+static int bench_backend(FILE *out, const char *label, uint32_t flags, const char *filter)
+{
+	struct sxdp_list l = { 0 };
+	struct sxdp_store_attrs a = { .origin = "bench", .now = time(NULL) };
+	struct sxdp_op_result r;
+	double t, block = 0, unblock = 0, block_max = 0, unblock_max = 0;
+	char text[32];
+	unsigned int i, rebuilt = 0;
+	int ret;
+
+	sxdp_detach(store, IFACE, err, sizeof(err));
+	for (i = 0; i < BENCH_LIST; i++) {
+		struct sieve_xdp_key k;
+
+		bench_source(i, text, sizeof(text));
+		k = entry(text);
+		sxdp_list_add(&l, &k);
+	}
+	ret = attach(filter, flags);
+	if (ret >= 0)
+		ret = sxdp_op_load(store, LIST, &l, &a, &r, err, sizeof(err));
+	sxdp_list_free(&l);
+	if (ret < 0)
+		return fprintf(stderr, "bench %s: %s\n", label, err), -1;
+	for (i = 0; i < BENCH_OPS; i++) {
+		bench_source(BENCH_LIST + i, text, sizeof(text));
+		t = now_us();
+		if (op(true, text, &r) || !drops(text))
+			return -1;
+		t = now_us() - t;
+		block += t;
+		block_max = t > block_max ? t : block_max;
+		t = now_us();
+		if (op(false, text, &r) || drops(text))
+			return -1;
+		t = now_us() - t;
+		rebuilt += r.rebuilt;
+		unblock += t;
+		unblock_max = t > unblock_max ? t : unblock_max;
+	}
+	fprintf(out, "| %-22s | %8.0f | %8.0f | %8.0f | %8.0f | %2u of %u |\n", label,
+		block / BENCH_OPS, block_max, unblock / BENCH_OPS, unblock_max, rebuilt, BENCH_OPS);
+	return 0;
+}
+
+static int bench(const char *path)
+{
+	struct sieve_params p = { .type = SIEVE_BLOOM, .capacity = 4 * BENCH_LIST, .fpp_ppb = 1000000 };
+	FILE *out = fopen(path, "a");
+	int ret;
+
+	if (!out)
+		return 1;
+	fprintf(out, "\nThe loader: a list of %d sources on lo (generic XDP), %d times each: us from\n"
+		"the call (store commit included) to the packet's verdict changing (BPF_PROG_TEST_RUN)\n\n"
+		"| backend                | block    | max      | unblock  | max      | rebuilt  |\n"
+		"| ---------------------- | -------- | -------- | -------- | -------- | -------- |\n",
+		BENCH_LIST, BENCH_OPS);
+	sieve_dev_create(sdev, "xdp-bench-bloom", &p);
+	ret = bench_backend(out, "bloom-map", 0, NULL) ||
+	      bench_backend(out, "blocked", SIEVE_XDP_F_BLOCKED, NULL) ||
+	      bench_backend(out, "filter:NAME, cuckoo", SIEVE_XDP_F_FILTER, "xdp-bench") ||
+	      bench_backend(out, "filter:NAME, Bloom", SIEVE_XDP_F_FILTER, "xdp-bench-bloom");
+	sxdp_detach(store, IFACE, err, sizeof(err));
+	fclose(out);
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	int ret;
 
-	ktap_begin("loader");
 	lo_up();
 	ret = sieve_dev_open(NULL, true, &sdev);
 	if (!ret)
 		ret = sxdp_store_open("/tmp/sieve-loader-state", &store, err, sizeof(err));
+	if (argc == 3 && !strcmp(argv[1], "-b"))
+		return ret ? 1 : bench(argv[2]);
+	ktap_begin("loader");
 	if (!ktap_ok(!ret, "the device and a store (%s)", err))
 		return ktap_end();
 	check_attach();
