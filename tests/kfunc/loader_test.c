@@ -477,13 +477,35 @@ static uint64_t src_drops(void)
 	return st.c[SIEVE_XDP_DROP_SRC].packets;
 }
 
+/*
+ * Real traffic needs IPv4, which the debug kernel is built without (its
+ * suites need only BPF_PROG_TEST_RUN): said loudly, the plain VM runs it.
+ */
+static bool have_inet(const char *what)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	diag("no IPv4 in this kernel (the debug kernel is built without CONFIG_INET): %s runs in the plain VM suite only",
+	     what);
+	ktap_skip("no IPv4", "%s", what);
+	return false;
+}
+
 static void check_traffic(void)
 {
 	struct sxdp_op_result r;
 	struct timespec t0, t1;
 	uint64_t before, counted;
-	bool before_block = udp_arrives(), arrived;
+	bool before_block, arrived;
 	int ret;
+
+	if (!have_inet("UDP over lo"))
+		return;
+	before_block = udp_arrives();
 
 	ktap_ok(before_block, "UDP over lo arrives before the block");
 	before = src_drops();
@@ -661,10 +683,13 @@ static void check_veth(void)
 		.xdp_flags = XDP_FLAGS_SKB_MODE, .cfg_flags = SIEVE_XDP_F_FILTER,
 		.cfg_given = SIEVE_XDP_F_FILTER, .list = VETH_LIST, .filter = VETH_FILTER,
 	};
-	int home = open("/proc/self/ns/net", O_RDONLY), peer = -1, ret, got;
+	int home, peer = -1, ret, got;
 	struct sxdp_op_result r;
 	uint64_t before;
 
+	if (!have_inet("UDP between two namespaces over veth"))
+		return;
+	home = open("/proc/self/ns/net", O_RDONLY);
 	if (!unshare(CLONE_NEWNET)) {
 		peer = open("/proc/self/ns/net", O_RDONLY);
 		setns(home, CLONE_NEWNET);
@@ -706,7 +731,7 @@ out:
 static void lo_up(void)
 {
 	struct ifreq ifr = { .ifr_name = IFACE };
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
 
 	if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr)) {
 		ifr.ifr_flags |= IFF_UP;
