@@ -25,7 +25,9 @@
  * the bits atomically; a cuckoo query retries a miss that overlapped a
  * write (the filter's seqcount), at most 8 times, then answers "may be
  * present", so a write storm can cause false positives, never false
- * negatives.
+ * negatives. A filter's table may be replaced under a holder of a
+ * reference (SIEVE_IOC_EXCHANGE, which keeps its name and id): each query
+ * answers from the old table or from the new one.
  *
  * BPF programs (XDP and TC; kmod/kfunc.c, unstable like every kfunc, built
  * where sieve.ko has BTF: see the README) reach the same filters through

@@ -2,7 +2,8 @@
 /*
  * /dev/sieve through the raw ioctls: every command on every filter type,
  * scalable growth, ephemeral filters, export/import round trips, merge,
- * the module's limits, read-only files and non-root callers. Prints KTAP.
+ * exchange, the module's limits, read-only files and non-root callers.
+ * Prints KTAP.
  *
  * Usage: sieve_abi_test
  */
@@ -601,6 +602,359 @@ static void test_merge_refused(int fd)
 	sv_destroy(fd, cu2);
 }
 
+/* ---- EXCHANGE ------------------------------------------------------------ */
+
+/* The answers of a batch query of @ks on filter @id, into @out (@ks->n bytes). */
+static bool answers(int fd, uint32_t id, struct keyset *ks, uint8_t *out)
+{
+	struct sieve_batch b;
+
+	if (sv_batch(fd, id, SIEVE_BATCH_QUERY, 0, ks, &b) || b.done != ks->n)
+		return false;
+	memcpy(out, ks->results, ks->n);
+	return true;
+}
+
+#define XCHG_KEYS	300
+
+/*
+ * EXCHANGE of two filters of one type, of capacities 1000 and 4000: each
+ * answers as the other did, its snapshot is the other's, INFO's table
+ * fields moved and its names stayed; writes after it go to the new table.
+ */
+static void test_exchange(int fd, uint32_t type, const char *tn)
+{
+	struct keyset *x = keyset_make("xx", 0, XCHG_KEYS), *y = keyset_make("xy", 0, XCHG_KEYS);
+	struct keyset *z = keyset_make("xz", 0, XCHG_KEYS), *nw = keyset_make("xn", 0, 100);
+	struct keyset *sets[] = { x, y, z };
+	static uint8_t before[2][3][XCHG_KEYS], after[2][3][XCHG_KEYS];
+	uint8_t *sa = NULL, *sb = NULL, *sa2 = NULL, *sb2 = NULL;
+	uint64_t la = 0, lb = 0, la2 = 0, lb2 = 0;
+	struct sieve_info ia, ib, ja, jb, ka, kb;
+	uint32_t a = 0, b = 0, id[2];
+	bool ok = true;
+	int err, i, j;
+
+	sv_create_simple(fd, "xchg.a", type, 1000, FPP_1PCT, 0, &a);
+	sv_create_simple(fd, "xchg.b", type, 4000, FPP_1PCT, 0, &b);
+	sv_batch(fd, a, SIEVE_BATCH_ADD, 0, x, NULL);
+	sv_batch(fd, b, SIEVE_BATCH_ADD, 0, y, NULL);
+	id[0] = a;
+	id[1] = b;
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 3; j++)
+			ok &= answers(fd, id[i], sets[j], before[i][j]);
+	sv_export_all(fd, a, 1 << 20, &sa, &la);
+	sv_export_all(fd, b, 1 << 20, &sb, &lb);
+	sv_info(fd, a, &ia);
+	sv_info(fd, b, &ib);
+	err = sv_exchange(fd, a, b);
+	sv_info(fd, a, &ja);
+	sv_info(fd, b, &jb);
+	ktap_ok(!err, "%s: EXCHANGE of filters of capacity 1000 and 4000 -> %s", tn, errname(err));
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 3; j++)
+			ok &= answers(fd, id[i], sets[j], after[i][j]);
+	ktap_ok(ok && !memcmp(after[0], before[1], sizeof(after[0])) &&
+		!memcmp(after[1], before[0], sizeof(after[1])),
+		"%s: EXCHANGE: each filter answers its keys, the other's and foreign ones as the "
+		"other did", tn);
+	ktap_ok(sv_count_absent(fd, a, y) == 0 && sv_count_absent(fd, b, x) == 0,
+		"%s: EXCHANGE: a holds every key of b, b every key of a", tn);
+	sv_export_all(fd, a, 1 << 20, &sa2, &la2);
+	sv_export_all(fd, b, 1 << 20, &sb2, &lb2);
+	ktap_ok(sa && sb && sa2 && sb2 && same_tables(sb, lb, sa2, la2) &&
+		same_tables(sa, la, sb2, lb2),
+		"%s: EXCHANGE: each snapshot's layers and tables are the other's before", tn);
+	ktap_ok(ja.id == a && !strcmp(ja.name, "xchg.a") && jb.id == b &&
+		!strcmp(jb.name, "xchg.b") && ja.create_flags == ia.create_flags &&
+		jb.create_flags == ib.create_flags && list_has(fd, a, "xchg.a", type, ia.create_flags),
+		"%s: EXCHANGE: ids, names and create flags stay", tn);
+	ktap_ok(ja.capacity == ib.capacity && jb.capacity == ia.capacity &&
+		!memcmp(&ja.geo, &ib.geo, sizeof(ja.geo)) && !memcmp(&jb.geo, &ia.geo, sizeof(jb.geo)) &&
+		ja.fpp_ppb == ib.fpp_ppb && ja.nlayers == ib.nlayers &&
+		ja.items == ib.items && jb.items == ia.items &&
+		ja.memory_bytes == ib.memory_bytes && jb.memory_bytes == ia.memory_bytes &&
+		ja.snapshot_bytes == ib.snapshot_bytes && ja.fill_ppm == ib.fill_ppm,
+		"%s: EXCHANGE: INFO's capacity (%llu, was %llu), geometry, items (%llu, was %llu), "
+		"memory (%llu, was %llu) moved", tn, (unsigned long long)ja.capacity,
+		(unsigned long long)ia.capacity, (unsigned long long)ja.items,
+		(unsigned long long)ia.items, (unsigned long long)ja.memory_bytes,
+		(unsigned long long)ia.memory_bytes);
+	ktap_ok(ja.inserted == ib.inserted && ja.deleted == ib.deleted &&
+		jb.inserted == ia.inserted && jb.deleted == ia.deleted &&
+		ja.queries == ia.queries && ja.hits == ia.hits &&
+		jb.queries == ib.queries && jb.hits == ib.hits,
+		"%s: EXCHANGE: inserted and deleted moved with the table, queries and hits stayed", tn);
+
+	/* writes to a go to its new table; b's (a's old one) is untouched */
+	err = sv_batch(fd, a, SIEVE_BATCH_ADD, 0, nw, NULL);
+	ktap_ok(!err && sv_count_absent(fd, a, nw) == 0 && sv_count_absent(fd, a, y) == 0,
+		"%s: adds to a after EXCHANGE -> %s; a holds them and b's old keys", tn, errname(err));
+	if (is_cuckoo(type)) {
+		struct keyset *half = keyset_make("xy", 0, XCHG_KEYS / 2);
+		struct sieve_batch bt;
+
+		err = sv_batch(fd, a, SIEVE_BATCH_DELETE, 0, half, &bt);
+		sv_info(fd, a, &ka);
+		ktap_ok(!err && bt.present == half->n && ka.items == ja.items + nw->n - half->n &&
+			ka.deleted == ja.deleted + half->n,
+			"%s: deletes on a after EXCHANGE act on its new table (%u of %u removed, "
+			"items %llu)", tn, bt.present, half->n, (unsigned long long)ka.items);
+		keyset_free(half);
+	}
+	free(sb2);
+	sb2 = NULL;
+	sv_export_all(fd, b, 1 << 20, &sb2, &lb2);
+	sv_info(fd, b, &kb);
+	ktap_ok(sb2 && same_tables(sa, la, sb2, lb2) && kb.items == ia.items,
+		"%s: b's table unchanged by writes to a after EXCHANGE", tn);
+	sv_destroy(fd, b);
+	ktap_ok(sv_count_absent(fd, a, nw) == 0, "%s: a still answers after b is destroyed", tn);
+	sv_destroy(fd, a);
+	free(sa);
+	free(sb);
+	free(sa2);
+	free(sb2);
+	keyset_free(x);
+	keyset_free(y);
+	keyset_free(z);
+	keyset_free(nw);
+}
+
+/* EXCHANGE of scalable filters: several layers one way, one the other; both grow on. */
+static void test_exchange_scalable(int fd, uint32_t type, const char *tn)
+{
+	struct keyset *ka = keyset_make("xsa", 0, 1000), *kb = keyset_make("xsb", 0, 50);
+	struct keyset *more_a = keyset_make("xsc", 0, 1000), *more_b = keyset_make("xsd", 0, 1000);
+	struct sieve_info ia, ib, ja, jb;
+	uint32_t a = 0, b = 0;
+	int err, e1, e2;
+
+	sv_create_simple(fd, "xchg.sa", type, 100, FPP_1PCT, SIEVE_CREATE_SCALABLE, &a);
+	sv_create_simple(fd, "xchg.sb", type, 100, FPP_1PCT, SIEVE_CREATE_SCALABLE, &b);
+	sv_batch(fd, a, SIEVE_BATCH_ADD, 0, ka, NULL);
+	sv_batch(fd, b, SIEVE_BATCH_ADD, 0, kb, NULL);
+	sv_info(fd, a, &ia);
+	sv_info(fd, b, &ib);
+	err = sv_exchange(fd, a, b);
+	sv_info(fd, a, &ja);
+	sv_info(fd, b, &jb);
+	ktap_ok(!err && ia.nlayers >= 3 && ib.nlayers == 1 && ja.nlayers == ib.nlayers &&
+		jb.nlayers == ia.nlayers && ja.capacity == ib.capacity && jb.capacity == ia.capacity &&
+		ja.memory_bytes == ib.memory_bytes && jb.memory_bytes == ia.memory_bytes,
+		"%s scalable: EXCHANGE of %u layers and 1 -> %s; layers, capacity, memory moved",
+		tn, ia.nlayers, errname(err));
+	ktap_ok(sv_count_absent(fd, a, kb) == 0 && sv_count_absent(fd, b, ka) == 0,
+		"%s scalable: every key in the other filter after EXCHANGE", tn);
+	e1 = sv_batch(fd, a, SIEVE_BATCH_ADD, 0, more_a, NULL);
+	e2 = sv_batch(fd, b, SIEVE_BATCH_ADD, 0, more_b, NULL);
+	sv_info(fd, a, &ja);
+	sv_info(fd, b, &jb);
+	ktap_ok(!e1 && !e2 && ja.nlayers >= 3 && jb.nlayers > ia.nlayers &&
+		sv_count_absent(fd, a, kb) == 0 && sv_count_absent(fd, a, more_a) == 0 &&
+		sv_count_absent(fd, b, ka) == 0 && sv_count_absent(fd, b, more_b) == 0,
+		"%s scalable: both grow on from their new layers (%u and %u layers), no key lost "
+		"(%s, %s)", tn, ja.nlayers, jb.nlayers, errname(e1), errname(e2));
+	sv_destroy(fd, a);
+	sv_destroy(fd, b);
+	keyset_free(ka);
+	keyset_free(kb);
+	keyset_free(more_a);
+	keyset_free(more_b);
+}
+
+/*
+ * The use EXCHANGE is for: a filter in use (random seed) rebuilt through
+ * an ephemeral one of its seed, which closing its file then frees.
+ */
+static void test_exchange_rebuild(int fd)
+{
+	struct keyset *old = keyset_make("xo", 0, 500), *fresh = keyset_make("xf", 0, 2000);
+	long long mem0 = module_memory_bytes(NULL), mem1;
+	struct sieve_info in, it, jn;
+	struct sieve_create c;
+	uint32_t n = 0, t = 0;
+	int fd2 = dev_open(O_RDWR), err;
+
+	sv_create_arg(&c, "xchg.list", SIEVE_CUCKOO, 1000, FPP_1PCT);
+	err = sv_create(fd, &c);
+	n = c.id;
+	sv_batch(fd, n, SIEVE_BATCH_ADD, 0, old, NULL);
+	sv_info(fd, n, &in);
+	sv_create_arg(&c, "xchg.tmp", SIEVE_CUCKOO, 4000, FPP_1PCT);
+	c.flags = SIEVE_CREATE_EPHEMERAL | SIEVE_CREATE_SEED;
+	c.seed = in.geo.seed;
+	err = err ?: sv_create(fd2, &c);
+	t = c.id;
+	err = err ?: sv_batch(fd2, t, SIEVE_BATCH_ADD, 0, fresh, NULL);
+	sv_info(fd, t, &it);
+	err = err ?: sv_exchange(fd2, n, t);
+	ktap_ok(!err, "rebuild: EXCHANGE of a filter (random seed) with an ephemeral one of its "
+		"seed -> %s", errname(err));
+	close(fd2);
+	sv_info(fd, n, &jn);
+	mem1 = module_memory_bytes(NULL);
+	ktap_ok(sv_open_name(fd, "xchg.tmp", NULL) == -ENOENT && jn.create_flags == 0 &&
+		jn.capacity == 4000 && sv_count_absent(fd, n, fresh) == 0 &&
+		jn.memory_bytes == it.memory_bytes,
+		"rebuild: the ephemeral one is gone with its file, the filter keeps its new table "
+		"(capacity %llu, flags %#x)", (unsigned long long)jn.capacity, jn.create_flags);
+	ktap_ok(mem0 >= 0 && mem1 - mem0 == (long long)jn.memory_bytes,
+		"rebuild: the module holds the filter's memory and no more (%lld bytes beyond "
+		"before, the filter %llu)", mem1 - mem0, (unsigned long long)jn.memory_bytes);
+	sv_destroy(fd, n);
+	keyset_free(old);
+	keyset_free(fresh);
+}
+
+/* The tables of @a and @b, to tell that a refused EXCHANGE changed nothing. */
+struct xpair {
+	uint8_t *sa, *sb;
+	uint64_t la, lb;
+};
+
+static void xpair_take(int fd, uint32_t a, uint32_t b, struct xpair *p)
+{
+	memset(p, 0, sizeof(*p));
+	sv_export_all(fd, a, 1 << 20, &p->sa, &p->la);
+	sv_export_all(fd, b, 1 << 20, &p->sb, &p->lb);
+}
+
+static bool xpair_same(int fd, uint32_t a, uint32_t b, const struct xpair *p)
+{
+	struct xpair now;
+	bool same;
+
+	xpair_take(fd, a, b, &now);
+	same = p->sa && p->sb && now.sa && now.sb && same_tables(p->sa, p->la, now.sa, now.la) &&
+	       same_tables(p->sb, p->lb, now.sb, now.lb);
+	free(now.sa);
+	free(now.sb);
+	return same;
+}
+
+static void xpair_free(struct xpair *p)
+{
+	free(p->sa);
+	free(p->sb);
+}
+
+/* A filter for the refused cases, holding a key of its own. */
+static uint32_t xr_filter(int fd, const char *name, uint32_t type, uint32_t seed, uint32_t flags,
+			  uint32_t growth, uint32_t max_layers)
+{
+	struct sieve_create c;
+	uint32_t r;
+	int err;
+
+	sv_create_arg(&c, name, type, 1000, FPP_1PCT);
+	c.flags = SIEVE_CREATE_SEED | flags;
+	c.seed = seed;
+	c.growth = growth;
+	c.max_layers = max_layers;
+	if (flags & SIEVE_CREATE_GEOMETRY) {
+		c.capacity = 0;
+		c.fpp_ppb = 0;
+		c.geo = (struct sieve_geometry){ .type = type, .nbits = 9600, .nhashes = 7 };
+	}
+	err = sv_create(fd, &c);
+	if (err)
+		diag("create of %s -> %s", name, errname(err));
+	sv_add(fd, c.id, name, strlen(name), 0, &r);
+	return c.id;
+}
+
+/* What EXCHANGE refuses, each with its errno; nothing changes. */
+static void test_exchange_refused(int fd)
+{
+	static const struct {
+		const char *what;
+		uint32_t type, seed, flags, growth, max_layers;
+		/* compared with a scalable filter, growth 2, 4 layers */
+		bool scalable_base;
+	} cases[] = {
+		{ "another type", SIEVE_BLOCKED_BLOOM, 1, 0, 0, 0, false },
+		{ "another seed", SIEVE_BLOOM, 2, 0, 0, 0, false },
+		{ "a scalable filter", SIEVE_BLOOM, 1, SIEVE_CREATE_SCALABLE, 0, 0, false },
+		{ "an explicit geometry", SIEVE_BLOOM, 1, SIEVE_CREATE_GEOMETRY, 0, 0, false },
+		{ "another growth", SIEVE_BLOOM, 1, SIEVE_CREATE_SCALABLE, 3, 4, true },
+		{ "another max_layers", SIEVE_BLOOM, 1, SIEVE_CREATE_SCALABLE, 2, 5, true },
+	};
+	struct sieve_exchange x;
+	uint32_t a, b, stale, i;
+	struct xpair p;
+	int err, ro;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		a = cases[i].scalable_base ?
+		    xr_filter(fd, "xr.a", SIEVE_BLOOM, 1, SIEVE_CREATE_SCALABLE, 2, 4) :
+		    xr_filter(fd, "xr.a", SIEVE_BLOOM, 1, 0, 0, 0);
+		b = xr_filter(fd, "xr.b", cases[i].type, cases[i].seed, cases[i].flags,
+			      cases[i].growth, cases[i].max_layers);
+		xpair_take(fd, a, b, &p);
+		err = sv_exchange(fd, a, b);
+		ktap_ok(err == -EINVAL, "EXCHANGE with %s -> %s (want -EINVAL)", cases[i].what,
+			errname(err));
+		err = sv_exchange(fd, b, a);
+		ktap_ok(err == -EINVAL && xpair_same(fd, a, b, &p),
+			"EXCHANGE with %s, the other way -> %s (want -EINVAL); nothing changed",
+			cases[i].what, errname(err));
+		xpair_free(&p);
+		sv_destroy(fd, a);
+		sv_destroy(fd, b);
+	}
+
+	a = xr_filter(fd, "xr.a", SIEVE_CUCKOO, 1, 0, 0, 0);
+	b = xr_filter(fd, "xr.b", SIEVE_CUCKOO, 1, 0, 0, 0);
+	stale = xr_filter(fd, "xr.stale", SIEVE_CUCKOO, 1, 0, 0, 0);
+	sv_destroy(fd, stale);
+	xpair_take(fd, a, b, &p);
+	err = sv_exchange(fd, a, a);
+	ktap_ok(err == -EINVAL, "EXCHANGE of a filter with itself -> %s (want -EINVAL)",
+		errname(err));
+	err = sv_exchange(fd, a, stale);
+	ktap_ok(err == -ENOENT, "EXCHANGE with a destroyed filter -> %s (want -ENOENT)",
+		errname(err));
+	err = sv_exchange(fd, stale, b);
+	ktap_ok(err == -ENOENT, "EXCHANGE of a destroyed filter -> %s (want -ENOENT)",
+		errname(err));
+	err = sv_exchange(fd, a, 0);
+	ktap_ok(err == -ENOENT, "EXCHANGE with id 0 -> %s (want -ENOENT)", errname(err));
+	err = sv_exchange(fd, UINT32_MAX, b);
+	ktap_ok(err == -ENOENT, "EXCHANGE of id %u -> %s (want -ENOENT)", UINT32_MAX,
+		errname(err));
+
+	x = (struct sieve_exchange){ .size = sizeof(x), .flags = 1, .a_id = a, .b_id = b };
+	err = sv_ioctl(fd, SIEVE_IOC_EXCHANGE, &x);
+	ktap_ok(err == -EINVAL, "EXCHANGE with flags 1 -> %s (want -EINVAL)", errname(err));
+	x = (struct sieve_exchange){ .size = sizeof(x), .flags = 1U << 31, .a_id = a, .b_id = b };
+	err = sv_ioctl(fd, SIEVE_IOC_EXCHANGE, &x);
+	ktap_ok(err == -EINVAL, "EXCHANGE with flags 1<<31 -> %s (want -EINVAL)", errname(err));
+	x = (struct sieve_exchange){ .size = 12, .a_id = a, .b_id = b };
+	err = sv_ioctl(fd, SIEVE_IOC_EXCHANGE, &x);
+	ktap_ok(err == -EINVAL, "EXCHANGE with size 12 (below SIEVE_EXCHANGE_SIZE_VER0) -> %s "
+		"(want -EINVAL)", errname(err));
+	x = (struct sieve_exchange){ .size = 4097, .a_id = a, .b_id = b };
+	err = sv_ioctl(fd, SIEVE_IOC_EXCHANGE, &x);
+	ktap_ok(err == -E2BIG, "EXCHANGE with size 4097 -> %s (want -E2BIG)", errname(err));
+	{
+		uint32_t big[8] = { 32, 0, a, b, 0, 0, 0, 1 };
+
+		err = sv_ioctl(fd, SIEVE_IOC_EXCHANGE, big);
+		ktap_ok(err == -E2BIG, "EXCHANGE with size 32 and a nonzero tail -> %s "
+			"(want -E2BIG)", errname(err));
+	}
+	ro = dev_open(O_RDONLY);
+	err = sv_exchange(ro, a, b);
+	ktap_ok(err == -EBADF, "read-only: EXCHANGE -> %s (want -EBADF)", errname(err));
+	close(ro);
+	ktap_ok(xpair_same(fd, a, b, &p), "refused EXCHANGEs changed neither filter");
+	xpair_free(&p);
+	sv_destroy(fd, a);
+	sv_destroy(fd, b);
+}
+
 /* LIST pages through every filter, by id. */
 static void test_list_pages(int fd)
 {
@@ -1145,6 +1499,12 @@ int main(void)
 	test_merge(fd, SIEVE_BLOOM, "bloom");
 	test_merge(fd, SIEVE_BLOCKED_BLOOM, "blocked");
 	test_merge_refused(fd);
+	for (i = 0; i < 3; i++) {
+		test_exchange(fd, types[i].type, types[i].name);
+		test_exchange_scalable(fd, types[i].type, types[i].name);
+	}
+	test_exchange_rebuild(fd);
+	test_exchange_refused(fd);
 	test_geometry(fd);
 	test_ephemeral_import(fd);
 	test_list_pages(fd);

@@ -50,7 +50,7 @@ static void expect(int err, int want, const char *fmt, ...)
 /* ---- one valid argument per command ---------------------------------- */
 
 static const char *const scratch_names[] = {
-	"sz.create", "sz.scratch", "sz.import", "sz.m1", "sz.m2",
+	"sz.create", "sz.scratch", "sz.import", "sz.m1", "sz.m2", "sz.x1", "sz.x2",
 };
 
 static void scratch_cleanup(void)
@@ -167,6 +167,14 @@ static size_t valid_arg(unsigned long cmd, void *buf)
 					   .src_id = scratch("sz.m2", SIEVE_BLOOM) };
 		return sizeof(*m);
 	}
+	case SIEVE_IOC_EXCHANGE: {
+		struct sieve_exchange *x = buf;
+
+		*x = (struct sieve_exchange){ .size = sizeof(*x),
+					      .a_id = scratch("sz.x1", SIEVE_CUCKOO),
+					      .b_id = scratch("sz.x2", SIEVE_CUCKOO) };
+		return sizeof(*x);
+	}
 	}
 	return 0;
 }
@@ -195,6 +203,7 @@ static const struct {
 	{ SIEVE_IOC_IMPORT, "IMPORT", offsetof(struct sieve_import, __reserved),
 	  offsetof(struct sieve_import, name) },
 	{ SIEVE_IOC_MERGE, "MERGE", 0, 0 },
+	{ SIEVE_IOC_EXCHANGE, "EXCHANGE", 0, 0 },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -358,8 +367,9 @@ static void bad_arg_read_only(unsigned int c)
 	unsigned long cmd = cmds[c].cmd;
 	size_t size;
 
-	/* DESTROY, CLEAR and MERGE write nothing back. */
-	if (cmd == SIEVE_IOC_DESTROY || cmd == SIEVE_IOC_CLEAR || cmd == SIEVE_IOC_MERGE)
+	/* DESTROY, CLEAR, MERGE and EXCHANGE write nothing back. */
+	if (cmd == SIEVE_IOC_DESTROY || cmd == SIEVE_IOC_CLEAR || cmd == SIEVE_IOC_MERGE ||
+	    cmd == SIEVE_IOC_EXCHANGE)
 		return;
 	memset(argbuf, 0, sizeof(argbuf));
 	size = valid_arg(cmd, argbuf);
@@ -377,7 +387,7 @@ static void bad_commands(void)
 		unsigned long cmd;
 		const char *what;
 	} bad[] = {
-		{ _IO(SIEVE_IOC_MAGIC, 0x0d), "_IO(0xB9, 0x0d), one past the last" },
+		{ _IO(SIEVE_IOC_MAGIC, 0x0e), "_IO(0xB9, 0x0e), one past the last" },
 		{ _IO(SIEVE_IOC_MAGIC, 0xff), "_IO(0xB9, 0xff)" },
 		{ _IOWR(SIEVE_IOC_MAGIC, 0x00, struct sieve_create), "_IOWR(0xB9, 0, create)" },
 		{ _IOR(SIEVE_IOC_MAGIC, 0x09, struct sieve_info), "_IOR(0xB9, 9, info)" },
@@ -848,6 +858,16 @@ static void bad_stale_ids(void)
 		valid_arg(SIEVE_IOC_MERGE, &m);
 		m.src_id = stale;
 		expect(call(SIEVE_IOC_MERGE, &m), -ENOENT, "MERGE: src destroyed");
+	}
+	{
+		struct sieve_exchange x;
+
+		valid_arg(SIEVE_IOC_EXCHANGE, &x);
+		x.a_id = stale;
+		expect(call(SIEVE_IOC_EXCHANGE, &x), -ENOENT, "EXCHANGE: a destroyed");
+		valid_arg(SIEVE_IOC_EXCHANGE, &x);
+		x.b_id = stale;
+		expect(call(SIEVE_IOC_EXCHANGE, &x), -ENOENT, "EXCHANGE: b destroyed");
 	}
 	{
 		uint32_t fresh = scratch("sz.scratch", SIEVE_BLOOM);

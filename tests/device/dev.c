@@ -240,6 +240,13 @@ int sv_merge(int fd, uint32_t dst, uint32_t src)
 	return sv_ioctl(fd, SIEVE_IOC_MERGE, &m);
 }
 
+int sv_exchange(int fd, uint32_t a, uint32_t b)
+{
+	struct sieve_exchange x = { .size = sizeof(x), .a_id = a, .b_id = b };
+
+	return sv_ioctl(fd, SIEVE_IOC_EXCHANGE, &x);
+}
+
 int sv_list_all(int fd, struct sieve_list_entry *out, uint32_t max, uint32_t *n)
 {
 	uint32_t start = 0, got = 0, pages = 0;

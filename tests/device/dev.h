@@ -57,6 +57,7 @@ int sv_add(int fd, uint32_t id, const void *key, uint32_t len, uint32_t flags,
 int sv_query(int fd, uint32_t id, const void *key, uint32_t len, uint32_t *result);
 int sv_delete(int fd, uint32_t id, const void *key, uint32_t len, uint32_t *result);
 int sv_merge(int fd, uint32_t dst, uint32_t src);
+int sv_exchange(int fd, uint32_t a, uint32_t b);
 /* Every filter, all pages; *n entries into @out (room @max). */
 int sv_list_all(int fd, struct sieve_list_entry *out, uint32_t max, uint32_t *n);
 

@@ -22,6 +22,7 @@ device_run() {
 device_run sieve_abi_test
 device_run sieve_bad_test
 device_run sieve_conc_test 10
+device_run sieve_exchange_test 200
 # sieve.fuzz=N on the kernel command line (the debug run) sets the count.
 device_run sieve_fuzz_test "$(sed -n 's/.*sieve\.fuzz=\([0-9][0-9]*\).*/\1/p' /proc/cmdline | grep . || echo 100000)" 0x5eedf00d
 device_run sieve_regress_test

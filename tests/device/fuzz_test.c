@@ -51,7 +51,7 @@ static uint64_t below(uint64_t n)
 static const unsigned long valid_cmds[] = {
 	SIEVE_IOC_CREATE, SIEVE_IOC_OPEN, SIEVE_IOC_LIST, SIEVE_IOC_DESTROY, SIEVE_IOC_ADD,
 	SIEVE_IOC_QUERY, SIEVE_IOC_DELETE, SIEVE_IOC_BATCH, SIEVE_IOC_CLEAR, SIEVE_IOC_INFO,
-	SIEVE_IOC_EXPORT, SIEVE_IOC_IMPORT, SIEVE_IOC_MERGE,
+	SIEVE_IOC_EXPORT, SIEVE_IOC_IMPORT, SIEVE_IOC_MERGE, SIEVE_IOC_EXCHANGE,
 };
 #define NVALID (sizeof(valid_cmds) / sizeof(valid_cmds[0]))
 
@@ -60,7 +60,7 @@ static const size_t sizes[] = {
 	sizeof(struct sieve_id), sizeof(struct sieve_key_op), sizeof(struct sieve_key_op),
 	sizeof(struct sieve_key_op), sizeof(struct sieve_batch), sizeof(struct sieve_id),
 	sizeof(struct sieve_info), sizeof(struct sieve_export), sizeof(struct sieve_import),
-	sizeof(struct sieve_merge),
+	sizeof(struct sieve_merge), sizeof(struct sieve_exchange),
 };
 
 /*
@@ -281,6 +281,13 @@ static void fill_struct(unsigned long cmd, uint8_t *a, size_t size)
 		m->src_id = below(2) ? pick_id() : known.bloom_id;
 		break;
 	}
+	case SIEVE_IOC_EXCHANGE: {
+		struct sieve_exchange *x = (void *)a;
+
+		x->a_id = pick_id();
+		x->b_id = pick_id();
+		break;
+	}
 	}
 	(void)size;
 }
@@ -315,6 +322,12 @@ static void sanitize_ids(unsigned long cmd, uint8_t *a)
 		break;
 	case SIEVE_IOC_MERGE:
 		id = &((struct sieve_merge *)a)->dst_id;
+		break;
+	case SIEVE_IOC_EXCHANGE:
+		/* both change: a_id here, b_id below */
+		id = &((struct sieve_exchange *)a)->a_id;
+		if (id[1] == known.bloom_id || id[1] == known.cuckoo_id)
+			id[1] = 0;
 		break;
 	}
 	if (id && (*id == known.bloom_id || *id == known.cuckoo_id))

@@ -2,7 +2,7 @@
 /*
  * /dev/sieve through libsieve (statically linked): every device call on
  * every filter type, scalable growth, ephemeral filters, export/import
- * files, merge, read-only handles, and snapshots crossing between local
+ * files, merge, exchange, read-only handles, and snapshots crossing between local
  * filters and the kernel both ways. Prints KTAP.
  *
  * Usage: sieve_lib_test
@@ -176,6 +176,42 @@ static void test_merge(struct sieve_dev *d)
 	keyset_free(b);
 }
 
+/* A filter rebuilt in place: an ephemeral twin filled, exchanged, closed. */
+static void test_exchange(struct sieve_dev *d)
+{
+	struct keyset *old = keyset_make("lxo", 0, 200), *fresh = keyset_make("lxf", 0, 2000);
+	struct sieve_params p = params(SIEVE_CUCKOO, 1000, 0);
+	struct sieve_params q = params(SIEVE_CUCKOO, 4000, SIEVE_CREATE_EPHEMERAL);
+	struct sieve_dev *builder = NULL;
+	struct sieve_info info;
+	int id = sieve_dev_create(d, "lib.xlist", &p), tmp = -1, r;
+
+	sieve_dev_batch(d, id, SIEVE_BATCH_ADD, 0, old->bytes, old->lens, old->n, NULL, NULL);
+	r = sieve_dev_open(NULL, true, &builder);
+	if (!r)
+		tmp = sieve_dev_create(builder, "lib.xtmp", &q);
+	if (tmp > 0)
+		sieve_dev_batch(builder, tmp, SIEVE_BATCH_ADD, 0, fresh->bytes, fresh->lens,
+				fresh->n, NULL, NULL);
+	r = tmp > 0 ? sieve_dev_exchange(builder, id, tmp) : tmp;
+	ktap_ok(r == 0 && lib_absent(d, id, fresh) == 0 && lib_absent(d, tmp, old) == 0,
+		"sieve_dev_exchange with an ephemeral twin -> %s; the keys changed filters",
+		errname(r));
+	r = sieve_dev_exchange(d, id, id);
+	ktap_ok(r == -EINVAL, "sieve_dev_exchange of a filter with itself -> %s (want -EINVAL)",
+		errname(r));
+	if (builder)
+		sieve_dev_close(builder);
+	r = sieve_dev_info(d, id, &info);
+	ktap_ok(r == 0 && info.capacity == 4000 && !strcmp(info.name, "lib.xlist") &&
+		sieve_dev_lookup(d, "lib.xtmp") == -ENOENT && lib_absent(d, id, fresh) == 0,
+		"after the twin's handle closed: the filter keeps its name and the new table "
+		"(capacity %llu)", (unsigned long long)info.capacity);
+	sieve_dev_destroy(d, id);
+	keyset_free(old);
+	keyset_free(fresh);
+}
+
 static void test_read_only(struct sieve_dev *d)
 {
 	struct sieve_params p = params(SIEVE_BLOOM, 1000, 0);
@@ -199,6 +235,14 @@ static void test_read_only(struct sieve_dev *d)
 	ktap_ok(r == -EBADF, "read-only handle: sieve_dev_destroy -> %s (want -EBADF)", errname(r));
 	r = sieve_dev_create(ro, "lib.ro2", &p);
 	ktap_ok(r == -EBADF, "read-only handle: sieve_dev_create -> %s (want -EBADF)", errname(r));
+	{
+		int other = sieve_dev_create(d, "lib.ro3", &p);
+
+		r = sieve_dev_exchange(ro, id, other);
+		ktap_ok(r == -EBADF, "read-only handle: sieve_dev_exchange -> %s (want -EBADF)",
+			errname(r));
+		sieve_dev_destroy(d, other);
+	}
 	r = sieve_dev_query(d, id, "x", 1);
 	ktap_ok(r == 0, "read-only handle changed nothing (query of the refused key -> %d)", r);
 	sieve_dev_close(ro);
@@ -301,6 +345,7 @@ int main(void)
 	}
 	test_ephemeral(d);
 	test_merge(d);
+	test_exchange(d);
 	test_read_only(d);
 	test_open_errors();
 	sieve_dev_close(d);

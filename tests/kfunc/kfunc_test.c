@@ -15,6 +15,10 @@
  *   destroy    filters destroyed and remade while a program holds them:
  *              no use-after-free (KASAN, on the debug kernel), every
  *              filter freed afterwards
+ *   exchange   the filter's table replaced (SIEVE_IOC_EXCHANGE) by fresh
+ *              filters holding its keys, each destroyed at once, while test
+ *              runs ask it: no false negative, no use-after-free, and only
+ *              the filter's memory held afterwards
  *   blocklist  the XDP blocklist's filter backend (blocklist.c)
  *
  * With -b FILE it measures instead (make bench-kfunc), into FILE: see bench().
@@ -382,6 +386,76 @@ static void check_destroy_while_held(void)
 		(unsigned long long)n0, (unsigned long long)mem0);
 }
 
+struct exchanger {
+	uint32_t id, type;
+	volatile bool stop;
+	long cycles;
+	int errors;
+};
+
+/*
+ * Fills a fresh filter with the keys "in-i", exchanges it with filter @id,
+ * destroys it (and with it @id's old table, freed at once); again, on CPU 1.
+ */
+static void *exchange_loop(void *arg)
+{
+	struct exchanger *x = arg;
+	uint32_t fresh;
+
+	pin_to_cpu(1);
+	while (!x->stop) {
+		/* capacities alternate, so that the tables differ */
+		if (sv_create_simple(dev, "kf-fresh", x->type, (2 + x->cycles % 2) * CAPACITY,
+				     FPP_PPB, 0, &fresh)) {
+			x->errors++;
+			break;
+		}
+		x->errors += !add_keys(fresh, "in", NKEYS);
+		x->errors += sv_exchange(dev, x->id, fresh) != 0;
+		x->errors += sv_destroy(dev, fresh) != 0;
+		x->cycles++;
+	}
+	return NULL;
+}
+
+static void check_exchange(uint32_t type, const char *name)
+{
+	uint64_t mem0 = module_param("memory_in_use"), mem1;
+	struct exchanger x = { .type = type };
+	struct sieve_info info;
+	long runs = 0, misses = 0;
+	pthread_t t;
+	double start;
+
+	if (!ktap_ok(sv_create_simple(dev, "kf-xchg", type, 2 * CAPACITY, FPP_PPB, 0, &x.id) == 0 &&
+		     add_keys(x.id, "in", NKEYS), "%s: filter for the exchange run", name))
+		return;
+	set_filter(x.id);
+	pin_to_cpu(0);
+	pthread_create(&t, NULL, exchange_loop, &x);
+	start = now();
+	while (now() < start + CONC_SECONDS ||
+	       (x.cycles < DESTROY_HELD && now() < start + DESTROY_MAX_SECONDS)) {
+		misses += count_not(skel->progs.xdp_hold, "in", 0, NKEYS / 2, XDP_DROP);
+		misses += count_not(skel->progs.xdp_per_call, "in", NKEYS / 2, NKEYS, XDP_DROP);
+		runs += NKEYS;
+	}
+	x.stop = true;
+	pthread_join(t, NULL);
+	ktap_ok(misses == 0 && x.errors == 0 && x.cycles > 0,
+		"%s: no false negative in %ld XDP runs while %ld fresh tables were exchanged in and "
+		"the old ones destroyed (%ld missed, %d errors)", name, runs, x.cycles, misses,
+		x.errors);
+	mem1 = module_param("memory_in_use");
+	if (sv_info(dev, x.id, &info))
+		info.memory_bytes = 0;
+	ktap_ok(mem1 - mem0 == info.memory_bytes,
+		"%s: after the exchanges the module holds the filter's memory only (%llu bytes, "
+		"the filter %llu)", name, (unsigned long long)(mem1 - mem0),
+		(unsigned long long)info.memory_bytes);
+	sv_destroy(dev, x.id);
+}
+
 /* ---- measurements ---------------------------------------------------- */
 
 #define BENCH_KEYS	10000
@@ -548,6 +622,8 @@ int main(int argc, char **argv)
 	check_concurrent(SIEVE_CUCKOO, "cuckoo");
 	check_concurrent(SIEVE_BLOCKED_BLOOM, "blocked");
 	check_destroy_while_held();
+	check_exchange(SIEVE_CUCKOO, "cuckoo");
+	check_exchange(SIEVE_BLOCKED_BLOOM, "blocked");
 	kfunc_test__destroy(skel);
 	blocklist_check(dev);
 	return ktap_end();

@@ -557,14 +557,16 @@ struct sieve_merge {
  * %SIEVE_CREATE_SCALABLE and %SIEVE_CREATE_GEOMETRY, the create flags
  * that shape a table; %SIEVE_CREATE_EPHEMERAL and %SIEVE_CREATE_SEED may
  * differ (the seeds themselves are compared). Their capacities,
- * geometries, target rates and numbers of layers may differ. The exchange is atomic for every reader: a query of either
- * filter (an ioctl, the in-kernel API, a BPF program) answers from its
- * old table or from its new one, never from neither. An add or delete
- * running on a filter during the exchange acts on one of the two tables:
- * one that finished before the exchange did went to the old table, which
- * is now the other filter's (and counts there). When the call returns,
- * no reader is still looking at a filter's old table, so the other
- * filter may be destroyed at once.
+ * geometries, target rates and numbers of layers may differ.
+ *
+ * The exchange is atomic for every reader: a query of either filter (an
+ * ioctl, the in-kernel API, a BPF program) answers from its old table or
+ * from its new one, never from neither nor from a mix. An add or delete
+ * made on a filter while the exchange runs acts on its old table or on
+ * its new one; on the old one, the key is now the other filter's (and
+ * that call's count in @inserted or @deleted may land on either filter).
+ * When the call returns, no reader is still on a filter's old table, so
+ * the other filter may be destroyed at once.
  *
  * The use: a new table built beside a filter in use (an ephemeral filter
  * of the same type and seed, filled), then exchanged with it, replaces
