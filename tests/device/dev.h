@@ -32,6 +32,8 @@ int ktap_end(void);
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "0" or "-EINVAL"-like name of a 0/-errno value, for messages. */
 const char *errname(int err);
+/* Seconds on the monotonic clock: for durations. */
+double mono_now(void);
 
 /* ---- the device ---------------------------------------------------- */
 

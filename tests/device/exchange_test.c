@@ -38,14 +38,6 @@ static int fd;
 static unsigned int exchanges = 200;
 static volatile bool stop;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct reader {
 	pthread_t t;
 	int idx;
@@ -182,12 +174,12 @@ static void swap_case(const char *tn, uint32_t type, uint64_t cap_a, uint64_t ca
 		for (nc = 0; nc < 2; nc++)
 			pthread_create(&c[nc].t, NULL, churn_loop, &c[nc]);
 	}
-	t0 = now();
+	t0 = mono_now();
 	while (done < exchanges && !err) {
 		err = sv_exchange(fd, a, b);
 		done += !err;
 	}
-	diag("%s: %u exchanges in %.2f s", tn, done, now() - t0);
+	diag("%s: %u exchanges in %.2f s", tn, done, mono_now() - t0);
 	threads_stop(r, c, nc, &sum);
 	ktap_ok(!err && done == exchanges, "%s: %u exchanges of %u layer(s) and %u -> %s", tn,
 		done, ia.nlayers, ib.nlayers, errname(err));

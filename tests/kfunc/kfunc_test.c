@@ -240,14 +240,6 @@ static void pin_to_cpu(int cpu)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 struct writer {
 	uint32_t id;
 	bool cuckoo;
@@ -289,8 +281,8 @@ static void check_concurrent(uint32_t type, const char *name)
 	set_filter(w.id);
 	pin_to_cpu(0);
 	pthread_create(&t, NULL, churn, &w);
-	end = now() + CONC_SECONDS;
-	while (now() < end) {
+	end = mono_now() + CONC_SECONDS;
+	while (mono_now() < end) {
 		misses += count_not(skel->progs.xdp_hold, "in", 0, NKEYS, XDP_DROP);
 		runs += NKEYS;
 	}
@@ -360,10 +352,10 @@ static void check_destroy_while_held(void)
 	skel->bss->destroyed_while_held = 0;
 	pin_to_cpu(0);
 	pthread_create(&t, NULL, destroy_loop, &d);
-	start = now();
-	while (now() < start + DESTROY_SECONDS ||
+	start = mono_now();
+	while (mono_now() < start + DESTROY_SECONDS ||
 	       (skel->bss->destroyed_while_held < DESTROY_HELD &&
-		now() < start + DESTROY_MAX_SECONDS)) {
+		mono_now() < start + DESTROY_MAX_SECONDS)) {
 		run_prog(skel->progs.xdp_hold_long, pkt);
 		runs++;
 	}
@@ -433,9 +425,9 @@ static void check_exchange(uint32_t type, const char *name)
 	set_filter(x.id);
 	pin_to_cpu(0);
 	pthread_create(&t, NULL, exchange_loop, &x);
-	start = now();
-	while (now() < start + CONC_SECONDS ||
-	       (x.cycles < DESTROY_HELD && now() < start + DESTROY_MAX_SECONDS)) {
+	start = mono_now();
+	while (mono_now() < start + CONC_SECONDS ||
+	       (x.cycles < DESTROY_HELD && mono_now() < start + DESTROY_MAX_SECONDS)) {
 		misses += count_not(skel->progs.xdp_hold, "in", 0, NKEYS / 2, XDP_DROP);
 		misses += count_not(skel->progs.xdp_per_call, "in", NKEYS / 2, NKEYS, XDP_DROP);
 		runs += NKEYS;
@@ -515,12 +507,12 @@ static void bench_delete_to_pass(FILE *out, uint32_t id)
 
 	for (i = 0; i < BENCH_DELETES; i++) {
 		make_packet(pkt, "in", i);
-		t0 = now();
+		t0 = mono_now();
 		sv_delete(dev, id, pkt, KEY_LEN, &res);
 		runs = 1;
 		while (runs < 100 && run_prog(skel->progs.xdp_hold, pkt) != XDP_PASS)
 			runs++;
-		t0 = now() - t0;
+		t0 = mono_now() - t0;
 		if (runs == 100) {
 			/* Only a false positive may keep dropping it. */
 			if (query(id, pkt))

@@ -68,7 +68,8 @@ static struct sieve_xdp_key entry(const char *text)
 	return k;
 }
 
-static int op(bool block, const char *text, struct sxdp_op_result *res)
+/* block (@block) or unblock of one entry of @list, as `sieve xdp` does. */
+static int list_op(const char *list, bool block, const char *text, struct sxdp_op_result *res)
 {
 	struct sieve_xdp_key k = entry(text);
 	struct sxdp_list l = { .keys = &k, .n = 1, .cap = 1 };
@@ -76,11 +77,16 @@ static int op(bool block, const char *text, struct sxdp_op_result *res)
 	int ret;
 
 	err[0] = '\0';
-	ret = block ? sxdp_op_add(store, LIST, &l, &a, res, err, sizeof(err)) :
-		      sxdp_op_remove(store, LIST, false, &l, res, err, sizeof(err));
+	ret = block ? sxdp_op_add(store, list, &l, &a, res, err, sizeof(err)) :
+		      sxdp_op_remove(store, list, false, &l, res, err, sizeof(err));
 	if (ret)
 		diag("%s %s: %s (%s)", block ? "block" : "unblock", text, errname(ret), err);
 	return ret;
+}
+
+static int op(bool block, const char *text, struct sxdp_op_result *res)
+{
+	return list_op(LIST, block, text, res);
 }
 
 static struct sieve_xdp_config live_config(void)
@@ -465,12 +471,13 @@ static bool udp_arrives(void)
 	return got;
 }
 
-static uint64_t src_drops(void)
+/* Packets @ifname's program dropped for their source. */
+static uint64_t src_drops(const char *ifname)
 {
 	struct sieve_xdp_stats st = { 0 };
 	struct sxdp_handle h;
 
-	if (!sxdp_open(IFACE, &h)) {
+	if (!sxdp_open(ifname, &h)) {
 		sxdp_read_stats(&h, &st);
 		sxdp_close(&h);
 	}
@@ -498,8 +505,8 @@ static bool have_inet(const char *what)
 static void check_traffic(void)
 {
 	struct sxdp_op_result r;
-	struct timespec t0, t1;
 	uint64_t before, counted;
+	double t0;
 	bool before_block, arrived;
 	int ret;
 
@@ -508,19 +515,18 @@ static void check_traffic(void)
 	before_block = udp_arrives();
 
 	ktap_ok(before_block, "UDP over lo arrives before the block");
-	before = src_drops();
+	before = src_drops(IFACE);
 	ret = op(true, "127.0.0.1", &r);
 	arrived = udp_arrives();
-	counted = src_drops() - before;
+	counted = src_drops(IFACE) - before;
 	ktap_ok(!ret && !arrived && counted > 0,
 		"blocked: UDP from 127.0.0.1 is dropped and counted (%llu)",
 		(unsigned long long)counted);
 	/* From the call to the first packet through: diagnostics, not a limit. */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mono_now();
 	op(false, "127.0.0.1", &r);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	diag("unblock to the next packet: %.0f us (rebuilt %zu)",
-	     (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3, r.rebuilt);
+	diag("unblock to the next packet: %.0f us (rebuilt %zu)", (mono_now() - t0) * 1e6,
+	     r.rebuilt);
 	ktap_ok(udp_arrives(), "unblocked: UDP arrives again");
 }
 
@@ -655,28 +661,6 @@ static int veth_arrivals(int peer_ns, int home, int n)
 	return got;
 }
 
-static uint64_t veth_src_drops(void)
-{
-	struct sieve_xdp_stats st = { 0 };
-	struct sxdp_handle h;
-
-	if (!sxdp_open(VETH_HERE, &h)) {
-		sxdp_read_stats(&h, &st);
-		sxdp_close(&h);
-	}
-	return st.c[SIEVE_XDP_DROP_SRC].packets;
-}
-
-static int veth_op(bool block, struct sxdp_op_result *r)
-{
-	struct sieve_xdp_key k = entry("10.99.0.2");
-	struct sxdp_list l = { .keys = &k, .n = 1, .cap = 1 };
-	struct sxdp_store_attrs a = { .origin = "cli", .now = time(NULL) };
-
-	return block ? sxdp_op_add(store, VETH_LIST, &l, &a, r, err, sizeof(err)) :
-		       sxdp_op_remove(store, VETH_LIST, false, &l, r, err, sizeof(err));
-}
-
 static void check_veth(void)
 {
 	struct sxdp_attach_opts o = {
@@ -709,14 +693,14 @@ static void check_veth(void)
 	ret = sxdp_attach(store, VETH_HERE, &o, err, sizeof(err));
 	ktap_ok(got == 20 && ret == SXDP_ATTACHED, "veth: 20 of 20 datagrams arrive (%d); attached (%s)",
 		got, err);
-	before = veth_src_drops();
-	ret = veth_op(true, &r);
+	before = src_drops(VETH_HERE);
+	ret = list_op(VETH_LIST, true, "10.99.0.2", &r);
 	got = veth_arrivals(peer, home, 20);
-	before = veth_src_drops() - before;
+	before = src_drops(VETH_HERE) - before;
 	ktap_ok(!ret && got == 0 && before == 20,
 		"veth: blocked, 0 of 20 arrive (%d) and the program counts 20 drops (%llu)", got,
 		(unsigned long long)before);
-	ret = veth_op(false, &r);
+	ret = list_op(VETH_LIST, false, "10.99.0.2", &r);
 	got = veth_arrivals(peer, home, 20);
 	ktap_ok(!ret && !r.rebuilt && got == 20,
 		"veth: unblocked live, 20 of 20 arrive again (%d)", got);
@@ -745,14 +729,6 @@ static void lo_up(void)
 
 #define BENCH_LIST	10000
 #define BENCH_OPS	20
-
-static double now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
 
 static void bench_source(unsigned int i, char *buf, size_t len)
 {
@@ -789,16 +765,16 @@ static int bench_backend(FILE *out, const char *label, uint32_t flags, const cha
 		return fprintf(stderr, "bench %s: %s\n", label, err), -1;
 	for (i = 0; i < BENCH_OPS; i++) {
 		bench_source(BENCH_LIST + i, text, sizeof(text));
-		t = now_us();
+		t = mono_now() * 1e6;
 		if (op(true, text, &r) || !drops(text))
 			return -1;
-		t = now_us() - t;
+		t = mono_now() * 1e6 - t;
 		block += t;
 		block_max = t > block_max ? t : block_max;
-		t = now_us();
+		t = mono_now() * 1e6;
 		if (op(false, text, &r) || drops(text))
 			return -1;
-		t = now_us() - t;
+		t = mono_now() * 1e6 - t;
 		rebuilt += r.rebuilt;
 		unblock += t;
 		unblock_max = t > unblock_max ? t : unblock_max;
