@@ -89,6 +89,15 @@ static int op(bool block, const char *text, struct sxdp_op_result *res)
 	return list_op(LIST, block, text, res);
 }
 
+/* One unblock of two entries. */
+static int remove_two(const char *a, const char *b, struct sxdp_op_result *res)
+{
+	struct sieve_xdp_key k[2] = { entry(a), entry(b) };
+	struct sxdp_list l = { .keys = k, .n = 2, .cap = 2 };
+
+	return sxdp_op_remove(store, LIST, false, &l, res, err, sizeof(err));
+}
+
 static struct sieve_xdp_config live_config(void)
 {
 	struct sieve_xdp_config c = { 0 };
@@ -224,6 +233,9 @@ static void check_live(void)
 	ktap_ok(!op(false, "10.2.0.0/23", &r) && !r.rebuilt && !drops("10.2.0.5") &&
 		!drops("10.2.1.5") && drops("10.1.0.77"),
 		"unblock the /23: both halves pass, the other prefix still drops");
+	ktap_ok(!op(true, "10.4.0.1", &r) && !remove_two("10.4.0.1", "10.4.0.2", &r) &&
+		!r.rebuilt && r.changed == 1 && r.missing == 1 && !drops("10.4.0.1") &&
+		drops("10.1.0.77"), "an unblock naming an entry not on the list still deletes live");
 }
 
 /* A command killed after its commit: the store moved, the filter did not. */

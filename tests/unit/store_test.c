@@ -1638,8 +1638,9 @@ static void sieve_unit_store_fleet(struct sieve_test *t)
 	struct sxdp_store_attrs fleet = { .origin = "fleet", .now = 1, .expires_each = exp,
 					  .only_own = true };
 	struct sxdp_store_attrs allow = { .origin = "cli", .now = 1, .allow = true };
-	struct sieve_xdp_key *keys = keys_src(0, 20);
+	struct sieve_xdp_key *keys = keys_src(0, 20), ask[4];
 	size_t missing = 0, added = 0, removed = 0, i;
+	struct sxdp_list gone = { 0 };
 	struct sxdp_store *s;
 	struct store_dir d;
 	char err[512], origin[32];
@@ -1674,6 +1675,15 @@ static void sieve_unit_store_fleet(struct sieve_test *t)
 	       "remove own: missing %zu: %s", missing, err);
 	CHECKF(t, count(s, "l", -1, "cli") == 6 && count(s, "l", -1, "fleet") == 0,
 	       "after remove own: cli %llu", (unsigned long long)count(s, "l", -1, "cli"));
+	/* Which went (the filter backend deletes them live): 3 and 4, once, not 8 (gone). */
+	ask[0] = ask[3] = keys[3];
+	ask[1] = keys[8];
+	ask[2] = keys[4];
+	CHECKF(t, !sxdp_store_remove_gone(s, "l", false, NULL, ask, 4, &gone, err, sizeof(err)) &&
+	       gone.n == 2 && !memcmp(&gone.keys[0], &keys[3], sizeof(keys[3])) &&
+	       !memcmp(&gone.keys[1], &keys[4], sizeof(keys[4])),
+	       "remove gone: %zu removed: %s", gone.n, err);
+	sxdp_list_free(&gone);
 	/* A refresh with per-key expiries: 10-19, then 15-19 with new expiries. */
 	CHECKF(t, !sxdp_store_replace_origin(s, "l", keys + 10, 10, &fleet, &added, &removed,
 					     err, sizeof(err)) && added == 10 && !removed,

@@ -253,6 +253,7 @@ struct change {
 	struct sxdp_list fresh;		/* blocklist entries new to the list */
 	bool removal;			/* blocklist entries went: a rebuild */
 	const struct sxdp_list *gone;	/* which, if known: a cuckoo filter deletes them live */
+	struct sxdp_list removed;	/* what gone points at after an unblock */
 	struct sxdp_list allow_add;	/* allowlist entries new to the list */
 	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
@@ -338,6 +339,7 @@ static int run_op(struct sxdp_store *s, const char *list,
 	list_unlock(&L);
 	sxdp_list_free(&c.fresh);
 	sxdp_list_free(&c.allow_add);
+	sxdp_list_free(&c.removed);
 	return ret ? ret : first;
 }
 
@@ -385,13 +387,13 @@ static int change_remove(struct sxdp_store *s, const char *list, void *arg, stru
 	struct remove_arg *x = arg;
 	int ret;
 
-	ret = sxdp_store_remove_own(s, list, x->allow, x->origin, x->keys->keys, x->keys->n,
-				    &res->missing, err, errlen);
-	res->changed = x->keys->n - res->missing;
+	ret = sxdp_store_remove_gone(s, list, x->allow, x->origin, x->keys->keys, x->keys->n,
+				     &c->removed, err, errlen);
+	res->changed = c->removed.n;
+	res->missing = x->keys->n - c->removed.n;
 	c->removal = !x->allow && res->changed;
-	/* All of them went: deletable live (else which did is unknown: a rebuild). */
-	if (c->removal && !res->missing)
-		c->gone = x->keys;
+	if (c->removal)
+		c->gone = &c->removed;
 	if (x->allow && res->changed)
 		c->allow_del = x->keys;
 	return ret;

@@ -839,9 +839,10 @@ int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 	return sxdp_store_remove_own(s, list, allow, NULL, keys, n, missing, err, errlen);
 }
 
-int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
-			  const struct sieve_xdp_key *keys, size_t n, size_t *missing,
-			  char *err, size_t errlen)
+/* The removals; *@missing: the keys that were not there; @removed: those that were. */
+static int remove_keys(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+		       const struct sieve_xdp_key *keys, size_t n, size_t *missing,
+		       struct sxdp_list *removed, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->st[ST_DELETE];
 	size_t i, gone = 0;
@@ -862,8 +863,11 @@ int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, co
 		else
 			sqlite3_bind_null(st, 4);
 		ret = step_done(s, st, err, errlen);
-		if (!ret)
-			gone += sqlite3_changes(s->db);
+		if (ret || !sqlite3_changes(s->db))
+			continue;
+		gone++;
+		if (removed)
+			ret = sxdp_list_add(removed, &keys[i]);
 	}
 	if (!ret && gone)
 		ret = bump(s, list, err, errlen);
@@ -871,6 +875,20 @@ int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, co
 	if (!ret && missing)
 		*missing = n - gone;
 	return ret;
+}
+
+int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+			  const struct sieve_xdp_key *keys, size_t n, size_t *missing,
+			  char *err, size_t errlen)
+{
+	return remove_keys(s, list, allow, origin, keys, n, missing, NULL, err, errlen);
+}
+
+int sxdp_store_remove_gone(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+			   const struct sieve_xdp_key *keys, size_t n, struct sxdp_list *removed,
+			   char *err, size_t errlen)
+{
+	return remove_keys(s, list, allow, origin, keys, n, NULL, removed, err, errlen);
 }
 
 /* Whether @list has entries of @a's origin on @a's side (an indexed probe). */

@@ -134,6 +134,10 @@ int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
 			  const struct sieve_xdp_key *keys, size_t n, size_t *missing,
 			  char *err, size_t errlen);
+/* The same; the keys that were there (and went) appended to @removed. */
+int sxdp_store_remove_gone(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+			   const struct sieve_xdp_key *keys, size_t n, struct sxdp_list *removed,
+			   char *err, size_t errlen);
 /*
  * A feed refresh: @list's entries of origin @a->origin become @keys. Those
  * not in @keys go; new ones come; entries of other origins stay as they
