@@ -673,6 +673,50 @@ static int veth_arrivals(int peer_ns, int home, int n)
 	return got;
 }
 
+/* An attach of @ifname to filter:xdp-race in a process of its own: its exit status. */
+static pid_t attach_child(const char *ifname)
+{
+	struct sxdp_attach_opts o = {
+		.xdp_flags = XDP_FLAGS_SKB_MODE, .cfg_flags = SIEVE_XDP_F_FILTER,
+		.cfg_given = SIEVE_XDP_F_FILTER, .list = "race", .filter = "xdp-race",
+	};
+	pid_t pid = fork();
+	int ret;
+
+	if (pid)
+		return pid;
+	if (sxdp_store_open("/tmp/sieve-loader-state", &store, err, sizeof(err)))
+		_exit(2);
+	ret = sxdp_attach(store, ifname, &o, err, sizeof(err));
+	_exit(ret == SXDP_ATTACHED ? 0 : ret == -EBUSY ? 1 : 2);
+}
+
+/* Two interfaces attached to one filter at once: one gets it, the other EBUSY. */
+static void check_attach_race(void)
+{
+	int won = 0, busy = 0, trial, st;
+	pid_t a, b;
+
+	sxdp_detach(store, IFACE, err, sizeof(err));
+	for (trial = 0; trial < 5; trial++) {
+		a = attach_child(IFACE);
+		b = attach_child(VETH_HERE);
+		waitpid(a, &st, 0);
+		won += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		busy += WIFEXITED(st) && WEXITSTATUS(st) == 1;
+		waitpid(b, &st, 0);
+		won += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		busy += WIFEXITED(st) && WEXITSTATUS(st) == 1;
+		sxdp_detach(store, IFACE, err, sizeof(err));
+		sxdp_detach(store, VETH_HERE, err, sizeof(err));
+	}
+	ktap_ok(won == 5 && busy == 5,
+		"5 times two interfaces attached to one filter at once: one wins (%d), the other gets EBUSY (%d)",
+		won, busy);
+	/* lo back to the list of the cases after this one. */
+	attach(FILTER, SIEVE_XDP_F_FILTER);
+}
+
 static void check_veth(void)
 {
 	struct sxdp_attach_opts o = {
@@ -717,6 +761,7 @@ static void check_veth(void)
 	ktap_ok(!ret && !r.rebuilt && got == 20,
 		"veth: unblocked live, 20 of 20 arrive again (%d)", got);
 	sxdp_detach(store, VETH_HERE, err, sizeof(err));
+	check_attach_race();
 out:
 	if (peer >= 0)
 		close(peer);

@@ -9,10 +9,12 @@
  * change to the list reaches it and the agent can restore it.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -431,16 +433,42 @@ static int filter_usable(struct sxdp_store *s, const char *ifname,
 	return ret;
 }
 
+/*
+ * Attaches of the filter backend, one at a time on this host (an flock on
+ * the pin root, taken after the interface's lock): two interfaces cannot
+ * both find a filter free and take it.
+ */
+static int lock_filters(char *err, size_t errlen)
+{
+	int fd = open(SIEVE_XDP_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+
+	while (fd >= 0 && (ret = flock(fd, LOCK_EX)) && errno == EINTR)
+		;
+	if (fd >= 0 && !ret)
+		return fd;
+	ret = -errno;
+	snprintf(err, errlen, "locking %s: %s", SIEVE_XDP_PIN_ROOT, strerror(-ret));
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 			 const struct sxdp_attach_opts *o, char *err, size_t errlen)
 {
 	struct sxdp_attachment rec;
 	const char *list = o->list;
 	bool already = sxdp_linked_ifindex(ifname) == ifindex;
-	int ret = filter_usable(s, ifname, o, err, errlen);
+	int ret, filters_fd = -1;
 
+	if (o->cfg_flags & SIEVE_XDP_F_FILTER) {
+		filters_fd = lock_filters(err, errlen);
+		if (filters_fd < 0)
+			return filters_fd;
+	}
+	ret = filter_usable(s, ifname, o, err, errlen);
 	if (ret)
-		return ret;
+		goto out;
 
 	/* Again without --list: the list it enforces stays. */
 	if (!list)
@@ -454,6 +482,8 @@ static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 		ret = record(s, ifname, list, o, err, errlen);
 	if (ret && !already)
 		remove_pins(ifname, false);
+out:
+	sxdp_unlock(filters_fd);
 	return ret ? ret : already ? SXDP_ALREADY : SXDP_ATTACHED;
 }
 
