@@ -238,6 +238,35 @@ static void check_live(void)
 		drops("10.1.0.77"), "an unblock naming an entry not on the list still deletes live");
 }
 
+/*
+ * Expiry on the filter backend: a cuckoo filter deletes the expired
+ * entries live, and an expired allowlist entry leaves the trie.
+ */
+static void check_expire(void)
+{
+	int64_t now = time(NULL);
+	struct sxdp_store_attrs a = { .origin = "cli", .now = now, .expires_at = now + 60 };
+	struct sxdp_store_attrs forever = { .origin = "cli", .now = now };
+	struct sxdp_store_attrs allow = { .origin = "cli", .now = now, .expires_at = now + 60,
+					  .allow = true };
+	struct sieve_xdp_key k[3] = { entry("10.5.0.1"), entry("10.6.0.0/24"), entry("10.6.0.9") };
+	struct sxdp_list src = { .keys = &k[0], .n = 1 }, pfx = { .keys = &k[1], .n = 1 };
+	struct sxdp_list allowed = { .keys = &k[2], .n = 1 };
+	struct sxdp_op_result r;
+	bool before;
+	int ret;
+
+	before = !sxdp_op_add(store, LIST, &src, &a, &r, err, sizeof(err)) &&
+		 !sxdp_op_add(store, LIST, &pfx, &forever, &r, err, sizeof(err)) &&
+		 !sxdp_op_add(store, LIST, &allowed, &allow, &r, err, sizeof(err)) &&
+		 drops("10.5.0.1") && drops("10.6.0.8") && !drops("10.6.0.9");
+	ret = before ? sxdp_op_expire(store, LIST, now + 120, &r, err, sizeof(err)) : -1;
+	ktap_ok(!ret && r.changed == 2 && !r.rebuilt && !drops("10.5.0.1") && drops("10.6.0.9"),
+		"expire: the source deleted live (rebuilt %zu), the allowlist entry gone from the trie (%s)",
+		r.rebuilt, err);
+	op(false, "10.6.0.0/24", &r);
+}
+
 /* A command killed after its commit: the store moved, the filter did not. */
 static void check_killed(void)
 {
@@ -889,6 +918,7 @@ int main(int argc, char **argv)
 	}
 	check_attach();
 	check_live();
+	check_expire();
 	check_killed();
 	check_killed_anywhere();
 	check_traffic();

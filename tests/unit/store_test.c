@@ -837,7 +837,7 @@ static void sieve_unit_store_allowlist(struct sieve_test *t)
 	struct sieve_xdp_key batch[12], pfx[2];
 	uint64_t kinds[SIEVE_XDP_NR_KINDS], allowed = 99, v;
 	size_t added = 99, removed = 99, missing = 99, i;
-	struct sxdp_list l = { 0 };
+	struct sxdp_list l = { 0 }, a = { 0 };
 	struct sxdp_store *s;
 	struct store_dir d;
 	char err[512] = "", text[128];
@@ -985,6 +985,15 @@ static void sieve_unit_store_allowlist(struct sieve_test *t)
 	       !has_on(s, "l", true, &keys[55]) && !has_on(s, "l", false, &keys[56]),
 	       "expiry of an allowed and a blocked key");
 	sxdp_list_free(&l);
+	/* The same apart: which side each expired entry was on. */
+	sxdp_store_add(s, "l", keys + 55, 1, &alw, NULL, err, sizeof(err));
+	sxdp_store_add(s, "l", keys + 56, 1, &blk, NULL, err, sizeof(err));
+	CHECKF(t, !sxdp_store_expire_split(s, "l", 500, &l, &a, err, sizeof(err)) && l.n == 1 &&
+	       a.n == 1 && !memcmp(&l.keys[0], &keys[56], sizeof(keys[56])) &&
+	       !memcmp(&a.keys[0], &keys[55], sizeof(keys[55])),
+	       "expire split: %zu blocked, %zu allowed: %s", l.n, a.n, err);
+	sxdp_list_free(&l);
+	sxdp_list_free(&a);
 	sxdp_store_close(s);
 out:
 	free(keys);

@@ -253,7 +253,8 @@ struct change {
 	struct sxdp_list fresh;		/* blocklist entries new to the list */
 	bool removal;			/* blocklist entries went: a rebuild */
 	const struct sxdp_list *gone;	/* which, if known: a cuckoo filter deletes them live */
-	struct sxdp_list removed;	/* what gone points at after an unblock */
+	struct sxdp_list removed;	/* what gone points at after an unblock or expiry */
+	struct sxdp_list allow_gone;	/* allowlist entries an expiry removed */
 	struct sxdp_list allow_add;	/* allowlist entries new to the list */
 	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
@@ -340,6 +341,7 @@ static int run_op(struct sxdp_store *s, const char *list,
 	sxdp_list_free(&c.fresh);
 	sxdp_list_free(&c.allow_add);
 	sxdp_list_free(&c.removed);
+	sxdp_list_free(&c.allow_gone);
 	return ret ? ret : first;
 }
 
@@ -445,13 +447,16 @@ int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_list 
 static int change_expire(struct sxdp_store *s, const char *list, void *arg, struct change *c,
 			 struct sxdp_op_result *res, char *err, size_t errlen)
 {
-	struct sxdp_list gone = { 0 };
 	int ret;
 
-	ret = sxdp_store_expire(s, list, *(int64_t *)arg, &gone, err, errlen);
-	res->changed = gone.n;
-	c->removal = gone.n > 0;
-	sxdp_list_free(&gone);
+	ret = sxdp_store_expire_split(s, list, *(int64_t *)arg, &c->removed, &c->allow_gone,
+				      err, errlen);
+	res->changed = c->removed.n + c->allow_gone.n;
+	c->removal = c->removed.n > 0;
+	if (c->removal)
+		c->gone = &c->removed;
+	if (c->allow_gone.n)
+		c->allow_del = &c->allow_gone;
 	return ret;
 }
 

@@ -8,7 +8,8 @@
  *    probe lengths or the capacity run out;
  *  - removals (unblock, expire, a feed refresh that drops entries) build
  *    one new generation from the store and swap it in, except that a
- *    cuckoo filter of the filter backend deletes unblocked entries live
+ *    cuckoo filter of the filter backend deletes unblocked and expired
+ *    entries live
  *    (devfilter.c says why that stays safe when killed);
  *  - an interface whose maps are behind the store (a command killed
  *    between its commit and its maps) is rebuilt from the store by the

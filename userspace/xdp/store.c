@@ -1003,8 +1003,15 @@ static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *
 int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
 		      struct sxdp_list *expired, char *err, size_t errlen)
 {
+	return sxdp_store_expire_split(s, list, now, expired, expired, err, errlen);
+}
+
+int sxdp_store_expire_split(struct sxdp_store *s, const char *list, int64_t now,
+			    struct sxdp_list *blocked, struct sxdp_list *allowed, char *err,
+			    size_t errlen)
+{
 	static const char *const sql[] = {
-		"SELECT key FROM entries WHERE list = ?1 AND expires_at <= ?2",
+		"SELECT key, allow FROM entries WHERE list = ?1 AND expires_at <= ?2",
 		"DELETE FROM entries WHERE list = ?1 AND expires_at <= ?2",
 	};
 	sqlite3_stmt *st;
@@ -1015,7 +1022,7 @@ int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
 	ret = call_begin(s, &own, err, errlen);
 	if (ret)
 		return ret;
-	for (i = expired ? 0 : 1; !ret && i < 2; i++) {
+	for (i = blocked || allowed ? 0 : 1; !ret && i < 2; i++) {
 		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
 		if (rc != SQLITE_OK) {
 			ret = sqlerr(s, rc, "expire", err, errlen);
@@ -1023,9 +1030,13 @@ int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
 		}
 		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, now);
-		while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
-			ret = list_add_text(s, expired, (const char *)sqlite3_column_text(st, 0),
-					    err, errlen);
+		while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct sxdp_list *to = sqlite3_column_int(st, 1) ? allowed : blocked;
+
+			if (to)
+				ret = list_add_text(s, to, (const char *)sqlite3_column_text(st, 0),
+						    err, errlen);
+		}
 		if (!ret && rc != SQLITE_DONE)
 			ret = sqlerr(s, rc, "expire", err, errlen);
 		if (!ret && i == 1)

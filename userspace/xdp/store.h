@@ -156,6 +156,10 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
  */
 int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
 		      struct sxdp_list *expired, char *err, size_t errlen);
+/* The same, blocklist and allowlist entries apart (either list may be NULL). */
+int sxdp_store_expire_split(struct sxdp_store *s, const char *list, int64_t now,
+			    struct sxdp_list *blocked, struct sxdp_list *allowed, char *err,
+			    size_t errlen);
 
 /* Every entry of @list, in key order; a nonzero return from @cb stops and is returned. */
 int sxdp_store_foreach(struct sxdp_store *s, const char *list,
