@@ -305,8 +305,35 @@ case_cli_publish() {
 	wait_for 10 all_drop $Y || fail "Y not dropped everywhere: $(pings_all $Y)"
 }
 
+# Log injection (issue 20, item 9): members and records that hold a newline
+# and a journal priority, ESC and invalid UTF-8 reach each agent's log as
+# one escaped line each, never as a line of their own; the metrics stay
+# valid (promtool) and the agents follow on.
+case_log_injection() {
+	local i log evil
+	evil=$(printf 'x\n<0>evil\033[2J\377')
+	hosts_up || return
+	printf '%s' "$evil" | rcli -x ZADD "sieve:{$LIST}:block" +inf >/dev/null || fail "ZADD the member"
+	printf '%s' "$evil" | rcli -x XADD "sieve:{$LIST}:log" '*' op block expires +inf origin e2e \
+		entry >/dev/null || fail "XADD the record"
+	publish block $A || fail "publishing A after them"
+	wait_for 10 all_drop $A || fail "A not dropped everywhere: $(pings_all $A)"
+	# The resync after a restart reads the member from the set (the stream's record was live).
+	agent_stop 1; agent_start 1; agent_ready 1 30 || return
+	for i in $(seq 1 $NHOSTS); do
+		log=$(host_dir $i)/agent.log
+		grep -q '^<0>' "$log" && fail "host $i: the member made a line of its own: $(grep '^<0>' "$log")"
+		grep -q "$(printf '\033')" "$log" && fail "host $i: a raw ESC in the log"
+		LC_ALL=C grep -q "$(printf '\377')" "$log" && fail "host $i: invalid UTF-8 in the log"
+		grep -qF 'x\x0a<0>evil\x1b[2J\xff' "$log" ||
+			fail "host $i: no escaped line for the member: $(grep skipping "$log" | head -n 2)"
+		grep -v '^sieve agent: [a-z]*: ' "$log" | grep -q . &&
+			fail "host $i: a log line without the agent's prefix: $(grep -v '^sieve agent: ' "$log" | head -n 1)"
+	done
+}
+
 CASES="block_unblock_ttl redis_killed host_cut_off bulk garbage wrong_password local_and_fleet
-	cli_publish"
+	cli_publish log_injection"
 
 main() {
 	local c

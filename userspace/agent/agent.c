@@ -25,6 +25,7 @@
 
 #include "agent.h"
 #include "cli.h"
+#include "escape.h"
 #include "ops.h"
 
 int64_t sagent_now_ns(void)
@@ -59,11 +60,20 @@ void sagent_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	/* The journal reads the <N> prefix as the priority; a terminal gets words. */
+	/*
+	 * The journal reads the <N> prefix as the priority; a terminal gets
+	 * words. The message is escaped here, at the sink, whatever it holds
+	 * (Redis members, feed lines, error strings): it stays one line at its
+	 * own priority. One locked write, so threads' lines never interleave.
+	 */
+	flockfile(stderr);
 	if (journal)
-		fprintf(stderr, "<%d>%s: %s\n", level, word, line);
+		fprintf(stderr, "<%d>%s: ", level, word);
 	else
-		fprintf(stderr, "sieve agent: %s: %s\n", word, line);
+		fprintf(stderr, "sieve agent: %s: ", word);
+	sieve_escape(stderr, line, strlen(line), SIEVE_ESC_LOG);
+	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 /* ---- settings ---- */

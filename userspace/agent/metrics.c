@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <microhttpd.h>
 
+#include "escape.h"
 #include "libsieve.h"
 #include "metrics.h"
 #include "xdp.h"
@@ -48,19 +49,14 @@ static void mx_family(struct mx_out *o, const char *name, const char *type, cons
 	o->head = false;
 }
 
-/* Label values may hold anything (origins are free text): \, " and newline are escaped. */
+/*
+ * Label values may hold anything (origins are free text, interface names
+ * and lists come from outside): escaped, invalid UTF-8 replaced, so that
+ * one value never makes Prometheus refuse the whole scrape.
+ */
 static void mx_escape(FILE *f, const char *v)
 {
-	for (; *v; v++) {
-		if (*v == '\\')
-			fputs("\\\\", f);
-		else if (*v == '"')
-			fputs("\\\"", f);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
+	sieve_escape(f, v, strlen(v), SIEVE_ESC_PROM);
 }
 
 /* The sample's name and labels: @labels is name, value, ..., NULL. */
@@ -816,10 +812,16 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	while (n && line[n - 1] == '\n')
 		line[--n] = '\0';
 	pthread_mutex_lock(&m->log_lock);
-	if (m->starting)
+	if (m->starting) {
 		snprintf(m->log, sizeof(m->log), "%s", line);
-	else
-		fprintf(stderr, "sieve agent: metrics: %s\n", line);
+	} else {
+		/* A message may quote a request: escaped like every log line. */
+		flockfile(stderr);
+		fputs("sieve agent: metrics: ", stderr);
+		sieve_escape(stderr, line, n, SIEVE_ESC_LOG);
+		fputc('\n', stderr);
+		funlockfile(stderr);
+	}
 	pthread_mutex_unlock(&m->log_lock);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "json.h"
 
 /* The CLI's documents are 3 deep at most; past this, containers are not closed. */
@@ -28,21 +29,11 @@ static void indent(int depth)
 		fputs("  ", stdout);
 }
 
+/* Strings come from outside (entries, origins, names): escaped, invalid UTF-8 replaced. */
 static void quoted(const char *s, size_t len)
 {
-	size_t i;
-
 	putchar('"');
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
+	sieve_escape(stdout, s, len, SIEVE_ESC_JSON);
 	putchar('"');
 }
 
