@@ -371,6 +371,24 @@ case_errors() {
 	expect_eq $rc 2 "block with host bits"
 	expect_eq "$(echo "$err" | wc -l)" 1 "one line per error"
 	on unblock $A4 >/dev/null; expect_eq $? 1 "unblock of an entry not on the list"
+	# Interface names Linux refuses never reach a path: "../NAME" would be
+	# another namespace's pins (issue 20, item 13). A decoy folder beside
+	# this namespace's, that detach's rmdir would take, stays.
+	local decoy=/sys/fs/bpf/sieve/decoy$TAG name
+	mkdir -p $decoy || { fail "mkdir $decoy"; return; }
+	for name in ../decoy$TAG .. . a/b "a b" 0123456789abcdef ""; do
+		err=$(sieve detach "$name" 2>&1); rc=$?
+		expect_eq $rc 2 "detach '$name'"
+		case $err in *"not an interface name"*) ;; *) fail "detach '$name': $err";; esac
+		err=$(sieve attach "$name" 2>&1); rc=$?
+		expect_eq $rc 2 "attach '$name'"
+		case $err in *"not an interface name"*) ;; *) fail "attach '$name': $err";; esac
+	done
+	err=$(on status -i ../decoy$TAG 2>&1); rc=$?
+	expect_eq $rc 2 "status -i ../decoy"
+	case $err in *"interface name"*) ;; *) fail "status -i ../decoy: $err";; esac
+	[ -d $decoy ] || fail "detach ../decoy$TAG removed $decoy"
+	rmdir $decoy
 }
 
 # Each interface enforces one list; a change to a list reaches every

@@ -52,7 +52,7 @@ struct xdp_opts {
 static int set_iface(void *opts, const char *arg)
 {
 	((struct xdp_opts *)opts)->iface = arg;
-	return 0;
+	return sxdp_ifname_ok(arg) ? 0 : -EINVAL;
 }
 
 static int set_entries(void *opts, const char *arg)
@@ -200,7 +200,7 @@ static int set_backend(void *opts, const char *arg)
 
 static const struct cli_option opt_iface = {
 	"iface", 'i', "IFACE", "this interface (default: every one with the blocklist)",
-	.set = set_iface,
+	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
 };
 static const struct cli_option opt_entries = {
 	"entries", 'n', "ENTRIES", "entries to plan for (default 65536)",

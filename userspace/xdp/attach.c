@@ -110,6 +110,8 @@ int sxdp_linked_ifindex(const char *ifname)
 	char path[256];
 	int fd, ifindex = 0;
 
+	if (!sxdp_ifname_ok(ifname))
+		return 0;
 	iface_path(path, sizeof(path), ifname, SIEVE_XDP_LINK_PIN);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
@@ -128,6 +130,8 @@ int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errl
 
 	if (geteuid())
 		return -EPERM;
+	if (!sxdp_ifname_ok(ifname))
+		return snprintf(err, errlen, "not an interface name (" SXDP_IFNAME_RULE ")"), -EINVAL;
 	lock_fd = sxdp_lock(ifname, false);
 	if (lock_fd == -ENOENT) {
 		/* Not running; a record of it would bring it back at boot. */
@@ -497,6 +501,8 @@ int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_atta
 	if (o->list && !sxdp_list_name_ok(o->list))
 		return snprintf(err, errlen, "%s: not a list name (1-%d of A-Z a-z 0-9 _ . -)",
 				o->list, SXDP_LIST_NAME_MAX), -EINVAL;
+	if (!sxdp_ifname_ok(ifname))
+		return snprintf(err, errlen, "not an interface name (" SXDP_IFNAME_RULE ")"), -EINVAL;
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return snprintf(err, errlen, "no such interface: %s", ifname), -ENODEV;

@@ -17,6 +17,7 @@
  * the interface's lock (sxdp_lock) from its first read to its last write.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,6 +60,18 @@ void sxdp_pin_dir_ns(char *buf, size_t len, uint64_t netns, const char *ifname)
 {
 	snprintf(buf, len, "%s/netns-%llu%s%s", SIEVE_XDP_PIN_ROOT, (unsigned long long)netns,
 		 ifname ? "/" : "", ifname ? ifname : "");
+}
+
+bool sxdp_ifname_ok(const char *name)
+{
+	size_t len = strnlen(name, IF_NAMESIZE), i;
+
+	if (!len || len >= IF_NAMESIZE || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || name[i] == ':' || isspace((unsigned char)name[i]))
+			return false;
+	return true;
 }
 
 void sxdp_pin_dir(char *buf, size_t len, const char *ifname)
@@ -145,6 +158,8 @@ int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
 	char dir[256];
 	int fd, tries, err;
 
+	if (!sxdp_ifname_ok(ifname))
+		return -EINVAL;
 	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	/* Each retry means a detach came in between: a few are plenty. */
 	for (tries = 0; tries < 16; tries++) {
@@ -204,6 +219,8 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 		*fds[i] = -1;
 	h->allow_fd = -1;
 	h->blocked_fd = -1;
+	if (!sxdp_ifname_ok(ifname))
+		return -EINVAL;
 	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);

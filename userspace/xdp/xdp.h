@@ -26,6 +26,15 @@ uint64_t sxdp_netns(void);
  * gives the namespace's folder. sxdp_pin_dir: this namespace.
  */
 void sxdp_pin_dir_ns(char *buf, size_t len, uint64_t netns, const char *ifname);
+/*
+ * Whether @name is a name Linux gives an interface (dev_valid_name): 1 to
+ * IFNAMSIZ - 1 bytes, no '/', ':' or whitespace, not "." or "..". Every
+ * path made of an interface name (pins, locks) is made of one that passed,
+ * so "../x" never reaches another namespace's pins. The lock and the pin
+ * functions refuse others with -EINVAL.
+ */
+bool sxdp_ifname_ok(const char *name);
+#define SXDP_IFNAME_RULE	"1-15 bytes, no '/', ':' or whitespace, not '.' or '..'"
 void sxdp_pin_dir(char *buf, size_t len, const char *ifname);
 
 /* Defaults: see README "XDP blocklist". */
