@@ -1716,7 +1716,44 @@ out:
 
 #define CASE(fn)	{ #fn, fn }
 
+/*
+ * An existing state folder open to others is tightened to 0700; one owned
+ * by another user is refused, and nothing is made in it (issue 20, 13).
+ */
+static void sieve_unit_store_dir_owner(struct sieve_test *t)
+{
+	struct sxdp_store *s = NULL;
+	struct store_dir d;
+	char err[512] = "";
+	struct stat st;
+	int ret;
+
+	if (!store_dir_make(t, &d))
+		return;
+	CHECKF(t, !mkdir(d.dir, 0777) && !chmod(d.dir, 0777), "mkdir %s", d.dir);
+	s = store_open(t, &d);
+	sxdp_store_close(s);
+	CHECKF(t, !stat(d.dir, &st) && (st.st_mode & 0777) == 0700,
+	       "an existing 0777 folder: mode %o after the open", st.st_mode & 0777);
+
+	if (geteuid()) {
+		/* Only root can give a folder away: the unit suite runs as root (make test). */
+		CHECKF(t, 0, "not root: the other owner's folder cannot be made");
+	} else {
+		unlink(d.db);
+		CHECKF(t, !chown(d.dir, 65534, 65534), "chown %s", d.dir);
+		ret = sxdp_store_open(d.dir, &s, err, sizeof(err));
+		CHECKF(t, ret == -EPERM && strstr(err, "owned by uid 65534"),
+		       "another user's folder: %d %s", ret, err);
+		if (!ret)
+			sxdp_store_close(s);
+		CHECKF(t, access(d.db, F_OK), "a store was made in another user's folder");
+	}
+	store_dir_clean(&d);
+}
+
 const struct sieve_test_case sieve_store_cases[] = {
+	CASE(sieve_unit_store_dir_owner),
 	CASE(sieve_unit_store_round_trip),
 	CASE(sieve_unit_store_upsert),
 	CASE(sieve_unit_store_replace_origin),

@@ -209,6 +209,34 @@ static int mkdir_p(const char *dir)
 }
 
 /*
+ * The state folder holds the list of record: one that existed before
+ * (made by hand, by an older version, by a package) is made ours, 0700:
+ * group and others lose every right. One owned by another user is
+ * refused (-EPERM): that user could replace the store under us.
+ */
+static int own_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", dir, strerror(errno));
+	} else if (st.st_uid != geteuid()) {
+		ret = -EPERM;
+		seterr(err, errlen, "%s: owned by uid %u, not by this user (uid %u): refused",
+		       dir, (unsigned int)st.st_uid, (unsigned int)geteuid());
+	} else if ((st.st_mode & 077) && fchmod(fd, st.st_mode & 0700)) {
+		ret = -errno;
+		seterr(err, errlen, "%s: tightening its mode to 0700: %s", dir, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
  * Brings the schema to SXDP_STORE_VERSION. Under the write lock, the
  * version is read again: another process may have migrated meanwhile.
  */
@@ -371,6 +399,9 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 		seterr(err, errlen, "%s: %s", state_dir, strerror(-ret));
 		goto out_free;
 	}
+	ret = own_dir(state_dir, err, errlen);
+	if (ret)
+		goto out_free;
 	/* Created here, so that its mode is ours (SQLite gives the WAL the same). */
 	fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || fstat(fd, &stbuf) || !S_ISREG(stbuf.st_mode)) {
