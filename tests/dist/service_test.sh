@@ -53,5 +53,8 @@ check "the bounding set is CAP_BPF CAP_NET_ADMIN CAP_SYS_ADMIN" \
 check "the agent notifies systemd (Type=notify)" grep -qx 'Type=notify' "$unit"
 check "bpf(2) is allowed beside @system-service" grep -qx 'SystemCallFilter=@system-service bpf' "$unit"
 check "the pins' bpffs is writable" grep -qx 'ReadWritePaths=/sys/fs/bpf' "$unit"
+check "the one device is /dev/sieve" grep -qx 'DeviceAllow=/dev/sieve rw' "$unit"
+check "no device class is granted" test "$(grep -c '^DeviceAllow=' "$unit")" = 1
+check "the unit's memory is bounded (MemoryMax=)" grep -qE '^MemoryMax=[0-9]+[KMG]$' "$unit"
 
 finish "${3:-}"
