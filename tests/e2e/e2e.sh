@@ -1028,6 +1028,34 @@ case_agent_killed() {
 	expect_eq "$(pings $B4 $SV4)" 0 "pings from B after the restart"
 }
 
+# HTTP abuse of the agent's metrics (issue 20, item 11): 32 connections
+# trickling a request one byte a second from 8 loopback addresses (every
+# 127/8 address is local) never keep a real scrape out for more than 2 s,
+# however long they go on (past the 10 s idle timeout); a burst of scrapes
+# gathers the snapshot at most once a refresh_interval; the server's
+# thread, which parses HTTP, holds no capability (issue 20, item 13).
+case_agent_metrics_abuse() {
+	local out pid tid caps
+	attach || return
+	on block $A4 >/dev/null || fail "block A"
+	printf '[agent]\n[metrics]\nlisten = 127.0.0.1:9477\nrefresh_interval = 1s\n' >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	out=$(sv timeout 90 python3 "$HERE/metrics_abuse.py" 9477 32 8 14 1 2>&1) ||
+		fail "metrics under abuse: $out"
+	echo "$out" | sed 's/^/    note: /'
+	# The agent's PID is nsenter's, which exec'd the CLI.
+	pid=$AGENT_PID
+	caps=
+	for tid in /proc/$pid/task/*; do
+		case $(cat $tid/comm) in MHD*) caps=$(sed -n 's/^CapEff:\t//p' $tid/status);; esac
+	done
+	expect_eq "$caps" 0000000000000000 "the HTTP thread's effective capabilities"
+	[ "$(sed -n 's/^CapEff:\t//p' /proc/$pid/status)" != 0000000000000000 ] ||
+		fail "the main thread lost its capabilities too"
+	kill -0 $AGENT_PID 2>/dev/null || fail "the agent died"
+}
+
 # Milliseconds until a ping from SRC gets through (bounded by SECS), or "never".
 ms_until_delivered() {
 	local src=$1 secs=$2 t0=$(date +%s%N) end=$(($(date +%s) + $2))
@@ -1172,7 +1200,8 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
 	maps_behind_resync bad_store allowlist blocked_backend metrics
-	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug ${EXTRA_CASES:-}"
+	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
+	agent_metrics_abuse ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

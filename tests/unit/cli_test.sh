@@ -465,9 +465,9 @@ expect_refused "dedup of a line longer than a key" "$sieve" dedup - < <(head -c 
 check "dedup of a long line: names the line" grep -q "line 1: longer than 4096 bytes" <<<"$err"
 
 # sieve agent --check: the settings of sieve.conf, and each kind of bad one as FILE:LINE.
-printf '; sieve.conf\n[agent]\nstate_dir = /srv/sieve\nexpire_interval = 2m\n[metrics]\nlisten = [::1]:9100\n[filters]\npersistent = seen, urls\n  ips\npersistent = urls tmp.1\nsave_interval = 0\n' >"$work/good.conf"
+printf '; sieve.conf\n[agent]\nstate_dir = /srv/sieve\nexpire_interval = 2m\n[metrics]\nlisten = [::1]:9100\nrefresh_interval = 3s\n[filters]\npersistent = seen, urls\n  ips\npersistent = urls tmp.1\nsave_interval = 0\n' >"$work/good.conf"
 expect "agent --check a good file" 0 "$sieve" agent --check --config "$work/good.conf"
-check "agent --check: every setting as given" test "$out" = "$(printf 'state_dir = /srv/sieve\nexpire_interval = 120000ms\nlisten = [::1]:9100\npersistent = seen urls ips tmp.1\nsave_interval = 0s')"
+check "agent --check: every setting as given" test "$out" = "$(printf 'state_dir = /srv/sieve\nexpire_interval = 120000ms\nlisten = [::1]:9100\nrefresh_interval = 3000ms\npersistent = seen urls ips tmp.1\nsave_interval = 0s')"
 expect "agent --check --state-dir over the file" 0 "$sieve" agent --check --config "$work/good.conf" --state-dir /tmp/st
 check "agent --check: --state-dir wins" grep -qx 'state_dir = /tmp/st' <<<"$out"
 bad_conf() {	# bad_conf LINE CONTENT WANT
@@ -485,6 +485,8 @@ bad_conf 2 '[agent]\nstate_dir = var/lib\n' "state_dir = var/lib: not an absolut
 bad_conf 2 '[metrics]\nlisten = 127.0.0.1\n' "listen = 127.0.0.1: not ADDR:PORT"
 bad_conf 2 '[metrics]\nlisten = 127.0.0.1:65536\n' "listen = 127.0.0.1:65536: not ADDR:PORT"
 bad_conf 2 '[metrics]\nlisten = [::1]\n' "listen = [::1]: not ADDR:PORT"
+bad_conf 2 '[metrics]\nrefresh_interval = 0\n' "refresh_interval = 0: out of range"
+bad_conf 2 '[metrics]\nrefresh_interval = 2h\n' "refresh_interval = 2h: out of range"
 bad_conf 2 '[filters]\npersistent = a-filter-name-of-thirty-two-chars\n' \
 	"persistent: 'a-filter-name-of-thirty-two-chars' is not a filter name"
 bad_conf 4 "[filters]\npersistent = $(seq -f 'a%g' 1 30 | tr '\n' ' ')\npersistent = $(seq -f 'b%g' 1 30 | tr '\n' ' ')\npersistent = c1 c2 c3 c4 c5\n" \

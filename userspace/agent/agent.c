@@ -274,6 +274,7 @@ static void arm_timers(struct sagent *ag, struct loop *L)
 static bool same_metrics(const struct sagent_config *a, const struct sagent_config *b)
 {
 	return a->metrics_on == b->metrics_on && a->metrics_port == b->metrics_port &&
+	       a->metrics_refresh_ms == b->metrics_refresh_ms &&
 	       !strcmp(a->metrics_addr, b->metrics_addr);
 }
 
@@ -487,6 +488,7 @@ static void print_config(const struct sagent_config *c)
 		       c->metrics_addr, c->metrics_port);
 	else
 		printf("listen = off\n");
+	printf("refresh_interval = %ums\n", c->metrics_refresh_ms);
 	printf("persistent =");
 	for (i = 0; i < c->nr_persistent; i++)
 		printf(" %s", c->persistent[i]);

@@ -40,6 +40,7 @@
  *   [agent]   state_dir = /var/lib/sieve        the store and the snapshots
  *             expire_interval = 10s             s, m, h units; 1s to 1h
  *   [metrics] listen = 127.0.0.1:9477           ADDR:PORT, [V6]:PORT, or off
+ *             refresh_interval = 1s             scrapes' snapshot; 1s to 1h
  *   [filters] persistent = NAME NAME ...        /dev/sieve filters to keep
  *             save_interval = 5m                0 = only at stop
  *   [fleet]   redis = HOST:PORT | unix:PATH     no [fleet]: no fleet
@@ -55,6 +56,7 @@ struct sagent_config {
 	bool metrics_on;
 	char metrics_addr[64];		/* numeric: "127.0.0.1", "::1" */
 	uint16_t metrics_port;
+	uint32_t metrics_refresh_ms;	/* a scrape's snapshot is this fresh; 0: every scrape */
 	uint32_t save_interval_s;	/* 0: only at stop */
 	unsigned int nr_persistent;
 	char persistent[SAGENT_MAX_FILTERS][SAGENT_NAME_MAX];

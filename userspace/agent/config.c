@@ -18,6 +18,11 @@
  *   listen = 127.0.0.1:9477
  *	Where GET /metrics (Prometheus text) is served: ADDR:PORT with a
  *	numeric IPv4 address, [V6ADDR]:PORT, or off. Port 1-65535.
+ *   refresh_interval = 1s
+ *	Scrapes are answered from a snapshot of the metrics, gathered again
+ *	(the store, the pins, every /dev/sieve filter's INFO) when a scrape
+ *	finds it this old: however often anyone scrapes, at most one
+ *	gathering an interval. A duration as above, 1s to 1h.
  *
  *   [filters]
  *   persistent = NAME NAME ...
@@ -90,6 +95,7 @@ void sagent_config_defaults(struct sagent_config *c)
 	c->metrics_on = true;
 	snprintf(c->metrics_addr, sizeof(c->metrics_addr), "%s", DEFAULT_LISTEN_ADDR);
 	c->metrics_port = DEFAULT_LISTEN_PORT;
+	c->metrics_refresh_ms = 1000;
 	c->save_interval_s = 5 * 60;
 	c->fleet.retry_max_ms = 30 * 1000;
 	c->fleet.stream_maxlen = 1000000;
@@ -323,10 +329,16 @@ static void set_agent(struct parse *p, const char *key, const char *v)
 
 static void set_metrics(struct parse *p, const char *key, const char *v)
 {
-	if (!strcmp(key, "listen"))
+	uint64_t ms;
+
+	if (!strcmp(key, "listen")) {
 		parse_listen(p, v);
-	else
-		fail(p, "unknown key '%s' in [metrics] (keys: listen)", key);
+	} else if (!strcmp(key, "refresh_interval")) {
+		if (!parse_duration(p, key, v, 1000, 3600 * 1000, false, &ms))
+			p->c->metrics_refresh_ms = ms;
+	} else {
+		fail(p, "unknown key '%s' in [metrics] (keys: listen, refresh_interval)", key);
+	}
 }
 
 static void set_filters(struct parse *p, const char *key, const char *v)

@@ -23,8 +23,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <microhttpd.h>
 
 #include "escape.h"
@@ -308,6 +312,10 @@ static void format_agent(struct mx_out *o, const struct sagent_mx_agent *a)
 		mx_family(o, counters[i].name, "counter", counters[i].help);
 		mx_u64(o, NULL, *(const uint64_t *)((const char *)a + counters[i].off));
 	}
+	mx_family(o, "sieve_agent_metrics_refreshes_total", "counter",
+		  "Times the scrape snapshot was gathered (store, pins, /dev/sieve): at most "
+		  "one a [metrics] refresh_interval, however many scrapes.");
+	mx_u64(o, NULL, a->metrics_refreshes);
 	mx_family(o, "sieve_agent_start_time_seconds", "gauge",
 		  "When the agent started, in seconds since the Unix epoch.");
 	mx_u64(o, NULL, (uint64_t)a->started_at);
@@ -742,8 +750,9 @@ static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 	read_fleet(&st->fleet, a);
 }
 
-int sagent_metrics_render(const struct sagent_config *c, const struct sagent_stats *stats,
-			  char **text, size_t *len)
+/* The exposition; @refreshes: the snapshot's own count (0 outside the server). */
+static int render(const struct sagent_config *c, const struct sagent_stats *stats,
+		  uint64_t refreshes, char **text, size_t *len)
 {
 	struct scrape sc = { 0 };
 	size_t i;
@@ -761,6 +770,7 @@ int sagent_metrics_render(const struct sagent_config *c, const struct sagent_sta
 		read_iface(&sc.ifaces[i]);
 	if (stats) {
 		read_agent(stats, &sc.agent);
+		sc.agent.metrics_refreshes = refreshes;
 		sc.s.agent = &sc.agent;
 	}
 	read_filters(&sc);
@@ -783,7 +793,46 @@ int sagent_metrics_render(const struct sagent_config *c, const struct sagent_sta
 	return ret;
 }
 
+int sagent_metrics_render(const struct sagent_config *c, const struct sagent_stats *stats,
+			  char **text, size_t *len)
+{
+	return render(c, stats, 0, text, len);
+}
+
 /* ---- HTTP ---------------------------------------------------------------- */
+
+/* Bounds on what a scraper (or anything else that connects) may hold. */
+#define MX_MAX_CONNECTIONS	16
+#define MX_HARD_CONNECTIONS	64
+#define MX_TIMEOUT_S		10
+
+/*
+ * The server: libmicrohttpd's one thread (internal polling) parses HTTP
+ * and answers from a snapshot; a gatherer thread of ours renders the
+ * snapshot when a scrape finds it older than [metrics] refresh_interval.
+ * So a loop of GETs is not a loop of store reads and /dev/sieve INFO
+ * table scans: at most one gathering an interval, whatever the scrapes
+ * (sieve_agent_metrics_refreshes_total counts them).
+ *
+ * Connections: every 127/8 address is local, so per-address limits hold
+ * nothing against a local user. The server keeps at most
+ * MX_MAX_CONNECTIONS; a new one past that drops the oldest (shutdown(2) on
+ * its socket: libmicrohttpd sees it end and closes it), so whoever holds
+ * slow connections (one byte every few seconds keeps an idle timeout
+ * away) loses them to the next scraper, who is served at once from the
+ * snapshot. MX_HARD_CONNECTIONS bounds the sockets in between.
+ *
+ * Privileges: the server's thread drops every capability when it first
+ * runs a callback, before it reads a byte of a request (capabilities are
+ * per thread; it needs none to parse HTTP and copy the snapshot). The
+ * gatherer keeps the agent's: it reads pinned maps (bpf(2)) and
+ * /dev/sieve.
+ */
+struct mx_conn {
+	struct MHD_Connection *conn;	/* NULL: a free slot */
+	int fd;
+	uint64_t seq;			/* order of arrival: the lowest is the oldest */
+};
 
 struct sagent_metrics {
 	struct MHD_Daemon *d;
@@ -794,12 +843,35 @@ struct sagent_metrics {
 	pthread_mutex_t log_lock;
 	bool starting;
 	char log[256];
+	/*
+	 * The snapshot, under snap_lock: @text (NULL before the first) was
+	 * gathered from @at_ns on; @gen counts gatherings, @gathering says one
+	 * runs, @want asks for one, @stop ends the gatherer.
+	 */
+	pthread_t gatherer;
+	pthread_mutex_t snap_lock;
+	pthread_cond_t snap_cond;	/* signalled for want, stop and each new snapshot */
+	bool want, gathering, stop;
+	char *text;
+	size_t len;
+	int64_t at_ns;
+	uint64_t gen;
+	/* The connections: the server's thread only. */
+	struct mx_conn conns[MX_MAX_CONNECTIONS];
+	uint64_t conn_seq;
+	bool dropped_caps;
 };
 
-/* Bounds on what a scraper (or anything else that connects) may hold. */
-#define MX_MAX_CONNECTIONS	16
-#define MX_PER_IP_CONNECTIONS	8
-#define MX_TIMEOUT_S		10
+/* How long a scrape waits for the gatherer before it gets the last snapshot. */
+#define MX_GATHER_WAIT_S	10
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
@@ -824,6 +896,92 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 	}
 	pthread_mutex_unlock(&m->log_lock);
 }
+
+/* ---- the snapshot ---- */
+
+static void *gather_loop(void *arg)
+{
+	struct sagent_metrics *m = arg;
+	uint64_t refreshes = 0;
+	char *text;
+	size_t len;
+	int64_t t0;
+
+	pthread_mutex_lock(&m->snap_lock);
+	for (;;) {
+		while (!m->want && !m->stop)
+			pthread_cond_wait(&m->snap_cond, &m->snap_lock);
+		if (m->stop)
+			break;
+		m->want = false;
+		m->gathering = true;
+		pthread_mutex_unlock(&m->snap_lock);
+		t0 = mono_ns();
+		if (render(&m->c, m->stats, ++refreshes, &text, &len))
+			text = NULL;
+		pthread_mutex_lock(&m->snap_lock);
+		if (text) {
+			free(m->text);
+			m->text = text;
+			m->len = len;
+		}
+		/* Its start: the next may begin a whole interval after this one did. */
+		m->at_ns = t0;
+		m->gen++;
+		m->gathering = false;
+		pthread_cond_broadcast(&m->snap_cond);
+	}
+	pthread_mutex_unlock(&m->snap_lock);
+	return NULL;
+}
+
+/*
+ * A copy of the snapshot for one scrape (malloc'd), gathered anew first
+ * if it is older than the interval; -EAGAIN if there is none yet after
+ * MX_GATHER_WAIT_S, -ENOMEM.
+ */
+static int snapshot_copy(struct sagent_metrics *m, char **text, size_t *len)
+{
+	int64_t interval = (int64_t)m->c.metrics_refresh_ms * 1000000;
+	struct timespec deadline;
+	uint64_t gen;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);	/* the condvar's clock */
+	deadline.tv_sec += MX_GATHER_WAIT_S;
+	pthread_mutex_lock(&m->snap_lock);
+	if (!m->text || m->gathering || mono_ns() - m->at_ns >= interval) {
+		gen = m->gen;
+		/* One running now is as fresh as one asked for: it is waited for. */
+		if (!m->gathering) {
+			m->want = true;
+			pthread_cond_broadcast(&m->snap_cond);
+		}
+		while (m->gen == gen && !ret)
+			ret = pthread_cond_timedwait(&m->snap_cond, &m->snap_lock, &deadline);
+	}
+	ret = 0;
+	*text = m->text ? malloc(m->len ? m->len : 1) : NULL;
+	if (*text) {
+		memcpy(*text, m->text, m->len);
+		*len = m->len;
+	} else {
+		ret = m->text ? -ENOMEM : -EAGAIN;
+	}
+	pthread_mutex_unlock(&m->snap_lock);
+	return ret;
+}
+
+static void stop_gatherer(struct sagent_metrics *m)
+{
+	pthread_mutex_lock(&m->snap_lock);
+	m->stop = true;
+	pthread_cond_broadcast(&m->snap_cond);
+	pthread_mutex_unlock(&m->snap_lock);
+	pthread_join(m->gatherer, NULL);
+}
+
+/* ---- HTTP ---- */
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status, char *body,
 			     size_t len, const char *type, bool must_free)
@@ -856,7 +1014,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
 	static char not_found[] = "not found: the metrics are at /metrics\n";
 	static char not_allowed[] = "only GET and HEAD\n";
-	static char failed[] = "the metrics could not be gathered (out of memory)\n";
+	static char failed[] = "the metrics could not be gathered\n";
 	struct sagent_metrics *m = cls;
 	char *text;
 	size_t len;
@@ -867,11 +1025,64 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (strcmp(url, "/metrics"))
 		return reply(conn, MHD_HTTP_NOT_FOUND, not_found, sizeof(not_found) - 1,
 			     TEXT_PLAIN, false);
-	if (sagent_metrics_render(&m->c, m->stats, &text, &len))
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, failed, sizeof(failed) - 1,
+	if (snapshot_copy(m, &text, &len))
+		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, failed, sizeof(failed) - 1,
 			     TEXT_PLAIN, false);
 	return reply(conn, MHD_HTTP_OK, text, len, "text/plain; version=0.0.4; charset=utf-8",
 		     true);
+}
+
+/*
+ * Every capability of the calling thread, effective and permitted, gone
+ * (capset(2) with pid 0 acts on the calling thread only): 0 or -errno.
+ */
+static int drop_thread_caps(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/*
+ * libmicrohttpd's word on a connection that starts or ends, on its thread.
+ * The first drops the thread's capabilities; each new one past
+ * MX_MAX_CONNECTIONS ends the oldest.
+ */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct sagent_metrics *m = cls;
+	const union MHD_ConnectionInfo *info;
+	struct mx_conn *slot = NULL, *c;
+	int ret;
+
+	if (!m->dropped_caps) {
+		m->dropped_caps = true;
+		ret = drop_thread_caps();
+		if (ret)
+			fprintf(stderr, "sieve agent: metrics: dropping the server thread's "
+				"capabilities: %s\n", strerror(-ret));
+	}
+	for (c = m->conns; c < m->conns + MX_MAX_CONNECTIONS; c++) {
+		if (what == MHD_CONNECTION_NOTIFY_CLOSED && c->conn == conn) {
+			c->conn = NULL;
+			return;
+		}
+		/* A free slot, else the oldest. */
+		if (!slot || (slot->conn && (!c->conn || c->seq < slot->seq)))
+			slot = c;
+	}
+	if (what != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	if (slot->conn)
+		shutdown(slot->fd, SHUT_RDWR);	/* its CLOSED comes later: no slot by then */
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	slot->conn = conn;
+	slot->fd = info ? info->connect_fd : -1;
+	slot->seq = ++m->conn_seq;
+	if (slot->fd < 0)
+		slot->conn = NULL;
 }
 
 /* @c's address and port as a socket address; -EINVAL if it is not numeric. */
@@ -922,6 +1133,7 @@ int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stat
 	sigset_t all, old;
 	socklen_t sslen;
 	bool v6;
+	int ret;
 
 	*mp = NULL;
 	if (!c->metrics_on)
@@ -940,21 +1152,28 @@ int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stat
 	m->stats = stats;
 	m->starting = true;
 	pthread_mutex_init(&m->log_lock, NULL);
+	pthread_mutex_init(&m->snap_lock, NULL);
+	pthread_cond_init(&m->snap_cond, NULL);
 	/* A v6 address gets a v6 socket (dual stack: "::" takes v4 too); a v4 one, v4 only. */
 	if (v6)
 		flags |= MHD_USE_DUAL_STACK;
 	/*
-	 * The server's thread inherits this signal mask: with every signal
-	 * blocked there, SIGHUP and SIGTERM reach the agent's main thread.
+	 * The threads inherit this signal mask: with every signal blocked
+	 * there, SIGHUP and SIGTERM reach the agent's main thread.
 	 */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&m->gatherer, NULL, gather_loop, m);
+	if (ret) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		snprintf(err, errlen, "metrics: starting a thread: %s", strerror(ret));
+		goto out_free;
+	}
 	m->d = MHD_start_daemon(flags, c->metrics_port, NULL, NULL, on_request, m,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MX_MAX_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				(unsigned int)MX_PER_IP_CONNECTIONS,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MX_HARD_CONNECTIONS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MX_TIMEOUT_S,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, m,
 				MHD_OPTION_EXTERNAL_LOGGER, on_log, m,
 				MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -965,21 +1184,33 @@ int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stat
 		snprintf(err, errlen, "metrics: cannot listen on %s%s%s:%u: %s", v6 ? "[" : "",
 			 c->metrics_addr, v6 ? "]" : "", c->metrics_port,
 			 m->log[0] ? m->log : "libmicrohttpd failed to start");
-		pthread_mutex_destroy(&m->log_lock);
-		free(m);
-		return -EADDRNOTAVAIL;
+		ret = EADDRNOTAVAIL;
+		goto out_gatherer;
 	}
 	m->port = bound_port(m->d);
 	*mp = m;
 	return 0;
+
+out_gatherer:
+	stop_gatherer(m);
+out_free:
+	pthread_cond_destroy(&m->snap_cond);
+	pthread_mutex_destroy(&m->snap_lock);
+	pthread_mutex_destroy(&m->log_lock);
+	free(m);
+	return -ret;
 }
 
 void sagent_metrics_stop(struct sagent_metrics *m)
 {
 	if (!m)
 		return;
-	/* Joins the server's thread: no request runs after this. */
+	/* Joins the server's thread: no request runs after this (the gatherer still answers). */
 	MHD_stop_daemon(m->d);
+	stop_gatherer(m);
+	free(m->text);
+	pthread_cond_destroy(&m->snap_cond);
+	pthread_mutex_destroy(&m->snap_lock);
 	pthread_mutex_destroy(&m->log_lock);
 	free(m);
 }

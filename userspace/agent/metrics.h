@@ -56,6 +56,7 @@ struct sagent_mx_fleet_list {
 struct sagent_mx_agent {
 	uint64_t rebuilds, rebuild_ns, expired, expire_runs, restores, adoptions;
 	uint64_t snapshot_saves, errors;
+	uint64_t metrics_refreshes;	/* the server's snapshots gathered */
 	int64_t started_at;
 	struct {
 		bool on, connected;
