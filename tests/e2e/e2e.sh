@@ -1028,6 +1028,74 @@ case_agent_killed() {
 	expect_eq "$(pings $B4 $SV4)" 0 "pings from B after the restart"
 }
 
+# Milliseconds until pings from SRC stop getting through (bounded by SECS), or "never".
+ms_until_dropped() {
+	local src=$1 t0=$(date +%s%N) end=$(($(date +%s) + $2))
+	while [ "$(date +%s)" -le $end ]; do
+		if ! cl ping -n -q -c 1 -W 0.2 -I "$src" $SV4 >/dev/null 2>&1; then
+			echo $((($(date +%s%N) - t0) / 1000000)); return
+		fi
+		sleep 0.05
+	done
+	echo never
+}
+
+# Enforcement that silently stops (issue 20, item 12): the agent checks
+# every attachment each expire_interval. A block killed after its commit
+# (the store ahead of the maps, no command after it) is enforced within an
+# interval; pins removed (the link with them: the program detached) are
+# attached again from the store; each incident is logged once, and
+# sieve_xdp_up says 1 again after it.
+case_agent_enforcement_check() {
+	local ms
+	attach || return
+	on block $A4 >/dev/null || fail "block A"
+	printf '[agent]\nexpire_interval = 1s\n' >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	python3 - "$SIEVE_STATE_DIR/sieve.db" $C4 <<'PY' || fail "writing the store"
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO entries(list, kind, key, added_at, origin) VALUES ('default', 0, ?, ?, 'cli')",
+           (sys.argv[2], int(time.time())))
+db.execute("UPDATE lists SET version = version + 1 WHERE name = 'default'")
+db.commit()
+PY
+	ms=$(ms_until_dropped $C4 5)
+	echo "    note: a block committed without its maps: dropped after $ms ms (expire_interval 1 s)"
+	[ "$ms" != never ] && [ "$ms" -le 2500 ] || fail "C (in the store only) not dropped within 2.5 s: $ms"
+	sleep 2.2	# two more checks: in step, nothing more to log
+	expect_eq "$(grep -c 'rebuilt: they were behind the store' "$AGENT_LOG")" 1 \
+		"log lines of the maps behind the store"
+	# The pins gone: the link's last reference with them, so the program is detached.
+	rm -rf "$(pin_dir)"
+	expect_eq "$(pings $A4 $SV4 1)" 1 "a ping from A right after the pins went (no program)"
+	ms=$(ms_until_dropped $A4 5)
+	echo "    note: pins removed: dropping again after $ms ms"
+	[ "$ms" != never ] && [ "$ms" -le 2500 ] || fail "A not dropped again within 2.5 s: $ms"
+	expect_eq "$(pings $C4 $SV4 2)" 0 "pings from C after the re-attach"
+	sleep 2.2
+	expect_eq "$(grep -c "$IF: attached from the store" "$AGENT_LOG")" 1 "log lines of the re-attach"
+	expect_eq "$(sv curl -s --max-time 5 http://127.0.0.1:9477/metrics |
+		grep -c "^sieve_xdp_up{iface=\"$IF\"} 1$")" 1 "sieve_xdp_up after the re-attach"
+	# A failing incident: another XDP program keeps the re-attach out. One
+	# line, however many checks fail; sieve_xdp_up 0 meanwhile; its end once.
+	kill -STOP $AGENT_PID	# so that it does not attach again in between
+	rm -rf "$(pin_dir)"
+	sv ip link set dev $IF xdpgeneric obj "$FLOOR" sec xdp || fail "ip link set xdp"
+	kill -CONT $AGENT_PID
+	sleep 3.5
+	expect_eq "$(grep -c "$IF: not enforcing: " "$AGENT_LOG")" 1 "log lines of the failing re-attach"
+	expect_eq "$(sv curl -s --max-time 5 http://127.0.0.1:9477/metrics |
+		grep -c "^sieve_xdp_up{iface=\"$IF\"} 0$")" 1 "sieve_xdp_up while not enforcing"
+	sv ip link set dev $IF xdpgeneric off
+	ms=$(ms_until_dropped $A4 5)
+	[ "$ms" != never ] || fail "A not dropped after the other program went"
+	sleep 1.5	# netlink may have re-attached first: the next check logs the end
+	expect_eq "$(grep -c "$IF: enforcing again" "$AGENT_LOG")" 1 "log lines of the incident's end"
+	kill -0 $AGENT_PID 2>/dev/null || fail "the agent died"
+}
+
 # HTTP abuse of the agent's metrics (issue 20, item 11): 32 connections
 # trickling a request one byte a second from 8 loopback addresses (every
 # 127/8 address is local) never keep a real scrape out for more than 2 s,
@@ -1201,7 +1269,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
 	maps_behind_resync bad_store allowlist blocked_backend metrics
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
-	agent_metrics_abuse ${EXTRA_CASES:-}"
+	agent_metrics_abuse agent_enforcement_check ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

@@ -348,6 +348,7 @@ static int run_loop(struct sagent *ag, struct loop *L)
 		if (p[1].revents) {
 			timer_ack(L->expire_fd);
 			run_expiry(ag);
+			sagent_check_all(ag);
 		}
 		if (p[2].revents) {
 			timer_ack(L->save_fd);
@@ -542,7 +543,9 @@ const struct cli_command agent_command = {
 	.details = "  At start, every attachment of the store in this network namespace runs\n"
 		   "  again: pins that run as recorded are adopted, others are attached anew\n"
 		   "  from the store (after a reboot), interfaces not there yet are waited\n"
-		   "  for. Then it expires entries every expire_interval, follows interfaces\n"
+		   "  for. Then it expires entries every expire_interval and checks every\n"
+		   "  attachment (maps behind the store rebuilt, a vanished filter or pins\n"
+		   "  made again), follows interfaces\n"
 		   "  that go away and come back (rtnetlink), follows the fleet's lists in\n"
 		   "  Redis ([fleet]), and tells systemd READY=1\n"
 		   "  (Type=notify). SIGHUP reloads the settings (a bad file keeps the old\n"

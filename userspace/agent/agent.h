@@ -192,6 +192,14 @@ struct sagent_restore_result {
  * exist: netlink brings it). @verbose logs every adoption too.
  */
 void sagent_restore_all(struct sagent *ag, bool verbose, struct sagent_restore_result *r);
+/*
+ * The periodic check (every expire_interval, restore.c): every attachment
+ * of this namespace whose interface exists is brought back to enforcing
+ * what the store holds: maps behind the store rebuilt, a vanished
+ * /dev/sieve filter made again, pins or a link that went re-attached. A
+ * failure is logged once per incident, and its end.
+ */
+void sagent_check_all(struct sagent *ag);
 /* netlink.c's events: an interface appeared (or changed), or went away. */
 void sagent_link_up(struct sagent *ag, const char *ifname);
 void sagent_link_gone(struct sagent *ag, const char *ifname);

@@ -236,11 +236,12 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 	size_t i;
 
 	mx_family(o, "sieve_xdp_up", "gauge",
-		  "Whether an attachment of the store has its maps pinned and its program "
-		  "attached.");
+		  "Whether an attachment of the store enforces: its maps pinned, its program "
+		  "attached and (filter backend) its /dev/sieve filter there.");
 	for (i = 0; i < s->nifaces; i++) {
 		x = &s->ifaces[i];
-		mx_u64(o, LABELS("iface", x->a.iface), x->read && strcmp(x->mode, "none"));
+		mx_u64(o, LABELS("iface", x->a.iface),
+		       x->read && strcmp(x->mode, "none") && !x->filter_gone);
 	}
 	mx_family(o, "sieve_xdp_info", "gauge",
 		  "An interface's list, mode, filter backend and flags (always 1).");
@@ -680,6 +681,7 @@ static void read_iface(struct sagent_mx_iface *x)
 	if (!sxdp_read_config(&h, &x->cfg, NULL) && !sxdp_read_stats(&h, &x->st) &&
 	    !sxdp_live_memory(&h, &x->filter_bytes, &x->exact_bytes)) {
 		x->read = true;
+		x->filter_gone = sxdp_filter_gone(&x->cfg);
 		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys, &nbits);
 		snprintf(x->mode, sizeof(x->mode), "%s", sxdp_mode(&h));
 	}

@@ -38,6 +38,7 @@ struct sagent_mx_iface {
 	struct sxdp_attachment a;	/* iface, list: the store's record */
 	bool read;			/* the pinned maps were read: the rest is valid */
 	char mode[16];			/* sxdp_mode(): "none" if no program is attached */
+	bool filter_gone;		/* filter backend: its /dev/sieve filter is not there */
 	struct sieve_xdp_config cfg;	/* the live generation's */
 	struct sieve_xdp_stats st;
 	uint64_t filter_bytes, exact_bytes;

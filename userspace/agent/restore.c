@@ -34,13 +34,14 @@ static bool same_settings(const struct sxdp_attachment *rec, const struct sieve_
  * cannot be adopted; -errno.
  */
 static int adopt(struct sagent *ag, const struct sxdp_attachment *rec, int ifindex,
-		 bool *rebuilt, char *err, size_t errlen)
+		 bool *rebuilt, const char **why, char *err, size_t errlen)
 {
 	struct sieve_xdp_config cfg;
 	struct sxdp_handle h;
 	int lock_fd, ret = 1;
 
 	*rebuilt = false;
+	*why = "they were behind the store";
 	lock_fd = sxdp_lock(rec->iface, false);
 	if (lock_fd == -ENOENT)
 		return 1;
@@ -49,8 +50,11 @@ static int adopt(struct sagent *ag, const struct sxdp_attachment *rec, int ifind
 		return lock_fd;
 	}
 	if (sxdp_linked_ifindex(rec->iface) == ifindex && !sxdp_open(rec->iface, &h)) {
-		if (!sxdp_read_config(&h, &cfg, NULL) && same_settings(rec, &cfg))
+		if (!sxdp_read_config(&h, &cfg, NULL) && same_settings(rec, &cfg)) {
+			if (sxdp_filter_gone(&cfg))
+				*why = "their /dev/sieve filter was gone: made again";
 			ret = sxdp_iface_sync(&h, ag->store, rec->list, rebuilt, err, errlen);
+		}
 		sxdp_close(&h);
 	}
 	sxdp_unlock(lock_fd);
@@ -79,13 +83,17 @@ static void count_build(struct sagent *ag, int64_t t0)
 	atomic_fetch_add(&ag->stats.rebuild_ns, sagent_now_ns() - t0);
 }
 
-/* One attachment: adopted, re-attached, waited for, or failed (logged). */
+/*
+ * One attachment: adopted, re-attached, waited for, or failed: logged, or
+ * said in @fail if given (the periodic check logs once per incident).
+ */
 static enum outcome restore_one(struct sagent *ag, const struct sxdp_attachment *rec,
-				bool verbose)
+				bool verbose, char *fail, size_t faillen)
 {
 	struct sxdp_attach_opts o = opts_of(rec);
 	int64_t t0 = sagent_now_ns();
 	int ifindex = if_nametoindex(rec->iface), ret;
+	const char *why;
 	char err[512] = "";
 	bool rebuilt;
 
@@ -97,20 +105,29 @@ static enum outcome restore_one(struct sagent *ag, const struct sxdp_attachment 
 				   rec->iface, rec->list);
 		return WAITING;
 	}
-	ret = adopt(ag, rec, ifindex, &rebuilt, err, sizeof(err));
+	ret = adopt(ag, rec, ifindex, &rebuilt, &why, err, sizeof(err));
 	if (!ret) {
-		if (rebuilt)
+		if (rebuilt) {
 			count_build(ag, t0);
-		atomic_fetch_add(&ag->stats.adoptions, 1);
-		if (verbose || rebuilt)
-			sagent_log(SAGENT_INFO, "%s: adopted the running maps (list %s, %s)",
-				   rec->iface, rec->list,
-				   rebuilt ? "rebuilt: they were behind the store" : "in step");
+			sagent_log(SAGENT_INFO, "%s: adopted the running maps (list %s, rebuilt: %s)",
+				   rec->iface, rec->list, why);
+		} else if (verbose) {
+			sagent_log(SAGENT_INFO, "%s: adopted the running maps (list %s, in step)",
+				   rec->iface, rec->list);
+		}
+		/* The periodic check adopts what runs: not an adoption to count. */
+		if (!fail || rebuilt)
+			atomic_fetch_add(&ag->stats.adoptions, 1);
 		return ADOPTED;
 	}
 	if (ret == 1) {
 		err[0] = '\0';
 		ret = sxdp_attach(ag->store, rec->iface, &o, err, sizeof(err));
+	}
+	if (ret < 0 && fail) {
+		snprintf(fail, faillen, "restoring list %s: %s", rec->list,
+			 err[0] ? err : strerror(-ret));
+		return FAILED;
 	}
 	if (ret < 0) {
 		atomic_fetch_add(&ag->stats.errors, 1);
@@ -158,7 +175,7 @@ void sagent_restore_all(struct sagent *ag, bool verbose, struct sagent_restore_r
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		switch (restore_one(ag, &a[i], verbose)) {
+		switch (restore_one(ag, &a[i], verbose, NULL, 0)) {
 		case ADOPTED:
 			r->adopted++;
 			break;
@@ -172,6 +189,63 @@ void sagent_restore_all(struct sagent *ag, bool verbose, struct sagent_restore_r
 			r->failed++;
 			break;
 		}
+	}
+	free(a);
+}
+
+/*
+ * The periodic check's incidents: the interfaces whose last check failed,
+ * and why. A failure is logged when it starts or changes, its end once.
+ */
+#define MAX_INCIDENTS	64
+static struct {
+	char iface[IF_NAMESIZE];
+	char why[256];
+} incidents[MAX_INCIDENTS];
+
+static void incident(struct sagent *ag, const char *iface, const char *fail)
+{
+	int i, slot = -1;
+
+	for (i = 0; i < MAX_INCIDENTS; i++) {
+		if (!strcmp(incidents[i].iface, iface))
+			break;
+		if (slot < 0 && !incidents[i].iface[0])
+			slot = i;
+	}
+	if (i < MAX_INCIDENTS && !fail[0]) {
+		sagent_log(SAGENT_INFO, "%s: enforcing again", iface);
+		incidents[i].iface[0] = '\0';
+		return;
+	}
+	if (!fail[0] || (i < MAX_INCIDENTS && !strcmp(incidents[i].why, fail)))
+		return;
+	atomic_fetch_add(&ag->stats.errors, 1);
+	sagent_log(SAGENT_ERR, "%s: not enforcing: %s (logged once; tried again every "
+		   "expire_interval)", iface, fail);
+	if (i == MAX_INCIDENTS)
+		i = slot;
+	if (i >= 0) {
+		snprintf(incidents[i].iface, sizeof(incidents[i].iface), "%s", iface);
+		snprintf(incidents[i].why, sizeof(incidents[i].why), "%s", fail);
+	}
+}
+
+void sagent_check_all(struct sagent *ag)
+{
+	struct sxdp_attachment *a;
+	char fail[256];
+	size_t n, i;
+
+	if (attachments_here(ag, &a, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		/* Not there: netlink brings it when it comes. */
+		if (!if_nametoindex(a[i].iface))
+			continue;
+		fail[0] = '\0';
+		restore_one(ag, &a[i], false, fail, sizeof(fail));
+		incident(ag, a[i].iface, fail);
 	}
 	free(a);
 }
@@ -204,7 +278,7 @@ void sagent_link_up(struct sagent *ag, const char *ifname)
 	 */
 	if (!ifindex || sxdp_linked_ifindex(ifname) == ifindex || recorded(ag, ifname, &rec))
 		return;
-	restore_one(ag, &rec, false);
+	restore_one(ag, &rec, false, NULL, 0);
 }
 
 void sagent_link_gone(struct sagent *ag, const char *ifname)

@@ -439,6 +439,29 @@ int sxdp_filter_name_of(uint32_t id, char *name, size_t len)
 	return ret;
 }
 
+/* The list of filters, not INFO: INFO walks the table under its resize lock. */
+bool sxdp_filter_gone(const struct sieve_xdp_config *cfg)
+{
+	struct sieve_list_entry *all = NULL;
+	struct sieve_dev *dev;
+	bool gone = true;
+	int n, i;
+
+	if (!(cfg->flags & SIEVE_XDP_F_FILTER))
+		return false;
+	/* No /dev/sieve (sieve.ko unloaded): no filter either. */
+	if (sieve_dev_open(NULL, false, &dev))
+		return true;
+	n = sieve_dev_list_all(dev, &all);
+	/* A list that fails says nothing: not gone, as far as anyone knows. */
+	gone = n >= 0;
+	for (i = 0; i < n && gone; i++)
+		gone = all[i].id != cfg->max_entries;
+	free(all);
+	sieve_dev_close(dev);
+	return gone;
+}
+
 double sxdp_filter_fpr(uint32_t id, uint64_t *nbits)
 {
 	struct sieve_info info;

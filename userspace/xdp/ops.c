@@ -129,7 +129,9 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
 		if (f->lock_fd < 0 || sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h))
 			continue;
 		f->open = true;
-		f->behind = sxdp_read_config(&f->h, &cfg, NULL) || cfg.store_version != version;
+		/* A filter backend's filter that vanished is rebuilt like maps behind. */
+		f->behind = sxdp_read_config(&f->h, &cfg, NULL) || cfg.store_version != version ||
+			    sxdp_filter_gone(&cfg);
 	}
 	if (ret) {
 		snprintf(err, errlen, "%s: reading the version of list %s", sxdp_store_path(s), list);
@@ -242,7 +244,7 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
 		snprintf(err, errlen, "reading the versions: %s", strerror(-ret));
 		return ret;
 	}
-	if (cfg.store_version == version)
+	if (cfg.store_version == version && !sxdp_filter_gone(&cfg))
 		return 0;
 	*rebuilt = true;
 	return sxdp_build_from_store(h, s, list, NULL, NULL, err, errlen);

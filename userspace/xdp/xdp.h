@@ -335,6 +335,12 @@ int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
 			    uint64_t store_version);
 /* The name of filter @id. */
 int sxdp_filter_name_of(uint32_t id, char *name, size_t len);
+/*
+ * Whether @cfg is of the filter backend and its /dev/sieve filter is gone
+ * (destroyed, or sieve.ko unloaded): the program then matches nothing, so
+ * the interface enforces nothing until a rebuild makes the filter again.
+ */
+bool sxdp_filter_gone(const struct sieve_xdp_config *cfg);
 /* Filter @id's rate as the module estimates it now (0 if unknown); its table bits in *@nbits. */
 double sxdp_filter_fpr(uint32_t id, uint64_t *nbits);
 
