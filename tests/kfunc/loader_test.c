@@ -14,6 +14,8 @@
  *   killed        a store change the filter never saw (a command killed
  *                 after its commit) is rebuilt by the next command, by
  *                 exchange: same id, nothing left beside it
+ *   vanished      the filter destroyed under the program: the agent's
+ *                 check and the next command make it again from the store
  *   Bloom         a Bloom filter unblocks by a rebuild, same id
  *   refusals      --exact, a switch of program, a filter another
  *                 interface enforces, a bad name
@@ -286,6 +288,60 @@ static void check_killed(void)
 		"the next command rebuilds from the store: the removal and the add hold");
 	ktap_ok(sieve_dev_lookup(sdev, FILTER) == id && count_named("sieve-xdp-") == 0,
 		"by exchange: the same id (%d), nothing left beside it", id);
+}
+
+/* The agent's periodic check on one interface (restore.c's adopt): sync under its lock. */
+static int agent_check(bool *rebuilt)
+{
+	struct sxdp_handle h;
+	int lock_fd = sxdp_lock(IFACE, false), ret;
+
+	*rebuilt = false;
+	if (lock_fd < 0)
+		return lock_fd;
+	ret = sxdp_open(IFACE, &h);
+	if (!ret) {
+		ret = sxdp_iface_sync(&h, store, LIST, rebuilt, err, sizeof(err));
+		sxdp_close(&h);
+	}
+	sxdp_unlock(lock_fd);
+	return ret;
+}
+
+/*
+ * The filter destroyed under the program (issue 20, item 12): the program
+ * fails open, sxdp_filter_gone() says so; the agent's check (and the next
+ * command) makes NAME again from the store and enforcement is back.
+ */
+static void check_filter_vanished(void)
+{
+	struct sxdp_op_result r;
+	struct sieve_xdp_config c;
+	bool rebuilt, gone;
+	int id, ret;
+
+	ret = op(true, "10.7.0.1", &r);
+	id = sieve_dev_lookup(sdev, FILTER);
+	c = live_config();
+	ktap_ok(!ret && drops("10.7.0.1") && !sxdp_filter_gone(&c),
+		"before: dropped, the filter (id %d) there", id);
+	ret = sieve_dev_destroy(sdev, id);
+	gone = sxdp_filter_gone(&c);
+	ktap_ok(!ret && !drops("10.7.0.1") && gone,
+		"destroyed (%s): the program fails open, and sxdp_filter_gone says so", errname(ret));
+	ret = agent_check(&rebuilt);
+	c = live_config();
+	ktap_ok(!ret && rebuilt && drops("10.7.0.1") && drops("10.3.0.9") &&
+		sieve_dev_lookup(sdev, FILTER) > 0 && !sxdp_filter_gone(&c) &&
+		count_named("sieve-xdp-") == 0,
+		"the agent's check makes %s again from the store (%s): dropped again", FILTER, err);
+	ret = agent_check(&rebuilt);
+	ktap_ok(!ret && !rebuilt, "the next check finds it in step: no rebuild");
+	sieve_dev_destroy(sdev, sieve_dev_lookup(sdev, FILTER));
+	ret = sxdp_op_sync(store, LIST, &r, err, sizeof(err));
+	ktap_ok(!ret && r.rebuilt == 1 && drops("10.7.0.1"),
+		"destroyed again: the next command rebuilds it too (%s)", err);
+	op(false, "10.7.0.1", &r);
 }
 
 static void check_bloom(void)
@@ -920,6 +976,7 @@ int main(int argc, char **argv)
 	check_live();
 	check_expire();
 	check_killed();
+	check_filter_vanished();
 	check_killed_anywhere();
 	check_traffic();
 	check_veth();

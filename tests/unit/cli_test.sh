@@ -286,6 +286,15 @@ if $has_xdp; then
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
 	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config
 	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment
+	# Text from outside in an error stays one escaped line (issue 20, item 9):
+	# a newline and a journal priority, ESC, invalid UTF-8.
+	expect_refused "block of an entry with control characters" "$sieve" xdp block \
+		"$(printf 'x\n<0>y\033[2J\377')"
+	check "the entry is escaped in the error" grep -qF 'sieve: x\x0a<0>y\x1b[2J\xff: ' <<<"$err"
+	printf '192.0.2.1\nbad\033]0;title\a\n' >"$work/hostile.feed"
+	expect_refused "a feed line with control characters" "$sieve" xdp load --state-dir "$work/st" \
+		"$work/hostile.feed"
+	check "the feed line is escaped in the error" grep -qF ':2: bad\x1b]0;title\x07: ' <<<"$err"
 	# --fleet: refused before anything is sent (no Redis is needed to see these).
 	printf '[fleet]\nredis = 127.0.0.1:1\nlists = edge\n' >"$work/fleet.conf"
 	printf '[agent]\n' >"$work/nofleet.conf"

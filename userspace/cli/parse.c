@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Strict parsing of the CLI's numbers and names. */
+#define _GNU_SOURCE	/* vasprintf */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +11,22 @@
 #include <linux/sieve.h>
 
 #include "cli.h"
+#include "escape.h"
+
+/*
+ * A message to stderr, escaped (escape.h): it quotes feed lines, entries,
+ * file and interface names, error strings from outside, and stays one line
+ * with no control character for a terminal to act on.
+ */
+static void vmessage(const char *fmt, va_list ap)
+{
+	char *line = NULL;
+	int n = vasprintf(&line, fmt, ap);
+
+	if (n >= 0)
+		sieve_escape(stderr, line, n, SIEVE_ESC_LOG);
+	free(line);
+}
 
 int cli_error(const char *fmt, ...)
 {
@@ -17,7 +34,7 @@ int cli_error(const char *fmt, ...)
 
 	fputs("sieve: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return EXIT_ERROR;
@@ -31,7 +48,7 @@ int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 
 	fprintf(stderr, "sieve%s%s: ", sep, cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (see 'sieve%s%s --help')\n", sep, cmd->name);
 	return EXIT_ERROR;
