@@ -1103,7 +1103,7 @@ PY
 # gathers the snapshot at most once a refresh_interval; the server's
 # thread, which parses HTTP, holds no capability (issue 20, item 13).
 case_agent_metrics_abuse() {
-	local out pid tid caps
+	local out pid tid caps gcaps
 	attach || return
 	on block $A4 >/dev/null || fail "block A"
 	printf '[agent]\n[metrics]\nlisten = 127.0.0.1:9477\nrefresh_interval = 1s\n' >"$AGENT_CONF"
@@ -1114,11 +1114,16 @@ case_agent_metrics_abuse() {
 	echo "$out" | sed 's/^/    note: /'
 	# The agent's PID is nsenter's, which exec'd the CLI.
 	pid=$AGENT_PID
-	caps=
+	caps= gcaps=
 	for tid in /proc/$pid/task/*; do
-		case $(cat $tid/comm) in MHD*) caps=$(sed -n 's/^CapEff:\t//p' $tid/status);; esac
+		case $(cat $tid/comm) in
+		MHD*) caps=$(sed -n 's/^CapEff:\t//p' $tid/status);;
+		sieve-metrics) gcaps=$(sed -n 's/^CapEff:\t//p' $tid/status);;
+		esac
 	done
 	expect_eq "$caps" 0000000000000000 "the HTTP thread's effective capabilities"
+	# The gatherer: CAP_SYS_ADMIN (21) and CAP_BPF (39) only.
+	expect_eq "$gcaps" 0000008000200000 "the gatherer's effective capabilities"
 	[ "$(sed -n 's/^CapEff:\t//p' /proc/$pid/status)" != 0000000000000000 ] ||
 		fail "the main thread lost its capabilities too"
 	kill -0 $AGENT_PID 2>/dev/null || fail "the agent died"

@@ -16,6 +16,7 @@
  * units are base units in the name (_bytes, _seconds), rates in [0, 1] end
  * in _ratio. The families are listed in the README ("Metrics").
  */
+#define _GNU_SOURCE	/* pthread_setname_np */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
@@ -827,8 +828,10 @@ int sagent_metrics_render(const struct sagent_config *c, const struct sagent_sta
  * Privileges: the server's thread drops every capability when it first
  * runs a callback, before it reads a byte of a request (capabilities are
  * per thread; it needs none to parse HTTP and copy the snapshot). The
- * gatherer keeps the agent's: it reads pinned maps (bpf(2)) and
- * /dev/sieve.
+ * gatherer keeps CAP_BPF and CAP_SYS_ADMIN only (GATHER_CAPS): it reads
+ * pinned maps. Both still run as uid 0 in the agent's address space: this
+ * takes the kernel's privileged operations (bpf(2), attaching, mounting)
+ * from a parser that goes wrong, not the files uid 0 owns.
  */
 struct mx_conn {
 	struct MHD_Connection *conn;	/* NULL: a free slot */
@@ -901,6 +904,40 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- the snapshot ---- */
 
+/*
+ * The calling thread keeps only the capabilities of @keep (CAP_* bits),
+ * effective and permitted: capset(2) with pid 0 acts on the calling thread
+ * only, and what leaves the permitted set cannot come back. 0 or -errno.
+ */
+static int thread_caps_keep(uint64_t keep)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	int i;
+
+	if (syscall(SYS_capget, &hdr, d))
+		return -errno;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		d[i].effective &= (uint32_t)(keep >> (32 * i));
+		d[i].permitted &= (uint32_t)(keep >> (32 * i));
+		d[i].inheritable = 0;
+	}
+	return syscall(SYS_capset, &hdr, d) ? -errno : 0;
+}
+
+static int drop_thread_caps(void)
+{
+	return thread_caps_keep(0);
+}
+
+
+/*
+ * What the gatherer keeps: CAP_BPF to open the pins (bpf(2) with
+ * unprivileged BPF off), CAP_SYS_ADMIN for the generation's inner maps by
+ * id (6.1). /dev/sieve (0600, root's) needs none: the agent's uid owns it.
+ */
+#define GATHER_CAPS	(1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN)
+
 static void *gather_loop(void *arg)
 {
 	struct sagent_metrics *m = arg;
@@ -908,6 +945,12 @@ static void *gather_loop(void *arg)
 	char *text;
 	size_t len;
 	int64_t t0;
+	int ret;
+
+	ret = thread_caps_keep(GATHER_CAPS);
+	if (ret)
+		fprintf(stderr, "sieve agent: metrics: dropping the gatherer's capabilities: %s\n",
+			strerror(-ret));
 
 	pthread_mutex_lock(&m->snap_lock);
 	for (;;) {
@@ -1035,18 +1078,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 }
 
 /*
- * Every capability of the calling thread, effective and permitted, gone
- * (capset(2) with pid 0 acts on the calling thread only): 0 or -errno.
- */
-static int drop_thread_caps(void)
-{
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
-
-	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
-}
-
-/*
  * libmicrohttpd's word on a connection that starts or ends, on its thread.
  * The first drops the thread's capabilities; each new one past
  * MX_MAX_CONNECTIONS ends the oldest.
@@ -1171,6 +1202,7 @@ int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stat
 		snprintf(err, errlen, "metrics: starting a thread: %s", strerror(ret));
 		goto out_free;
 	}
+	pthread_setname_np(m->gatherer, "sieve-metrics");
 	m->d = MHD_start_daemon(flags, c->metrics_port, NULL, NULL, on_request, m,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MX_HARD_CONNECTIONS,
