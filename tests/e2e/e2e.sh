@@ -871,6 +871,11 @@ case_metrics() {
 	on block $A4 >/dev/null || fail "block $A4"
 	echo 203.0.113.0/24 >"$WORK/mfeed"
 	on load --origin e2e-feed "$WORK/mfeed" >/dev/null || fail "load a feed"
+	# An origin with a newline, a quote, ESC and invalid UTF-8 (issue 20,
+	# item 9): escaped in its label, so promtool still takes the scrape.
+	echo 192.0.2.99 >"$WORK/mfeed2"
+	on load --origin "$(printf 'evil\n"o\033\377')" "$WORK/mfeed2" >/dev/null ||
+		fail "load a feed of a hostile origin"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C"
 	sv timeout 60 "$driver" serve "$SIEVE_STATE_DIR" 127.0.0.1 0 50 >"$WORK/mport" 2>"$WORK/merr" &

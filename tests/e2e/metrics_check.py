@@ -51,7 +51,7 @@ def get(samples, name, **labels):
 
 def main():
     path, iface, before_path, after_path = sys.argv[1:5]
-    with open(path) as f:
+    with open(path, encoding='utf-8', errors='strict') as f:
         samples = parse(f.read())
     with open(before_path) as f:
         before = {d['iface']: d for d in json.load(f)}[iface]
@@ -113,6 +113,9 @@ def main():
                                 ('origin', 'cli'))): 1,
         ('sieve_list_entries', (('list', lst), ('action', 'block'), ('kind', 'prefix'),
                                 ('origin', 'e2e-feed'))): 1,
+        # The hostile origin: its invalid byte replaced by U+FFFD, the rest as it was.
+        ('sieve_list_entries', (('list', lst), ('action', 'block'), ('kind', 'source'),
+                                ('origin', 'evil\n"o\x1b\ufffd'))): 1,
         ('sieve_xdp_info', (('iface', iface), ('list', lst), ('mode', status['mode']),
                             ('backend', status['backend']), ('exact', 'true'),
                             ('fail_closed', 'false'))): 1,

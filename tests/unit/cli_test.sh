@@ -295,6 +295,16 @@ if $has_xdp; then
 	expect_refused "a feed line with control characters" "$sieve" xdp load --state-dir "$work/st" \
 		"$work/hostile.feed"
 	check "the feed line is escaped in the error" grep -qF ':2: bad\x1b]0;title\x07: ' <<<"$err"
+	# JSON output: an origin with control characters and invalid UTF-8 is
+	# escaped, the document valid UTF-8 (a strict decoder takes it).
+	printf '192.0.2.7\n' >"$work/one.feed"
+	expect "load a feed of a hostile origin" 0 "$sieve" xdp load --state-dir "$work/st" \
+		--origin "$(printf 'e\377\n"x\033')" "$work/one.feed"
+	expect "list -j of the hostile origin" 0 "$sieve" xdp list -j --state-dir "$work/st"
+	check "list -j: valid UTF-8 JSON, the origin escaped" python3 -c '
+import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
+assert d[0]["entries"][0]["origin"] == "e\ufffd\n\"x\x1b", d' <"$work/out"
 	# --fleet: refused before anything is sent (no Redis is needed to see these).
 	printf '[fleet]\nredis = 127.0.0.1:1\nlists = edge\n' >"$work/fleet.conf"
 	printf '[agent]\n' >"$work/nofleet.conf"
