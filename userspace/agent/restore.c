@@ -129,6 +129,9 @@ static enum outcome restore_one(struct sagent *ag, const struct sxdp_attachment 
 			 err[0] ? err : strerror(-ret));
 		return FAILED;
 	}
+	/* Running already (settings the check could not adopt): nothing to say each time. */
+	if (fail && ret == SXDP_ALREADY)
+		return ADOPTED;
 	if (ret < 0) {
 		atomic_fetch_add(&ag->stats.errors, 1);
 		sagent_log(SAGENT_ERR, "%s: restoring list %s: %s", rec->iface, rec->list,
@@ -231,6 +234,23 @@ static void incident(struct sagent *ag, const char *iface, const char *fail)
 	}
 }
 
+/*
+ * Incidents of interfaces this pass does not check (detached, or gone) end
+ * without a word: one that comes back and fails again is a new incident.
+ */
+static void forget_unchecked(const struct sxdp_attachment *a, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < MAX_INCIDENTS; i++) {
+		for (j = 0; incidents[i].iface[0] && j < n; j++)
+			if (!strcmp(a[j].iface, incidents[i].iface) && if_nametoindex(a[j].iface))
+				break;
+		if (j == n)
+			incidents[i].iface[0] = '\0';
+	}
+}
+
 void sagent_check_all(struct sagent *ag)
 {
 	struct sxdp_attachment *a;
@@ -239,6 +259,7 @@ void sagent_check_all(struct sagent *ag)
 
 	if (attachments_here(ag, &a, &n))
 		return;
+	forget_unchecked(a, n);
 	for (i = 0; i < n; i++) {
 		/* Not there: netlink brings it when it comes. */
 		if (!if_nametoindex(a[i].iface))
