@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "escape.h"
 #include "libsieve.h"
 
 #define FILTERS_DIR	"filters"
@@ -55,8 +56,7 @@ struct filters_run {
  */
 static int run_fail(struct filters_run *r, const char *name, int err, const char *step)
 {
-	char shown[SAGENT_NAME_MAX];
-	size_t i;
+	char shown[SAGENT_NAME_MAX * 4];
 
 	if (r->stats)
 		atomic_fetch_add(&r->stats->errors, 1);
@@ -66,9 +66,9 @@ static int run_fail(struct filters_run *r, const char *name, int err, const char
 		fprintf(stderr, "sieve agent: filters: %s: %s: %s\n", r->what, step, strerror(-err));
 		return err;
 	}
-	for (i = 0; i < sizeof(shown) - 1 && name[i]; i++)
-		shown[i] = name[i] >= 0x20 && name[i] < 0x7f ? name[i] : '?';
-	shown[i] = 0;
+	/* Escaped by the rule of every log line (escape.h); at most its slot's bytes. */
+	sieve_escape_buf(shown, sizeof(shown), name, strnlen(name, SAGENT_NAME_MAX),
+			 SIEVE_ESC_LOG);
 	fprintf(stderr, "sieve agent: filter \"%s\": %s: %s: %s\n", shown, r->what, step,
 		strerror(-err));
 	return err;
