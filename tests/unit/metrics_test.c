@@ -19,6 +19,7 @@
 
 #include "unit.h"
 #include "metrics.h"
+#include "xdp.h"
 
 struct mdir {
 	char base[64];
@@ -519,9 +520,30 @@ out:
 	mdir_clean(&d);
 }
 
+/*
+ * The loader's interface-name rule (sxdp_ifname_ok, linked here with the
+ * loader): Linux's dev_valid_name, so no name reaches another folder.
+ */
+static void sieve_unit_metrics_ifname_rule(struct sieve_test *t)
+{
+	static const char *const good[] = { "lo", "eth0", "veth-a.1", "0123456789abcde", "..a",
+					    "a..", "é" };
+	static const char *const bad[] = { "", ".", "..", "../x", "a/b", "/", "a b", "a\tb",
+					   "a\nb", "a:1", "0123456789abcdef" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++)
+		CHECKF(t, sxdp_ifname_ok(good[i]), "'%s' refused", good[i]);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECKF(t, !sxdp_ifname_ok(bad[i]), "'%s' taken", bad[i]);
+	/* The lock and the pins refuse them too, before any path is made. */
+	CHECKF(t, sxdp_lock("../x", false) == -EINVAL, "sxdp_lock('../x')");
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_metrics_cases[] = {
+	CASE(sieve_unit_metrics_ifname_rule),
 	CASE(sieve_unit_metrics_store),
 	CASE(sieve_unit_metrics_store_down),
 	CASE(sieve_unit_metrics_count_cache),
