@@ -444,7 +444,7 @@ bool sxdp_filter_gone(const struct sieve_xdp_config *cfg)
 {
 	struct sieve_list_entry *all = NULL;
 	struct sieve_dev *dev;
-	bool gone = true;
+	bool gone;
 	int n, i;
 
 	if (!(cfg->flags & SIEVE_XDP_F_FILTER))
