@@ -372,7 +372,7 @@ __noinline int sieve_blocked_test(const struct sieve_xdp_block *block, __u64 h, 
 static __always_inline int blocked_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
 					 __u64 digest)
 {
-	__u64 h = sieve_xdp_blocked_hash(digest);
+	__u64 h = sieve_xdp_blocked_hash(digest, cfg->blocked_seed);
 	__u32 idx = sieve_xdp_blocked_index(h, cfg->max_entries);
 	void *blocked = bpf_map_lookup_elem(&sieve_blocked, &slot);
 
@@ -385,7 +385,8 @@ static __always_inline int blocked_maybe(const struct sieve_xdp_config *cfg, __u
 static __always_inline int filter_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
 					const struct sieve_xdp_key *key)
 {
-	__u64 digest = sieve_xdp_digest(key);
+	/* Keyed by the host's secret, from the config: no lookup more. */
+	__u64 digest = sieve_xdp_digest(key, cfg->digest_key);
 	void *bloom;
 
 #ifdef SIEVE_XDP_KFUNC

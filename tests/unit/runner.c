@@ -108,6 +108,7 @@ static const struct {
 	{ sieve_cpe_cases, &sieve_cpe_cases_n },
 	{ sieve_store_cases, &sieve_store_cases_n },
 	{ sieve_blocked_cases, &sieve_blocked_cases_n },
+	{ sieve_digest_cases, &sieve_digest_cases_n },
 	{ sieve_metrics_cases, &sieve_metrics_cases_n },
 };
 

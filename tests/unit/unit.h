@@ -45,6 +45,7 @@ SIEVE_CASE_TABLE(sieve_feed_cases);
 SIEVE_CASE_TABLE(sieve_cpe_cases);
 SIEVE_CASE_TABLE(sieve_store_cases);
 SIEVE_CASE_TABLE(sieve_blocked_cases);
+SIEVE_CASE_TABLE(sieve_digest_cases);
 SIEVE_CASE_TABLE(sieve_metrics_cases);
 
 /* ---- Keys: key (set, i) is a pure function of both ------------------------ */

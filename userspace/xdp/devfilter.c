@@ -5,7 +5,8 @@
  * through sieve.ko's kfuncs (the config's max_entries is its id), and
  * which daemons and kernel code can ask too.
  *
- * NAME holds a multiset: the sieve_xdp_digest() of each key of each entry,
+ * NAME holds a multiset: the sieve_xdp_digest() of each key of each entry
+ * (keyed by the host's secret, which the config carries),
  * every entry expanded on its own (sxdp_expand_each), so that one entry's
  * keys can be deleted without taking another entry's copy of a shared key.
  * The invariant: while the live config's store_version is the store's,
@@ -15,7 +16,11 @@
  * rebuilds, and so does a command that finds the config behind the store:
  * a cuckoo delete is not idempotent (deleting a key twice can remove
  * another key's copy), so what a killed command may have half done is
- * never done again; NAME is rebuilt from the store instead.
+ * never done again; NAME is rebuilt from the store instead. A config of
+ * another digest (an older sieve's, or another secret) is behind too:
+ * its NAME holds digests no packet of the new program would ask for, so
+ * it is rebuilt, through the stand-in (the config and the table change
+ * at once for packets).
  *
  * A rebuild never shows NAME half filled, and keeps its name and id: a
  * fresh ephemeral filter of the same type and seed is filled beside it,
@@ -72,8 +77,9 @@ int sxdp_filter_parse(const char *arg, const char **name)
 	return sieve_name_check(*name) ? -EINVAL : 0;
 }
 
-/* The digests of @keys (the filter's keys: 8 bytes, host order), and their lengths. */
-static int digests(const struct sxdp_list *keys, uint64_t **d, uint32_t **lens)
+/* The digests of @keys under @secret (the filter's keys: 8 bytes, host order), and their lengths. */
+static int digests(const struct sxdp_list *keys, const __u64 secret[2], uint64_t **d,
+		   uint32_t **lens)
 {
 	size_t i;
 
@@ -85,18 +91,19 @@ static int digests(const struct sxdp_list *keys, uint64_t **d, uint32_t **lens)
 		return -ENOMEM;
 	}
 	for (i = 0; i < keys->n; i++) {
-		(*d)[i] = sieve_xdp_digest(&keys->keys[i]);
+		(*d)[i] = sieve_xdp_digest(&keys->keys[i], secret);
 		(*lens)[i] = sizeof(**d);
 	}
 	return 0;
 }
 
 /*
- * One batch of @op over @keys' digests; *@present (may be NULL): keys
- * that answered 1. A cuckoo add stores another copy of a key it holds.
+ * One batch of @op over @keys' digests under @secret; *@present (may be
+ * NULL): keys that answered 1. A cuckoo add stores another copy of a key
+ * it holds.
  */
-static int apply(struct sieve_dev *dev, uint32_t id, uint32_t op, const struct sxdp_list *keys,
-		 uint64_t *present)
+static int apply(struct sieve_dev *dev, uint32_t id, uint32_t op, const __u64 secret[2],
+		 const struct sxdp_list *keys, uint64_t *present)
 {
 	struct sieve_batch_stats st = { 0 };
 	uint32_t *lens;
@@ -107,7 +114,7 @@ static int apply(struct sieve_dev *dev, uint32_t id, uint32_t op, const struct s
 		*present = 0;
 	if (!keys->n)
 		return 0;
-	ret = digests(keys, &d, &lens);
+	ret = digests(keys, secret, &d, &lens);
 	if (ret)
 		return ret;
 	ret = sieve_dev_batch(dev, id, op, 0, d, lens, keys->n, NULL, &st);
@@ -191,8 +198,8 @@ static int create_like(struct dfilter *f, const char *name, uint32_t flags, uint
 	return sieve_dev_create(f->dev, name, &p);
 }
 
-/* A new filter like NAME holding @keys: its id, or -errno (nothing left behind). */
-static int build_like(struct dfilter *f, const char *fmt, uint32_t flags,
+/* A new filter like NAME holding @keys under @secret: its id, or -errno (nothing left behind). */
+static int build_like(struct dfilter *f, const char *fmt, uint32_t flags, const __u64 secret[2],
 		      const struct sxdp_list *keys)
 {
 	char name[SIEVE_NAME_MAX];
@@ -204,7 +211,7 @@ static int build_like(struct dfilter *f, const char *fmt, uint32_t flags,
 		id = create_like(f, name, flags, keys->n, try);
 		if (id < 0)
 			return id;
-		ret = apply(f->dev, id, SIEVE_BATCH_ADD, keys, NULL);
+		ret = apply(f->dev, id, SIEVE_BATCH_ADD, secret, keys, NULL);
 		if (!ret)
 			return id;
 		sieve_dev_destroy(f->dev, id);
@@ -282,7 +289,7 @@ static int point_at(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, u
 static int refill(struct sxdp_handle *h, struct dfilter *f, struct sieve_xdp_config *cfg,
 		  const struct sxdp_list *keys, char *err, size_t errlen)
 {
-	int next = build_like(f, NEXT_NAME_FMT, SIEVE_CREATE_EPHEMERAL, keys), ret;
+	int next = build_like(f, NEXT_NAME_FMT, SIEVE_CREATE_EPHEMERAL, cfg->digest_key, keys), ret;
 
 	if (next < 0) {
 		snprintf(err, errlen, "building a filter like %s for %zu keys: %s", f->info.name,
@@ -312,7 +319,7 @@ static int stand_in(struct sxdp_handle *h, struct dfilter *f, const struct sieve
 	int id, ret;
 
 	drop_standin(f, 0);
-	id = build_like(f, STANDIN_NAME_FMT, 0, keys);
+	id = build_like(f, STANDIN_NAME_FMT, 0, cfg->digest_key, keys);
 	if (id < 0) {
 		snprintf(err, errlen, "building a stand-in for %s: %s", f->info.name,
 			 strerror(-id));
@@ -342,6 +349,9 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 		return -EINVAL;
 	}
 	cfg.max_probes = sxdp_max_probes(&cfg);
+	ret = sxdp_config_keyed(&cfg, h, b, err, errlen);
+	if (ret)
+		return ret;
 	if (sxdp_read_config(h, &cur, NULL))
 		memset(&cur, 0, sizeof(cur));
 	ret = filter_open(b->filter, 0, sxdp_capacity_for(b->list->n), b->fpp_ppb, &f, err,
@@ -354,7 +364,12 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 		cfg.keys = keys.n;
 		cfg.fpp_ppb = f.info.fpp_ppb;
 	}
-	if (!ret && reads_name && !kept)
+	/*
+	 * New lengths, or a new digest: packets must not see NAME's new table
+	 * under the old config, so a stand-in carries them over.
+	 */
+	if (!ret && reads_name && (!kept || cur.digest != cfg.digest ||
+				   memcmp(cur.digest_key, cfg.digest_key, sizeof(cfg.digest_key))))
 		ret = stand_in(h, &f, &cfg, &cur, &keys, err, errlen);
 	if (!ret)
 		ret = refill(h, &f, &cfg, &keys, err, errlen);
@@ -365,14 +380,17 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 	return ret;
 }
 
-int sxdp_filter_add_live(uint32_t id, const struct sxdp_list *keys)
+int sxdp_filter_add_live(const struct sieve_xdp_config *cfg, const struct sxdp_list *keys)
 {
 	struct sieve_dev *dev;
-	int ret = sieve_dev_open(NULL, true, &dev);
+	int ret;
 
+	if (cfg->digest != SIEVE_XDP_DIGEST)
+		return 1;
+	ret = sieve_dev_open(NULL, true, &dev);
 	if (ret)
 		return ret;
-	ret = apply(dev, id, SIEVE_BATCH_ADD, keys, NULL);
+	ret = apply(dev, cfg->max_entries, SIEVE_BATCH_ADD, cfg->digest_key, keys, NULL);
 	sieve_dev_close(dev);
 	/* Full: a bigger table, by a rebuild (the keys added meanwhile are harmless). */
 	return ret == -ENOSPC ? 1 : ret;
@@ -390,7 +408,8 @@ int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
 
 	if (ret)
 		return ret;
-	if (!(cur.flags & SIEVE_XDP_F_FILTER))
+	/* Deleting digests of another function would delete nothing, or others' keys. */
+	if (!(cur.flags & SIEVE_XDP_F_FILTER) || cur.digest != SIEVE_XDP_DIGEST)
 		return 1;
 	ret = filter_open(NULL, cur.max_entries, 0, 0, &f, err, sizeof(err));
 	if (ret)
@@ -400,7 +419,7 @@ int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
 		ret = 1;
 		goto out;
 	}
-	ret = apply(f.dev, f.id, SIEVE_BATCH_DELETE, &keys, &removed);
+	ret = apply(f.dev, f.id, SIEVE_BATCH_DELETE, cur.digest_key, &keys, &removed);
 	/* A key that was not there: NAME is not what the store says, rebuilt. */
 	if (!ret && removed != keys.n)
 		ret = 1;

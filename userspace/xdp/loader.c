@@ -30,6 +30,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -375,7 +376,8 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 	return 0;
 }
 
-int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n)
+int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
+		    const struct sieve_xdp_key *keys, size_t n)
 {
 	enum { CHUNK = 8192 };
 	static const uint32_t values[CHUNK];
@@ -389,7 +391,7 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys
 			return -errno;
 	}
 	for (i = 0; bloom_fd >= 0 && i < n; i++) {
-		uint64_t digest = sieve_xdp_digest(&keys[i]);
+		uint64_t digest = sieve_xdp_digest(&keys[i], secret);
 
 		if (bpf_map_update_elem(bloom_fd, NULL, &digest, BPF_ANY))
 			return -errno;
@@ -397,11 +399,12 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys
 	return 0;
 }
 
-int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
-		    int *bloom_fd, int *exact_fd)
+int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
+		    const struct sxdp_list *l, int *bloom_fd, int *exact_fd)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, bopts, .map_extra = plan->nr_hashes);
 	uint64_t cap = plan->capacity > l->n ? plan->capacity : l->n;
+	struct sieve_xdp_config c = *cfg;
 	int err;
 
 	*exact_fd = -1;
@@ -425,8 +428,10 @@ int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_
 			goto out_close_bloom;
 		}
 	}
-	err = sxdp_filter_insert(plan->blocked ? SIEVE_XDP_F_BLOCKED : 0, plan->nr_hashes, *bloom_fd,
-				 *exact_fd, l->keys, l->n, false);
+	/* The plan's backend and k; the config's digest key and seed. */
+	c.flags = plan->blocked ? SIEVE_XDP_F_BLOCKED : 0;
+	c.nr_hashes = plan->nr_hashes;
+	err = sxdp_filter_insert(&c, *bloom_fd, *exact_fd, l->keys, l->n, false);
 	if (!err)
 		return 0;
 	if (*exact_fd >= 0)
@@ -518,6 +523,36 @@ uint64_t sxdp_capacity_for(uint64_t n)
 	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
 }
 
+bool sxdp_digest_current(const struct sieve_xdp_config *cfg, const __u64 secret[2])
+{
+	return cfg->digest == SIEVE_XDP_DIGEST &&
+	       !memcmp(cfg->digest_key, secret, sizeof(cfg->digest_key));
+}
+
+int sxdp_config_keyed(struct sieve_xdp_config *cfg, struct sxdp_handle *h,
+		      const struct sxdp_build_spec *b, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cur;
+	uint64_t seed;
+
+	if (b->secret) {
+		memcpy(cfg->digest_key, b->secret, sizeof(cfg->digest_key));
+	} else if (!sxdp_read_config(h, &cur, NULL) &&
+		   cur.digest == SIEVE_XDP_DIGEST) {
+		memcpy(cfg->digest_key, cur.digest_key, sizeof(cfg->digest_key));
+	} else {
+		snprintf(err, errlen, "no digest key: the host's secret comes with the store");
+		return -ENOKEY;
+	}
+	cfg->digest = SIEVE_XDP_DIGEST;
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed)) {
+		snprintf(err, errlen, "a seed for the generation: %s", strerror(errno));
+		return -errno;
+	}
+	cfg->blocked_seed = seed;
+	return 0;
+}
+
 int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen)
 {
 	struct sieve_xdp_config cfg = { .flags = b->flags, .max_probes = b->max_probes };
@@ -529,7 +564,9 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	if (b->flags & SIEVE_XDP_F_FILTER)
 		return sxdp_filter_build(h, b, err, errlen);
 	cfg.max_probes = sxdp_max_probes(&cfg);
-	ret = sxdp_plan_keys(b->list, &cfg, &keys, err, errlen);
+	ret = sxdp_config_keyed(&cfg, h, b, err, errlen);
+	if (!ret)
+		ret = sxdp_plan_keys(b->list, &cfg, &keys, err, errlen);
 	if (ret)
 		goto out;
 	/* Capacity counts keys: an expanded list gets headroom of its own. */
@@ -548,8 +585,8 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	cfg.nr_hashes = plan.nr_hashes;
 	cfg.fpp_ppb = b->fpp_ppb;
 	cfg.store_version = b->store_version;
-	ret = sxdp_gen_create(&plan, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY), &keys,
-			      &bloom_fd, &exact_fd);
+	ret = sxdp_gen_create(&plan, &cfg, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY),
+			      &keys, &bloom_fd, &exact_fd);
 	if (ret) {
 		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
 		goto out;
@@ -661,7 +698,8 @@ static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list
 	int ret;
 
 	*next = *cur;
-	if (sxdp_config_extend(next, fresh))
+	/* Maps of another digest (an older sieve's): rebuilt, never mixed. */
+	if (cur->digest != SIEVE_XDP_DIGEST || sxdp_config_extend(next, fresh))
 		return 1;
 	ret = next->flags & SIEVE_XDP_F_FILTER ? sxdp_expand_each(fresh, next, keys) :
 						 sxdp_expand(fresh, next, keys);
@@ -688,7 +726,7 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 		goto out;
 	next.store_version = store_version;
 	if (next.flags & SIEVE_XDP_F_FILTER) {
-		ret = sxdp_filter_add_live(next.max_entries, &keys);
+		ret = sxdp_filter_add_live(&next, &keys);
 		if (!ret)
 			ret = sxdp_publish_config(h, &next, -1, -1);
 		goto out;
@@ -697,8 +735,7 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (ret)
 		goto out;
 	/* Into the maps packets use now: a new entry drops from here on. */
-	ret = sxdp_filter_insert(next.flags, next.nr_hashes, bloom_fd, exact_fd, keys.keys, keys.n,
-				 true);
+	ret = sxdp_filter_insert(&next, bloom_fd, exact_fd, keys.keys, keys.n, true);
 	if (!ret)
 		ret = sxdp_publish_config(h, &next, bloom_fd, exact_fd);
 	close(bloom_fd);

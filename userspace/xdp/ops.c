@@ -83,6 +83,19 @@ static int lock_ifaces(struct list_lock *L, char *err, size_t errlen)
 }
 
 /*
+ * Whether @cfg's maps hold digests under the host's secret: else they are
+ * behind whatever the versions say (an older sieve's linear digest, or a
+ * secret file that was replaced), and rebuilt from the store. One whose
+ * secret cannot be read counts as behind: the rebuild says why it fails.
+ */
+static bool digest_current(struct sxdp_store *s, const struct sieve_xdp_config *cfg)
+{
+	const __u64 *secret;
+
+	return !sxdp_store_secret(s, &secret, NULL, 0) && sxdp_digest_current(cfg, secret);
+}
+
+/*
  * Locks @list's interfaces, then opens the store's write transaction, and
  * checks the set is still the one locked. Then opens each one's maps and
  * notes which are behind the store.
@@ -129,7 +142,8 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
 		if (f->lock_fd < 0 || sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h))
 			continue;
 		f->open = true;
-		f->behind = sxdp_read_config(&f->h, &cfg, NULL) || cfg.store_version != version;
+		f->behind = sxdp_read_config(&f->h, &cfg, NULL) || cfg.store_version != version ||
+			    !digest_current(s, &cfg);
 	}
 	if (ret) {
 		snprintf(err, errlen, "%s: reading the version of list %s", sxdp_store_path(s), list);
@@ -178,6 +192,9 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 	struct sieve_xdp_config cur;
 	int ret;
 
+	ret = sxdp_store_secret(s, &b.secret, err, errlen);
+	if (ret)
+		return ret;
 	/* One snapshot: the version is the one of the entries read. */
 	ret = sxdp_store_begin_read(s, err, errlen);
 	if (ret)
@@ -242,7 +259,7 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
 		snprintf(err, errlen, "reading the versions: %s", strerror(-ret));
 		return ret;
 	}
-	if (cfg.store_version == version)
+	if (cfg.store_version == version && digest_current(s, &cfg))
 		return 0;
 	*rebuilt = true;
 	return sxdp_build_from_store(h, s, list, NULL, NULL, err, errlen);

@@ -233,26 +233,32 @@ int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fre
  * New maps sized by plan, filled with l; exact_fd -1 unless exact. The
  * filter is the plan's backend: *bloom_fd is a blocked array if
  * plan->blocked (and sxdp_swap puts it in sieve_blocked, by cfg's flag).
+ * The digests are @cfg's: its digest_key (and blocked_seed).
  */
-int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
-		    int *bloom_fd, int *exact_fd);
-/* Into either map, or both; an fd of -1 is skipped. The bloom-map backend. */
-int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
+int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
+		    const struct sxdp_list *l, int *bloom_fd, int *exact_fd);
+/*
+ * Into either map, or both; an fd of -1 is skipped. The bloom-map
+ * backend; its digests under @secret (a config's digest_key).
+ */
+int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
+		    const struct sieve_xdp_key *keys, size_t n);
 /* ---- the blocked backend's maps (blocked.c) ---- */
 
 /* An empty array of plan->max_entries blocks, mmapable, for a generation. */
 int sxdp_blocked_create(const struct sxdp_plan *plan);
 /*
  * Sets the bits of @keys in the blocked array @fd through mmap, no syscall
- * per key; @live: the program may be reading it, so atomic ORs.
+ * per key, by @cfg's k, digest key and seed; @live: the program may be
+ * reading it, so atomic ORs.
  */
-int sxdp_blocked_insert(int fd, uint32_t nr_hashes, const struct sieve_xdp_key *keys, size_t n,
-			bool live);
+int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
+			const struct sieve_xdp_key *keys, size_t n, bool live);
 /*
- * sxdp_gen_insert for a generation of either backend (@cfg_flags and
- * @nr_hashes say which, and its k): exact first, then the filter @filter_fd.
+ * sxdp_gen_insert for a generation @cfg of either backend (its flags say
+ * which; its k, digest key and seed): exact first, then the filter @filter_fd.
  */
-int sxdp_filter_insert(uint32_t cfg_flags, uint32_t nr_hashes, int filter_fd, int exact_fd,
+int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
 		       const struct sieve_xdp_key *keys, size_t n, bool live);
 
 /*
@@ -275,7 +281,25 @@ struct sxdp_build_spec {
 	unsigned int max_probes;	/* 0: the default */
 	uint64_t store_version;		/* the store's version of the list */
 	const char *filter;		/* SIEVE_XDP_F_FILTER: the filter's name */
+	/*
+	 * The host's digest key (sxdp_store_secret); NULL: the live
+	 * generation's, if it has one of SIEVE_XDP_DIGEST (tests).
+	 */
+	const __u64 *secret;
 };
+
+/*
+ * Whether @cfg's filter holds digests of SIEVE_XDP_DIGEST under @secret:
+ * else its maps are rebuilt from the store before anything else is done
+ * with them (live adds and deletes would mix two digests).
+ */
+bool sxdp_digest_current(const struct sieve_xdp_config *cfg, const __u64 secret[2]);
+/*
+ * A new generation's digest fields: @b's secret (or the live one, see
+ * sxdp_build_spec) and a fresh random blocked_seed. -ENOKEY: no secret.
+ */
+int sxdp_config_keyed(struct sieve_xdp_config *cfg, struct sxdp_handle *h,
+		      const struct sxdp_build_spec *b, char *err, size_t errlen);
 
 /* A new generation for @b, swapped in. */
 int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen);
@@ -315,8 +339,11 @@ int sxdp_filter_parse(const char *arg, const char **name);
  */
 int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
 		      size_t errlen);
-/* Adds @keys (a multiset) to filter @id; 1: it is full, rebuild instead. */
-int sxdp_filter_add_live(uint32_t id, const struct sxdp_list *keys);
+/*
+ * Adds @keys (a multiset) to the filter of the live config @cfg (its id,
+ * its digest key); 1: it is full, rebuild instead.
+ */
+int sxdp_filter_add_live(const struct sieve_xdp_config *cfg, const struct sxdp_list *keys);
 /*
  * Deletes the keys of the entries @gone from the live filter and records
  * @store_version; 1: rebuild instead (not a cuckoo filter, or a key was
@@ -328,6 +355,18 @@ int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
 int sxdp_filter_name_of(uint32_t id, char *name, size_t len);
 /* Filter @id's rate as the module estimates it now (0 if unknown); its table bits in *@nbits. */
 double sxdp_filter_fpr(uint32_t id, uint64_t *nbits);
+
+/* ---- the host's digest key (secret.c) ---- */
+
+/* Beside the store, in its folder. */
+#define SXDP_SECRET_FILE	"digest.key"
+/*
+ * The host's 128-bit digest secret from @state_dir/digest.key, made there
+ * at first use (getrandom, mode 0600, written whole or not at all). A file
+ * of another mode (-EPERM) or size or type (-EINVAL) is refused, err says
+ * what to do; it is never overwritten.
+ */
+int sxdp_secret_load(const char *state_dir, __u64 secret[2], char *err, size_t errlen);
 
 /* ---- the allowlist (allow.c) ---- */
 

@@ -41,6 +41,12 @@
 
 static struct sieve_xdp *skel;
 static struct sxdp_handle h;
+/* The digest fields of every generation the bench makes by hand. */
+static const struct sieve_xdp_config keyed = {
+	.digest = SIEVE_XDP_DIGEST,
+	.digest_key = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL },
+	.blocked_seed = 0x243f6a8885a308d3ULL,
+};
 static int sieve_fd, floor_fd, stream_fd, stream_next_fd;
 static uint32_t repeat = 1000000;
 static FILE *out;
@@ -183,7 +189,7 @@ static int make_list(struct bench_list *b, uint64_t n)
 				     (uint32_t)n, NULL);
 	if (b->exact_fd < 0)
 		return -errno;
-	return sxdp_gen_insert(-1, b->exact_fd, b->l.keys, b->l.n);
+	return sxdp_gen_insert(-1, b->exact_fd, keyed.digest_key, b->l.keys, b->l.n);
 }
 
 /*
@@ -231,7 +237,7 @@ static int gens_create(struct bench_list *b, uint64_t n, uint32_t fpp_ppb, struc
 					&g[GEN_BLOCKED_MATCHED].plan);
 	for (i = 0; !ret && i < NR_GENS; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = sxdp_gen_create(&g[i].plan, false, &b->l, &g[i].fd, &unused);
+		ret = sxdp_gen_create(&g[i].plan, &keyed, false, &b->l, &g[i].fd, &unused);
 		g[i].fill_s = seconds_since(&t0);
 	}
 	return ret;
@@ -240,7 +246,7 @@ static int gens_create(struct bench_list *b, uint64_t n, uint32_t fpp_ppb, struc
 /* The live generation: gen's filter with flags, and the shared exact map. */
 static int use(struct bench_list *b, const struct bench_gen *g, uint32_t flags)
 {
-	struct sieve_xdp_config cfg = { 0 };
+	struct sieve_xdp_config cfg = keyed;
 
 	sxdp_config_fill(&cfg, &b->l);
 	cfg.flags = flags;
