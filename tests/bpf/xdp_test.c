@@ -1001,6 +1001,71 @@ out:
 	sxdp_list_free(&l);
 }
 
+/*
+ * Every generation has the digest key it was given; a rebuild keeps the
+ * key and draws a new blocked seed. A config of another digest (0: the
+ * linear one of an older sieve) refuses live adds, and the next sync from
+ * the store rebuilds it under the store's secret.
+ */
+static void test_stale_digest_rebuilt(void)
+{
+	static const char *const e[] = { "198.51.100.7" };
+	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-digest-XXXXXX", err[512] = "", cmd[64];
+	struct sieve_xdp_config cfg, stale;
+	struct sxdp_list l = { 0 }, fresh = { 0 };
+	struct pkt_spec s = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct sxdp_store *st = NULL;
+	const __u64 *secret = NULL;
+	uint64_t seed;
+	bool rebuilt;
+	uint32_t live;
+
+	list_of(&l, e, 1);
+	if (!expect(!sxdp_read_config(&h, &stale, NULL), "config") || !set_list(&l, 0, 1000) ||
+	    !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	seed = cfg.blocked_seed;
+	expect(cfg.digest == SIEVE_XDP_DIGEST && !memcmp(cfg.digest_key, stale.digest_key,
+							 sizeof(cfg.digest_key)),
+	       "the generation's digest %u, key kept: %d", cfg.digest,
+	       !memcmp(cfg.digest_key, stale.digest_key, sizeof(cfg.digest_key)));
+	if (!set_list(&l, 0, 1000) || !expect(!sxdp_read_config(&h, &cfg, &live), "config"))
+		goto out;
+	expect(cfg.blocked_seed != seed, "a rebuild kept the blocked seed %llx",
+	       (unsigned long long)seed);
+	/* As an older loader left it: the same maps, a config of the linear digest. */
+	stale = cfg;
+	stale.digest = 0;
+	memset(stale.digest_key, 0, sizeof(stale.digest_key));
+	if (!expect(!bpf_map_update_elem(h.cfg_fd, &live, &stale, BPF_EXIST), "stale config"))
+		goto out;
+	list_of(&fresh, (const char *const[]){ "198.51.100.8" }, 1);
+	expect(sxdp_add_live(&h, &fresh, 0) == 1, "a live add into maps of another digest");
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &st, err, sizeof(err)), "store: %s", err) ||
+	    !expect(!sxdp_store_secret(st, &secret, err, sizeof(err)), "secret: %s", err))
+		goto out;
+	expect(!sxdp_store_add(st, "t", l.keys, l.n, &a, NULL, err, sizeof(err)), "add: %s", err);
+	/* The maps at the store's version: only the digest is behind. */
+	expect(!sxdp_set_version(&h, 1), "set version");
+	expect(!sxdp_iface_sync(&h, st, "t", &rebuilt, err, sizeof(err)) && rebuilt,
+	       "a sync of maps of another digest did not rebuild: %s", err);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && sxdp_digest_current(&cfg, secret),
+	       "after the sync: digest %u, the store's secret %d", cfg.digest,
+	       secret && !memcmp(cfg.digest_key, secret, sizeof(cfg.digest_key)));
+	drops("the entry after the rebuild", &s, SIEVE_XDP_SRC);
+	expect(!sxdp_iface_sync(&h, st, "t", &rebuilt, err, sizeof(err)) && !rebuilt,
+	       "a sync in step rebuilt: %s", err);
+out:
+	sxdp_store_close(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
+	sxdp_list_free(&l);
+	sxdp_list_free(&fresh);
+}
+
 /* ---- the plan against the kernel ---- */
 
 static uint64_t fd_memlock(int fd)
@@ -2093,6 +2158,7 @@ static const struct {
 	{ "plan_matches_kernel", test_plan_matches_kernel },
 	{ "source_v4_v6", test_source_v4_v6 },
 	{ "solved_collision", test_solved_collision },
+	{ "stale_digest_rebuilt", test_stale_digest_rebuilt },
 	{ "prefixes", test_prefixes },
 	{ "services", test_services },
 	{ "flows", test_flows },
@@ -2125,7 +2191,7 @@ static const struct {
 
 /* Cases that hold for either backend: run again, blocked, as blocked_NAME. */
 static const char *const both_backends[] = {
-	"source_v4_v6", "solved_collision", "prefixes", "services", "flows", "vlans", "ipv4_fragments_and_options",
+	"source_v4_v6", "solved_collision", "stale_digest_rebuilt", "prefixes", "services", "flows", "vlans", "ipv4_fragments_and_options",
 	"ipv6_extension_headers", "arp_and_nd_pass", "truncation", "byte_sums",
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",

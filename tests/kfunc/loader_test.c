@@ -11,6 +11,7 @@
  *                 rebuilt through a stand-in without changing NAME's id;
  *                 unblock deletes live, with no generation swap; entries
  *                 sharing a key each hold a copy
+ *   old digest    a config of another digest is rebuilt by the next command
  *   killed        a store change the filter never saw (a command killed
  *                 after its commit) is rebuilt by the next command, by
  *                 exchange: same id, nothing left beside it
@@ -236,6 +237,45 @@ static void check_live(void)
 	ktap_ok(!op(true, "10.4.0.1", &r) && !remove_two("10.4.0.1", "10.4.0.2", &r) &&
 		!r.rebuilt && r.changed == 1 && r.missing == 1 && !drops("10.4.0.1") &&
 		drops("10.1.0.77"), "an unblock naming an entry not on the list still deletes live");
+}
+
+/*
+ * A generation of another digest (a sieve from before the keyed digest, or
+ * another secret): NAME holds digests the program does not ask for, and
+ * everything passes. Made here by rewriting the live config's digest in
+ * place, as an older loader left it. The next command must see it and
+ * rebuild NAME by exchange (through the stand-in: the config and the table
+ * change together for packets), under the store's secret.
+ */
+static void check_old_digest(void)
+{
+	struct sieve_xdp_config c, stale;
+	const __u64 *secret = NULL;
+	struct sxdp_op_result r;
+	struct sxdp_handle h;
+	int id = sieve_dev_lookup(sdev, FILTER), ret = -1;
+	uint32_t live;
+
+	if (!sxdp_open(IFACE, &h)) {
+		if (!sxdp_read_config(&h, &c, &live)) {
+			stale = c;
+			stale.digest = 0;
+			memset(stale.digest_key, 0, sizeof(stale.digest_key));
+			ret = bpf_map_update_elem(h.cfg_fd, &live, &stale, BPF_EXIST);
+		}
+		sxdp_close(&h);
+	}
+	ktap_ok(!ret && !drops("10.1.0.77"),
+		"a config of another digest: the filter's entries pass (what the loader must catch)");
+	ret = op(true, "10.7.0.1", &r);
+	c = live_config();
+	sxdp_store_secret(store, &secret, err, sizeof(err));
+	ktap_ok(!ret && r.rebuilt == 1 && secret && sxdp_digest_current(&c, secret) &&
+		drops("10.1.0.77") && drops("10.7.0.1") && !drops("10.7.0.2") &&
+		c.max_entries == (uint32_t)id && count_named("sieve-xdp-") == 0,
+		"the next block rebuilt it under the host's secret: same id, entries drop again");
+	ktap_ok(!op(false, "10.7.0.1", &r) && !r.rebuilt && !drops("10.7.0.1"),
+		"then deletes live again");
 }
 
 /*
@@ -918,6 +958,7 @@ int main(int argc, char **argv)
 	}
 	check_attach();
 	check_live();
+	check_old_digest();
 	check_expire();
 	check_killed();
 	check_killed_anywhere();

@@ -268,6 +268,11 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 		return err;
 	if (gen)
 		*gen = g;
+	/*
+	 * The config map of an older sieve has a shorter value: the fields it
+	 * lacks read as 0 (digest 0 among them, which rebuilds, see ops.c).
+	 */
+	memset(cfg, 0, sizeof(*cfg));
 	return bpf_map_lookup_elem(h->cfg_fd, &g, cfg) ? -errno : 0;
 }
 
