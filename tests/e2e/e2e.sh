@@ -839,6 +839,33 @@ case_bad_store() {
 	case $err in *"refusing to touch it"*) ;; *) fail "foreign database message: $err";; esac
 }
 
+# The digest's secret (issue 20, item 4): made by the first attach beside
+# the store, 0600 and 16 bytes, printed nowhere; a copy others could have
+# read is refused before anything is stored, and enforcement goes on.
+case_digest_secret() {
+	local key=$SIEVE_STATE_DIR/digest.key words out err rc
+	attach || return
+	on block $A4 >/dev/null || fail "block $A4"
+	expect_eq "$(stat -c '%a %s' "$key" 2>&1)" "600 16" "digest.key's mode and size"
+	# The two words as hex and decimal, and the raw bytes as hex.
+	words=$(python3 -c "import struct,sys; b=open('$key','rb').read(); w=struct.unpack('<QQ', b)
+print(b.hex()); [print('%x' % x) or print(x) for x in w]")
+	out=$(sieve status -j; sieve status; on list; on stats -j; sieve attach $IF 2>&1)
+	for w in $words; do
+		case $out in *"$w"*) fail "the secret ($w) shows in the CLI's output";; esac
+	done
+	chmod 0644 "$key"
+	err=$(on block $B4 2>&1); rc=$?
+	expect_eq $rc 2 "block with a digest.key of mode 0644"
+	case $err in *"$key"*0644*) ;; *) fail "the error names the file and its mode: $err";; esac
+	case "$(on list)" in *"$B4"*) fail "the refused block was stored";; esac
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, blocked before, meanwhile"
+	chmod 0600 "$key"
+	on block $B4 >/dev/null || fail "block $B4 with the file's mode repaired"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B once blocked"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C"
+}
+
 # The agent's metrics (metrics.c, served by tests/e2e/metrics_driver.c on
 # the server namespace's loopback): the counters equal those of stats -j,
 # the list's entries and versions those of the store, and the text passes
@@ -1153,7 +1180,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
-	maps_behind_resync bad_store allowlist blocked_backend metrics
+	maps_behind_resync bad_store digest_secret allowlist blocked_backend metrics
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug ${EXTRA_CASES:-}"
 
 main() {

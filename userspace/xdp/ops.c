@@ -135,18 +135,23 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
 		return -EAGAIN;
 	}
 	ret = sxdp_store_version(s, list, &version);
+	if (ret)
+		snprintf(err, errlen, "%s: reading the version of list %s", sxdp_store_path(s), list);
 	for (i = 0; !ret && i < L->n; i++) {
 		struct locked_iface *f = &L->ifs[i];
 		struct sieve_xdp_config cfg;
+		const __u64 *secret;
 
 		if (f->lock_fd < 0 || sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h))
 			continue;
 		f->open = true;
-		f->behind = sxdp_read_config(&f->h, &cfg, NULL) || cfg.store_version != version ||
-			    !digest_current(s, &cfg);
+		/* Maps cannot follow without the digest's secret: refused before anything is stored. */
+		ret = sxdp_store_secret(s, &secret, err, errlen);
+		if (!ret)
+			f->behind = sxdp_read_config(&f->h, &cfg, NULL) ||
+				    cfg.store_version != version || !sxdp_digest_current(&cfg, secret);
 	}
 	if (ret) {
-		snprintf(err, errlen, "%s: reading the version of list %s", sxdp_store_path(s), list);
 		sxdp_store_rollback(s);
 		list_unlock(L);
 	}
