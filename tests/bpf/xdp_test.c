@@ -2191,7 +2191,8 @@ static const struct {
 
 /* Cases that hold for either backend: run again, blocked, as blocked_NAME. */
 static const char *const both_backends[] = {
-	"source_v4_v6", "solved_collision", "stale_digest_rebuilt", "prefixes", "services", "flows", "vlans", "ipv4_fragments_and_options",
+	"source_v4_v6", "solved_collision", "stale_digest_rebuilt", "prefixes", "services", "flows",
+	"vlans", "ipv4_fragments_and_options",
 	"ipv6_extension_headers", "arp_and_nd_pass", "truncation", "byte_sums",
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",

@@ -77,7 +77,7 @@ int sxdp_filter_parse(const char *arg, const char **name)
 	return sieve_name_check(*name) ? -EINVAL : 0;
 }
 
-/* The digests of @keys under @secret (the filter's keys: 8 bytes, host order), and their lengths. */
+/* The digests of @keys under @secret (the filter's keys: 8 bytes, host order); their lengths. */
 static int digests(const struct sxdp_list *keys, const __u64 secret[2], uint64_t **d,
 		   uint32_t **lens)
 {
