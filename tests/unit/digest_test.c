@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "unit.h"
 #include "store.h"
@@ -343,6 +344,53 @@ out:
 	secret_dir_clean(&d);
 }
 
+/*
+ * Processes making the secret at once (the CLI and the agent at first
+ * boot) all end up with the same one: link() never replaces a file.
+ */
+static void sieve_unit_digest_secret_race(struct sieve_test *t)
+{
+	enum { PROCS = 8, ROUNDS = 20 };
+	unsigned int r, i, differ = 0, failed = 0;
+	struct secret_dir d;
+	char err[512];
+
+	for (r = 0; r < ROUNDS; r++) {
+		__u64 got[PROCS][2], mine[2];
+		int fds[PROCS][2], status;
+		pid_t pids[PROCS];
+
+		if (!secret_dir_make(t, &d))
+			return;
+		for (i = 0; i < PROCS; i++) {
+			if (pipe(fds[i])) {
+				CHECKF(t, 0, "pipe: %s", strerror(errno));
+				break;
+			}
+			pids[i] = fork();
+			if (!pids[i]) {
+				__u64 k[2] = { 0, 0 };
+
+				close(fds[i][0]);
+				sxdp_secret_load(d.dir, k, err, sizeof(err));
+				_exit(write(fds[i][1], k, sizeof(k)) == sizeof(k) ? 0 : 1);
+			}
+			close(fds[i][1]);
+		}
+		for (i = 0; i < PROCS; i++) {
+			failed += read(fds[i][0], got[i], sizeof(got[i])) != sizeof(got[i]);
+			close(fds[i][0]);
+			waitpid(pids[i], &status, 0);
+		}
+		failed += sxdp_secret_load(d.dir, mine, err, sizeof(err)) != 0;
+		for (i = 0; i < PROCS; i++)
+			differ += memcmp(got[i], mine, sizeof(mine)) != 0;
+		secret_dir_clean(&d);
+	}
+	EXPECT_EQ(t, failed, 0);
+	EXPECT_EQ(t, differ, 0);
+}
+
 /* Writes @n bytes of 0x5a to @path with @mode. */
 static bool put_file(const char *path, size_t n, mode_t mode)
 {
@@ -432,6 +480,7 @@ const struct sieve_test_case sieve_digest_cases[] = {
 	CASE(sieve_unit_digest_solved_collision),
 	CASE(sieve_unit_digest_secret_made_once),
 	CASE(sieve_unit_digest_secret_of_store),
+	CASE(sieve_unit_digest_secret_race),
 	CASE(sieve_unit_digest_secret_bad_files),
 };
 
