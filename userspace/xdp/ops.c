@@ -348,8 +348,8 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
  * cannot, the transaction is rolled back, the interfaces that took it are
  * rebuilt from the store as it was, and the change is refused: the store
  * and what the maps enforce agree. Killed in between, the maps are ahead
- * of the store (at a version it never committed): the next operation
- * rebuilds them, and until then they drop more, never less.
+ * of the store (marked with a version it never committed): the next
+ * operation rebuilds them, and until then they drop more, never less.
  */
 static int enforce_first(struct sxdp_store *s, const char *list, struct list_lock *L,
 			 struct change *c, struct sxdp_op_result *res, char *err, size_t errlen)
@@ -358,8 +358,19 @@ static int enforce_first(struct sxdp_store *s, const char *list, struct list_loc
 	size_t i, j;
 	int ret = 0;
 
-	for (i = 0; !ret && i < L->n; i++)
-		ret = apply_iface(s, list, &L->ifs[i], c, res->version, res, err, errlen);
+	for (i = 0; !ret && i < L->n; i++) {
+		struct locked_iface *f = &L->ifs[i];
+
+		/*
+		 * The new version first: killed while the maps change, they are
+		 * at a version the store never committed, so the next command
+		 * finds them behind and rebuilds them (a live add would leave
+		 * keys of no entry otherwise, never to be deleted).
+		 */
+		if (f->open && !f->behind && sxdp_set_version(&f->h, res->version))
+			f->behind = true;
+		ret = apply_iface(s, list, f, c, res->version, res, err, errlen);
+	}
 	if (!ret)
 		ret = sxdp_store_commit(s, err, errlen);
 	if (!ret)
