@@ -349,7 +349,9 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
  * rebuilt from the store as it was, and the change is refused: the store
  * and what the maps enforce agree. Killed in between, the maps are ahead
  * of the store (marked with a version it never committed): the next
- * operation rebuilds them, and until then they drop more, never less.
+ * operation rebuilds them. Until then a block's maps drop more than the
+ * store says, never less; a load's may enforce the load's list (a cut-
+ * short command's outcome, as if it had committed).
  */
 static int enforce_first(struct sxdp_store *s, const char *list, struct list_lock *L,
 			 struct change *c, struct sxdp_op_result *res, char *err, size_t errlen)
