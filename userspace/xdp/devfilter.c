@@ -217,7 +217,6 @@ static int create_like(struct dfilter *f, const char *name, uint32_t flags, uint
 	if (i->create_flags & SIEVE_CREATE_GEOMETRY) {
 		p.flags |= SIEVE_CREATE_GEOMETRY;
 		p.geo = i->geo;
-		p.geo.seed = 0;	/* the create contract: the seed is @seed's */
 	} else {
 		p.capacity = (cap > i->capacity ? cap : i->capacity) << grow;
 		p.fpp_ppb = i->fpp_ppb;
