@@ -445,18 +445,13 @@ static int list_minus(const struct sxdp_list *list, const struct sxdp_list *minu
 	return ret;
 }
 
-/*
- * The digests of @change's entries that no entry of @others makes: the
- * ones a live add stores, or a live removal deletes.
- */
-static int own_digests(const struct sxdp_list *change, const struct sxdp_list *others,
-		       const struct sieve_xdp_config *cfg, struct digest_set *ds)
+/* Drops from @ds the digests some entry of @others makes. */
+static int minus_others(struct digest_set *ds, const struct sxdp_list *others,
+			const struct sieve_xdp_config *cfg)
 {
 	struct digest_set o = { 0 };
-	int ret = list_digests(change, cfg, &ds->d, &ds->n);
+	int ret = list_digests(others, cfg, &o.d, &o.n);
 
-	if (!ret)
-		ret = list_digests(others, cfg, &o.d, &o.n);
 	if (!ret)
 		digests_minus(ds->d, &ds->n, o.d, o.n);
 	free(o.d);
@@ -506,11 +501,19 @@ int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
 		ret = 1;
 		goto out;
 	}
-	ret = list_minus(list, fresh, &rest);
+	ret = list_digests(fresh, &next, &ds.d, &ds.n);
+	/*
+	 * A digest NAME does not hold, no stored entry makes (NAME holds the
+	 * store's set: no false negative), so only when one may be there is
+	 * the rest of the list read: the usual block costs O(entries added).
+	 */
 	if (!ret)
-		ret = own_digests(fresh, &rest, &next, &ds);
+		ret = apply(f.dev, f.id, SIEVE_BATCH_QUERY, ds.d, ds.n, &st);
+	if (!ret && st.present)
+		ret = !list ? 2 : list_minus(list, fresh, &rest) ?: minus_others(&ds, &rest, &next);
 	if (ret == -E2BIG || ret == -ERANGE || (!ret && cur.keys + ds.n > cur.capacity))
 		ret = 1;	/* past the table's capacity: a bigger one */
+	/* 2: the caller reads the list and calls again; nothing changed yet. */
 	if (ret)
 		goto out;
 	ret = apply(f.dev, f.id, SIEVE_BATCH_ADD, ds.d, ds.n, &st);
@@ -546,7 +549,7 @@ int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
 
 	if (ret)
 		return ret;
-	ret = own_digests(gone, list, &cur, &ds);
+	ret = list_digests(gone, &cur, &ds.d, &ds.n) ?: minus_others(&ds, list, &cur);
 	if (ret == -E2BIG || ret == -ERANGE)
 		ret = 1;
 	if (!ret)

@@ -285,15 +285,23 @@ static const struct sxdp_list *stored(struct sxdp_store *s, const char *list, st
 	return &c->stored;
 }
 
-/* Live adds of @c->fresh into @h's maps, of either kind of backend: 1 for a rebuild. */
+/*
+ * Live adds of @c->fresh into @h's maps, of either kind of backend: 1 for
+ * a rebuild. The filter backend reads the list only if it may hold one
+ * of the digests already (devfilter.c).
+ */
 static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
 		    struct change *c, uint64_t version, char *err, size_t errlen)
 {
 	const struct sxdp_list *l;
 	struct sieve_xdp_config cfg;
+	int ret;
 
 	if (sxdp_read_config(h, &cfg, NULL) || !(cfg.flags & SIEVE_XDP_F_FILTER))
 		return sxdp_add_live(h, &c->fresh, version);
+	ret = sxdp_filter_add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
+	if (ret != 2)
+		return ret;
 	l = stored(s, list, c, err, errlen);
 	return l ? sxdp_filter_add_live(h, &c->fresh, l, version) : -EIO;
 }

@@ -323,8 +323,9 @@ int sxdp_filter_digests(const struct sxdp_list *keys, uint64_t **d, size_t *n);
  * A live add of @fresh (entries new to the list) to @h's filter:
  * the digests of their keys that no other entry of @list (the whole
  * blocklist, @fresh included) makes, and @store_version recorded. 1: a
- * rebuild instead (a new probe length, past capacity, full); nothing
- * changed then.
+ * rebuild instead (a new probe length, past capacity, full); 2: @list is
+ * NULL and the filter may hold one of the digests already: call again
+ * with the list. Nothing changed on either.
  */
 int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
 			 const struct sxdp_list *list, uint64_t store_version);
