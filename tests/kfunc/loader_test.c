@@ -576,7 +576,8 @@ static void check_nested(void)
 	ret = sxdp_op_load(store, "nest", &l, &a, &r, err, sizeof(err));
 	n = items("xdp-nest");
 	ktap_ok(!ret && drops("10.32.0.1") && drops("10.47.255.254") && !drops("10.48.0.1") &&
-		n == 1U << 19, "20 nested prefixes on one probe length load and drop (%llu items) (%s)",
+		n == 1U << 19,
+		"20 nested prefixes on one probe length load and drop (%llu items) (%s)",
 		(unsigned long long)n, err);
 	ret = sxdp_op_remove(store, "nest", false, &l, &r, err, sizeof(err));
 	ktap_ok(!ret && !drops("10.32.0.1") && items("xdp-nest") == 0,
@@ -608,8 +609,8 @@ static void check_refused(void)
 
 	id = sieve_dev_create(sdev, "xdp-tiny", &p);
 	ret = attach_probes("tiny", "xdp-tiny", 0);
-	if (!ktap_ok(id > 0 && ret == SXDP_ATTACHED, "attach to a cuckoo filter of 16 slots made beforehand (%s)",
-		     err))
+	if (!ktap_ok(id > 0 && ret == SXDP_ATTACHED,
+		     "attach to a cuckoo filter of 16 slots made beforehand (%s)", err))
 		return;
 	for (i = 0; i < 40; i++) {
 		snprintf(text, sizeof(text), "10.12.0.%u", i + 1);
@@ -633,8 +634,8 @@ static void check_refused(void)
 			passed += !drops(text);
 	}
 	diag("refused: %s", err);
-	ktap_ok(ret < 0 && strstr(err, "refused") && !strchr(err, '\n') && v1 == v0 && stored == 4 &&
-		c.store_version == v0 && !missed && passed == 36,
+	ktap_ok(ret < 0 && strstr(err, "refused") && !strchr(err, '\n') && v1 == v0 &&
+		stored == 4 && c.store_version == v0 && !missed && passed == 36,
 		"36 more sources than the fixed filter holds: refused (%s), the store unchanged (version %llu -> %llu, %llu entries), the 4 still drop (%u missed), the 36 pass (%u)",
 		errname(ret < 0 ? ret : 0), (unsigned long long)v0, (unsigned long long)v1,
 		(unsigned long long)stored, missed, passed);

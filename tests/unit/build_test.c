@@ -134,7 +134,9 @@ static int fill(struct sieve_test *t, uint32_t type, const struct sxdp_list *key
 		lens[i] = sizeof(*d);
 	}
 	for (try = 0; d && lens && try < 3; try++) {
-		struct sieve_params p = { .type = type, .capacity = cap << try, .fpp_ppb = 1000000 };
+		struct sieve_params p = {
+			.type = type, .capacity = cap << try, .fpp_ppb = 1000000,
+		};
 
 		ret = sieve_local_create(&p, out);
 		if (ret)
@@ -188,6 +190,7 @@ static int build_one(struct sieve_test *t, const struct sxdp_list *l, uint32_t f
 	struct sieve_local *f = NULL;
 	struct sxdp_plan plan;
 	char err[256];
+	uint32_t type;
 	int ret;
 
 	ret = sxdp_plan_keys(l, &cfg, &keys, err, sizeof(err));
@@ -200,9 +203,10 @@ static int build_one(struct sieve_test *t, const struct sxdp_list *l, uint32_t f
 		ret = sxdp_plan_for(flags, sxdp_capacity_for(keys.n), SXDP_DEFAULT_FPP_PPB, &plan);
 		CHECKF(t, !ret, "no %s plan for %zu keys", sxdp_backend_name(flags), keys.n);
 	}
+	type = flags & SIEVE_XDP_F_FILTER ? SIEVE_CUCKOO :
+	       flags & SIEVE_XDP_F_BLOCKED ? SIEVE_BLOCKED_BLOOM : SIEVE_BLOOM;
 	if (!ret)
-		ret = fill(t, flags & SIEVE_XDP_F_FILTER ? SIEVE_CUCKOO :
-			   flags & SIEVE_XDP_F_BLOCKED ? SIEVE_BLOCKED_BLOOM : SIEVE_BLOOM, &keys, &f);
+		ret = fill(t, type, &keys, &f);
 	if (!ret)
 		check_found(t, l, &cfg, f);
 	sieve_local_destroy(f);
