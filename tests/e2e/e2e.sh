@@ -740,6 +740,34 @@ s = json.load(sys.stdin)[0]
 print(s['list'], s['entries'], s['in_step'])")" "default 2 True" "list, entries, in step"
 }
 
+# A block the maps cannot take is refused whole, on the bloom-map and the
+# blocked backends: with one probe length, a /31 beside a /8 expands past
+# the planner's limit. The command fails with one line, the list does not
+# take the /31, the /8 still drops, and the next commands work (the store
+# used to take it, and every later command failed on the rebuild).
+case_unenforceable_refused() {
+	local b err rc
+	for b in bloom-map blocked; do
+		attach --backend $b --max-probes 1 || return
+		on block 198.0.0.0/8 >/dev/null || fail "$b: block a /8"
+		err=$(on block 198.51.100.100/31 2>&1 >/dev/null); rc=$?
+		expect_eq $rc 2 "$b: exit status of the refused block"
+		expect_eq "$(wc -l <<<"$err")" 1 "$b: lines of the refusal ($err)"
+		echo "    note: $b: $err"
+		case $err in *refused*) ;; *) fail "$b: the message says refused: $err";; esac
+		case $(on list) in *198.51.100.100/31*) fail "$b: the /31 is on the list";; esac
+		expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['in_step'])")" \
+			True "$b: in step after the refusal"
+		expect_eq "$(pings $A4 $SV4)" 0 "$b: pings from A in the /8"
+		on unblock 198.0.0.0/8 >/dev/null || fail "$b: unblock the /8 after the refusal"
+		expect_eq "$(pings $A4 $SV4)" 5 "$b: pings from A after the unblock"
+		on block $C4 >/dev/null || fail "$b: block C after the refusal"
+		expect_eq "$(pings $C4 $SV4)" 0 "$b: pings from blocked C"
+		sieve detach $IF >/dev/null
+		rm -rf "$SIEVE_STATE_DIR"
+	done
+}
+
 # Maps behind the store (a command killed between its commit and its
 # maps, made here by writing the store directly): the next command finds
 # them behind and rebuilds.
@@ -1180,7 +1208,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
-	maps_behind_resync bad_store digest_secret allowlist blocked_backend metrics
+	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug ${EXTRA_CASES:-}"
 
 main() {

@@ -48,6 +48,7 @@ $(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h include/sieve_xdp_blo
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
 UNIT_XDP_TESTS := $(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o $(UNIT_DIR)/store_test.o \
+	$(UNIT_DIR)/build_test.o \
 	$(UNIT_DIR)/blocked_test.o $(UNIT_DIR)/digest_test.o
 $(UNIT_XDP_TESTS): SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
 $(UNIT_XDP_TESTS): include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h \

@@ -706,16 +706,20 @@ static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list
 	/* Maps of another digest (an older sieve's): rebuilt, never mixed. */
 	if (cur->digest != SIEVE_XDP_DIGEST || sxdp_config_extend(next, fresh))
 		return 1;
-	ret = next->flags & SIEVE_XDP_F_FILTER ? sxdp_expand_each(fresh, next, keys) :
-						 sxdp_expand(fresh, next, keys);
+	ret = sxdp_expand(fresh, next, keys);
 	if (ret == -E2BIG)
 		return 1;
 	if (ret)
 		return ret;
 	next->entries = cur->entries + fresh->n;
 	next->keys = cur->keys + keys->n;
-	/* Past capacity the rate would climb: a bigger generation. */
-	return next->keys > cur->capacity;
+	/*
+	 * Past capacity the rate would climb: a bigger generation. Past the
+	 * extra keys a plan may make, a rebuild would refuse the list: it is
+	 * refused now instead (ops.c enforces adds before their commit).
+	 */
+	return next->keys > cur->capacity ||
+	       next->keys > next->entries + SXDP_MAX_EXTRA_KEYS;
 }
 
 int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version)
@@ -730,10 +734,9 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (ret)
 		goto out;
 	next.store_version = store_version;
+	/* The filter backend's live adds need the list (sxdp_filter_add_live). */
 	if (next.flags & SIEVE_XDP_F_FILTER) {
-		ret = sxdp_filter_add_live(&next, &keys);
-		if (!ret)
-			ret = sxdp_publish_config(h, &next, -1, -1);
+		ret = 1;
 		goto out;
 	}
 	ret = live_maps(h, &next, &bloom_fd, &exact_fd);

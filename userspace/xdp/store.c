@@ -556,6 +556,11 @@ void sxdp_store_rollback(struct sxdp_store *s)
 	forget_bumps(s);
 }
 
+bool sxdp_store_in_tx(const struct sxdp_store *s)
+{
+	return s->in_tx;
+}
+
 /* A transaction for one call, unless the caller has one open. */
 static int call_begin(struct sxdp_store *s, bool *own, char *err, size_t errlen)
 {

@@ -113,6 +113,8 @@ int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen);
 int sxdp_store_begin_read(struct sxdp_store *s, char *err, size_t errlen);
 int sxdp_store_commit(struct sxdp_store *s, char *err, size_t errlen);
 void sxdp_store_rollback(struct sxdp_store *s);
+/* Whether one of those is open: reads then see its changes. */
+bool sxdp_store_in_tx(const struct sxdp_store *s);
 
 /*
  * Adds @n keys to @list (created if new), to its allowlist if @a->allow.

@@ -150,9 +150,6 @@ unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned i
 /* The keys the maps hold for @l under @cfg's probe lengths: see expand.c. */
 int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 		struct sxdp_list *out);
-/* The same as a multiset: each entry's keys, duplicates kept (devfilter.c). */
-int sxdp_expand_each(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
-		     struct sxdp_list *out);
 
 /* ---- maps and programs (loader.c) ---- */
 
@@ -222,8 +219,8 @@ unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg);
  */
 int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
 /*
- * sxdp_config_fill, then sxdp_expand into @keys (sxdp_expand_each for
- * the filter backend); on failure err says why in the operator's words.
+ * sxdp_config_fill, then sxdp_expand into @keys; on failure err says why
+ * in the operator's words.
  */
 int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 		   struct sxdp_list *keys, char *err, size_t errlen);
@@ -313,7 +310,8 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 /*
  * Adds @fresh (entries not on the list yet) into the live maps, in
  * O(|fresh|), and records @store_version. 1: they need a rebuild instead
- * (the probe lengths or the capacity run out); nothing changed then.
+ * (the probe lengths or the capacity run out, or the filter backend,
+ * whose live adds are sxdp_filter_add_live); nothing changed then.
  */
 int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version);
 /* Records that the live maps hold @store_version (a change they need not see). */
@@ -335,22 +333,33 @@ const char *sxdp_backend_filter(const char *backend);
 int sxdp_filter_parse(const char *arg, const char **name);
 /*
  * sxdp_build for the filter backend: @b->filter (created as a cuckoo
- * filter if absent) gets the list's keys by a lapse-free rebuild.
+ * filter if absent) gets the digests of the list's keys, each once, by a
+ * lapse-free rebuild.
  */
 int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
 		      size_t errlen);
 /*
- * Adds @keys (a multiset) to the filter of the live config @cfg (its id,
- * its digest key); 1: it is full, rebuild instead.
+ * The filter's set: the digests of @keys, sorted, each once, in a new
+ * array *@d (free() it) of *@n.
  */
-int sxdp_filter_add_live(const struct sieve_xdp_config *cfg, const struct sxdp_list *keys);
+int sxdp_filter_digests(const struct sxdp_list *keys, uint64_t **d, size_t *n);
 /*
- * Deletes the keys of the entries @gone from the live filter and records
- * @store_version; 1: rebuild instead (not a cuckoo filter, or a key was
- * missing).
+ * A live add of @fresh (entries new to the list) to @h's filter:
+ * the digests of their keys that no other entry of @list (the whole
+ * blocklist, @fresh included) makes, and @store_version recorded. 1: a
+ * rebuild instead (a new probe length, past capacity, full); 2: @list is
+ * NULL and the filter may hold one of the digests already: call again
+ * with the list. Nothing changed on either.
+ */
+int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
+			 const struct sxdp_list *list, uint64_t store_version);
+/*
+ * Deletes the digests of the entries @gone that no entry of @list (the
+ * blocklist without them) still makes, and records @store_version; 1:
+ * rebuild instead (not a cuckoo filter, or a digest was missing).
  */
 int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
-			    uint64_t store_version);
+			    const struct sxdp_list *list, uint64_t store_version);
 /* The name of filter @id. */
 int sxdp_filter_name_of(uint32_t id, char *name, size_t len);
 /* Filter @id's rate as the module estimates it now (0 if unknown); its table bits in *@nbits. */
