@@ -339,10 +339,11 @@ int sxdp_filter_parse(const char *arg, const char **name);
 int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
 		      size_t errlen);
 /*
- * The filter's set: the digests of @keys, sorted, each once, in a new
- * array *@d (free() it) of *@n.
+ * The filter's set: the digests of @keys under @secret, sorted, each
+ * once, in a new array *@d (free() it) of *@n.
  */
-int sxdp_filter_digests(const struct sxdp_list *keys, uint64_t **d, size_t *n);
+int sxdp_filter_digests(const struct sxdp_list *keys, const __u64 secret[2], uint64_t **d,
+			size_t *n);
 /*
  * A live add of @fresh (entries new to the list) to @h's filter:
  * the digests of their keys that no other entry of @list (the whole
