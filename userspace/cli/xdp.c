@@ -367,6 +367,7 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct sxdp_attach_opts ao;
 	struct sxdp_store *s;
+	struct sxdp_prog prog;
 	struct xdp_opts o;
 	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
@@ -391,8 +392,17 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 			/* One document per interface, as each is attached. */
 			json_object(NULL);
 			json_str("iface", o.args[i]);
-			json_str("attached", ret == SXDP_ALREADY ? "already" : "now");
+			json_str("attached", ret == SXDP_ALREADY ? "already" :
+					     ret == SXDP_UPGRADED ? "upgraded" : "now");
+			if (!sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
+				json_str("prog_tag", prog.tag);
 			json_end();
+			ret = EXIT_OK;
+		} else if (ret == SXDP_UPGRADED) {
+			if (sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
+				snprintf(prog.tag, sizeof(prog.tag), "?");
+			printf("%s: already attached; upgraded: an older program ran, now this "
+			       "sieve's (tag %s)\n", o.args[i], prog.tag);
 			ret = EXIT_OK;
 		} else {
 			printf("%s: %s\n", o.args[i], ret == SXDP_ALREADY ? "already attached" : "attached");
@@ -980,6 +990,7 @@ struct status_info {
 	uint64_t bloom_mem, exact_mem, nbits;
 	double fpr;
 	char filter[32];		/* the filter backend's filter */
+	struct sxdp_prog prog;		/* the program running; id 0: none */
 };
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
@@ -1016,6 +1027,9 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
 	json_double("expected_fpr", "%.9g", si->fpr);
 	json_u64("generation", c->gen_seq);
+	/* The running program: attach replaces one of another tag (an upgrade). */
+	json_u64("prog_id", si->prog.id);
+	json_str("prog_tag", si->prog.tag);
 	json_end();
 }
 
@@ -1050,6 +1064,10 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->fpr, c->fpp_ppb / 1e9);
+	if (si->prog.id)
+		printf("  program id %u, tag %s\n", si->prog.id, si->prog.tag);
+	else
+		printf("  program: none runs\n");
 }
 
 /*
@@ -1100,6 +1118,7 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
 	si.fpr = sxdp_config_fpr(&c, c.keys, &si.nbits);
+	sxdp_prog_running(h->netns, h->ifname, &si.prog);
 	if ((c.flags & SIEVE_XDP_F_FILTER) &&
 	    sxdp_filter_name_of(c.max_entries, si.filter, sizeof(si.filter)))
 		snprintf(si.filter, sizeof(si.filter), "(gone)");

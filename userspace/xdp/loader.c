@@ -66,7 +66,7 @@ void sxdp_pin_dir(char *buf, size_t len, const char *ifname)
 	sxdp_pin_dir_ns(buf, len, sxdp_netns(), ifname);
 }
 
-static int mkdir_p(const char *path)
+int sxdp_mkdir_p(const char *path)
 {
 	char buf[256], *p;
 
@@ -122,7 +122,7 @@ int sxdp_ensure_bpffs(void)
 			return -errno;
 	}
 	sxdp_pin_dir(dir, sizeof(dir), NULL);
-	return mkdir_p(dir);
+	return sxdp_mkdir_p(dir);
 }
 
 /*
@@ -146,7 +146,7 @@ int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
 	int fd, tries, err;
 
 	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
-	/* Each retry means a detach came in between: a few are plenty. */
+	/* Each retry means a detach or an upgrade came in between: a few are plenty. */
 	for (tries = 0; tries < 16; tries++) {
 		if (create && mkdir(dir, 0700) && errno != EEXIST)
 			return -errno;
@@ -161,8 +161,20 @@ int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
 			return err;
 		}
 		if (!fstat(fd, &held) && !stat(dir, &now) && held.st_dev == now.st_dev &&
-		    held.st_ino == now.st_ino)
-			return fd;
+		    held.st_ino == now.st_ino) {
+			/*
+			 * An upgrade cut short is finished or undone first
+			 * (attach.c). Finishing it moves another folder to
+			 * this path: lock that one.
+			 */
+			err = sxdp_upgrade_recover(netns, ifname);
+			if (err <= 0) {
+				if (!err)
+					return fd;
+				close(fd);
+				return err;
+			}
+		}
 		close(fd);
 	}
 	return -EAGAIN;
@@ -186,12 +198,20 @@ int sxdp_open(const char *ifname, struct sxdp_handle *h)
 
 int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 {
+	char dir[192];
+
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
+	return sxdp_open_dir(dir, netns, ifname, h);
+}
+
+int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h)
+{
 	static const char *const names[] = {
 		SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG, SIEVE_XDP_MAP_BLOOM,
 		SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 	};
 	int *fds[] = { &h->active_fd, &h->cfg_fd, &h->bloom_fd, &h->exact_fd, &h->stats_fd };
-	char dir[192], path[256];
+	char path[256];
 	size_t i;
 
 	libbpf_set_print(libbpf_quiet);
@@ -204,7 +224,6 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 		*fds[i] = -1;
 	h->allow_fd = -1;
 	h->blocked_fd = -1;
-	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		*fds[i] = bpf_obj_get(path);
