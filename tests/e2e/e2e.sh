@@ -1253,6 +1253,50 @@ case_upgrade_by_agent() {
 }
 
 
+# The map a pinned name holds, by id (bpftool), and the maps a program uses.
+pinned_map_id() { bpftool -j map show pinned "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)['id'])"; }
+prog_map_ids() { bpftool -j prog show id "$1" | python3 -c "import json,sys; print(*json.load(sys.stdin)['map_ids'])"; }
+
+# An upgrade killed at each of its steps (SIEVE_TEST_KILL_UPGRADE, attach.c):
+# blocked traffic stays dropped meanwhile, and the next command finds one
+# whole instance, the old program with its maps or the new one with its
+# own, and leaves no staging folder.
+case_upgrade_killed() {
+	local step tag0 next want id cfg
+	old_sieve || return 0
+	for step in staged pinned updated exchanged; do
+		sieve detach $IF >/dev/null 2>&1
+		sv "$OLD" xdp attach $IF >/dev/null || { fail "$step: the old sieve's attach"; return; }
+		sv "$OLD" xdp block -i $IF $B4 >/dev/null || fail "$step: the old sieve's block"
+		tag0=$(status_field prog_tag)
+		SIEVE_TEST_KILL_UPGRADE=$step sieve attach $IF >/dev/null 2>&1
+		expect_eq "$?" 137 "$step: attach killed there"
+		expect_eq "$(pings $B4 $SV4)" 0 "$step: pings from B right after the kill"
+		# The next command: any locked one; a block where the old program
+		# may run would write this sieve's keys into its maps, so attach there.
+		case $step in
+		staged|pinned) next="attach $IF"; want=old;;
+		*) next="block -i $IF $A4"; want=new;;
+		esac
+		sieve $next >/dev/null || fail "$step: $next after the kill"
+		[ -z "$(ls -A "$(staging_dir)" 2>/dev/null)" ] || fail "$step: staging left: $(ls "$(staging_dir)")"
+		if [ $want = old ]; then
+			[ "$(status_field prog_tag)" != "$tag0" ] || fail "$step: not upgraded by $next"
+			on block $A4 >/dev/null || fail "$step: block $A4"
+		else
+			[ "$(status_field prog_tag)" != "$tag0" ] || fail "$step: the old program runs again"
+		fi
+		# The running program uses the maps pinned at the interface's path.
+		id=$(status_field prog_id)
+		cfg=$(pinned_map_id "$(pin_dir)/sieve_cfg")
+		case " $(prog_map_ids $id) " in *" $cfg "*) ;;
+		*) fail "$step: program $id does not use the pinned sieve_cfg ($cfg)";; esac
+		expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)/$(pings $C4 $SV4)" 0/0/5 \
+			"$step: pings from A (blocked after), B (before), C (never)"
+		expect_eq "$(sieve attach $IF)" "$IF: already attached" "$step: attach once more"
+	done
+}
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
@@ -1262,7 +1306,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
 	maps_behind_resync bad_store allowlist blocked_backend metrics
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
-	upgrade_under_traffic upgrade_by_agent ${EXTRA_CASES:-}"
+	upgrade_under_traffic upgrade_by_agent upgrade_killed ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

@@ -31,12 +31,16 @@
  * if the link runs the program pinned there, step 3 is still to be done,
  * so it is; in every other case the staging folder is not in use (built
  * but not swapped in, or the old instance after the exchange) and goes.
+ * The e2e suite kills an upgrade at each step through
+ * SIEVE_TEST_KILL_UPGRADE=STEP (test_kill_point) and checks just that.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
@@ -569,6 +573,15 @@ int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max)
 
 /* ---- upgrades: see the top of this file ---- */
 
+/* A kill -9 at @step when the environment asks for one: the e2e suite's. */
+static void test_kill_point(const char *step)
+{
+	const char *at = getenv("SIEVE_TEST_KILL_UPGRADE");
+
+	if (at && !strcmp(at, step))
+		raise(SIGKILL);
+}
+
 static void staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname)
 {
 	snprintf(buf, len, "%s/staging/netns-%llu%s%s", SIEVE_XDP_PIN_ROOT,
@@ -806,14 +819,17 @@ static int swap_in(struct upgrade *u, char *err, size_t errlen)
 		    .old_prog_fd = u->old_prog_fd);
 	char path[320];
 
+	test_kill_point("staged");
 	snprintf(path, sizeof(path), "%s/%s", u->staged, PROG_PIN);
 	if (bpf_obj_pin(u->in.prog_fd, path))
 		return snprintf(err, errlen, "pinning the new program: %s", strerror(errno)), -errno;
 	snprintf(path, sizeof(path), "%s/%s", u->staged, SIEVE_XDP_LINK_PIN);
 	if (bpf_obj_pin(u->link_fd, path))
 		return snprintf(err, errlen, "pinning the link: %s", strerror(errno)), -errno;
+	test_kill_point("pinned");
 	if (bpf_link_update(u->link_fd, u->in.prog_fd, &lopts))
 		return snprintf(err, errlen, "replacing the program: %s", strerror(errno)), -errno;
+	test_kill_point("updated");
 	if (renameat2(AT_FDCWD, u->staged, AT_FDCWD, u->dir, RENAME_EXCHANGE)) {
 		int ret = -errno;
 		LIBBPF_OPTS(bpf_link_update_opts, back, .flags = BPF_F_REPLACE,
@@ -824,6 +840,7 @@ static int swap_in(struct upgrade *u, char *err, size_t errlen)
 		snprintf(err, errlen, "moving the new instance into place: %s", strerror(-ret));
 		return ret;
 	}
+	test_kill_point("exchanged");
 	remove_dir(u->staged);
 	return 0;
 }
