@@ -1322,7 +1322,9 @@ static const struct cli_command xdp_attach_command = {
 		   "  and records the attachment in the store. Default: native mode where\n"
 		   "  the driver has it, bloom-only, fail-open. Again on an attached\n"
 		   "  interface: applies the settings given (--no-exact and --fail-open turn\n"
-		   "  them off, --list switches lists), keeps the others and the mode, exit 0.\n"
+		   "  them off, --list switches lists), keeps the others and the mode, exit 0;\n"
+		   "  an older sieve program running there is replaced by this one on the\n"
+		   "  running link, no moment without a program (\"upgraded\").\n"
 		   "  Another XDP program on the interface is replaced only with --force.\n"
 		   "  --max-probes bounds the prefix lengths probed per packet; a list with\n"
 		   "  more is stored expanded to the lengths that make the fewest entries.\n"
@@ -1430,8 +1432,9 @@ static const struct cli_command xdp_plan_command = {
 };
 static const struct cli_command xdp_status_command = {
 	"xdp status", "interfaces, lists, mode, entries, memory, expected rate",
-	.details = "  The store version of the list each generation holds; maps found\n"
-		   "  behind the store are rebuilt. Exit 1 if no interface has the blocklist.",
+	.details = "  The store version of the list each generation holds, and the running\n"
+		   "  program's id and tag; maps found behind the store are rebuilt.\n"
+		   "  Exit 1 if no interface has the blocklist.",
 	.options = CLI_OPTIONS(&opt_iface, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_status,
 };
