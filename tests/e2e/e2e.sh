@@ -1203,7 +1203,8 @@ case_upgrade_under_traffic() {
 	local b=$!
 	sleep 0.5
 	out=$(sieve attach $IF) || fail "attach over the old program: $out"
-	case $out in *"upgraded"*) ;; *) fail "attach did not say it upgraded: $out";; esac
+	case $out in *"upgraded: it ran another build's program (tag $tag0)"*) ;;
+	*) fail "attach did not say it upgraded from $tag0: $out";; esac
 	wait $a $b; touch "$WORK/ustop"; wait $rpid; rm -f "$WORK/ustop"
 	out=$(tail -n 1 "$WORK/recv")
 	expect_eq "$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$B4:6001', 0))" "$out")" \
@@ -1244,7 +1245,7 @@ case_upgrade_by_agent() {
 	tag0=$(status_field prog_tag)
 	agent_start
 	agent_ready 30 || return
-	grep -q "$IF: upgraded: an older program ran" "$AGENT_LOG" ||
+	grep -q "$IF: upgraded: it ran another build's program" "$AGENT_LOG" ||
 		fail "the agent did not say it upgraded: $(tail -n 3 "$AGENT_LOG")"
 	[ "$(status_field prog_tag)" != "$tag0" ] || fail "the agent left program tag $tag0 running"
 	expect_eq "$(pings $B4 $SV4)" 0 "pings from B after the agent's upgrade"

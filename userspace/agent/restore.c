@@ -45,8 +45,8 @@ static void upgrade(struct sagent *ag, const struct sxdp_attachment *rec, int *l
 	} else if (ret == 1) {
 		if (sxdp_prog_running(sxdp_netns(), rec->iface, &prog))
 			snprintf(prog.tag, sizeof(prog.tag), "?");
-		sagent_log(SAGENT_INFO, "%s: upgraded: an older program ran, now this sieve's "
-			   "(tag %s), its maps built from the store (list %s)", rec->iface,
+		sagent_log(SAGENT_INFO, "%s: upgraded: it ran another build's program, now this "
+			   "sieve's (tag %s), its maps built from the store (list %s)", rec->iface,
 			   prog.tag, rec->list);
 	}
 }

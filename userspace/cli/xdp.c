@@ -367,7 +367,7 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct sxdp_attach_opts ao;
 	struct sxdp_store *s;
-	struct sxdp_prog prog;
+	struct sxdp_prog prog, was;
 	struct xdp_opts o;
 	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
@@ -385,6 +385,9 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter };
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
+		/* What ran before, for the message of an upgrade. */
+		if (sxdp_prog_running(sxdp_netns(), o.args[i], &was))
+			snprintf(was.tag, sizeof(was.tag), "?");
 		ret = sxdp_attach(s, o.args[i], &ao, err, sizeof(err));
 		if (ret < 0) {
 			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
@@ -396,13 +399,15 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 					     ret == SXDP_UPGRADED ? "upgraded" : "now");
 			if (!sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
 				json_str("prog_tag", prog.tag);
+			if (ret == SXDP_UPGRADED)
+				json_str("replaced_tag", was.tag);
 			json_end();
 			ret = EXIT_OK;
 		} else if (ret == SXDP_UPGRADED) {
 			if (sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
 				snprintf(prog.tag, sizeof(prog.tag), "?");
-			printf("%s: already attached; upgraded: an older program ran, now this "
-			       "sieve's (tag %s)\n", o.args[i], prog.tag);
+			printf("%s: already attached; upgraded: it ran another build's program "
+			       "(tag %s), now this sieve's (tag %s)\n", o.args[i], was.tag, prog.tag);
 			ret = EXIT_OK;
 		} else {
 			printf("%s: %s\n", o.args[i], ret == SXDP_ALREADY ? "already attached" : "attached");
