@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -554,6 +555,122 @@ static void test_unreadable_ports(void)
 		return;
 	s = tiny("198.51.100.20", "192.0.2.10", 22, 2);
 	drops("blocked source, tiny fragment", &s, SIEVE_XDP_SRC);
+}
+
+/* ---- maps of an older program (upgrades, attach.c) ---- */
+
+/* Pins the maps sxdp_open needs in @dir, sieve_cfg @cfg_extra bytes longer, stats of @nstats. */
+static int pin_fake_instance(const char *dir, size_t cfg_extra, int nstats, int *stats_fd)
+{
+	static const char *const names[] = { SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
+					      SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT,
+					      SIEVE_XDP_MAP_STATS };
+	LIBBPF_OPTS(bpf_map_create_opts, outer, .inner_map_fd = -1);
+	int inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL), fd, i, ret = 0;
+	char path[256];
+
+	outer.inner_map_fd = inner;
+	for (i = 0; !ret && i < 5; i++) {
+		if (i == 0)
+			fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+		else if (i == 1)
+			fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4,
+					    sizeof(struct sieve_xdp_config) + cfg_extra, 2, NULL);
+		else if (i < 4)
+			fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, NULL, 4, 4, 2, &outer);
+		else
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4,
+					    nstats * sizeof(struct sieve_xdp_count), 1, NULL);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		ret = fd < 0 || bpf_obj_pin(fd, path) ? -errno : 0;
+		if (i == 4 && !ret)
+			*stats_fd = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	if (inner >= 0)
+		close(inner);
+	return ret;
+}
+
+static void unpin_fake_instance(const char *dir)
+{
+	static const char *const names[] = { SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
+					      SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT,
+					      SIEVE_XDP_MAP_STATS };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/*
+ * An older program's maps: a config of another layout is refused
+ * (-ESTALE: written with this layout, that program would misread it), and
+ * counters of an older, shorter layout still read, the new ones 0.
+ */
+static void test_older_layout(void)
+{
+	int ncpus = libbpf_num_possible_cpus(), stats_fd = -1, old_n = SIEVE_XDP_DROP_UNPARSED, i;
+	struct sieve_xdp_stats *per = calloc(ncpus, sizeof(*per)), *got = calloc(ncpus, sizeof(*per));
+	struct sxdp_handle fake;
+	size_t stride = old_n * sizeof(struct sieve_xdp_count);
+	char dir[128], *raw = calloc(ncpus, stride);
+	uint32_t zero = 0;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/sys/fs/bpf/sieve-xdp-test-%d", (int)getpid());
+	if (!expect(per && got && raw && !mkdir(dir, 0700), "mkdir %s: %s", dir, strerror(errno)))
+		goto out;
+	ret = pin_fake_instance(dir, 8, old_n, &stats_fd);
+	if (!expect(!ret, "pinning the maps: %s", strerror(-ret)))
+		goto out_unpin;
+	ret = sxdp_open_dir(dir, 0, "fake", &fake);
+	expect(ret == -ESTALE, "a config of another layout: %d, want -ESTALE", ret);
+	if (!ret)
+		sxdp_close(&fake);
+	/* Twelve counters a CPU, as 9fddb3c's program had: read, the thirteenth 0. */
+	for (i = 0; i < ncpus; i++) {
+		struct sieve_xdp_count *c = (struct sieve_xdp_count *)(raw + i * stride);
+		int j;
+
+		for (j = 0; j < old_n; j++)
+			c[j] = (struct sieve_xdp_count){ 1000 * i + j, 2000 * i + j };
+	}
+	expect(!bpf_map_update_elem(stats_fd, &zero, raw, BPF_ANY), "writing the old counters");
+	memset(got, 0xff, ncpus * sizeof(*got));
+	ret = sxdp_read_stats_percpu(stats_fd, got, ncpus);
+	expect(!ret, "reading the old counters: %s", strerror(-ret));
+	for (i = 0; !ret && i < ncpus; i++) {
+		expect(got[i].c[SIEVE_XDP_ALLOWED].packets == (uint64_t)(1000 * i + SIEVE_XDP_ALLOWED) &&
+		       got[i].c[SIEVE_XDP_PASSED].bytes == (uint64_t)(2000 * i + SIEVE_XDP_PASSED),
+		       "cpu %d: old counters misread", i);
+		expect(!got[i].c[SIEVE_XDP_DROP_UNPARSED].packets &&
+		       !got[i].c[SIEVE_XDP_DROP_UNPARSED].bytes, "cpu %d: a counter it lacks not 0", i);
+	}
+out_unpin:
+	unpin_fake_instance(dir);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	stats_fd = -1;
+	/* This layout: opened. */
+	if (!mkdir(dir, 0700) && !pin_fake_instance(dir, 0, SIEVE_XDP_NR_COUNTERS, &stats_fd)) {
+		ret = sxdp_open_dir(dir, 0, "fake", &fake);
+		expect(!ret, "this layout: %s", strerror(-ret));
+		if (!ret)
+			sxdp_close(&fake);
+	}
+	unpin_fake_instance(dir);
+out:
+	if (stats_fd >= 0)
+		close(stats_fd);
+	free(per);
+	free(got);
+	free(raw);
 }
 
 /* ---- never lock the operator out ---- */
@@ -2209,6 +2326,7 @@ static const struct {
 	{ "ipv4_fragments_and_options", test_ipv4_fragments_and_options },
 	{ "ipv6_extension_headers", test_ipv6_extension_headers },
 	{ "unreadable_ports", test_unreadable_ports },
+	{ "older_layout", test_older_layout },
 	{ "arp_and_nd_pass", test_arp_and_nd_pass },
 	{ "truncation", test_truncation },
 	{ "byte_sums", test_byte_sums },

@@ -344,6 +344,9 @@ static int open_iface(const char *ifname, struct sxdp_handle *h)
 	if (err == -ENOENT)
 		return cli_error("the blocklist is not attached to %s (sieve xdp attach %s)",
 				 ifname, ifname);
+	if (err == -ESTALE)
+		return cli_error("%s runs an older sieve's program, with maps of another layout: "
+				 "sieve xdp attach %s replaces it", ifname, ifname);
 	if (err)
 		return cli_error("%s: opening the pinned maps: %s", ifname, strerror(-err));
 	return 0;
@@ -495,6 +498,16 @@ static int target_list(const struct xdp_opts *o, struct sxdp_store *s,
 	return 0;
 }
 
+/* Interfaces a change did not reach: they run an older sieve's program. */
+static void stale_note(const char *list, const struct sxdp_op_result *r)
+{
+	if (r->stale)
+		fprintf(stderr, "sieve: warning: %s: %zu interface%s run%s an older sieve's program, "
+			"with maps of another layout, left as they were: sieve xdp attach IFACE "
+			"replaces it (sieve xdp status names them)\n", list, r->stale,
+			r->stale == 1 ? "" : "s", r->stale == 1 ? "s" : "");
+}
+
 /* One line after a change. */
 static void print_result(const char *list, const char *what, const struct sxdp_op_result *r)
 {
@@ -503,6 +516,7 @@ static void print_result(const char *list, const char *what, const struct sxdp_o
 	if (r->rebuilt)
 		printf(" (%zu rebuilt)", r->rebuilt);
 	printf("\n");
+	stale_note(list, r);
 }
 
 /* Parses every ENTRY argument before anything is changed. */
@@ -684,6 +698,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	printf("%s: loaded %zu entries from %s: %zu new, %zu no longer in it; store version %llu; "
 	       "%zu interface%s in step\n", list, l.n, a.origin, r.changed, r.dropped,
 	       (unsigned long long)r.version, r.ifaces, r.ifaces == 1 ? "" : "s");
+	stale_note(list, &r);
 out:
 	sxdp_store_close(s);
 	sxdp_list_free(&l);

@@ -234,6 +234,15 @@ int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sx
 			return err;
 		}
 	}
+	/*
+	 * Maps of another layout (an older sieve's program, before `attach`
+	 * replaced it): written with this sieve's layout, its program would
+	 * misread them. -ESTALE, until an upgrade (attach.c) replaces both.
+	 */
+	if (!sxdp_layout_current(h->cfg_fd, sizeof(struct sieve_xdp_config))) {
+		sxdp_close(h);
+		return -ESTALE;
+	}
 	/* Optional: an instance attached before the allowlist has none, and
 	 * everything else still works on it. */
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_ALLOW);
@@ -249,6 +258,14 @@ int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sx
 	h->blocked_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
+}
+
+bool sxdp_layout_current(int map_fd, size_t value_size)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return !bpf_obj_get_info_by_fd(map_fd, &info, &len) && info.value_size == value_size;
 }
 
 void sxdp_close(struct sxdp_handle *h)

@@ -41,6 +41,7 @@ struct sxdp_op_result {
 	uint64_t version;	/* the list's store version after it */
 	size_t ifaces;		/* interfaces brought to that version */
 	size_t rebuilt;		/* of which by a new generation */
+	size_t stale;		/* left as they were: an older program's maps (attach upgrades) */
 };
 
 /* block (@a->allow false) or allow: adds @keys to @list. */

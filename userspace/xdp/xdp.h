@@ -222,8 +222,14 @@ int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max);
 
 int sxdp_open(const char *ifname, struct sxdp_handle *h);
 int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
-/* The pins in @dir (an upgrade's staging folder, or an interface's). */
+/*
+ * The pins in @dir (an upgrade's staging folder, or an interface's).
+ * -ESTALE: maps of another layout than this sieve's, an older program's
+ * (`sieve xdp attach` replaces it, maps and all).
+ */
 int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h);
+/* Whether the map holds values of @value_size: this sieve's layout. */
+bool sxdp_layout_current(int map_fd, size_t value_size);
 void sxdp_close(struct sxdp_handle *h);
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen);
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
