@@ -55,9 +55,6 @@
 #include "sieve_xdp.skel.h"
 #include "sieve_xdp_filter.skel.h"
 
-/* The program's pin beside the link's: the mark of a staged instance. */
-#define PROG_PIN	"prog"
-
 /*
  * The program of either build: the filter backend's names sieve.ko's
  * kfuncs, so it loads only where the module is (with BTF).
@@ -119,7 +116,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
 		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 		SIEVE_XDP_MAP_ALLOW,
-		SIEVE_XDP_MAP_BLOCKED, PROG_PIN,
+		SIEVE_XDP_MAP_BLOCKED, SXDP_PROG_PIN,
 	};
 	char path[256];
 	size_t i;
@@ -582,121 +579,6 @@ static void test_kill_point(const char *step)
 		raise(SIGKILL);
 }
 
-static void staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname)
-{
-	snprintf(buf, len, "%s/staging/netns-%llu%s%s", SIEVE_XDP_PIN_ROOT,
-		 (unsigned long long)netns, ifname ? "/" : "", ifname ? ifname : "");
-}
-
-/* Unpins whatever @dir holds (it is a staging folder), then removes it. */
-static void remove_dir(const char *dir)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
-/* The id of the program @fd is, or the program the link @fd runs; 0 if none. */
-static __u32 prog_id(int fd)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id : 0;
-}
-
-static __u32 link_prog_id(int fd)
-{
-	struct bpf_link_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.prog_id : 0;
-}
-
-/* The pin @name in @dir, as a new fd, or -1. */
-static int pin_get(const char *dir, const char *name)
-{
-	char path[320];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return bpf_obj_get(path);
-}
-
-int sxdp_upgrade_recover(uint64_t netns, const char *ifname)
-{
-	char staged[256], dir[256];
-	__u32 running, ours;
-	struct stat st;
-	int fd, ret = 0;
-
-	staging_dir(staged, sizeof(staged), netns, ifname);
-	if (stat(staged, &st))
-		return 0;
-	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
-	fd = pin_get(dir, SIEVE_XDP_LINK_PIN);
-	running = link_prog_id(fd);
-	if (fd >= 0)
-		close(fd);
-	fd = pin_get(staged, PROG_PIN);
-	ours = prog_id(fd);
-	if (fd >= 0)
-		close(fd);
-	/* Swapped in, not yet moved into place: finish. */
-	if (running && running == ours) {
-		if (renameat2(AT_FDCWD, staged, AT_FDCWD, dir, RENAME_EXCHANGE))
-			return -errno;
-		ret = 1;
-	}
-	remove_dir(staged);
-	return ret;
-}
-
-int sxdp_prog_running(uint64_t netns, const char *ifname, struct sxdp_prog *p)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-	char dir[256];
-	int fd;
-
-	memset(p, 0, sizeof(*p));
-	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
-	fd = pin_get(dir, SIEVE_XDP_LINK_PIN);
-	p->id = link_prog_id(fd);
-	if (fd >= 0)
-		close(fd);
-	if (!p->id)
-		return -ENOENT;
-	fd = bpf_prog_get_fd_by_id(p->id);
-	if (fd < 0)
-		return -errno;
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		close(fd);
-		return -errno;
-	}
-	close(fd);
-	sxdp_tag_hex(info.tag, p->tag);
-	p->load_time_ns = info.load_time;
-	return 0;
-}
-
-void sxdp_tag_hex(const __u8 tag[8], char out[17])
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", tag[i]);
-}
-
 static int prog_tag(int fd, char out[17])
 {
 	struct bpf_prog_info info;
@@ -764,13 +646,13 @@ static int stage(struct upgrade *u, bool filter, char *err, size_t errlen)
 	char parent[256];
 	int ret;
 
-	staging_dir(parent, sizeof(parent), sxdp_netns(), NULL);
+	sxdp_staging_dir(parent, sizeof(parent), sxdp_netns(), NULL);
 	ret = sxdp_mkdir_p(parent);
 	if (ret) {
 		snprintf(err, errlen, "creating %s: %s", parent, strerror(-ret));
 		return ret;
 	}
-	remove_dir(u->staged);	/* sxdp_lock resolved any; this is a leftover */
+	sxdp_remove_staged(u->staged);	/* sxdp_lock resolved any; this is a leftover */
 	if (mkdir(u->staged, 0700)) {
 		snprintf(err, errlen, "creating %s: %s", u->staged, strerror(errno));
 		return -errno;
@@ -820,7 +702,7 @@ static int swap_in(struct upgrade *u, char *err, size_t errlen)
 	char path[320];
 
 	test_kill_point("staged");
-	snprintf(path, sizeof(path), "%s/%s", u->staged, PROG_PIN);
+	snprintf(path, sizeof(path), "%s/%s", u->staged, SXDP_PROG_PIN);
 	if (bpf_obj_pin(u->in.prog_fd, path))
 		return snprintf(err, errlen, "pinning the new program: %s", strerror(errno)), -errno;
 	snprintf(path, sizeof(path), "%s/%s", u->staged, SIEVE_XDP_LINK_PIN);
@@ -841,7 +723,7 @@ static int swap_in(struct upgrade *u, char *err, size_t errlen)
 		return ret;
 	}
 	test_kill_point("exchanged");
-	remove_dir(u->staged);
+	sxdp_remove_staged(u->staged);
 	return 0;
 }
 
@@ -867,9 +749,9 @@ int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *li
 	int ret;
 
 	sxdp_pin_dir(u.dir, sizeof(u.dir), ifname);
-	staging_dir(u.staged, sizeof(u.staged), sxdp_netns(), ifname);
-	u.link_fd = pin_get(u.dir, SIEVE_XDP_LINK_PIN);
-	u.old_prog_fd = bpf_prog_get_fd_by_id(link_prog_id(u.link_fd));
+	sxdp_staging_dir(u.staged, sizeof(u.staged), sxdp_netns(), ifname);
+	u.link_fd = sxdp_pin_get(u.dir, SIEVE_XDP_LINK_PIN);
+	u.old_prog_fd = bpf_prog_get_fd_by_id(sxdp_link_prog_id(u.link_fd));
 	if (u.link_fd < 0 || u.old_prog_fd < 0 || prog_tag(u.old_prog_fd, u.old_tag)) {
 		ret = -errno;
 		snprintf(err, errlen, "reading the running program: %s", strerror(-ret));
@@ -885,7 +767,7 @@ int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *li
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
-	u.stats_fd = pin_get(u.dir, SIEVE_XDP_MAP_STATS);
+	u.stats_fd = sxdp_pin_get(u.dir, SIEVE_XDP_MAP_STATS);
 	ret = fill_staged(&u, s, ifname, list, &p, err, errlen);
 	if (!ret)
 		ret = swap_in(&u, err, errlen);
@@ -898,8 +780,8 @@ int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *li
 	}
 out:
 	/* Unless the link runs the staged program (a failed step 3): sxdp_lock finishes that. */
-	if (!u.in.prog_fd || link_prog_id(u.link_fd) != prog_id(u.in.prog_fd))
-		remove_dir(u.staged);
+	if (!u.in.prog_fd || sxdp_link_prog_id(u.link_fd) != sxdp_prog_id(u.in.prog_fd))
+		sxdp_remove_staged(u.staged);
 	upgrade_close(&u, false);
 	return ret;
 }

@@ -16,6 +16,7 @@
  * or write the list the other's maps do not hold. So every change holds
  * the interface's lock (sxdp_lock) from its first read to its last write.
  */
+#define _GNU_SOURCE		/* renameat2 */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -189,6 +190,128 @@ void sxdp_unlock(int lock_fd)
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return getenv("SIEVE_LIBBPF_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+/* ---- upgrades cut short: the pins of one (attach.c does the rest) ---- */
+
+void sxdp_staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname)
+{
+	snprintf(buf, len, "%s/staging/netns-%llu%s%s", SIEVE_XDP_PIN_ROOT,
+		 (unsigned long long)netns, ifname ? "/" : "", ifname ? ifname : "");
+}
+
+/* Unpins whatever @dir holds (it is a staging folder), then removes it. */
+void sxdp_remove_staged(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* The id of the program @fd is, or the program the link @fd runs; 0 if none. */
+uint32_t sxdp_prog_id(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id : 0;
+}
+
+uint32_t sxdp_link_prog_id(int fd)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.prog_id : 0;
+}
+
+/* The pin @name in @dir, as a new fd, or -1. */
+int sxdp_pin_get(const char *dir, const char *name)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return bpf_obj_get(path);
+}
+
+/*
+ * Called with the interface's lock held, so no upgrade is under way: the
+ * staging folder is one cut short. The rule (attach.c's top): finish the
+ * exchange if the link runs the staged program, else the folder goes.
+ */
+int sxdp_upgrade_recover(uint64_t netns, const char *ifname)
+{
+	char staged[256], dir[256];
+	__u32 running, ours;
+	struct stat st;
+	int fd, ret = 0;
+
+	sxdp_staging_dir(staged, sizeof(staged), netns, ifname);
+	if (stat(staged, &st))
+		return 0;
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
+	fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+	running = sxdp_link_prog_id(fd);
+	if (fd >= 0)
+		close(fd);
+	fd = sxdp_pin_get(staged, SXDP_PROG_PIN);
+	ours = sxdp_prog_id(fd);
+	if (fd >= 0)
+		close(fd);
+	/* Swapped in, not yet moved into place: finish. */
+	if (running && running == ours) {
+		if (renameat2(AT_FDCWD, staged, AT_FDCWD, dir, RENAME_EXCHANGE))
+			return -errno;
+		ret = 1;
+	}
+	sxdp_remove_staged(staged);
+	return ret;
+}
+
+int sxdp_prog_running(uint64_t netns, const char *ifname, struct sxdp_prog *p)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	char dir[256];
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
+	fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+	p->id = sxdp_link_prog_id(fd);
+	if (fd >= 0)
+		close(fd);
+	if (!p->id)
+		return -ENOENT;
+	fd = bpf_prog_get_fd_by_id(p->id);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	sxdp_tag_hex(info.tag, p->tag);
+	p->load_time_ns = info.load_time;
+	return 0;
+}
+
+void sxdp_tag_hex(const __u8 tag[8], char out[17])
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", tag[i]);
 }
 
 int sxdp_open(const char *ifname, struct sxdp_handle *h)

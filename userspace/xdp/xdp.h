@@ -217,6 +217,17 @@ void sxdp_unlock(int lock_fd);
  * interface's folder is another one now: lock again), or -errno.
  */
 int sxdp_upgrade_recover(uint64_t netns, const char *ifname);
+/* Where an upgrade builds the new instance of @ifname (NULL: the namespace's folder). */
+void sxdp_staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname);
+/* Unpins whatever the staging folder @dir holds, then removes it. */
+void sxdp_remove_staged(const char *dir);
+/* The pin @name in @dir, as a new fd, or -1. */
+int sxdp_pin_get(const char *dir, const char *name);
+/* The id of program @fd, or of the program link @fd runs; 0 if none. */
+uint32_t sxdp_prog_id(int fd);
+uint32_t sxdp_link_prog_id(int fd);
+/* The program's pin beside the link's in a staged instance (and after it). */
+#define SXDP_PROG_PIN	"prog"
 /* Interfaces with a sieve instance, from the pin folders. */
 int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max);
 
