@@ -39,7 +39,7 @@
  * which was judged by its ports (source kinds still apply to them).
  * Overlaps cannot move ports past that judgement: an overlapping fragment
  * at offset 0 is a first fragment and is judged itself, and Linux drops a
- * datagram with overlapping fragments (IPv4 since 4.19-era fixes of 2018,
+ * datagram with overlapping fragments (IPv4 since Linux 4.19, in 2018;
  * IPv6 by RFC 5722), as it drops an IPv6 first fragment without the whole
  * header chain (RFC 7112). One more rule from RFC 1858 (3.2): an IPv4 TCP
  * fragment at offset 1 (8 bytes) only ever follows a tiny first fragment
