@@ -17,6 +17,7 @@ struct locked_iface {
 	int lock_fd;		/* -1: its pins are gone (not running), skipped */
 	bool open;		/* h holds its maps */
 	bool behind;		/* its maps are not at the store's version */
+	bool stale;		/* an older program's maps: never written (-ESTALE) */
 	struct sxdp_handle h;
 };
 
@@ -143,8 +144,13 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
 		struct locked_iface *f = &L->ifs[i];
 		struct sieve_xdp_config cfg;
 		const __u64 *secret;
+		int open_ret;
 
-		if (f->lock_fd < 0 || sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h))
+		if (f->lock_fd < 0)
+			continue;
+		open_ret = sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h);
+		f->stale = open_ret == -ESTALE;
+		if (open_ret)
 			continue;
 		f->open = true;
 		/* Maps cannot follow without the digest's secret: refused before anything is stored. */
@@ -339,6 +345,7 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 	const struct sxdp_list *l;
 	int ret = 1;
 
+	res->stale += f->stale;
 	if (!f->open)
 		return 0;
 	if (!f->behind && (c->allow_add.n || c->allow_del)) {

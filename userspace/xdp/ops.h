@@ -49,6 +49,7 @@ struct sxdp_op_result {
 	uint64_t version;	/* the list's store version after it */
 	size_t ifaces;		/* interfaces brought to that version */
 	size_t rebuilt;		/* of which by a new generation */
+	size_t stale;		/* left as they were: an older program's maps (attach upgrades) */
 };
 
 /* block (@a->allow false) or allow: adds @keys to @list. */
@@ -108,6 +109,16 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
  */
 int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_attach_opts *o,
 		char *err, size_t errlen);
+/*
+ * Replaces the older program @ifname's link runs (its lock held in
+ * *@lock_fd, which this may exchange for the lock of the folder that
+ * takes the interface's place) by this sieve's, with maps of its own built
+ * from @list in the store: see attach.c. 0 it runs this sieve's program
+ * already, 1 upgraded (@err says from which tag to which), -errno with
+ * the old program still running.
+ */
+int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *list,
+			const struct sxdp_attach_opts *o, int *lock_fd, char *err, size_t errlen);
 /* 0 detached, 1 was not attached; the record goes either way. */
 int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errlen);
 /* The ifindex of this namespace @ifname's pinned link runs on: 0 if none or defunct. */

@@ -177,10 +177,22 @@ struct sxdp_attach_opts {
 	const char *list;	/* the list to enforce; NULL: the one it has, or "default" */
 };
 
-/* What attach found and did. */
-enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1 };
+/* What attach found and did: UPGRADED, it replaced an older program. */
+enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1, SXDP_UPGRADED = 2 };
 
 int sxdp_ensure_bpffs(void);
+/* mkdir -p, mode 0700. */
+int sxdp_mkdir_p(const char *path);
+
+/* The program an interface's link runs. */
+struct sxdp_prog {
+	uint32_t id;
+	char tag[17];		/* the kernel's tag: a hash of its instructions, hex */
+	uint64_t load_time_ns;	/* since boot */
+};
+/* -ENOENT: no link pinned, or it runs nothing. */
+int sxdp_prog_running(uint64_t netns, const char *ifname, struct sxdp_prog *p);
+void sxdp_tag_hex(const uint8_t tag[8], char out[17]);
 
 /*
  * The lock of one interface's state: its pins and its generations. Every
@@ -196,14 +208,41 @@ int sxdp_ensure_bpffs(void);
 int sxdp_lock(const char *ifname, bool create);
 int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create);
 void sxdp_unlock(int lock_fd);
+/*
+ * Finishes or undoes a program upgrade that was cut short (attach.c), with
+ * the interface's lock held: 0 nothing to do or undone, 1 finished (the
+ * interface's folder is another one now: lock again), or -errno.
+ */
+int sxdp_upgrade_recover(uint64_t netns, const char *ifname);
+/* Where an upgrade builds the new instance of @ifname (NULL: the namespace's folder). */
+void sxdp_staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname);
+/* Unpins whatever the staging folder @dir holds, then removes it. */
+void sxdp_remove_staged(const char *dir);
+/* The pin @name in @dir, as a new fd, or -1. */
+int sxdp_pin_get(const char *dir, const char *name);
+/* The id of program @fd, or of the program link @fd runs; 0 if none. */
+uint32_t sxdp_prog_id(int fd);
+uint32_t sxdp_link_prog_id(int fd);
+/* The program's pin beside the link's in a staged instance (and after it). */
+#define SXDP_PROG_PIN	"prog"
 /* Interfaces with a sieve instance, from the pin folders. */
 int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max);
 
 int sxdp_open(const char *ifname, struct sxdp_handle *h);
 int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
+/*
+ * The pins in @dir (an upgrade's staging folder, or an interface's).
+ * -ESTALE: maps of another layout than this sieve's, an older program's
+ * (`sieve xdp attach` replaces it, maps and all).
+ */
+int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h);
+/* Whether the map holds values of @value_size: this sieve's layout. */
+bool sxdp_layout_current(int map_fd, size_t value_size);
 void sxdp_close(struct sxdp_handle *h);
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen);
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
+/* Each CPU's counters of a stats map, of this program or an older one. */
+int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
 const char *sxdp_mode(struct sxdp_handle *h);
 /* Kernel-reported memory of the live filter (either backend) / exact maps (0 if none). */
