@@ -71,8 +71,8 @@ die() {
 setup() {
 	ip netns add $CL && ip netns add $SV || return 1
 	ip link add $CIF netns $CL type veth peer name $IF netns $SV || return 1
-	for a in $A4 $F4 $S4; do cl ip addr add $a/24 dev $CIF || return 1; done
-	for a in $A6 $F6 $S6; do cl ip addr add $a/64 dev $CIF nodad || return 1; done
+	for a in $A4 $F4 $S4; do cl ip addr add "$a"/24 dev $CIF || return 1; done
+	for a in $A6 $F6 $S6; do cl ip addr add "$a"/64 dev $CIF nodad || return 1; done
 	sv ip addr add $SV4/24 dev $IF && sv ip addr add $SV6/64 dev $IF nodad || return 1
 	cl ip link set lo up && sv ip link set lo up || return 1
 	cl ip link set $CIF up && sv ip link set $IF up || return 1
