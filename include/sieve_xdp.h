@@ -134,7 +134,8 @@ struct sieve_xdp_config {
  * frame as the program sees it (data_end - data, Ethernet header and VLAN
  * tags included, no FCS). Every packet ends in exactly one of PASSED and
  * the DROP_* counters; the program leaves PACKETS at zero and the loader
- * fills in their sum.
+ * fills in their sum. The array only grows at its end: a loader reads an
+ * older program's shorter value as far as it goes (sxdp_read_stats).
  */
 enum sieve_xdp_counter {
 	SIEVE_XDP_PACKETS = 0,
@@ -149,6 +150,13 @@ enum sieve_xdp_counter {
 	SIEVE_XDP_MALFORMED,
 	SIEVE_XDP_NON_IP,
 	SIEVE_XDP_ALLOWED,		/* source/prefix hits the allowlist overrode */
+	/*
+	 * Dropped as if a service or flow entry matched: ports that belong in
+	 * the packet could not be read (a tiny first fragment, a long or cut
+	 * IPv6 extension chain, a cut L4 header) while a port kind is in use
+	 * for its family. Appended: the indexes above keep their meaning.
+	 */
+	SIEVE_XDP_DROP_UNPARSED,
 	SIEVE_XDP_NR_COUNTERS,
 };
 

@@ -21,6 +21,9 @@ struct pkt_spec {
 	uint16_t frag_offset;		/* in 8-byte units; non-zero: no L4 header */
 	uint8_t icmp_type;		/* for IPPROTO_ICMP / IPPROTO_ICMPV6 */
 	int payload;			/* bytes after the L4 header */
+	int dst_opts;			/* IPv6: more destination options headers, then L4 */
+	bool l4_short;			/* only l4_bytes of L4, no payload: a tiny fragment */
+	int l4_bytes;
 };
 
 /* Builds the packet into buf (PKT_MAX bytes); returns its length. */

@@ -392,6 +392,170 @@ static void test_ipv6_extension_headers(void)
 	drops("fragment header only", &s, SIEVE_XDP_FLOW);
 }
 
+/* ---- packets whose ports cannot be read (RFC 1858 and kin) ---- */
+
+static bool drops_unparsed(const char *what, const struct pkt_spec *s)
+{
+	const int moved[] = { SIEVE_XDP_DROP_UNPARSED };
+
+	return check_pkt(what, s, XDP_DROP, moved, 1);
+}
+
+/* Set by test_unreadable_ports: the list is fail-closed. */
+static bool crafted_closed;
+
+/*
+ * Passed: counted malformed too when the packet is (a header not whole),
+ * and then dropped as such when fail-closed.
+ */
+static bool passes_as(const char *what, const struct pkt_spec *s, bool malformed)
+{
+	const int moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_MALFORMED };
+	const int closed[] = { SIEVE_XDP_DROP_MALFORMED, SIEVE_XDP_MALFORMED };
+
+	if (malformed && crafted_closed)
+		return check_pkt(what, s, XDP_DROP, closed, 2);
+	return check_pkt(what, s, XDP_PASS, moved, malformed ? 2 : 1);
+}
+
+/* A first fragment (MF, offset 0) carrying @l4_bytes of TCP. */
+static struct pkt_spec tiny(const char *src, const char *dst, uint16_t dport, int l4_bytes)
+{
+	struct pkt_spec s = tcp(src, 40000, dst, dport);
+
+	s.fragment = true;
+	s.l4_short = true;
+	s.l4_bytes = l4_bytes;
+	return s;
+}
+
+/*
+ * The crafted packets of issue 20 (1, 2) against a service or flow entry
+ * to 192.0.2.10:22 / [2001:db8::10]:22, from a source not on the list.
+ * @ports_on: a port kind is in use for the family (else sources only).
+ */
+static void crafted(const char *setup, bool ports_on, int kind)
+{
+	static const char *const names[] = {
+		"v4 first fragment, no L4 byte", "v4 first fragment, 2 bytes of TCP",
+		"v4 first fragment, 40 bytes of options, 3 bytes of TCP",
+		"v6 first fragment, 2 bytes of TCP",
+		"v6 three headers and a first fragment, 3 bytes of TCP",
+		"v6 nine destination options headers, then TCP",
+		"v6 eight destination options headers and a fragment header, then TCP",
+	};
+	struct pkt_spec p[7];
+	char what[160];
+	int i;
+
+	p[0] = tiny("198.51.100.20", "192.0.2.10", 22, 0);
+	p[1] = tiny("198.51.100.20", "192.0.2.10", 22, 2);
+	p[2] = tiny("198.51.100.20", "192.0.2.10", 22, 3);
+	p[2].ip_options = 40;
+	p[3] = tiny("2001:db8::20", "2001:db8::10", 22, 2);
+	p[4] = tiny("2001:db8::20", "2001:db8::10", 22, 3);
+	p[4].ext_headers = true;
+	p[5] = tcp("2001:db8::20", 40000, "2001:db8::10", 22);
+	p[5].dst_opts = 9;
+	p[6] = p[5];
+	p[6].dst_opts = 8;
+	p[6].fragment = true;
+	for (i = 0; i < 7; i++) {
+		snprintf(what, sizeof(what), "%s: %s", setup, names[i]);
+		if (ports_on)
+			drops_unparsed(what, &p[i]);
+		else
+			passes_as(what, &p[i], true);
+	}
+
+	/* Ports there, header not whole: judged by the ports (the issue's SYN). */
+	p[0] = tiny("198.51.100.20", "192.0.2.10", 22, 8);
+	p[0].ip_options = 12;		/* past a NIC's minimum frame */
+	p[1] = tiny("2001:db8::20", "2001:db8::10", 22, 4);
+	p[1].ext_headers = true;
+	for (i = 0; i < 2; i++) {
+		snprintf(what, sizeof(what), "%s: %s first fragment, %d bytes of TCP", setup,
+			 i ? "v6" : "v4", p[i].l4_bytes);
+		if (ports_on)
+			drops(what, &p[i], kind);
+		else
+			passes_as(what, &p[i], true);
+		p[i].flow.dport = htons(23);
+		snprintf(what, sizeof(what), "%s: %s first fragment, another port", setup,
+			 i ? "v6" : "v4");
+		passes_as(what, &p[i], true);
+	}
+
+	/* Eight headers are walked: judged by the ports. */
+	p[0] = tcp("2001:db8::20", 40000, "2001:db8::10", 22);
+	p[0].dst_opts = 8;
+	snprintf(what, sizeof(what), "%s: v6 eight destination options headers", setup);
+	if (ports_on)
+		drops(what, &p[0], kind);
+	else
+		passes_as(what, &p[0], false);
+
+	/* RFC 1858 3.2: TCP at offset 1; later fragments otherwise pass. */
+	p[0] = tcp("198.51.100.20", 40000, "192.0.2.10", 22);
+	p[0].fragment = true;
+	p[0].frag_offset = 1;
+	snprintf(what, sizeof(what), "%s: v4 TCP fragment at offset 1", setup);
+	if (ports_on)
+		drops_unparsed(what, &p[0]);
+	else
+		passes_as(what, &p[0], false);
+	p[0].frag_offset = 2;
+	snprintf(what, sizeof(what), "%s: v4 TCP fragment at offset 2", setup);
+	passes_as(what, &p[0], false);
+	p[0].flow.proto = IPPROTO_UDP;
+	p[0].frag_offset = 1;
+	snprintf(what, sizeof(what), "%s: v4 UDP fragment at offset 1", setup);
+	passes_as(what, &p[0], false);
+	p[0] = tiny("2001:db8::20", "2001:db8::10", 22, 0);
+	p[0].frag_offset = 1;
+	p[0].l4_short = false;
+	snprintf(what, sizeof(what), "%s: v6 later fragment", setup);
+	passes_as(what, &p[0], false);
+}
+
+static void test_unreadable_ports(void)
+{
+	static const char *const services[] = { "tcp:192.0.2.10:22", "tcp:[2001:db8::10]:22" };
+	static const char *const flows[] = { "tcp:198.51.100.20:40000,192.0.2.10:22",
+					     "tcp:[2001:db8::20]:40000,[2001:db8::10]:22" };
+	static const char *const sources[] = { "198.51.100.99", "2001:db8::99" };
+	struct pkt_spec s;
+	int closed;
+
+	/* Fail-closed changes nothing for them: unparsed, not malformed, drops. */
+	for (closed = 0; closed <= 1; closed++) {
+		uint32_t f = closed ? SIEVE_XDP_F_FAIL_CLOSED : 0;
+
+		crafted_closed = closed;
+		if (set_entries(services, 2, f))
+			crafted(closed ? "service, fail-closed" : "service", true, SIEVE_XDP_SERVICE);
+		if (set_entries(flows, 2, f))
+			crafted(closed ? "flow, fail-closed" : "flow", true, SIEVE_XDP_FLOW);
+		if (set_entries(sources, 2, f))
+			crafted(closed ? "sources only, fail-closed" : "sources only", false, 0);
+	}
+	crafted_closed = false;
+	/* A port kind of the other family does not count. */
+	if (!set_entries(&services[1], 1, 0))
+		return;
+	s = tiny("198.51.100.20", "192.0.2.10", 22, 2);
+	passes_as("v6 service only: v4 tiny fragment", &s, true);
+	s = tcp("198.51.100.20", 40000, "192.0.2.10", 22);
+	s.fragment = true;
+	s.frag_offset = 1;
+	passes_as("v6 service only: v4 TCP fragment at offset 1", &s, false);
+	/* A blocked source is still dropped as a source. */
+	if (!set_entries((const char *const[]){ "198.51.100.20", "tcp:192.0.2.10:22" }, 2, 0))
+		return;
+	s = tiny("198.51.100.20", "192.0.2.10", 22, 2);
+	drops("blocked source, tiny fragment", &s, SIEVE_XDP_SRC);
+}
+
 /* ---- never lock the operator out ---- */
 
 static void test_arp_and_nd_pass(void)
@@ -425,29 +589,41 @@ static void test_arp_and_nd_pass(void)
 /*
  * Every truncation of a valid packet: malformed, passed (or dropped when
  * fail-closed); but a blocked source whose address made it into the
- * truncated copy is still dropped as such.
+ * truncated copy is still dropped as such, and one whose addresses made
+ * it (from @l3_end) but not its ports (@ports_end) is dropped as
+ * unparsed when a service or flow entry exists for its family (@ports_end
+ * 0: none does).
  */
-static void truncations(const char *name, const struct pkt_spec *s, size_t addr_end,
+struct cut_spec {
+	size_t addr_end;	/* blocked source: dropped as such from here */
+	size_t l3_end;		/* addresses read from here */
+	size_t ports_end;	/* ports read from here; 0: no port kind in use */
+};
+
+static void truncations(const char *name, const struct pkt_spec *s, const struct cut_spec *c,
 			bool blocked, bool fail_closed)
 {
 	const int open_moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_MALFORMED };
 	const int closed_moved[] = { SIEVE_XDP_DROP_MALFORMED, SIEVE_XDP_MALFORMED };
 	const int src_moved[] = { SIEVE_XDP_DROP_SRC, SIEVE_XDP_BLOOM_HITS };
+	const int unparsed_moved[] = { SIEVE_XDP_DROP_UNPARSED };
 	struct sieve_xdp_stats before, after;
 	uint8_t buf[PKT_MAX];
 	size_t len = pkt_build(s, buf), cut;
 	int verdict, bad = 0;
 
 	for (cut = 14; cut < len; cut++) {
-		bool by_src = blocked && cut >= addr_end;
-		const int *moved = by_src ? src_moved : fail_closed ? closed_moved : open_moved;
-		int want = by_src || fail_closed ? XDP_DROP : XDP_PASS;
+		bool by_src = blocked && cut >= c->addr_end;
+		bool unparsed = !by_src && cut >= c->l3_end && cut < c->ports_end;
+		const int *moved = by_src ? src_moved : unparsed ? unparsed_moved :
+				   fail_closed ? closed_moved : open_moved;
+		int want = by_src || unparsed || fail_closed ? XDP_DROP : XDP_PASS;
 
 		before = stats_now();
 		verdict = run_pkt(buf, cut);
 		after = stats_now();
 		/* Bytes: the truncated copy, what the program saw. */
-		bad += wrong_counter(&before, &after, cut, moved, 2) >= 0;
+		bad += wrong_counter(&before, &after, cut, moved, unparsed ? 1 : 2) >= 0;
 		if (verdict != want && !bad++)
 			printf("    at %zu of %zu bytes: verdict %d, want %d\n", cut, len, verdict, want);
 	}
@@ -464,9 +640,17 @@ static void test_truncation(void)
 {
 	static const char *const e[] = { "198.51.100.7", "2001:db8::7",
 					 "tcp:192.0.2.1:80", "udp:[2001:db8::1]:53" };
+	static const char *const sources[] = { "198.51.100.7", "2001:db8::7" };
 	struct pkt_spec v4 = tcp("198.51.100.8", 1, "192.0.2.1", 81);
 	struct pkt_spec v6 = { .flow = flow("2001:db8::8", 1, "2001:db8::1", 54, IPPROTO_UDP),
 			       .ext_headers = true, .fragment = true, .vlans = 2, .payload = 16 };
+	/*
+	 * v4: one tag, 20 + 8 bytes of IPv4, ports at 18 + 28; v6: two tags,
+	 * 40 bytes of IPv6 and 32 of extension headers, ports at 22 + 72.
+	 */
+	const struct cut_spec c4 = { 18 + 20, 18 + 20, 18 + 28 + 4 };
+	const struct cut_spec c6 = { 22 + 40, 22 + 40, 22 + 72 + 4 };
+	const struct cut_spec c4_src = { 18 + 20, 18 + 20, 0 }, c6_src = { 22 + 40, 22 + 40, 0 };
 	int closed;
 
 	v4.ip_options = 8;
@@ -474,16 +658,23 @@ static void test_truncation(void)
 	for (closed = 0; closed <= 1; closed++) {
 		if (!set_entries(e, 4, closed ? SIEVE_XDP_F_FAIL_CLOSED : 0))
 			return;
-		truncations(closed ? "v4, fail-closed" : "v4, fail-open", &v4, 0, false, closed);
-		truncations(closed ? "v6, fail-closed" : "v6, fail-open", &v6, 0, false, closed);
+		truncations(closed ? "v4, fail-closed" : "v4, fail-open", &v4, &c4, false, closed);
+		truncations(closed ? "v6, fail-closed" : "v6, fail-open", &v6, &c6, false, closed);
+		/* Source entries alone: ports do not matter, a cut packet is malformed. */
+		if (!set_entries(sources, 2, closed ? SIEVE_XDP_F_FAIL_CLOSED : 0))
+			return;
+		truncations(closed ? "v4, sources only, fail-closed" : "v4, sources only", &v4,
+			    &c4_src, false, closed);
+		truncations(closed ? "v6, sources only, fail-closed" : "v6, sources only", &v6,
+			    &c6_src, false, closed);
 	}
 	if (!set_entries(e, 4, 0))
 		return;
 	/* Blocked sources: the address ends 18 + 16 bytes in (v4, one tag), 22 + 24 (v6, two). */
 	v4.flow = flow("198.51.100.7", 1, "192.0.2.1", 81, IPPROTO_TCP);
-	truncations("v4, blocked source", &v4, 18 + 20, true, false);
+	truncations("v4, blocked source", &v4, &c4, true, false);
 	v6.flow = flow("2001:db8::7", 1, "2001:db8::1", 54, IPPROTO_UDP);
-	truncations("v6, blocked source", &v6, 22 + 40, true, false);
+	truncations("v6, blocked source", &v6, &c6, true, false);
 }
 
 /* ---- byte counters ---- */
@@ -2017,6 +2208,7 @@ static const struct {
 	{ "vlans", test_vlans },
 	{ "ipv4_fragments_and_options", test_ipv4_fragments_and_options },
 	{ "ipv6_extension_headers", test_ipv6_extension_headers },
+	{ "unreadable_ports", test_unreadable_ports },
 	{ "arp_and_nd_pass", test_arp_and_nd_pass },
 	{ "truncation", test_truncation },
 	{ "byte_sums", test_byte_sums },
@@ -2044,7 +2236,7 @@ static const struct {
 /* Cases that hold for either backend: run again, blocked, as blocked_NAME. */
 static const char *const both_backends[] = {
 	"source_v4_v6", "prefixes", "services", "flows", "vlans", "ipv4_fragments_and_options",
-	"ipv6_extension_headers", "arp_and_nd_pass", "truncation", "byte_sums",
+	"ipv6_extension_headers", "unreadable_ports", "arp_and_nd_pass", "truncation", "byte_sums",
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block",

@@ -1154,6 +1154,7 @@ static const struct {
 	[SIEVE_XDP_MALFORMED] = { "malformed", "malformed_bytes" },
 	[SIEVE_XDP_NON_IP] = { "non_ip", "non_ip_bytes" },
 	[SIEVE_XDP_ALLOWED] = { "allowed", "allowed_bytes" },
+	[SIEVE_XDP_DROP_UNPARSED] = { "dropped_unparsed", "dropped_unparsed_bytes" },
 };
 
 struct stats_arg {

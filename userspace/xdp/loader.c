@@ -270,20 +270,55 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 	return bpf_map_lookup_elem(h->cfg_fd, &g, cfg) ? -errno : 0;
 }
 
+/*
+ * The per-CPU values of a stats map as this sieve's struct, into @per
+ * (ncpus of them, zeroed first). A map an older program made may hold
+ * fewer counters (they are only appended: sieve_xdp.h): read with its own
+ * value size, the ones it lacks stay 0.
+ */
+int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	size_t stride, n;
+	uint32_t zero = 0;
+	char *raw;
+	int cpu;
+
+	if (bpf_obj_get_info_by_fd(stats_fd, &info, &len))
+		return -errno;
+	if (!info.value_size)
+		return -EINVAL;
+	stride = (info.value_size + 7) & ~7U;
+	n = info.value_size < sizeof(*per) ? info.value_size : sizeof(*per);
+	raw = calloc(ncpus, stride);
+	if (!raw)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(stats_fd, &zero, raw)) {
+		free(raw);
+		return -errno;
+	}
+	memset(per, 0, ncpus * sizeof(*per));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		memcpy(&per[cpu], raw + cpu * stride, n);
+	free(raw);
+	return 0;
+}
+
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
 {
-	int ncpus = libbpf_num_possible_cpus(), cpu, i;
+	int ncpus = libbpf_num_possible_cpus(), cpu, i, err;
 	struct sieve_xdp_stats *per;
-	uint32_t zero = 0;
 
 	if (ncpus < 0)
 		return ncpus;
 	per = calloc(ncpus, sizeof(*per));
 	if (!per)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(h->stats_fd, &zero, per)) {
+	err = sxdp_read_stats_percpu(h->stats_fd, per, ncpus);
+	if (err) {
 		free(per);
-		return -errno;
+		return err;
 	}
 	memset(sum, 0, sizeof(*sum));
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -295,7 +330,9 @@ int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
 	free(per);
 	/* The program saves itself one increment a packet: see sieve_xdp.h. */
 	sum->c[SIEVE_XDP_PACKETS] = sum->c[SIEVE_XDP_PASSED];
-	for (i = SIEVE_XDP_DROP_SRC; i <= SIEVE_XDP_DROP_MALFORMED; i++) {
+	for (i = SIEVE_XDP_DROP_SRC; i < SIEVE_XDP_NR_COUNTERS; i++) {
+		if (i > SIEVE_XDP_DROP_MALFORMED && i != SIEVE_XDP_DROP_UNPARSED)
+			continue;
 		sum->c[SIEVE_XDP_PACKETS].packets += sum->c[i].packets;
 		sum->c[SIEVE_XDP_PACKETS].bytes += sum->c[i].bytes;
 	}

@@ -207,6 +207,8 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
 void sxdp_close(struct sxdp_handle *h);
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen);
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
+/* Each CPU's counters of a stats map, of this program or an older one. */
+int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
 const char *sxdp_mode(struct sxdp_handle *h);
 /* Kernel-reported memory of the live filter (either backend) / exact maps (0 if none). */
