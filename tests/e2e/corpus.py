@@ -490,7 +490,7 @@ class Runner:
             # The control goes last: once it is delivered, what went before
             # it on the same path has been decided too.
             if target == "control":
-                end = time.monotonic() + (2.0 if want else 0.4)
+                end = time.monotonic() + (3.0 if want else 0.4)
                 while time.monotonic() < end and not self.delivered(proto, p.n):
                     time.sleep(0.02)
                 time.sleep(0.05)

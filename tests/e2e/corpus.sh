@@ -37,6 +37,7 @@ SCTP_BLOCKED=7301; SCTP_OPEN=7302
 FLOW_SPORT=41000; FLOW_PORTS=80
 
 SERVER_PID=
+RUNNER_PID=
 
 sv() { nsenter --net=/run/netns/$SV "$@"; }
 cl() { nsenter --net=/run/netns/$CL "$@"; }
@@ -54,8 +55,11 @@ pick_python() {
 
 cleanup() {
 	touch "$WORK/stop"
+	if [ -n "$RUNNER_PID" ]; then
+		kill "$RUNNER_PID" 2>/dev/null; wait "$RUNNER_PID" 2>/dev/null
+	fi
 	if [ -n "$SERVER_PID" ]; then
-		kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null
+		kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null
 	fi
 	sv "$SIEVE" xdp detach $IF >/dev/null 2>&1
 	ip netns del $CL 2>/dev/null
@@ -144,15 +148,23 @@ main() {
 	sv "$SIEVE" xdp attach $IF >/dev/null || die "attach $IF"
 	block || die "block the corpus's entries"
 	write_config || die "writing the corpus's config"
-	sv "$PY" "$HERE/corpus.py" serve "$WORK/config.json" >"$WORK/serve" 2>&1 &
+	# Not through sv(): a function in the background is a subshell, whose
+	# pid is not the server's (nsenter execs python, keeping its pid).
+	nsenter --net=/run/netns/$SV "$PY" "$HERE/corpus.py" serve "$WORK/config.json" \
+		>"$WORK/serve" 2>&1 &
 	SERVER_PID=$!
 	for i in $(seq 100); do
 		grep -q ready "$WORK/serve" 2>/dev/null && break
 		sleep 0.05
 	done
 	grep -q ready "$WORK/serve" || die "the listeners did not start: $(cat "$WORK/serve")"
-	timeout 300 nsenter --net=/run/netns/$CL "$PY" "$HERE/corpus.py" run "$WORK/config.json"
+	# In the background, so a signal to this script reaches cleanup() at
+	# once, which stops it before the namespaces go.
+	timeout 300 nsenter --net=/run/netns/$CL "$PY" "$HERE/corpus.py" run "$WORK/config.json" &
+	RUNNER_PID=$!
+	wait $RUNNER_PID
 	rc=$?
+	RUNNER_PID=
 	[ -s "$RESULTS" ] || die "corpus.py died (exit $rc)"
 	return $rc
 }
