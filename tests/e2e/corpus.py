@@ -21,9 +21,12 @@ a SYN-ACK seen on the client's veth end (its ack names the SYN's sequence
 number, unique per send), a datagram the server read (its payload names
 the send). The rule: nothing sent to a blocked service, as a blocked flow
 or from a blocked source is ever delivered. Each shape also says whether
-its control must be delivered (the kernel takes that shape), so a harness
-that delivers nothing fails too; and what the program counted for each
-send (dropped, malformed, passed).
+its control must be delivered (where the kernel takes that shape and the
+program can read its ports), so a harness that delivers nothing fails too.
+Around each send the program's counters are read (`stats -j`), and those
+that changed are printed with a failure (all of them with CORPUS_VERBOSE=1):
+what the program did (dropped_service, dropped_unparsed, non_ip, malformed,
+passed, ...) beside what the kernel did.
 """
 import json
 import os
@@ -482,10 +485,10 @@ class Runner:
         if isinstance(want, dict):
             want = want[proto]
         results = {}
+        before = counters(self.cfg)
         for target in TARGETS:
             p = self.pkt(fam, proto, target)
             frames = self.build(builder, p)
-            before = counters(self.cfg)
             self.send(fam, frames)
             # The control goes last: once it is delivered, what went before
             # it on the same path has been decided too.
@@ -494,8 +497,15 @@ class Runner:
                 while time.monotonic() < end and not self.delivered(proto, p.n):
                     time.sleep(0.02)
                 time.sleep(0.05)
+            # The program runs in the peer's NAPI poll, not in send():
+            # wait (bounded) until it has counted as many packets.
             after = counters(self.cfg)
+            end = time.monotonic() + 1.0
+            while (after["packets"] - before["packets"] < len(frames) and
+                   time.monotonic() < end):
+                after = counters(self.cfg)
             results[target] = (p.n, len(frames), counted(before, after))
+            before = after
             self.sent.append((case, proto, target, p.n))
         bad = []
         notes = []
