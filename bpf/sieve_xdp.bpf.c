@@ -46,6 +46,14 @@
  * and can rewrite the TCP flags; with a port kind in use it is dropped as
  * DROP_UNPARSED too. A stack following the IPv4 minimum MTU of 68 never
  * has to send one unless it carries 40 bytes of IP options.
+ *
+ * VLAN tags: the program walks two (802.1ad + 802.1Q). The kernel strips
+ * priority tags (VLAN id 0) one after another, as many as a frame has,
+ * and delivers what is under them (__netif_receive_skb_core), and stacked
+ * VLAN devices take more tags still; so a frame with a third tag, whose
+ * addresses and ports the program does not read, is dropped as
+ * DROP_UNPARSED while any entry is on the list (the kinds in use), and
+ * passes as malformed when the list is empty.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -174,6 +182,7 @@ struct pkt {
 	__u8 no_ports;		/* ports belong here and could not be read */
 	__u8 malformed;
 	__u8 nd;		/* IPv6 neighbour discovery */
+	__u8 deep_vlan;		/* more VLAN tags than the program walks */
 	__be16 sport;
 	__be16 dport;
 	__be32 saddr[4];
@@ -393,6 +402,11 @@ static __always_inline void parse(struct xdp_md *ctx, struct pkt *p)
 		}
 		proto = vh->proto;
 		pos = vh + 1;
+	}
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD_)) {
+		p->deep_vlan = 1;
+		p->malformed = 1;
+		return;
 	}
 	if (proto == bpf_htons(ETH_P_IP)) {
 		p->family = SIEVE_XDP_V4;
@@ -655,6 +669,11 @@ static __always_inline int verdict(struct gen *g, const struct pkt *p)
 	if (!p->family && !p->malformed) {
 		count(g, SIEVE_XDP_NON_IP);
 		goto pass;
+	}
+	/* What lies under the tags is unknown: as if it matched, while anything is blocked. */
+	if (p->deep_vlan && g->cfg->kinds) {
+		count(g, SIEVE_XDP_DROP_UNPARSED);
+		return XDP_DROP;
 	}
 	if (p->nd)
 		goto pass;

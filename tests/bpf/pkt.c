@@ -24,7 +24,12 @@ static uint8_t *put_eth(const struct pkt_spec *s, uint8_t *p)
 
 	memcpy(p, macs, 12);
 	p += 12;
-	if (s->vlans == 2) {
+	/* Past two: priority tags (VLAN id 0), which the kernel strips in a loop. */
+	for (int i = 2; i < s->vlans; i++) {
+		p = put16(p, 0x8100);
+		p = put16(p, 0);
+	}
+	if (s->vlans >= 2) {
 		p = put16(p, 0x88a8);
 		p = put16(p, 100);
 	}

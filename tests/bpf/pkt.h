@@ -14,7 +14,7 @@
 /* What to put in a packet; the addresses and ports come from a flow key. */
 struct pkt_spec {
 	struct sieve_xdp_key flow;	/* family, proto, addresses, ports */
-	int vlans;			/* 0, 1 (802.1Q) or 2 (802.1ad + 802.1Q) */
+	int vlans;			/* 0, 1 (802.1Q), 2 (802.1ad + 802.1Q), more: VID 0 tags first */
 	int ip_options;			/* IPv4 option bytes, a multiple of 4 */
 	bool ext_headers;		/* IPv6: hop-by-hop, dst opts, routing */
 	bool fragment;			/* IPv4 MF / IPv6 fragment header */

@@ -331,6 +331,9 @@ static void test_flows(void)
 
 /* ---- encapsulation and fragments ---- */
 
+static bool drops_unparsed(const char *what, const struct pkt_spec *s);
+static bool passes_as(const char *what, const struct pkt_spec *s, bool malformed);
+
 static void test_vlans(void)
 {
 	static const char *const e[] = { "198.51.100.7", "tcp:[2001:db8::1]:443" };
@@ -352,6 +355,28 @@ static void test_vlans(void)
 		s.vlans = v;
 		passes("VLAN, other source", &s);
 	}
+	/*
+	 * Three or six tags, priority tags first: the kernel strips them all
+	 * and delivers the packet, which the program cannot read; dropped
+	 * while anything is on the list, whatever the packet (issue 20: a
+	 * blocked source and service reached behind three VLAN 0 tags).
+	 */
+	for (v = 3; v <= 6; v += 3) {
+		s = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+		s.vlans = v;
+		drops_unparsed("VLAN 0 x3+, blocked source", &s);
+		s = tcp("2001:db8::9", 1, "2001:db8::1", 443);
+		s.vlans = v;
+		drops_unparsed("VLAN 0 x3+, v6 service", &s);
+		s = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+		s.vlans = v;
+		drops_unparsed("VLAN 0 x3+, other source: unknown, dropped", &s);
+	}
+	if (!set_entries(e, 0, 0))
+		return;
+	s = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	s.vlans = 3;
+	passes_as("VLAN 0 x3, empty list: passes, malformed", &s, true);
 }
 
 static void test_ipv4_fragments_and_options(void)
