@@ -18,6 +18,42 @@
  * is still checked against the source kinds when its addresses could be
  * read, then passes (or is dropped with SIEVE_XDP_F_FAIL_CLOSED) and is
  * counted.
+ *
+ * Ports and crafted packets. The ports are the first 4 bytes of TCP, UDP
+ * and SCTP, and are read as soon as those 4 bytes are in the packet (and
+ * inside the length its IP header gives), whole L4 header or not: a first
+ * fragment that carries 8 bytes of TCP is judged by its ports. A packet
+ * whose ports should be there and cannot be read, while a service or flow
+ * entry exists for its family, is judged as if it matched one: dropped,
+ * counted DROP_UNPARSED (whatever SIEVE_XDP_F_FAIL_CLOSED says). Such are
+ * a first fragment (IPv4 offset 0 with MF, IPv6 offset 0) too short to
+ * carry them, with or without IP options (RFC 1858's tiny fragment); an
+ * IPv6 extension chain longer than the program walks or cut short; an L4
+ * header, or an IP header, cut short. Otherwise a blocked service could be
+ * reached by any packet the parser gives up on, and the kernel reassembles
+ * or walks what the parser does not. Without a port kind in use such a
+ * packet is only malformed, as before: source kinds do not need ports.
+ *
+ * Non-first fragments carry no L4 header and are never dropped for it:
+ * the kernel delivers them only reassembled with their first fragment,
+ * which was judged by its ports (source kinds still apply to them).
+ * Overlaps cannot move ports past that judgement: an overlapping fragment
+ * at offset 0 is a first fragment and is judged itself, and Linux drops a
+ * datagram with overlapping fragments (IPv4 since Linux 4.19, in 2018;
+ * IPv6 by RFC 5722), as it drops an IPv6 first fragment without the whole
+ * header chain (RFC 7112). One more rule from RFC 1858 (3.2): an IPv4 TCP
+ * fragment at offset 1 (8 bytes) only ever follows a tiny first fragment
+ * and can rewrite the TCP flags; with a port kind in use it is dropped as
+ * DROP_UNPARSED too. A stack following the IPv4 minimum MTU of 68 never
+ * has to send one unless it carries 40 bytes of IP options.
+ *
+ * VLAN tags: the program walks two (802.1ad + 802.1Q). The kernel strips
+ * priority tags (VLAN id 0) one after another, as many as a frame has,
+ * and delivers what is under them (__netif_receive_skb_core), and stacked
+ * VLAN devices take more tags still; so a frame with a third tag, whose
+ * addresses and ports the program does not read, is dropped as
+ * DROP_UNPARSED while any entry is on the list (the kinds in use), and
+ * passes as malformed when the list is empty.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -143,8 +179,10 @@ struct pkt {
 	__u8 proto;
 	__u8 l3_ok;		/* addresses are valid */
 	__u8 has_ports;		/* sport/dport are valid */
+	__u8 no_ports;		/* ports belong here and could not be read */
 	__u8 malformed;
 	__u8 nd;		/* IPv6 neighbour discovery */
+	__u8 deep_vlan;		/* more VLAN tags than the program walks */
 	__be16 sport;
 	__be16 dport;
 	__be32 saddr[4];
@@ -170,11 +208,13 @@ struct l4_ports {
 };
 
 /*
- * The L4 header after an IP header: ports for TCP, UDP, SCTP; the type for
- * ICMPv6 (neighbour discovery). Each header must be there in full, or the
- * packet is malformed.
+ * The L4 header after an IP header, of which @avail bytes lie inside the
+ * IP packet: ports for TCP, UDP, SCTP, read once their 4 bytes are there;
+ * the type for ICMPv6 (neighbour discovery). A header not there in full
+ * makes the packet malformed, as before; ports that cannot be read set
+ * no_ports (see the top of this file).
  */
-static __always_inline void parse_l4(struct pkt *p, void *pos, void *end)
+static __always_inline void parse_l4(struct pkt *p, void *pos, void *end, int avail)
 {
 	__u32 need;
 
@@ -195,14 +235,17 @@ static __always_inline void parse_l4(struct pkt *p, void *pos, void *end)
 	default:
 		return;
 	}
-	if (pos + need > end) {
+	if (pos + need > end || avail < (int)need)
 		p->malformed = 1;
+	if (pos + sizeof(struct l4_ports) > end || avail < (int)sizeof(struct l4_ports)) {
+		/* need is 4 for ICMP too: it is malformed, and has no ports. */
+		p->no_ports = p->proto != IPPROTO_ICMP && p->proto != IPPROTO_ICMPV6_;
 		return;
 	}
 	if (p->proto == IPPROTO_ICMPV6_) {
 		__u8 type = *(__u8 *)pos;
 
-		p->nd = type >= ICMPV6_ND_FIRST && type <= ICMPV6_ND_LAST;
+		p->nd = !p->malformed && type >= ICMPV6_ND_FIRST && type <= ICMPV6_ND_LAST;
 		return;
 	}
 	if (p->proto == IPPROTO_ICMP)
@@ -210,6 +253,12 @@ static __always_inline void parse_l4(struct pkt *p, void *pos, void *end)
 	p->sport = ((struct l4_ports *)pos)->sport;
 	p->dport = ((struct l4_ports *)pos)->dport;
 	p->has_ports = 1;
+}
+
+/* Protocols whose packets carry the ports of service and flow entries. */
+static __always_inline int port_proto(__u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP;
 }
 
 /*
@@ -243,20 +292,38 @@ static __always_inline void parse_ipv4(struct pkt *p, void *pos, void *end)
 	p->proto = ip->protocol;
 	p->l3_ok = 1;
 	tot_len = be16_len(&ip->tot_len);
-	if (pos + hlen > end || tot_len < hlen || pos + tot_len > end) {
+	if (pos + hlen > end || tot_len < hlen || pos + tot_len > end)
 		p->malformed = 1;
+	if (ip->frag_off & bpf_htons(IP_OFFSET_)) {
+		/* RFC 1858 3.2: TCP at offset 1 follows a tiny first fragment. */
+		p->no_ports = p->proto == IPPROTO_TCP &&
+			      (ip->frag_off & bpf_htons(IP_OFFSET_)) == bpf_htons(1);
+		/* Other later fragments carry no L4 header: see the top. */
 		return;
 	}
-	/* Non-first fragments carry no L4 header. */
-	if (ip->frag_off & bpf_htons(IP_OFFSET_))
+	if (pos + hlen > end || tot_len < hlen) {
+		p->no_ports = port_proto(p->proto);
 		return;
-	parse_l4(p, pos + hlen, end);
+	}
+	parse_l4(p, pos + hlen, end, tot_len - hlen);
 }
 
-/* Skips hop-by-hop, routing, destination options and fragment headers. */
+/* An extension header the walk skips (AH and ESP are not skipped). */
+static __always_inline int ipv6_ext(__u8 next)
+{
+	return next == IPPROTO_HOPOPTS_ || next == IPPROTO_ROUTING_ ||
+	       next == IPPROTO_DSTOPTS_ || next == IPPROTO_FRAGMENT_;
+}
+
+/*
+ * Skips hop-by-hop, routing, destination options and fragment headers,
+ * at most IPV6_MAX_EXTHDRS of them; @off counts the bytes walked past the
+ * fixed header, to bound the L4 header by the payload length.
+ */
 static __always_inline void parse_ipv6(struct pkt *p, void *pos, void *end)
 {
 	struct ipv6hdr *ip6 = pos;
+	__u32 plen, off = 0;
 	__u8 next;
 	int i;
 
@@ -268,25 +335,26 @@ static __always_inline void parse_ipv6(struct pkt *p, void *pos, void *end)
 	__builtin_memcpy(p->daddr, &ip6->daddr, 16);
 	p->l3_ok = 1;
 	next = ip6->nexthdr;
-	if (pos + sizeof(*ip6) + be16_len(&ip6->payload_len) > end) {
+	plen = be16_len(&ip6->payload_len);
+	if (pos + sizeof(*ip6) + plen > end)
 		p->malformed = 1;
-		return;
-	}
 	pos += sizeof(*ip6);
 #pragma unroll
 	for (i = 0; i < IPV6_MAX_EXTHDRS; i++) {
 		__u8 *h = pos;
 
-		if (next != IPPROTO_HOPOPTS_ && next != IPPROTO_ROUTING_ &&
-		    next != IPPROTO_DSTOPTS_ && next != IPPROTO_FRAGMENT_)
+		if (!ipv6_ext(next))
 			break;
 		if ((void *)(h + 8) > end) {
+			/* Cut short inside the chain: the protocol is unknown. */
 			p->malformed = 1;
+			p->no_ports = 1;
 			return;
 		}
 		if (next == IPPROTO_FRAGMENT_) {
 			next = h[0];
 			pos += 8;
+			off += 8;
 			/* Offset != 0: a later fragment, no L4 header. */
 			if (*(__be16 *)(h + 2) & bpf_htons(0xfff8)) {
 				p->proto = next;
@@ -296,15 +364,16 @@ static __always_inline void parse_ipv6(struct pkt *p, void *pos, void *end)
 		}
 		next = h[0];
 		pos += (h[1] + 1) * 8;
+		off += (h[1] + 1) * 8;
 	}
 	p->proto = next;
-	if (next == IPPROTO_HOPOPTS_ || next == IPPROTO_ROUTING_ ||
-	    next == IPPROTO_DSTOPTS_ || next == IPPROTO_FRAGMENT_) {
-		/* A chain longer than the bound: ports unknown. */
+	if (ipv6_ext(next)) {
+		/* A chain longer than the bound: the protocol is unknown. */
 		p->malformed = 1;
+		p->no_ports = 1;
 		return;
 	}
-	parse_l4(p, pos, end);
+	parse_l4(p, pos, end, (int)plen - (int)off);
 }
 
 static __always_inline void parse(struct xdp_md *ctx, struct pkt *p)
@@ -333,6 +402,11 @@ static __always_inline void parse(struct xdp_md *ctx, struct pkt *p)
 		}
 		proto = vh->proto;
 		pos = vh + 1;
+	}
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD_)) {
+		p->deep_vlan = 1;
+		p->malformed = 1;
+		return;
 	}
 	if (proto == bpf_htons(ETH_P_IP)) {
 		p->family = SIEVE_XDP_V4;
@@ -372,7 +446,7 @@ __noinline int sieve_blocked_test(const struct sieve_xdp_block *block, __u64 h, 
 static __always_inline int blocked_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
 					 __u64 digest)
 {
-	__u64 h = sieve_xdp_blocked_hash(digest);
+	__u64 h = sieve_xdp_blocked_hash(digest, cfg->blocked_seed);
 	__u32 idx = sieve_xdp_blocked_index(h, cfg->max_entries);
 	void *blocked = bpf_map_lookup_elem(&sieve_blocked, &slot);
 
@@ -385,7 +459,8 @@ static __always_inline int blocked_maybe(const struct sieve_xdp_config *cfg, __u
 static __always_inline int filter_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
 					const struct sieve_xdp_key *key)
 {
-	__u64 digest = sieve_xdp_digest(key);
+	/* Keyed by the host's secret, from the config: no lookup more. */
+	__u64 digest = sieve_xdp_digest(key, cfg->digest_key);
 	void *bloom;
 
 #ifdef SIEVE_XDP_KFUNC
@@ -595,12 +670,23 @@ static __always_inline int verdict(struct gen *g, const struct pkt *p)
 		count(g, SIEVE_XDP_NON_IP);
 		goto pass;
 	}
+	/* What lies under the tags is unknown: as if it matched, while anything is blocked. */
+	if (p->deep_vlan && g->cfg->kinds) {
+		count(g, SIEVE_XDP_DROP_UNPARSED);
+		return XDP_DROP;
+	}
 	if (p->nd)
 		goto pass;
 	if (p->l3_ok) {
 		kind = match(g, p);
 		if (kind >= 0 && kind < SIEVE_XDP_NR_KINDS) {
 			count(g, SIEVE_XDP_DROP_SRC + kind);
+			return XDP_DROP;
+		}
+		/* Ports that might match a port kind: as if they did. */
+		if (p->no_ports && (kind_on(g, SIEVE_XDP_SERVICE, p->family) ||
+				    kind_on(g, SIEVE_XDP_FLOW, p->family))) {
+			count(g, SIEVE_XDP_DROP_UNPARSED);
 			return XDP_DROP;
 		}
 	}

@@ -33,8 +33,8 @@ enum sieve_xdp_kind {
  * A flow key: 40 bytes, no implicit padding. Addresses and ports are in
  * network byte order; an IPv4 address sits in word 0, the rest is zero.
  * Fields a kind does not use are zero (a prefix key holds the masked
- * source). The exact map is keyed by this struct; the bloom filter holds
- * its 64-bit digest, see sieve_xdp_digest().
+ * source). The exact map is keyed by this struct; the filter holds its
+ * keyed 64-bit digest, see sieve_xdp_digest().
  */
 struct sieve_xdp_key {
 	__u8 kind;		/* enum sieve_xdp_kind */
@@ -88,7 +88,9 @@ struct sieve_xdp_key {
  * @nr_v4_lens: probe lengths in @v4_lens (at most @max_probes)
  * @nr_v6_lens: probe lengths in @v6_lens
  * @max_probes: probe lengths allowed per family (the loader's; 0: its default)
- * @__reserved: must be 0
+ * @digest: the digest function the generation's filter holds:
+ *	%SIEVE_XDP_DIGEST (0 in a config of a sieve before it: the linear
+ *	digest, which the loader rebuilds from the store on sight)
  * @v4_lens: IPv4 prefix lengths probed (1-31), longest first
  * @v6_lens: IPv6 prefix lengths probed (1-127), longest first
  * @v4_masks: the netmask of each of @v4_lens, network order
@@ -106,6 +108,13 @@ struct sieve_xdp_key {
  * @keys: keys in the maps: @entries after prefix expansion
  * @store_version: the version of the store's list the maps hold (the
  *	loader's: a command that finds the store ahead rebuilds from it)
+ * @digest_key: the host's secret, the key of sieve_xdp_digest(): the same
+ *	in every generation and backend of the host (userspace/xdp/secret.c).
+ *	Here so that a packet pays no lookup for it; kernel memory, read by
+ *	root only, and never printed
+ * @blocked_seed: the blocked backend's seed of this generation
+ *	(sieve_xdp_blocked_hash()), random at each build: a key that is a
+ *	false positive in one generation is one in the next only by chance
  */
 struct sieve_xdp_config {
 	__u32 flags;
@@ -113,7 +122,7 @@ struct sieve_xdp_config {
 	__u8 nr_v4_lens;
 	__u8 nr_v6_lens;
 	__u8 max_probes;
-	__u8 __reserved;
+	__u8 digest;
 	__u8 v4_lens[SIEVE_XDP_MAX_PREFIX_LENS];
 	__u8 v6_lens[SIEVE_XDP_MAX_PREFIX_LENS];
 	__be32 v4_masks[SIEVE_XDP_MAX_PREFIX_LENS];
@@ -126,6 +135,8 @@ struct sieve_xdp_config {
 	__u32 gen_seq;
 	__u64 keys;
 	__u64 store_version;
+	__u64 digest_key[2];
+	__u64 blocked_seed;
 };
 
 /*
@@ -134,7 +145,8 @@ struct sieve_xdp_config {
  * frame as the program sees it (data_end - data, Ethernet header and VLAN
  * tags included, no FCS). Every packet ends in exactly one of PASSED and
  * the DROP_* counters; the program leaves PACKETS at zero and the loader
- * fills in their sum.
+ * fills in their sum. The array only grows at its end: a loader reads an
+ * older program's shorter value as far as it goes (sxdp_read_stats).
  */
 enum sieve_xdp_counter {
 	SIEVE_XDP_PACKETS = 0,
@@ -149,6 +161,13 @@ enum sieve_xdp_counter {
 	SIEVE_XDP_MALFORMED,
 	SIEVE_XDP_NON_IP,
 	SIEVE_XDP_ALLOWED,		/* source/prefix hits the allowlist overrode */
+	/*
+	 * Dropped as if a service or flow entry matched: ports that belong in
+	 * the packet could not be read (a tiny first fragment, a long or cut
+	 * IPv6 extension chain, a cut L4 header) while a port kind is in use
+	 * for its family. Appended: the indexes above keep their meaning.
+	 */
+	SIEVE_XDP_DROP_UNPARSED,
 	SIEVE_XDP_NR_COUNTERS,
 };
 
@@ -228,23 +247,84 @@ struct sieve_xdp_allow_key {
 };
 
 /*
- * The bloom filter holds a 64-bit digest of the key rather than the key:
- * the kernel hashes the whole value once per hash function (jhash2 with a
- * random seed), and two words hash several times faster than ten. The
- * digest only has to keep distinct keys distinct; the kernel's jhash does
- * the mixing. So it is a sum of the five 64-bit words, each times its own
- * odd constant: independent multiplies that run in parallel. Keys that
- * differ in one word never collide (an odd constant is invertible modulo
- * 2^64); other pairs collide with probability about 2^-64, negligible next
- * to the bloom's own rate, and in exact mode the full key is checked anyway.
+ * The filters hold a 64-bit digest of the key rather than the key: the
+ * kernel's bloom map hashes the whole value once per hash function (jhash2
+ * with a random seed), and one word hashes several times faster than five;
+ * the blocked backend and the /dev/sieve filter take 8 bytes too.
+ *
+ * Entries come from outside (feeds, fleet publishers, automation), so the
+ * digest must not let anyone pick an entry whose digest equals a victim's:
+ * in the default mode (no exact map) that entry would drop the victim's
+ * traffic. Any fixed, public function allows that by search or algebra
+ * (the first digest here, a linear combination of the five words, was
+ * solved for in one line). So it is a keyed pseudo-random function:
+ * SipHash-1-3 over the key's 40 bytes under a 128-bit secret of the host
+ * (userspace/xdp/secret.c), which travels to the program in the config.
+ * Without the secret, two chosen keys collide with probability about
+ * 2^-64 whatever they are, and the digests of keys an attacker does see
+ * blocked (or not) tell nothing about other keys'.
+ *
+ * SipHash-1-3 (one round per word, three to finish), not 2-4: the cost per
+ * packet probe is in make bench-xdp's table; 1-3 is what the kernel
+ * (hsiphash on 64-bit), Rust's and Python's hash tables use against
+ * hash flooding, where the output is never shown to the attacker, as here.
+ * A digest's only observable effect is a drop, one bit per probe.
+ *
+ * The words are read in host order: on little-endian hosts this is the
+ * SipHash of the paper (tests/unit/digest_test.c checks its vectors); on
+ * others a PRF all the same, and BPF and userspace agree on one host.
  */
-static inline __u64 sieve_xdp_digest(const struct sieve_xdp_key *key)
-{
-	const __u64 *w = (const __u64 *)key;
 
-	return w[0] * 0x87c37b91114253d5ULL + w[1] * 0x4cf5ad432745937fULL +
-	       w[2] * 0x9e3779b97f4a7c15ULL + w[3] * 0xc2b2ae3d27d4eb4fULL +
-	       w[4] * 0x165667b19e3779f9ULL;
+/* The config's @digest: which function filled its filters. 0: the linear one. */
+#define SIEVE_XDP_DIGEST_SIPHASH13	1
+#define SIEVE_XDP_DIGEST		SIEVE_XDP_DIGEST_SIPHASH13
+
+#define SIEVE_XDP_ROTL64(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
+
+/* One SipRound. */
+#define SIEVE_XDP_SIPROUND(v0, v1, v2, v3) do {					\
+	v0 += v1; v1 = SIEVE_XDP_ROTL64(v1, 13); v1 ^= v0; v0 = SIEVE_XDP_ROTL64(v0, 32); \
+	v2 += v3; v3 = SIEVE_XDP_ROTL64(v3, 16); v3 ^= v2;			\
+	v0 += v3; v3 = SIEVE_XDP_ROTL64(v3, 21); v3 ^= v0;			\
+	v2 += v1; v1 = SIEVE_XDP_ROTL64(v1, 17); v1 ^= v2; v2 = SIEVE_XDP_ROTL64(v2, 32); \
+} while (0)
+
+/*
+ * SipHash-@c-@d of @n 64-bit words (a message of 8 * @n bytes, so the last
+ * block holds the length alone) under the key @k. Called with constants,
+ * so the compiler unrolls both loops; the unit test runs it as 2-4 against
+ * the paper's vectors.
+ */
+static inline __attribute__((always_inline)) __u64
+sieve_xdp_siphash(const __u64 *m, unsigned int n, const __u64 k[2], unsigned int c,
+		  unsigned int d)
+{
+	__u64 v0 = k[0] ^ 0x736f6d6570736575ULL, v1 = k[1] ^ 0x646f72616e646f6dULL;
+	__u64 v2 = k[0] ^ 0x6c7967656e657261ULL, v3 = k[1] ^ 0x7465646279746573ULL;
+	__u64 b = (__u64)(n * 8) << 56;
+	unsigned int i, r;
+
+	for (i = 0; i < n; i++) {
+		v3 ^= m[i];
+		for (r = 0; r < c; r++)
+			SIEVE_XDP_SIPROUND(v0, v1, v2, v3);
+		v0 ^= m[i];
+	}
+	v3 ^= b;
+	for (r = 0; r < c; r++)
+		SIEVE_XDP_SIPROUND(v0, v1, v2, v3);
+	v0 ^= b;
+	v2 ^= 0xff;
+	for (r = 0; r < d; r++)
+		SIEVE_XDP_SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* The digest of @key under the host's secret @secret (a config's digest_key). */
+static inline __attribute__((always_inline)) __u64
+sieve_xdp_digest(const struct sieve_xdp_key *key, const __u64 secret[2])
+{
+	return sieve_xdp_siphash((const __u64 *)key, sizeof(*key) / 8, secret, 1, 3);
 }
 
 #endif /* SIEVE_XDP_H */

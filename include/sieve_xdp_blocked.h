@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The blocked backend's rule (`--backend blocked`): from a key's 64-bit
- * digest (sieve_xdp_digest()) to one 64-byte block of the filter and k
- * bits inside it. Written once, here, for the BPF program (the lookup)
+ * digest (sieve_xdp_digest()) and the generation's seed to one 64-byte
+ * block of the filter and k bits inside it. Written once, here, for the BPF program (the lookup)
  * and the loader (the build, live adds, the tests' predictions).
  *
  * Given the same 64-bit hash, it picks the block the module's blocked
@@ -46,15 +46,19 @@ struct sieve_xdp_block {
 #define SIEVE_XDP_BLOCKED_MULT	0x9e3779b97f4a7c15ULL
 
 /*
- * The digest is a sum of products (sieve_xdp_digest()): distinct keys stay
- * distinct, but keys that differ in one word give digests in arithmetic
- * progression, and the block and bits come from the top of the hash. The
- * bloom-filter map hashes the digest with jhash; here murmur3's 64-bit
- * finaliser mixes it, a bijection (two multiplies, three shifts), so
- * distinct digests stay distinct too.
+ * The block and the bits of a digest in one generation: murmur3's 64-bit
+ * finaliser of the digest XOR the generation's random @seed (the config's
+ * blocked_seed). The digest is already pseudo-random (keyed, see
+ * sieve_xdp_digest()); the seed makes each generation's filter another
+ * draw, so a key that is a false positive in one generation is not one in
+ * the next by necessity, as it was when the hash was a function of the
+ * digest alone and a generation of the same size put every key in the
+ * same place. The finaliser is a bijection (two multiplies, three shifts):
+ * distinct digests stay distinct.
  */
-static __always_inline __u64 sieve_xdp_blocked_hash(__u64 digest)
+static __always_inline __u64 sieve_xdp_blocked_hash(__u64 digest, __u64 seed)
 {
+	digest ^= seed;
 	digest ^= digest >> 33;
 	digest *= 0xff51afd7ed558ccdULL;
 	digest ^= digest >> 33;

@@ -8,8 +8,11 @@
 # (the 10M-entry exact hash map). Writes $(BUILD)/bench/xdp.txt. Last, a
 # FireHOL-like list (about 6000 entries, every IPv4 length /8-/32) at 8 and
 # 16 probes beside as many entries of 16 lengths: probes, keys, ns/packet.
+# Last, the keyed digest's cost: a packet that misses, timed with the
+# program and with bench-only builds of it on the old linear digest and on
+# SipHash-2-4 (tests/bpf/bench/sieve_xdp_*.bpf.c), on the same maps.
 # XDP_BENCH_ARGS=-s runs only the 1M-entry half, -l only the 10M one, -f
-# only the FireHOL-like list.
+# only the FireHOL-like list, -d only the digest's cost.
 
 XDP_BENCH_DIR := $(BUILD)/bench-xdp
 XDP_BENCH_BIN := $(XDP_BENCH_DIR)/sieve-xdp-bench
@@ -23,8 +26,18 @@ $(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJ
 	$(call msg,LD,$@)
 	$(Q)$(CC) -O2 -g -o $@ $^ $(XDP_LDLIBS) -lm
 
+# The program with the linear digest of before, and with SipHash-2-4, for
+# the digest's cost (bench only).
+XDP_BENCH_DIGESTS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o
+$(XDP_BENCH_DIGESTS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/sieve_xdp.bpf.c \
+		$(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
+	$(call msg,BPF,$<)
+	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+		-I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
+
 .PHONY: bench-xdp
-bench-xdp: $(XDP_BENCH_BIN) $(BUILD)/bpf/floor.bpf.o $(BUILD)/bpf/bench_stream.bpf.o
+bench-xdp: $(XDP_BENCH_BIN) $(BUILD)/bpf/floor.bpf.o $(BUILD)/bpf/bench_stream.bpf.o \
+		$(XDP_BENCH_DIGESTS)
 	$(call msg,BENCH,$(BUILD)/bench/xdp.txt)
 	$(Q)mkdir -p $(BUILD)/bench && $(XDP_BENCH_BIN) -o $(BUILD)/bench/xdp.txt $(XDP_BENCH_ARGS)
 

@@ -24,7 +24,12 @@ static uint8_t *put_eth(const struct pkt_spec *s, uint8_t *p)
 
 	memcpy(p, macs, 12);
 	p += 12;
-	if (s->vlans == 2) {
+	/* Past two: priority tags (VLAN id 0), which the kernel strips in a loop. */
+	for (int i = 2; i < s->vlans; i++) {
+		p = put16(p, 0x8100);
+		p = put16(p, 0);
+	}
+	if (s->vlans >= 2) {
 		p = put16(p, 0x88a8);
 		p = put16(p, 100);
 	}
@@ -51,26 +56,33 @@ static size_t l4_len(const struct pkt_spec *s)
 	}
 }
 
-static void put_l4(const struct pkt_spec *s, uint8_t *p)
+static void put_l4(const struct pkt_spec *s, uint8_t *out)
 {
-	memset(p, 0, l4_len(s));
-	if (s->frag_offset)
-		return;
-	if (s->flow.proto == IPPROTO_ICMP || s->flow.proto == IPPROTO_ICMPV6) {
+	uint8_t p[20] = { 0 };
+
+	if (!s->frag_offset && (s->flow.proto == IPPROTO_ICMP || s->flow.proto == IPPROTO_ICMPV6)) {
 		p[0] = s->icmp_type;
-		return;
+	} else if (!s->frag_offset) {
+		memcpy(p, &s->flow.sport, 2);
+		memcpy(p + 2, &s->flow.dport, 2);
+		if (s->flow.proto == IPPROTO_TCP)
+			p[12] = 5 << 4;		/* data offset */
+		if (s->flow.proto == IPPROTO_UDP)
+			put16(p + 4, 8 + s->payload);
 	}
-	memcpy(p, &s->flow.sport, 2);
-	memcpy(p + 2, &s->flow.dport, 2);
-	if (s->flow.proto == IPPROTO_TCP)
-		p[12] = 5 << 4;		/* data offset */
-	if (s->flow.proto == IPPROTO_UDP)
-		put16(p + 4, 8 + s->payload);
+	/* A tiny fragment: the header's first bytes, as far as they go. */
+	memcpy(out, p, s->l4_short ? (size_t)s->l4_bytes : l4_len(s));
+}
+
+/* The L4 bytes and the payload after them that the packet carries. */
+static size_t l4_carried(const struct pkt_spec *s)
+{
+	return s->l4_short ? (size_t)s->l4_bytes : l4_len(s) + s->payload;
 }
 
 static size_t build_v4(const struct pkt_spec *s, uint8_t *ip)
 {
-	size_t hlen = 20 + s->ip_options, l4 = l4_len(s), tot = hlen + l4 + s->payload;
+	size_t hlen = 20 + s->ip_options, l4 = l4_len(s), tot = hlen + l4_carried(s);
 	uint16_t frag = s->frag_offset | (s->fragment ? 0x2000 : 0);
 
 	memset(ip, 0, hlen);
@@ -84,7 +96,8 @@ static size_t build_v4(const struct pkt_spec *s, uint8_t *ip)
 	if (s->ip_options)
 		ip[20] = 1;		/* NOPs, then end of list (zeros) */
 	put_l4(s, ip + hlen);
-	memset(ip + hlen + l4, 0xab, s->payload);
+	if (!s->l4_short)
+		memset(ip + hlen + l4, 0xab, s->payload);
 	return tot;
 }
 
@@ -100,33 +113,45 @@ static uint8_t *put_ext(uint8_t *p, uint8_t next)
 
 static size_t build_v6(const struct pkt_spec *s, uint8_t *ip)
 {
-	uint8_t *p = ip + 40, l4proto = s->flow.proto;
+	uint8_t chain[48], *p = ip + 40, l4proto = s->flow.proto;
 	size_t l4 = l4_len(s), payload;
+	int n = 0, i;
 
+	/* The next-header values in order: extension headers, then L4. */
+	if (s->ext_headers) {
+		chain[n++] = 0;				/* hop-by-hop */
+		chain[n++] = 60;			/* then destination options */
+		chain[n++] = 43;			/* then routing */
+	}
+	for (i = 0; i < s->dst_opts && n < 40; i++)
+		chain[n++] = 60;
+	if (s->fragment)
+		chain[n++] = 44;
+	chain[n] = l4proto;
 	memset(ip, 0, 40);
 	ip[0] = 0x60;
+	ip[6] = chain[0];
 	ip[7] = 64;
 	memcpy(ip + 8, s->flow.saddr, 16);
 	memcpy(ip + 24, s->flow.daddr, 16);
-	if (s->ext_headers) {
-		ip[6] = 0;				/* hop-by-hop */
-		p = put_ext(p, 60);			/* then destination options */
-		p = put_ext(p, 43);			/* then routing */
-		p = put_ext(p, s->fragment ? 44 : l4proto);
-		p[-6] = 0;				/* routing: type 0, segments 0 */
-		p[-5] = 0;
-	} else {
-		ip[6] = s->fragment ? 44 : l4proto;
-	}
-	if (s->fragment) {
-		memset(p, 0, 8);
-		p[0] = l4proto;
-		put16(p + 2, (s->frag_offset << 3) | 1);	/* offset, M */
-		p += 8;
+	for (i = 0; i < n; i++) {
+		if (chain[i] == 44) {
+			memset(p, 0, 8);
+			p[0] = chain[i + 1];
+			put16(p + 2, (s->frag_offset << 3) | 1);	/* offset, M */
+			p += 8;
+			continue;
+		}
+		p = put_ext(p, chain[i + 1]);
+		if (chain[i] == 43) {
+			p[-6] = 0;			/* routing: type 0, segments 0 */
+			p[-5] = 0;
+		}
 	}
 	put_l4(s, p);
-	memset(p + l4, 0xab, s->payload);
-	payload = (p - ip) - 40 + l4 + s->payload;
+	if (!s->l4_short)
+		memset(p + l4, 0xab, s->payload);
+	payload = (p - ip) - 40 + l4_carried(s);
 	put16(ip + 4, payload);
 	return 40 + payload;
 }

@@ -14,13 +14,16 @@
 /* What to put in a packet; the addresses and ports come from a flow key. */
 struct pkt_spec {
 	struct sieve_xdp_key flow;	/* family, proto, addresses, ports */
-	int vlans;			/* 0, 1 (802.1Q) or 2 (802.1ad + 802.1Q) */
+	int vlans;			/* 0, 1 (802.1Q), 2 (802.1ad + 802.1Q), more: VID 0 tags first */
 	int ip_options;			/* IPv4 option bytes, a multiple of 4 */
 	bool ext_headers;		/* IPv6: hop-by-hop, dst opts, routing */
 	bool fragment;			/* IPv4 MF / IPv6 fragment header */
 	uint16_t frag_offset;		/* in 8-byte units; non-zero: no L4 header */
 	uint8_t icmp_type;		/* for IPPROTO_ICMP / IPPROTO_ICMPV6 */
 	int payload;			/* bytes after the L4 header */
+	int dst_opts;			/* IPv6: more destination options headers, then L4 */
+	bool l4_short;			/* only l4_bytes of L4, no payload: a tiny fragment */
+	int l4_bytes;
 };
 
 /* Builds the packet into buf (PKT_MAX bytes); returns its length. */

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,6 +32,8 @@
 
 static struct sieve_xdp *skel;
 static struct sxdp_handle h;
+/* The digest key of the first generation; sxdp_rebuild keeps the live one. */
+static const __u64 test_secret[2] = { 0x5ec0f9b396b02aebULL, 0x0123456789abcdefULL };
 static int prog_fd;
 static bool case_failed;
 /* The backend every list is set with: cases marked BOTH run with each. */
@@ -328,6 +331,9 @@ static void test_flows(void)
 
 /* ---- encapsulation and fragments ---- */
 
+static bool drops_unparsed(const char *what, const struct pkt_spec *s);
+static bool passes_as(const char *what, const struct pkt_spec *s, bool malformed);
+
 static void test_vlans(void)
 {
 	static const char *const e[] = { "198.51.100.7", "tcp:[2001:db8::1]:443" };
@@ -349,6 +355,28 @@ static void test_vlans(void)
 		s.vlans = v;
 		passes("VLAN, other source", &s);
 	}
+	/*
+	 * Three or six tags, priority tags first: the kernel strips them all
+	 * and delivers the packet, which the program cannot read; dropped
+	 * while anything is on the list, whatever the packet (issue 20: a
+	 * blocked source and service reached behind three VLAN 0 tags).
+	 */
+	for (v = 3; v <= 6; v += 3) {
+		s = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+		s.vlans = v;
+		drops_unparsed("VLAN 0 x3+, blocked source", &s);
+		s = tcp("2001:db8::9", 1, "2001:db8::1", 443);
+		s.vlans = v;
+		drops_unparsed("VLAN 0 x3+, v6 service", &s);
+		s = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+		s.vlans = v;
+		drops_unparsed("VLAN 0 x3+, other source: unknown, dropped", &s);
+	}
+	if (!set_entries(e, 0, 0))
+		return;
+	s = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	s.vlans = 3;
+	passes_as("VLAN 0 x3, empty list: passes, malformed", &s, true);
 }
 
 static void test_ipv4_fragments_and_options(void)
@@ -392,6 +420,286 @@ static void test_ipv6_extension_headers(void)
 	drops("fragment header only", &s, SIEVE_XDP_FLOW);
 }
 
+/* ---- packets whose ports cannot be read (RFC 1858 and kin) ---- */
+
+static bool drops_unparsed(const char *what, const struct pkt_spec *s)
+{
+	const int moved[] = { SIEVE_XDP_DROP_UNPARSED };
+
+	return check_pkt(what, s, XDP_DROP, moved, 1);
+}
+
+/* Set by test_unreadable_ports: the list is fail-closed. */
+static bool crafted_closed;
+
+/*
+ * Passed: counted malformed too when the packet is (a header not whole),
+ * and then dropped as such when fail-closed.
+ */
+static bool passes_as(const char *what, const struct pkt_spec *s, bool malformed)
+{
+	const int moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_MALFORMED };
+	const int closed[] = { SIEVE_XDP_DROP_MALFORMED, SIEVE_XDP_MALFORMED };
+
+	if (malformed && crafted_closed)
+		return check_pkt(what, s, XDP_DROP, closed, 2);
+	return check_pkt(what, s, XDP_PASS, moved, malformed ? 2 : 1);
+}
+
+/* A first fragment (MF, offset 0) carrying @l4_bytes of TCP. */
+static struct pkt_spec tiny(const char *src, const char *dst, uint16_t dport, int l4_bytes)
+{
+	struct pkt_spec s = tcp(src, 40000, dst, dport);
+
+	s.fragment = true;
+	s.l4_short = true;
+	s.l4_bytes = l4_bytes;
+	return s;
+}
+
+/*
+ * The crafted packets of issue 20 (1, 2) against a service or flow entry
+ * to 192.0.2.10:22 / [2001:db8::10]:22, from a source not on the list.
+ * @ports_on: a port kind is in use for the family (else sources only).
+ */
+static void crafted(const char *setup, bool ports_on, int kind)
+{
+	static const char *const names[] = {
+		"v4 first fragment, no L4 byte", "v4 first fragment, 2 bytes of TCP",
+		"v4 first fragment, 40 bytes of options, 3 bytes of TCP",
+		"v6 first fragment, 2 bytes of TCP",
+		"v6 three headers and a first fragment, 3 bytes of TCP",
+		"v6 nine destination options headers, then TCP",
+		"v6 eight destination options headers and a fragment header, then TCP",
+	};
+	struct pkt_spec p[7];
+	char what[160];
+	int i;
+
+	p[0] = tiny("198.51.100.20", "192.0.2.10", 22, 0);
+	p[1] = tiny("198.51.100.20", "192.0.2.10", 22, 2);
+	p[2] = tiny("198.51.100.20", "192.0.2.10", 22, 3);
+	p[2].ip_options = 40;
+	p[3] = tiny("2001:db8::20", "2001:db8::10", 22, 2);
+	p[4] = tiny("2001:db8::20", "2001:db8::10", 22, 3);
+	p[4].ext_headers = true;
+	p[5] = tcp("2001:db8::20", 40000, "2001:db8::10", 22);
+	p[5].dst_opts = 9;
+	p[6] = p[5];
+	p[6].dst_opts = 8;
+	p[6].fragment = true;
+	for (i = 0; i < 7; i++) {
+		snprintf(what, sizeof(what), "%s: %s", setup, names[i]);
+		if (ports_on)
+			drops_unparsed(what, &p[i]);
+		else
+			passes_as(what, &p[i], true);
+	}
+
+	/* Ports there, header not whole: judged by the ports (the issue's SYN). */
+	p[0] = tiny("198.51.100.20", "192.0.2.10", 22, 8);
+	p[0].ip_options = 12;		/* past a NIC's minimum frame */
+	p[1] = tiny("2001:db8::20", "2001:db8::10", 22, 4);
+	p[1].ext_headers = true;
+	for (i = 0; i < 2; i++) {
+		snprintf(what, sizeof(what), "%s: %s first fragment, %d bytes of TCP", setup,
+			 i ? "v6" : "v4", p[i].l4_bytes);
+		if (ports_on)
+			drops(what, &p[i], kind);
+		else
+			passes_as(what, &p[i], true);
+		p[i].flow.dport = htons(23);
+		snprintf(what, sizeof(what), "%s: %s first fragment, another port", setup,
+			 i ? "v6" : "v4");
+		passes_as(what, &p[i], true);
+	}
+
+	/* Eight headers are walked: judged by the ports. */
+	p[0] = tcp("2001:db8::20", 40000, "2001:db8::10", 22);
+	p[0].dst_opts = 8;
+	snprintf(what, sizeof(what), "%s: v6 eight destination options headers", setup);
+	if (ports_on)
+		drops(what, &p[0], kind);
+	else
+		passes_as(what, &p[0], false);
+
+	/* RFC 1858 3.2: TCP at offset 1; later fragments otherwise pass. */
+	p[0] = tcp("198.51.100.20", 40000, "192.0.2.10", 22);
+	p[0].fragment = true;
+	p[0].frag_offset = 1;
+	snprintf(what, sizeof(what), "%s: v4 TCP fragment at offset 1", setup);
+	if (ports_on)
+		drops_unparsed(what, &p[0]);
+	else
+		passes_as(what, &p[0], false);
+	p[0].frag_offset = 2;
+	snprintf(what, sizeof(what), "%s: v4 TCP fragment at offset 2", setup);
+	passes_as(what, &p[0], false);
+	p[0].flow.proto = IPPROTO_UDP;
+	p[0].frag_offset = 1;
+	snprintf(what, sizeof(what), "%s: v4 UDP fragment at offset 1", setup);
+	passes_as(what, &p[0], false);
+	p[0] = tiny("2001:db8::20", "2001:db8::10", 22, 0);
+	p[0].frag_offset = 1;
+	p[0].l4_short = false;
+	snprintf(what, sizeof(what), "%s: v6 later fragment", setup);
+	passes_as(what, &p[0], false);
+}
+
+static void test_unreadable_ports(void)
+{
+	static const char *const services[] = { "tcp:192.0.2.10:22", "tcp:[2001:db8::10]:22" };
+	static const char *const flows[] = { "tcp:198.51.100.20:40000,192.0.2.10:22",
+					     "tcp:[2001:db8::20]:40000,[2001:db8::10]:22" };
+	static const char *const sources[] = { "198.51.100.99", "2001:db8::99" };
+	struct pkt_spec s;
+	int closed;
+
+	/* Fail-closed changes nothing for them: unparsed, not malformed, drops. */
+	for (closed = 0; closed <= 1; closed++) {
+		uint32_t f = closed ? SIEVE_XDP_F_FAIL_CLOSED : 0;
+
+		crafted_closed = closed;
+		if (set_entries(services, 2, f))
+			crafted(closed ? "service, fail-closed" : "service", true, SIEVE_XDP_SERVICE);
+		if (set_entries(flows, 2, f))
+			crafted(closed ? "flow, fail-closed" : "flow", true, SIEVE_XDP_FLOW);
+		if (set_entries(sources, 2, f))
+			crafted(closed ? "sources only, fail-closed" : "sources only", false, 0);
+	}
+	crafted_closed = false;
+	/* A port kind of the other family does not count. */
+	if (!set_entries(&services[1], 1, 0))
+		return;
+	s = tiny("198.51.100.20", "192.0.2.10", 22, 2);
+	passes_as("v6 service only: v4 tiny fragment", &s, true);
+	s = tcp("198.51.100.20", 40000, "192.0.2.10", 22);
+	s.fragment = true;
+	s.frag_offset = 1;
+	passes_as("v6 service only: v4 TCP fragment at offset 1", &s, false);
+	/* A blocked source is still dropped as a source. */
+	if (!set_entries((const char *const[]){ "198.51.100.20", "tcp:192.0.2.10:22" }, 2, 0))
+		return;
+	s = tiny("198.51.100.20", "192.0.2.10", 22, 2);
+	drops("blocked source, tiny fragment", &s, SIEVE_XDP_SRC);
+}
+
+/* ---- maps of an older program (upgrades, attach.c) ---- */
+
+/* Pins the maps sxdp_open needs in @dir, sieve_cfg @cfg_extra bytes longer, stats of @nstats. */
+static int pin_fake_instance(const char *dir, size_t cfg_extra, int nstats, int *stats_fd)
+{
+	static const char *const names[] = { SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
+					      SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT,
+					      SIEVE_XDP_MAP_STATS };
+	LIBBPF_OPTS(bpf_map_create_opts, outer, .inner_map_fd = -1);
+	int inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL), fd, i, ret = 0;
+	char path[256];
+
+	outer.inner_map_fd = inner;
+	for (i = 0; !ret && i < 5; i++) {
+		if (i == 0)
+			fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+		else if (i == 1)
+			fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4,
+					    sizeof(struct sieve_xdp_config) + cfg_extra, 2, NULL);
+		else if (i < 4)
+			fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, NULL, 4, 4, 2, &outer);
+		else
+			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4,
+					    nstats * sizeof(struct sieve_xdp_count), 1, NULL);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		ret = fd < 0 || bpf_obj_pin(fd, path) ? -errno : 0;
+		if (i == 4 && !ret)
+			*stats_fd = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
+	if (inner >= 0)
+		close(inner);
+	return ret;
+}
+
+static void unpin_fake_instance(const char *dir)
+{
+	static const char *const names[] = { SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
+					      SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT,
+					      SIEVE_XDP_MAP_STATS };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/*
+ * An older program's maps: a config of another layout is refused
+ * (-ESTALE: written with this layout, that program would misread it), and
+ * counters of an older, shorter layout still read, the new ones 0.
+ */
+static void test_older_layout(void)
+{
+	int ncpus = libbpf_num_possible_cpus(), stats_fd = -1, old_n = SIEVE_XDP_DROP_UNPARSED, i;
+	struct sieve_xdp_stats *per = calloc(ncpus, sizeof(*per)), *got = calloc(ncpus, sizeof(*per));
+	struct sxdp_handle fake;
+	size_t stride = old_n * sizeof(struct sieve_xdp_count);
+	char dir[128], *raw = calloc(ncpus, stride);
+	uint32_t zero = 0;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/sys/fs/bpf/sieve-xdp-test-%d", (int)getpid());
+	if (!expect(per && got && raw && !mkdir(dir, 0700), "mkdir %s: %s", dir, strerror(errno)))
+		goto out;
+	ret = pin_fake_instance(dir, 8, old_n, &stats_fd);
+	if (!expect(!ret, "pinning the maps: %s", strerror(-ret)))
+		goto out_unpin;
+	ret = sxdp_open_dir(dir, 0, "fake", &fake);
+	expect(ret == -ESTALE, "a config of another layout: %d, want -ESTALE", ret);
+	if (!ret)
+		sxdp_close(&fake);
+	/* Twelve counters a CPU, as 9fddb3c's program had: read, the thirteenth 0. */
+	for (i = 0; i < ncpus; i++) {
+		struct sieve_xdp_count *c = (struct sieve_xdp_count *)(raw + i * stride);
+		int j;
+
+		for (j = 0; j < old_n; j++)
+			c[j] = (struct sieve_xdp_count){ 1000 * i + j, 2000 * i + j };
+	}
+	expect(!bpf_map_update_elem(stats_fd, &zero, raw, BPF_ANY), "writing the old counters");
+	memset(got, 0xff, ncpus * sizeof(*got));
+	ret = sxdp_read_stats_percpu(stats_fd, got, ncpus);
+	expect(!ret, "reading the old counters: %s", strerror(-ret));
+	for (i = 0; !ret && i < ncpus; i++) {
+		expect(got[i].c[SIEVE_XDP_ALLOWED].packets == (uint64_t)(1000 * i + SIEVE_XDP_ALLOWED) &&
+		       got[i].c[SIEVE_XDP_PASSED].bytes == (uint64_t)(2000 * i + SIEVE_XDP_PASSED),
+		       "cpu %d: old counters misread", i);
+		expect(!got[i].c[SIEVE_XDP_DROP_UNPARSED].packets &&
+		       !got[i].c[SIEVE_XDP_DROP_UNPARSED].bytes, "cpu %d: a counter it lacks not 0", i);
+	}
+out_unpin:
+	unpin_fake_instance(dir);
+	if (stats_fd >= 0)
+		close(stats_fd);
+	stats_fd = -1;
+	/* This layout: opened. */
+	if (!mkdir(dir, 0700) && !pin_fake_instance(dir, 0, SIEVE_XDP_NR_COUNTERS, &stats_fd)) {
+		ret = sxdp_open_dir(dir, 0, "fake", &fake);
+		expect(!ret, "this layout: %s", strerror(-ret));
+		if (!ret)
+			sxdp_close(&fake);
+	}
+	unpin_fake_instance(dir);
+out:
+	if (stats_fd >= 0)
+		close(stats_fd);
+	free(per);
+	free(got);
+	free(raw);
+}
+
 /* ---- never lock the operator out ---- */
 
 static void test_arp_and_nd_pass(void)
@@ -425,29 +733,41 @@ static void test_arp_and_nd_pass(void)
 /*
  * Every truncation of a valid packet: malformed, passed (or dropped when
  * fail-closed); but a blocked source whose address made it into the
- * truncated copy is still dropped as such.
+ * truncated copy is still dropped as such, and one whose addresses made
+ * it (from @l3_end) but not its ports (@ports_end) is dropped as
+ * unparsed when a service or flow entry exists for its family (@ports_end
+ * 0: none does).
  */
-static void truncations(const char *name, const struct pkt_spec *s, size_t addr_end,
+struct cut_spec {
+	size_t addr_end;	/* blocked source: dropped as such from here */
+	size_t l3_end;		/* addresses read from here */
+	size_t ports_end;	/* ports read from here; 0: no port kind in use */
+};
+
+static void truncations(const char *name, const struct pkt_spec *s, const struct cut_spec *c,
 			bool blocked, bool fail_closed)
 {
 	const int open_moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_MALFORMED };
 	const int closed_moved[] = { SIEVE_XDP_DROP_MALFORMED, SIEVE_XDP_MALFORMED };
 	const int src_moved[] = { SIEVE_XDP_DROP_SRC, SIEVE_XDP_BLOOM_HITS };
+	const int unparsed_moved[] = { SIEVE_XDP_DROP_UNPARSED };
 	struct sieve_xdp_stats before, after;
 	uint8_t buf[PKT_MAX];
 	size_t len = pkt_build(s, buf), cut;
 	int verdict, bad = 0;
 
 	for (cut = 14; cut < len; cut++) {
-		bool by_src = blocked && cut >= addr_end;
-		const int *moved = by_src ? src_moved : fail_closed ? closed_moved : open_moved;
-		int want = by_src || fail_closed ? XDP_DROP : XDP_PASS;
+		bool by_src = blocked && cut >= c->addr_end;
+		bool unparsed = !by_src && cut >= c->l3_end && cut < c->ports_end;
+		const int *moved = by_src ? src_moved : unparsed ? unparsed_moved :
+				   fail_closed ? closed_moved : open_moved;
+		int want = by_src || unparsed || fail_closed ? XDP_DROP : XDP_PASS;
 
 		before = stats_now();
 		verdict = run_pkt(buf, cut);
 		after = stats_now();
 		/* Bytes: the truncated copy, what the program saw. */
-		bad += wrong_counter(&before, &after, cut, moved, 2) >= 0;
+		bad += wrong_counter(&before, &after, cut, moved, unparsed ? 1 : 2) >= 0;
 		if (verdict != want && !bad++)
 			printf("    at %zu of %zu bytes: verdict %d, want %d\n", cut, len, verdict, want);
 	}
@@ -464,9 +784,17 @@ static void test_truncation(void)
 {
 	static const char *const e[] = { "198.51.100.7", "2001:db8::7",
 					 "tcp:192.0.2.1:80", "udp:[2001:db8::1]:53" };
+	static const char *const sources[] = { "198.51.100.7", "2001:db8::7" };
 	struct pkt_spec v4 = tcp("198.51.100.8", 1, "192.0.2.1", 81);
 	struct pkt_spec v6 = { .flow = flow("2001:db8::8", 1, "2001:db8::1", 54, IPPROTO_UDP),
 			       .ext_headers = true, .fragment = true, .vlans = 2, .payload = 16 };
+	/*
+	 * v4: one tag, 20 + 8 bytes of IPv4, ports at 18 + 28; v6: two tags,
+	 * 40 bytes of IPv6 and 32 of extension headers, ports at 22 + 72.
+	 */
+	const struct cut_spec c4 = { 18 + 20, 18 + 20, 18 + 28 + 4 };
+	const struct cut_spec c6 = { 22 + 40, 22 + 40, 22 + 72 + 4 };
+	const struct cut_spec c4_src = { 18 + 20, 18 + 20, 0 }, c6_src = { 22 + 40, 22 + 40, 0 };
 	int closed;
 
 	v4.ip_options = 8;
@@ -474,16 +802,23 @@ static void test_truncation(void)
 	for (closed = 0; closed <= 1; closed++) {
 		if (!set_entries(e, 4, closed ? SIEVE_XDP_F_FAIL_CLOSED : 0))
 			return;
-		truncations(closed ? "v4, fail-closed" : "v4, fail-open", &v4, 0, false, closed);
-		truncations(closed ? "v6, fail-closed" : "v6, fail-open", &v6, 0, false, closed);
+		truncations(closed ? "v4, fail-closed" : "v4, fail-open", &v4, &c4, false, closed);
+		truncations(closed ? "v6, fail-closed" : "v6, fail-open", &v6, &c6, false, closed);
+		/* Source entries alone: ports do not matter, a cut packet is malformed. */
+		if (!set_entries(sources, 2, closed ? SIEVE_XDP_F_FAIL_CLOSED : 0))
+			return;
+		truncations(closed ? "v4, sources only, fail-closed" : "v4, sources only", &v4,
+			    &c4_src, false, closed);
+		truncations(closed ? "v6, sources only, fail-closed" : "v6, sources only", &v6,
+			    &c6_src, false, closed);
 	}
 	if (!set_entries(e, 4, 0))
 		return;
 	/* Blocked sources: the address ends 18 + 16 bytes in (v4, one tag), 22 + 24 (v6, two). */
 	v4.flow = flow("198.51.100.7", 1, "192.0.2.1", 81, IPPROTO_TCP);
-	truncations("v4, blocked source", &v4, 18 + 20, true, false);
+	truncations("v4, blocked source", &v4, &c4, true, false);
 	v6.flow = flow("2001:db8::7", 1, "2001:db8::1", 54, IPPROTO_UDP);
-	truncations("v6, blocked source", &v6, 22 + 40, true, false);
+	truncations("v6, blocked source", &v6, &c6, true, false);
 }
 
 /* ---- byte counters ---- */
@@ -928,6 +1263,142 @@ out:
 	sxdp_list_free(&l);
 }
 
+/* ---- chosen entries (issue 20, item 4) ---- */
+
+/*
+ * An entry solved to collide with a victim under the digest before the
+ * keyed one: a sum of the key's five words times odd constants. With the
+ * last word free (the low half of an IPv6 address), one line of algebra
+ * gives an innocent-looking service entry whose digest is the victim's.
+ */
+static struct sieve_xdp_key collide_with(const struct sieve_xdp_key *victim)
+{
+	static const uint64_t c[5] = {
+		0x87c37b91114253d5ULL, 0x4cf5ad432745937fULL, 0x9e3779b97f4a7c15ULL,
+		0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL,
+	};
+	struct sieve_xdp_key a = {
+		.kind = SIEVE_XDP_SERVICE, .family = SIEVE_XDP_V6, .proto = IPPROTO_TCP,
+		.dport = htons(443), .daddr = { htonl(0x20010db8) },
+	};
+	uint64_t v[5], w[5], want = 0, have = 0, inv = c[4];
+	int i;
+
+	memcpy(v, victim, sizeof(v));
+	memcpy(w, &a, sizeof(w));
+	for (i = 0; i < 5; i++) {
+		want += v[i] * c[i];
+		have += i < 4 ? w[i] * c[i] : 0;
+	}
+	for (i = 0; i < 5; i++)
+		inv *= 2 - c[4] * inv;	/* Newton: the inverse of c[4] mod 2^64 */
+	w[4] = (want - have) * inv;
+	memcpy(&a, w, sizeof(a));
+	return a;
+}
+
+/*
+ * Blocking the solved entry (from a feed, say) must not drop the victim:
+ * in the default bloom-only mode it did, on every backend. The entry's own
+ * traffic is dropped.
+ */
+static void test_solved_collision(void)
+{
+	struct sxdp_list l = { 0 };
+	struct sieve_xdp_key victim, entry, other;
+	struct pkt_spec s;
+	const char *why = "";
+	char text[128], what[192];
+	int err = sxdp_parse_entry("8.8.8.8", &victim, &why);
+
+	if (!expect(!err, "parse: %s", why))
+		return;
+	entry = collide_with(&victim);
+	sxdp_format_entry(&entry, text, sizeof(text));
+	sxdp_list_add(&l, &entry);
+	/* Any list has a source: then the program probes the victim's source key. */
+	if (!expect(!sxdp_parse_entry("198.51.100.7", &other, &why), "parse: %s", why))
+		goto out;
+	sxdp_list_add(&l, &other);
+	sxdp_list_sort(&l);
+	if (!set_list(&l, 0, 1000))
+		goto out;
+	s = tcp("8.8.8.8", 53, "192.0.2.10", 4000);
+	snprintf(what, sizeof(what), "8.8.8.8 while %s is blocked", text);
+	passes(what, &s);
+	s = tcp("2001:db8::1", 5000, "2001:db8::", 443);
+	s.flow.daddr[2] = entry.daddr[2];
+	s.flow.daddr[3] = entry.daddr[3];
+	drops("the solved entry's own traffic", &s, SIEVE_XDP_SERVICE);
+out:
+	sxdp_list_free(&l);
+}
+
+/*
+ * Every generation has the digest key it was given; a rebuild keeps the
+ * key and draws a new blocked seed. A config of another digest (0: the
+ * linear one of an older sieve) refuses live adds, and the next sync from
+ * the store rebuilds it under the store's secret.
+ */
+static void test_stale_digest_rebuilt(void)
+{
+	static const char *const e[] = { "198.51.100.7" };
+	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-digest-XXXXXX", err[512] = "", cmd[64];
+	struct sieve_xdp_config cfg, stale;
+	struct sxdp_list l = { 0 }, fresh = { 0 };
+	struct pkt_spec s = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct sxdp_store *st = NULL;
+	const __u64 *secret = NULL;
+	uint64_t seed;
+	bool rebuilt;
+	uint32_t live;
+
+	list_of(&l, e, 1);
+	if (!expect(!sxdp_read_config(&h, &stale, NULL), "config") || !set_list(&l, 0, 1000) ||
+	    !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	seed = cfg.blocked_seed;
+	expect(cfg.digest == SIEVE_XDP_DIGEST && !memcmp(cfg.digest_key, stale.digest_key,
+							 sizeof(cfg.digest_key)),
+	       "the generation's digest %u, key kept: %d", cfg.digest,
+	       !memcmp(cfg.digest_key, stale.digest_key, sizeof(cfg.digest_key)));
+	if (!set_list(&l, 0, 1000) || !expect(!sxdp_read_config(&h, &cfg, &live), "config"))
+		goto out;
+	expect(cfg.blocked_seed != seed, "a rebuild kept the blocked seed %llx",
+	       (unsigned long long)seed);
+	/* As an older loader left it: the same maps, a config of the linear digest. */
+	stale = cfg;
+	stale.digest = 0;
+	memset(stale.digest_key, 0, sizeof(stale.digest_key));
+	if (!expect(!bpf_map_update_elem(h.cfg_fd, &live, &stale, BPF_EXIST), "stale config"))
+		goto out;
+	list_of(&fresh, (const char *const[]){ "198.51.100.8" }, 1);
+	expect(sxdp_add_live(&h, &fresh, 0) == 1, "a live add into maps of another digest");
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &st, err, sizeof(err)), "store: %s", err) ||
+	    !expect(!sxdp_store_secret(st, &secret, err, sizeof(err)), "secret: %s", err))
+		goto out;
+	expect(!sxdp_store_add(st, "t", l.keys, l.n, &a, NULL, err, sizeof(err)), "add: %s", err);
+	/* The maps at the store's version: only the digest is behind. */
+	expect(!sxdp_set_version(&h, 1), "set version");
+	expect(!sxdp_iface_sync(&h, st, "t", &rebuilt, err, sizeof(err)) && rebuilt,
+	       "a sync of maps of another digest did not rebuild: %s", err);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && sxdp_digest_current(&cfg, secret),
+	       "after the sync: digest %u, the store's secret %d", cfg.digest,
+	       secret && !memcmp(cfg.digest_key, secret, sizeof(cfg.digest_key)));
+	drops("the entry after the rebuild", &s, SIEVE_XDP_SRC);
+	expect(!sxdp_iface_sync(&h, st, "t", &rebuilt, err, sizeof(err)) && !rebuilt,
+	       "a sync in step rebuilt: %s", err);
+out:
+	sxdp_store_close(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
+	sxdp_list_free(&l);
+	sxdp_list_free(&fresh);
+}
+
 /* ---- the plan against the kernel ---- */
 
 static uint64_t fd_memlock(int fd)
@@ -965,7 +1436,8 @@ static void test_plan_matches_kernel(void)
 			expect(p.nr_hashes >= 1 && p.nr_hashes <= 15, "hash count %u", p.nr_hashes);
 			if (p.bytes > (64u << 20))
 				continue;
-			if (!expect(!sxdp_gen_create(&p, false, &empty, &bfd, &efd), "create map"))
+			if (!expect(!sxdp_gen_create(&p, &(struct sieve_xdp_config){ 0 }, false,
+						     &empty, &bfd, &efd), "create map"))
 				continue;
 			mem = fd_memlock(bfd);
 			/* The bitmap plus the struct around it, under a page. */
@@ -1637,6 +2109,7 @@ struct blocked_view {
 	const __u64 *blocks;
 	size_t len;
 	uint32_t nblocks, k, id;
+	__u64 secret[2], seed;	/* the generation's digest key and seed */
 };
 
 static bool blocked_view_open(struct blocked_view *v)
@@ -1656,6 +2129,8 @@ static bool blocked_view_open(struct blocked_view *v)
 		return false;
 	v->nblocks = cfg.max_entries;
 	v->k = cfg.nr_hashes;
+	memcpy(v->secret, cfg.digest_key, sizeof(v->secret));
+	v->seed = cfg.blocked_seed;
 	v->len = ((size_t)v->nblocks * SIEVE_XDP_BLOCK_BYTES + 4095) & ~(size_t)4095;
 	p = mmap(NULL, v->len, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
@@ -1674,7 +2149,8 @@ static void blocked_view_close(struct blocked_view *v)
 
 static uint32_t blocked_index_of(const struct blocked_view *v, const struct sieve_xdp_key *key)
 {
-	return sieve_xdp_blocked_index(sieve_xdp_blocked_hash(sieve_xdp_digest(key)), v->nblocks);
+	return sieve_xdp_blocked_index(sieve_xdp_blocked_hash(sieve_xdp_digest(key, v->secret),
+							      v->seed), v->nblocks);
 }
 
 /*
@@ -1683,7 +2159,8 @@ static uint32_t blocked_index_of(const struct blocked_view *v, const struct siev
  */
 static bool blocked_predict(const struct blocked_view *v, const struct sieve_xdp_key *key)
 {
-	__u64 hash = sieve_xdp_blocked_hash(sieve_xdp_digest(key)), pattern[SIEVE_XDP_BLOCK_WORDS];
+	__u64 hash = sieve_xdp_blocked_hash(sieve_xdp_digest(key, v->secret), v->seed);
+	__u64 pattern[SIEVE_XDP_BLOCK_WORDS];
 	const __u64 *b = v->blocks + (size_t)blocked_index_of(v, key) * SIEVE_XDP_BLOCK_WORDS;
 	int w;
 
@@ -1697,11 +2174,13 @@ static bool blocked_predict(const struct blocked_view *v, const struct sieve_xdp
 /* A blocked generation of @l by @plan, made and swapped in without a list file. */
 static bool blocked_generation(const struct sxdp_list *l, const struct sxdp_plan *plan)
 {
-	struct sieve_xdp_config cfg = { 0 };
+	struct sieve_xdp_config cfg = { .digest = SIEVE_XDP_DIGEST, .blocked_seed = rng_state };
 	int fd, unused;
 	bool ok;
 
-	if (!expect(!sxdp_gen_create(plan, false, l, &fd, &unused), "creating the blocked array"))
+	memcpy(cfg.digest_key, test_secret, sizeof(cfg.digest_key));
+	if (!expect(!sxdp_gen_create(plan, &cfg, false, l, &fd, &unused),
+		    "creating the blocked array"))
 		return false;
 	sxdp_config_fill(&cfg, l);
 	cfg.flags = SIEVE_XDP_F_BLOCKED;
@@ -1950,6 +2429,48 @@ static double blocked_table_rate(const struct blocked_view *v)
 }
 
 /*
+ * Each blocked generation draws its own seed: an innocent flow that is a
+ * false positive of one generation is one of the next, of the same list
+ * and size, only by chance (before the seed it was one in every such
+ * generation: a known gap of issue 20).
+ */
+static void test_blocked_seed_per_generation(void)
+{
+	struct sxdp_list l = { 0 }, others = { 0 }, fp = { 0 };
+	char err[256] = "";
+	size_t i, again;
+
+	rng_state = 31;
+	for (i = 0; i < 2000; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	sxdp_list_sort(&l);
+	flows_not_in(&l, 20000, &others);
+	/* A 1% filter: a few hundred innocent flows dropped. */
+	if (!expect(!sxdp_rebuild(&h, &l, SIEVE_XDP_F_BLOCKED, 10000000, 2000, err, sizeof(err)),
+		    "rebuild: %s", err))
+		goto out;
+	for (i = 0; i < others.n; i++)
+		if (drops_of(&others.keys[i], 1))
+			sxdp_list_add(&fp, &others.keys[i]);
+	if (!expect(fp.n >= 50, "only %zu false positives at 1%%", fp.n) ||
+	    !expect(!sxdp_rebuild(&h, &l, SIEVE_XDP_F_BLOCKED, 10000000, 2000, err, sizeof(err)),
+		    "rebuild: %s", err))
+		goto out;
+	expect(drops_of(l.keys, l.n) == l.n, "a listed flow passed after the rebuild");
+	again = drops_of(fp.keys, fp.n);
+	/* Chance alone: about 1% of them; all of them without a seed. */
+	expect(again * 10 < fp.n, "%zu of %zu false positives again in the next generation",
+	       again, fp.n);
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&others);
+	sxdp_list_free(&fp);
+}
+
+/*
  * At the planned size, full to capacity: the measured rate is that of the
  * table's bits (a 99.9% binomial interval), and under the bound the plan
  * was made with. Exact mode then refutes every one of them.
@@ -2011,12 +2532,16 @@ static const struct {
 	{ "list_file", test_list_file },
 	{ "plan_matches_kernel", test_plan_matches_kernel },
 	{ "source_v4_v6", test_source_v4_v6 },
+	{ "solved_collision", test_solved_collision },
+	{ "stale_digest_rebuilt", test_stale_digest_rebuilt },
 	{ "prefixes", test_prefixes },
 	{ "services", test_services },
 	{ "flows", test_flows },
 	{ "vlans", test_vlans },
 	{ "ipv4_fragments_and_options", test_ipv4_fragments_and_options },
 	{ "ipv6_extension_headers", test_ipv6_extension_headers },
+	{ "unreadable_ports", test_unreadable_ports },
+	{ "older_layout", test_older_layout },
 	{ "arp_and_nd_pass", test_arp_and_nd_pass },
 	{ "truncation", test_truncation },
 	{ "byte_sums", test_byte_sums },
@@ -2039,12 +2564,14 @@ static const struct {
 	{ "blocked_any_size", test_blocked_any_size },
 	{ "blocked_live_add_and_rebuild", test_blocked_live_add_and_rebuild },
 	{ "blocked_false_positives", test_blocked_false_positives },
+	{ "blocked_seed_per_generation", test_blocked_seed_per_generation },
 };
 
 /* Cases that hold for either backend: run again, blocked, as blocked_NAME. */
 static const char *const both_backends[] = {
-	"source_v4_v6", "prefixes", "services", "flows", "vlans", "ipv4_fragments_and_options",
-	"ipv6_extension_headers", "arp_and_nd_pass", "truncation", "byte_sums",
+	"source_v4_v6", "solved_collision", "stale_digest_rebuilt", "prefixes", "services", "flows",
+	"vlans", "ipv4_fragments_and_options", "ipv6_extension_headers", "unreadable_ports",
+	"arp_and_nd_pass", "truncation", "byte_sums",
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block",
@@ -2063,8 +2590,9 @@ static void run_case(const char *name, void (*fn)(void), const char *filter, int
 
 static int setup(void)
 {
+	char err[256] = "";
 	struct bpf_map *map;
-	int err;
+	int ret;
 
 	skel = sieve_xdp__open();
 	if (!skel)
@@ -2072,9 +2600,9 @@ static int setup(void)
 	/* Private maps: no pins, nothing shared with a running instance. */
 	bpf_object__for_each_map(map, skel->obj)
 		bpf_map__set_pin_path(map, NULL);
-	err = sieve_xdp__load(skel);
-	if (err)
-		return err;
+	ret = sieve_xdp__load(skel);
+	if (ret)
+		return ret;
 	prog_fd = bpf_program__fd(skel->progs.sieve_xdp);
 	h = (struct sxdp_handle){
 		.ifname = "sieve-test",
@@ -2086,7 +2614,13 @@ static int setup(void)
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 	};
-	return 0;
+	/* A first generation with a digest key, as attach makes from the store's. */
+	ret = sxdp_build(&h, &(struct sxdp_build_spec){
+		.list = &(struct sxdp_list){ 0 }, .fpp_ppb = 1000, .capacity = 1024,
+		.secret = test_secret }, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "the first generation: %s\n", err);
+	return ret;
 }
 
 int main(int argc, char **argv)

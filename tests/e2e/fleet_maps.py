@@ -27,8 +27,8 @@ BPF_OBJ_GET_INFO_BY_FD = 15
 SYS_BPF = {"x86_64": 321, "aarch64": 280}[platform.machine()]
 NR_GENS = 2
 
-# struct sieve_xdp_config with SIEVE_XDP_MAX_PREFIX_LENS 16: the u64s at its end.
-CONFIG_SIZE = 416
+# struct sieve_xdp_config with SIEVE_XDP_MAX_PREFIX_LENS 16: the offsets of the u64s it reads.
+CONFIG_SIZE = 440
 OFF_ENTRIES = 368
 OFF_GEN_SEQ = 396
 OFF_STORE_VERSION = 408

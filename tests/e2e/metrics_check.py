@@ -68,7 +68,8 @@ def main():
 
     verdicts = {('pass', 'none'): 'passed', ('drop', 'source'): 'dropped_source',
                 ('drop', 'prefix'): 'dropped_prefix', ('drop', 'service'): 'dropped_service',
-                ('drop', 'flow'): 'dropped_flow', ('drop', 'malformed'): 'dropped_malformed'}
+                ('drop', 'flow'): 'dropped_flow', ('drop', 'malformed'): 'dropped_malformed',
+                ('drop', 'unparsed'): 'dropped_unparsed'}
     covered = set()
     for (verdict, kind), key in verdicts.items():
         between(f'packets {verdict}/{kind}',

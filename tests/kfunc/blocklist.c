@@ -4,7 +4,8 @@
  * program of bpf/sieve_xdp.bpf.c built with SIEVE_XDP_KFUNC, run through
  * BPF_PROG_TEST_RUN on crafted packets (tests/bpf/pkt.c). Its maps are
  * filled here as the loader fills them: one generation, in slot 0, whose
- * config names the filter; the filter holds sieve_xdp_digest()s.
+ * config names the filter; the filter holds sieve_xdp_digest()s under the
+ * config's key.
  *
  *   blocklist_check()  the blocklist program as shipped (sieve_xdp.bpf.o)
  *                      loads on this kernel, Debian 12's; then for each
@@ -59,11 +60,16 @@ static int dev;
 			 SIEVE_XDP_KIND_BIT(SIEVE_XDP_PREFIX, SIEVE_XDP_V4) | \
 			 SIEVE_XDP_KIND_BIT(SIEVE_XDP_SERVICE, SIEVE_XDP_V4))
 
+/* The digest key and blocked seed of the one generation: what a config carries. */
+static const __u64 secret[2] = { 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL };
+#define SEED	0x165667b19e3779f9ULL
+
 /* The one generation: slot 0, with /24 probed when prefixes are in use. */
 static int set_config(uint32_t flags, uint32_t max_entries, uint32_t nr_hashes, uint32_t kinds)
 {
 	struct sieve_xdp_config c = { .flags = flags, .kinds = kinds, .max_entries = max_entries,
-				      .nr_hashes = nr_hashes };
+				      .nr_hashes = nr_hashes, .digest = SIEVE_XDP_DIGEST,
+				      .digest_key = { secret[0], secret[1] }, .blocked_seed = SEED };
 	uint32_t zero = 0;
 
 	if (kinds & SIEVE_XDP_KIND_BIT(SIEVE_XDP_PREFIX, SIEVE_XDP_V4)) {
@@ -106,7 +112,7 @@ static struct sieve_xdp_key source6(uint32_t last)
 
 static int filter_op(unsigned long op, uint32_t id, const struct sieve_xdp_key *key)
 {
-	uint64_t digest = sieve_xdp_digest(key);
+	uint64_t digest = sieve_xdp_digest(key, secret);
 	uint32_t res = 0;
 	int err;
 
@@ -381,7 +387,7 @@ static int fill_bloom_map(void)
 
 	for (i = 0; fd >= 0 && i < BENCH_MAP_ENTRIES; i++) {
 		key = source4(LISTED + i);
-		digest = sieve_xdp_digest(&key);
+		digest = sieve_xdp_digest(&key, secret);
 		if (bpf_map_update_elem(fd, NULL, &digest, BPF_ANY))
 			return -1;
 	}
@@ -411,7 +417,7 @@ static int fill_blocked(void)
 		return -1;
 	for (i = 0; i < BENCH_MAP_ENTRIES; i++) {
 		key = source4(LISTED + i);
-		h = sieve_xdp_blocked_hash(sieve_xdp_digest(&key));
+		h = sieve_xdp_blocked_hash(sieve_xdp_digest(&key, secret), SEED);
 		idx = sieve_xdp_blocked_index(h, nblocks);
 		sieve_xdp_blocked_pattern(h, BENCH_HASHES, pattern);
 		for (w = 0; w < SIEVE_XDP_BLOCK_WORDS; w++)

@@ -135,19 +135,45 @@ static void sieve_unit_blocked_rule_matches_the_core(struct sieve_test *t)
 /* The mixer is a bijection (no two digests share a hash) and spreads one-bit changes. */
 static void sieve_unit_blocked_hash_mixes(struct sieve_test *t)
 {
-	u64 flips = 0;
+	u64 flips = 0, seed = rnd();
 	unsigned int i;
 
 	for (i = 0; i < 64 * 1000; i++) {
 		u64 d = rnd() + i / 64;
 
-		flips += __builtin_popcountll(sieve_xdp_blocked_hash(d) ^
-					      sieve_xdp_blocked_hash(d ^ 1ULL << (i % 64)));
+		flips += __builtin_popcountll(sieve_xdp_blocked_hash(d, seed) ^
+					      sieve_xdp_blocked_hash(d ^ 1ULL << (i % 64), seed));
 	}
 	/* 32 bits on average; a poor mix shows far fewer. */
 	CHECKF(t, flips > 31 * 64000ULL && flips < 33 * 64000ULL, "%llu bits flip in 64000 pairs",
 	       (unsigned long long)flips);
-	EXPECT_EQ(t, sieve_xdp_blocked_hash(0), 0);	/* fmix64's fixed point: digest 0 is no key */
+	/* fmix64's fixed point moves with the seed: no digest is stuck at 0. */
+	EXPECT_EQ(t, sieve_xdp_blocked_hash(seed, seed), 0);
+}
+
+/*
+ * The generation's seed: a digest lands in another block and pattern in
+ * each generation, so a key that is a false positive in one generation is
+ * one in the next only by chance (before, the same digest gave the same
+ * block and bits in every generation of a size).
+ */
+static void sieve_unit_blocked_seed_moves_keys(struct sieve_test *t)
+{
+	const u32 nblocks = 100000;
+	unsigned int i, same_block = 0, same_hash = 0;
+
+	for (i = 0; i < 10000; i++) {
+		u64 d = rnd(), s1 = rnd(), s2 = rnd();
+		u64 h1 = sieve_xdp_blocked_hash(d, s1), h2 = sieve_xdp_blocked_hash(d, s2);
+
+		same_hash += h1 == h2;
+		same_block += sieve_xdp_blocked_index(h1, nblocks) ==
+			      sieve_xdp_blocked_index(h2, nblocks);
+	}
+	EXPECT_EQ(t, same_hash, 0);
+	/* Chance alone: 10000 / 100000 blocks, about 0.1; a few at most. */
+	CHECKF(t, same_block <= 3, "%u of 10000 digests kept their block across seeds",
+	       same_block);
 }
 
 /*
@@ -223,6 +249,7 @@ const struct sieve_test_case sieve_blocked_cases[] = {
 	CASE(sieve_unit_blocked_mulhi),
 	CASE(sieve_unit_blocked_rule_matches_the_core),
 	CASE(sieve_unit_blocked_hash_mixes),
+	CASE(sieve_unit_blocked_seed_moves_keys),
 	CASE(sieve_unit_blocked_plan),
 	CASE(sieve_unit_blocked_backend_names),
 };

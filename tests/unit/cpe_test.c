@@ -6,6 +6,7 @@
  * bits), and the expansion of lists into keys.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
@@ -305,9 +306,10 @@ static void sieve_unit_cpe_extend(struct sieve_test *t)
 }
 
 /*
- * The filter backend's keys are a multiset (a key per entry that makes it,
- * so a cuckoo filter deletes one entry's copy alone), and a live add there
- * never takes a new probe length: it would move stored prefixes.
+ * The filter backend's keys are a set (a cuckoo filter holds at most 8
+ * copies of a key: nested prefixes must not each store one), its digests
+ * each once, and a live add there never takes a new probe length: it
+ * would move stored prefixes.
  */
 static void sieve_unit_cpe_filter_backend(struct sieve_test *t)
 {
@@ -316,21 +318,29 @@ static void sieve_unit_cpe_filter_backend(struct sieve_test *t)
 	struct sieve_xdp_config cfg = { .max_probes = 2 }, c;
 	struct sxdp_list l = { 0 }, f = { 0 }, x = { 0 };
 	const char *name;
-	char text[64];
-	size_t i, shared = 0;
+	char text[256];
+	size_t i, nd, shared = 0;
+	uint64_t *d;
 
 	list_of(t, &l, in, 3);
 	cfg.max_probes = 1;
 	EXPECT_EQ(t, sxdp_config_fill(&cfg, &l), 0);
-	EXPECT_EQ(t, sxdp_expand(&l, &cfg, &x), 0);
+	cfg.flags = SIEVE_XDP_F_FILTER;
+	EXPECT_EQ(t, sxdp_plan_keys(&l, &cfg, &x, text, sizeof(text)), 0);
 	EXPECT_EQ(t, x.n, 3);
-	EXPECT_EQ(t, sxdp_expand_each(&l, &cfg, &x), 0);
-	EXPECT_EQ(t, x.n, 4);
 	for (i = 0; i < x.n; i++) {
 		sxdp_format_entry(&x.keys[i], text, sizeof(text));
 		shared += !strcmp(text, "10.0.0.0/24");
 	}
-	EXPECT_EQ(t, shared, 2);
+	EXPECT_EQ(t, shared, 1);	/* the /23's and the /24's key, once */
+	/* A key twice (two entries make it) is one digest. */
+	EXPECT_EQ(t, sxdp_list_add(&x, &x.keys[0]), 0);
+	EXPECT_EQ(t, sxdp_filter_digests(&x, cfg.digest_key, &d, &nd), 0);
+	EXPECT_EQ(t, nd, 3);
+	for (i = 1; i < nd; i++)
+		EXPECT_TRUE(t, d[i - 1] < d[i]);
+	free(d);
+	cfg.flags = 0;
 	list_of(t, &f, above, 1);
 	c = cfg;
 	c.max_probes = 2;

@@ -390,6 +390,8 @@ static void sieve_unit_metrics_format(struct sieve_test *t)
 			    "kind=\"flow\"} 105");
 	CHECK_LINE(t, text, "sieve_xdp_packets_total{iface=\"e\\\"th\\\\0\",verdict=\"drop\","
 			    "kind=\"malformed\"} 106");
+	CHECK_LINE(t, text, "sieve_xdp_packets_total{iface=\"e\\\"th\\\\0\",verdict=\"drop\","
+			    "kind=\"unparsed\"} 112");
 	CHECK_LINE(t, text, "sieve_xdp_bytes_total{iface=\"e\\\"th\\\\0\",verdict=\"drop\","
 			    "kind=\"prefix\"} 10003");
 	CHECK_LINE(t, text, "sieve_xdp_filter_hits_total{iface=\"e\\\"th\\\\0\"} 107");

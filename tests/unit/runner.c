@@ -106,8 +106,10 @@ static const struct {
 	{ sieve_layers_cases, &sieve_layers_cases_n },
 	{ sieve_feed_cases, &sieve_feed_cases_n },
 	{ sieve_cpe_cases, &sieve_cpe_cases_n },
+	{ sieve_build_cases, &sieve_build_cases_n },
 	{ sieve_store_cases, &sieve_store_cases_n },
 	{ sieve_blocked_cases, &sieve_blocked_cases_n },
+	{ sieve_digest_cases, &sieve_digest_cases_n },
 	{ sieve_metrics_cases, &sieve_metrics_cases_n },
 	{ sieve_escape_cases, &sieve_escape_cases_n },
 };

@@ -43,8 +43,10 @@ SIEVE_CASE_TABLE(sieve_libsieve_cases);
 SIEVE_CASE_TABLE(sieve_layers_cases);
 SIEVE_CASE_TABLE(sieve_feed_cases);
 SIEVE_CASE_TABLE(sieve_cpe_cases);
+SIEVE_CASE_TABLE(sieve_build_cases);
 SIEVE_CASE_TABLE(sieve_store_cases);
 SIEVE_CASE_TABLE(sieve_blocked_cases);
+SIEVE_CASE_TABLE(sieve_digest_cases);
 SIEVE_CASE_TABLE(sieve_metrics_cases);
 SIEVE_CASE_TABLE(sieve_escape_cases);
 

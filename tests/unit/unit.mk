@@ -38,7 +38,8 @@ UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/cases/layer_seqs.h tests/u
 # its store, and both backends' sizing (userspace/xdp/), which need no
 # libbpf (the store needs SQLite).
 UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/expand.o \
-	$(UNIT_DIR)/xdp/store.o $(UNIT_DIR)/xdp/plan.o $(UNIT_DIR)/xdp/blocked_plan.o
+	$(UNIT_DIR)/xdp/store.o $(UNIT_DIR)/xdp/plan.o $(UNIT_DIR)/xdp/blocked_plan.o \
+	$(UNIT_DIR)/xdp/secret.o
 UNIT_XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp
 
 $(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h include/sieve_xdp_blocked.h \
@@ -47,7 +48,8 @@ $(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h include/sieve_xdp_blo
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
 UNIT_XDP_TESTS := $(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o $(UNIT_DIR)/store_test.o \
-	$(UNIT_DIR)/blocked_test.o
+	$(UNIT_DIR)/build_test.o \
+	$(UNIT_DIR)/blocked_test.o $(UNIT_DIR)/digest_test.o
 $(UNIT_XDP_TESTS): SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
 $(UNIT_XDP_TESTS): include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h \
 	userspace/xdp/store.h

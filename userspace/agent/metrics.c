@@ -121,7 +121,8 @@ static const char *kind_name(unsigned int kind)
  * The verdict counters, one sample each of sieve_xdp_packets_total and
  * _bytes_total: every packet ends in exactly one of them (sieve_xdp.h), so
  * their sum is all the packets the program saw. A pass has no entry kind;
- * a malformed packet dropped fail-closed has none either.
+ * a malformed packet dropped fail-closed has none either, nor one whose
+ * ports could not be read (kind "unparsed").
  */
 static const struct {
 	unsigned int counter;
@@ -133,6 +134,8 @@ static const struct {
 	{ SIEVE_XDP_DROP_SERVICE, "drop", "service" },
 	{ SIEVE_XDP_DROP_FLOW, "drop", "flow" },
 	{ SIEVE_XDP_DROP_MALFORMED, "drop", "malformed" },
+	/* Ports unreadable while a service or flow entry is in use: see sieve_xdp.h. */
+	{ SIEVE_XDP_DROP_UNPARSED, "drop", "unparsed" },
 };
 
 /* The other counters: packets only, one family each. */

@@ -8,6 +8,12 @@
  * anew with the recorded mode, backend, flags, rate, capacity and probe
  * budget, its maps built from the store. An interface that does not exist
  * is waited for: netlink.c calls sagent_link_up() when it comes.
+ *
+ * Pins that run an older program (a package upgrade, then the agent's
+ * restart) get this sieve's program first, swapped in on the running link
+ * with maps of its own built from the store (sxdp_upgrade_locked): no
+ * moment without a program. An upgrade that fails leaves the old program
+ * running, and adopted; it is logged.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +26,30 @@
 #include "ops.h"
 
 enum outcome { ADOPTED, REATTACHED, WAITING, FAILED };
+
+static struct sxdp_attach_opts opts_of(const struct sxdp_attachment *rec);
+
+/* Replaces an older program of @rec's pins (their lock held in *@lock_fd). */
+static void upgrade(struct sagent *ag, const struct sxdp_attachment *rec, int *lock_fd)
+{
+	struct sxdp_attach_opts o = opts_of(rec);
+	struct sxdp_prog prog;
+	char err[512] = "";
+	int ret = sxdp_upgrade_locked(ag->store, rec->iface, rec->list, &o, lock_fd, err,
+				      sizeof(err));
+
+	if (ret < 0) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "%s: upgrading its program: %s; the old one keeps running",
+			   rec->iface, err[0] ? err : strerror(-ret));
+	} else if (ret == 1) {
+		if (sxdp_prog_running(sxdp_netns(), rec->iface, &prog))
+			snprintf(prog.tag, sizeof(prog.tag), "?");
+		sagent_log(SAGENT_INFO, "%s: upgraded: it ran another build's program, now this "
+			   "sieve's (tag %s), its maps built from the store (list %s)", rec->iface,
+			   prog.tag, rec->list);
+	}
+}
 
 /* The settings the record holds are the ones the live generation runs with. */
 static bool same_settings(const struct sxdp_attachment *rec, const struct sieve_xdp_config *cfg)
@@ -34,7 +64,7 @@ static bool same_settings(const struct sxdp_attachment *rec, const struct sieve_
  * cannot be adopted; -errno.
  */
 static int adopt(struct sagent *ag, const struct sxdp_attachment *rec, int ifindex,
-		 bool *rebuilt, const char **why, char *err, size_t errlen)
+		 bool try_upgrade, bool *rebuilt, const char **why, char *err, size_t errlen)
 {
 	struct sieve_xdp_config cfg;
 	struct sxdp_handle h;
@@ -49,6 +79,9 @@ static int adopt(struct sagent *ag, const struct sxdp_attachment *rec, int ifind
 		snprintf(err, errlen, "taking its lock: %s", strerror(-lock_fd));
 		return lock_fd;
 	}
+	/* Not at the periodic check: an upgrade that fails would be logged every time. */
+	if (try_upgrade && sxdp_linked_ifindex(rec->iface) == ifindex)
+		upgrade(ag, rec, &lock_fd);
 	if (sxdp_linked_ifindex(rec->iface) == ifindex && !sxdp_open(rec->iface, &h)) {
 		if (!sxdp_read_config(&h, &cfg, NULL) && same_settings(rec, &cfg)) {
 			if (sxdp_filter_gone(&cfg))
@@ -105,7 +138,7 @@ static enum outcome restore_one(struct sagent *ag, const struct sxdp_attachment 
 				   rec->iface, rec->list);
 		return WAITING;
 	}
-	ret = adopt(ag, rec, ifindex, &rebuilt, &why, err, sizeof(err));
+	ret = adopt(ag, rec, ifindex, !fail, &rebuilt, &why, err, sizeof(err));
 	if (!ret) {
 		if (rebuilt) {
 			count_build(ag, t0);

@@ -344,6 +344,9 @@ static int open_iface(const char *ifname, struct sxdp_handle *h)
 	if (err == -ENOENT)
 		return cli_error("the blocklist is not attached to %s (sieve xdp attach %s)",
 				 ifname, ifname);
+	if (err == -ESTALE)
+		return cli_error("%s runs an older sieve's program, with maps of another layout: "
+				 "sieve xdp attach %s replaces it", ifname, ifname);
 	if (err)
 		return cli_error("%s: opening the pinned maps: %s", ifname, strerror(-err));
 	return 0;
@@ -367,6 +370,7 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct sxdp_attach_opts ao;
 	struct sxdp_store *s;
+	struct sxdp_prog prog, was;
 	struct xdp_opts o;
 	char err[512];
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
@@ -384,6 +388,9 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter };
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
+		/* What ran before, for the message of an upgrade. */
+		if (sxdp_prog_running(sxdp_netns(), o.args[i], &was))
+			snprintf(was.tag, sizeof(was.tag), "?");
 		ret = sxdp_attach(s, o.args[i], &ao, err, sizeof(err));
 		if (ret < 0) {
 			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
@@ -391,8 +398,19 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 			/* One document per interface, as each is attached. */
 			json_object(NULL);
 			json_str("iface", o.args[i]);
-			json_str("attached", ret == SXDP_ALREADY ? "already" : "now");
+			json_str("attached", ret == SXDP_ALREADY ? "already" :
+					     ret == SXDP_UPGRADED ? "upgraded" : "now");
+			if (!sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
+				json_str("prog_tag", prog.tag);
+			if (ret == SXDP_UPGRADED)
+				json_str("replaced_tag", was.tag);
 			json_end();
+			ret = EXIT_OK;
+		} else if (ret == SXDP_UPGRADED) {
+			if (sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
+				snprintf(prog.tag, sizeof(prog.tag), "?");
+			printf("%s: already attached; upgraded: it ran another build's program "
+			       "(tag %s), now this sieve's (tag %s)\n", o.args[i], was.tag, prog.tag);
 			ret = EXIT_OK;
 		} else {
 			printf("%s: %s\n", o.args[i], ret == SXDP_ALREADY ? "already attached" : "attached");
@@ -480,6 +498,16 @@ static int target_list(const struct xdp_opts *o, struct sxdp_store *s,
 	return 0;
 }
 
+/* Interfaces a change did not reach: they run an older sieve's program. */
+static void stale_note(const char *list, const struct sxdp_op_result *r)
+{
+	if (r->stale)
+		fprintf(stderr, "sieve: warning: %s: %zu interface%s run%s an older sieve's program, "
+			"with maps of another layout, left as they were: sieve xdp attach IFACE "
+			"replaces it (sieve xdp status names them)\n", list, r->stale,
+			r->stale == 1 ? "" : "s", r->stale == 1 ? "s" : "");
+}
+
 /* One line after a change. */
 static void print_result(const char *list, const char *what, const struct sxdp_op_result *r)
 {
@@ -488,6 +516,7 @@ static void print_result(const char *list, const char *what, const struct sxdp_o
 	if (r->rebuilt)
 		printf(" (%zu rebuilt)", r->rebuilt);
 	printf("\n");
+	stale_note(list, r);
 }
 
 /* Parses every ENTRY argument before anything is changed. */
@@ -669,6 +698,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	printf("%s: loaded %zu entries from %s: %zu new, %zu no longer in it; store version %llu; "
 	       "%zu interface%s in step\n", list, l.n, a.origin, r.changed, r.dropped,
 	       (unsigned long long)r.version, r.ifaces, r.ifaces == 1 ? "" : "s");
+	stale_note(list, &r);
 out:
 	sxdp_store_close(s);
 	sxdp_list_free(&l);
@@ -980,6 +1010,7 @@ struct status_info {
 	uint64_t bloom_mem, exact_mem, nbits;
 	double fpr;
 	char filter[32];		/* the filter backend's filter */
+	struct sxdp_prog prog;		/* the program running; id 0: none */
 };
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
@@ -1016,6 +1047,9 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
 	json_double("expected_fpr", "%.9g", si->fpr);
 	json_u64("generation", c->gen_seq);
+	/* The running program: attach replaces one of another tag (an upgrade). */
+	json_u64("prog_id", si->prog.id);
+	json_str("prog_tag", si->prog.tag);
 	json_end();
 }
 
@@ -1050,6 +1084,10 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->fpr, c->fpp_ppb / 1e9);
+	if (si->prog.id)
+		printf("  program id %u, tag %s\n", si->prog.id, si->prog.tag);
+	else
+		printf("  program: none runs\n");
 }
 
 /*
@@ -1100,6 +1138,7 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
 	si.fpr = sxdp_config_fpr(&c, c.keys, &si.nbits);
+	sxdp_prog_running(h->netns, h->ifname, &si.prog);
 	if ((c.flags & SIEVE_XDP_F_FILTER) &&
 	    sxdp_filter_name_of(c.max_entries, si.filter, sizeof(si.filter)))
 		snprintf(si.filter, sizeof(si.filter), "(gone)");
@@ -1154,6 +1193,7 @@ static const struct {
 	[SIEVE_XDP_MALFORMED] = { "malformed", "malformed_bytes" },
 	[SIEVE_XDP_NON_IP] = { "non_ip", "non_ip_bytes" },
 	[SIEVE_XDP_ALLOWED] = { "allowed", "allowed_bytes" },
+	[SIEVE_XDP_DROP_UNPARSED] = { "dropped_unparsed", "dropped_unparsed_bytes" },
 };
 
 struct stats_arg {
@@ -1302,7 +1342,9 @@ static const struct cli_command xdp_attach_command = {
 		   "  and records the attachment in the store. Default: native mode where\n"
 		   "  the driver has it, bloom-only, fail-open. Again on an attached\n"
 		   "  interface: applies the settings given (--no-exact and --fail-open turn\n"
-		   "  them off, --list switches lists), keeps the others and the mode, exit 0.\n"
+		   "  them off, --list switches lists), keeps the others and the mode, exit 0;\n"
+		   "  an older sieve program running there is replaced by this one on the\n"
+		   "  running link, no moment without a program (\"upgraded\").\n"
 		   "  Another XDP program on the interface is replaced only with --force.\n"
 		   "  --max-probes bounds the prefix lengths probed per packet; a list with\n"
 		   "  more is stored expanded to the lengths that make the fewest entries.\n"
@@ -1410,8 +1452,9 @@ static const struct cli_command xdp_plan_command = {
 };
 static const struct cli_command xdp_status_command = {
 	"xdp status", "interfaces, lists, mode, entries, memory, expected rate",
-	.details = "  The store version of the list each generation holds; maps found\n"
-		   "  behind the store are rebuilt. Exit 1 if no interface has the blocklist.",
+	.details = "  The store version of the list each generation holds, and the running\n"
+		   "  program's id and tag; maps found behind the store are rebuilt.\n"
+		   "  Exit 1 if no interface has the blocklist.",
 	.options = CLI_OPTIONS(&opt_iface, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_status,
 };

@@ -7,11 +7,40 @@
  * detaches the other program first). Which list an interface enforces,
  * and how, is recorded in the store (an attachment), so that every
  * change to the list reaches it and the agent can restore it.
+ *
+ * Upgrades. An interface attached by an older sieve runs the older
+ * program until something replaces it; attach (and the agent at start)
+ * does, without a moment in which no program runs. The older program is
+ * told by its tag (the kernel's hash of its instructions): the one
+ * running against the one this sieve just loaded. Maps are never shared
+ * across the change, as their layout may differ (config, counters, key
+ * digest): the new program gets an instance of its own, built beside the
+ * old one in a staging folder (SIEVE_XDP_PIN_ROOT/staging/NETNS/IFACE (bpffs takes no dots))
+ * from the store, which is the list of record, with the old counters
+ * carried over. Then, holding the interface's lock throughout:
+ *
+ *   1. the program and the link are pinned in the staging folder too;
+ *   2. bpf_link_update() swaps the program the link runs (atomically: a
+ *      packet runs one program or the other, each with its own maps);
+ *   3. renameat2(RENAME_EXCHANGE) swaps the two folders, so the
+ *      interface's path names the new instance;
+ *   4. the old instance, now in the staging folder, is unpinned.
+ *
+ * A command killed anywhere in between leaves a staging folder, which the
+ * next one to take the interface's lock (sxdp_lock) resolves by one rule:
+ * if the link runs the program pinned there, step 3 is still to be done,
+ * so it is; in every other case the staging folder is not in use (built
+ * but not swapped in, or the old instance after the exchange) and goes.
+ * The e2e suite kills an upgrade at each step through
+ * SIEVE_TEST_KILL_UPGRADE=STEP (test_kill_point) and checks just that.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
@@ -87,7 +116,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
 		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 		SIEVE_XDP_MAP_ALLOW,
-		SIEVE_XDP_MAP_BLOCKED,
+		SIEVE_XDP_MAP_BLOCKED, SXDP_PROG_PIN,
 	};
 	char path[256];
 	size_t i;
@@ -458,12 +487,12 @@ static int lock_filters(char *err, size_t errlen)
 }
 
 static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
-			 const struct sxdp_attach_opts *o, char *err, size_t errlen)
+			 const struct sxdp_attach_opts *o, int *lock_fd, char *err, size_t errlen)
 {
 	struct sxdp_attachment rec;
 	const char *list = o->list;
 	bool already = sxdp_linked_ifindex(ifname) == ifindex;
-	int ret, filters_fd = -1;
+	int ret, filters_fd = -1, upgraded = 0;
 
 	if (o->cfg_flags & SIEVE_XDP_F_FILTER) {
 		filters_fd = lock_filters(err, errlen);
@@ -478,9 +507,14 @@ static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 	if (!list)
 		list = already && !sxdp_store_attach_get(s, sxdp_netns(), ifname, &rec, NULL, 0) ?
 		       rec.list : SXDP_DEFAULT_LIST;
-	if (already)
+	/* An older program first: the settings given then apply to the new one. */
+	if (already) {
+		upgraded = sxdp_upgrade_locked(s, ifname, list, o, lock_fd, err, errlen);
+		ret = upgraded < 0 ? upgraded : 0;
+	}
+	if (already && !ret)
 		ret = reattach(s, ifname, list, o, err, errlen);
-	else
+	else if (!already)
 		ret = attach_new(s, ifname, ifindex, list, o, err, errlen);
 	if (!ret)
 		ret = record(s, ifname, list, o, err, errlen);
@@ -488,7 +522,7 @@ static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 		remove_pins(ifname, false);
 out:
 	sxdp_unlock(filters_fd);
-	return ret ? ret : already ? SXDP_ALREADY : SXDP_ATTACHED;
+	return ret ? ret : upgraded ? SXDP_UPGRADED : already ? SXDP_ALREADY : SXDP_ATTACHED;
 }
 
 int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_attach_opts *o,
@@ -515,7 +549,7 @@ int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_atta
 	if (lock_fd < 0)
 		return snprintf(err, errlen, "taking the lock of %s: %s", ifname,
 				strerror(-lock_fd)), lock_fd;
-	ret = attach_locked(s, ifname, ifindex, o, err, errlen);
+	ret = attach_locked(s, ifname, ifindex, o, &lock_fd, err, errlen);
 	sxdp_unlock(lock_fd);
 	return ret;
 }
@@ -538,4 +572,222 @@ int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max)
 	}
 	closedir(d);
 	return n;
+}
+
+/* ---- upgrades: see the top of this file ---- */
+
+/* A kill -9 at @step when the environment asks for one: the e2e suite's. */
+static void test_kill_point(const char *step)
+{
+	const char *at = getenv("SIEVE_TEST_KILL_UPGRADE");
+
+	if (at && !strcmp(at, step))
+		raise(SIGKILL);
+}
+
+static int prog_tag(int fd, char out[17])
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	sxdp_tag_hex(info.tag, out);
+	return 0;
+}
+
+/*
+ * The old instance's counters into the new one's, CPU by CPU (an older
+ * map may hold fewer). Packets the old program counts between this copy
+ * and the swap, a few milliseconds, are not carried.
+ */
+static int carry_counters(int old_fd, int new_fd)
+{
+	int ncpus = libbpf_num_possible_cpus(), ret;
+	struct sieve_xdp_stats *per;
+	uint32_t zero = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	per = calloc(ncpus, sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	ret = sxdp_read_stats_percpu(old_fd, per, ncpus);
+	if (!ret && bpf_map_update_elem(new_fd, &zero, per, BPF_ANY))
+		ret = -errno;
+	free(per);
+	return ret;
+}
+
+/* Who does what of an upgrade. */
+struct upgrade {
+	char dir[256], staged[256];
+	int link_fd, old_prog_fd, stats_fd;
+	int lock_fd;			/* the staging folder's */
+	char old_tag[17], new_tag[17];
+	struct instance in;
+};
+
+/*
+ * The settings the new instance is built with: the record's, as the
+ * store is the truth (the old maps' config may have another layout);
+ * with no record, those attach was given.
+ */
+static struct sxdp_iface_params upgrade_params(struct sxdp_store *s, const char *ifname,
+					       const struct sxdp_attach_opts *o,
+					       struct sxdp_attachment *rec)
+{
+	if (sxdp_store_attach_get(s, sxdp_netns(), ifname, rec, NULL, 0))
+		return params_of(o);
+	return (struct sxdp_iface_params){
+		.flags = rec->flags, .fpp_ppb = rec->fpp_ppb, .capacity = rec->capacity,
+		.max_probes = rec->max_probes, .filter = sxdp_backend_filter(rec->backend),
+	};
+}
+
+/* A fresh staging folder, locked, and the new program loaded with its maps pinned there. */
+static int stage(struct upgrade *u, bool filter, char *err, size_t errlen)
+{
+	char parent[256];
+	int ret;
+
+	sxdp_staging_dir(parent, sizeof(parent), sxdp_netns(), NULL);
+	ret = sxdp_mkdir_p(parent);
+	if (ret) {
+		snprintf(err, errlen, "creating %s: %s", parent, strerror(-ret));
+		return ret;
+	}
+	sxdp_remove_staged(u->staged);	/* sxdp_lock resolved any; this is a leftover */
+	if (mkdir(u->staged, 0700)) {
+		snprintf(err, errlen, "creating %s: %s", u->staged, strerror(errno));
+		return -errno;
+	}
+	u->lock_fd = open(u->staged, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (u->lock_fd < 0 || flock(u->lock_fd, LOCK_EX)) {
+		snprintf(err, errlen, "locking %s: %s", u->staged, strerror(errno));
+		return -errno;
+	}
+	ret = instance_open(&u->in, filter, u->staged);
+	if (ret) {
+		snprintf(err, errlen, "opening the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	ret = instance_load(&u->in);
+	if (ret) {
+		snprintf(err, errlen, "loading the BPF program: %s", strerror(-ret));
+		return ret;
+	}
+	return prog_tag(u->in.prog_fd, u->new_tag);
+}
+
+/* The new instance's first generation, from the store, and the old counters. */
+static int fill_staged(struct upgrade *u, struct sxdp_store *s, const char *ifname,
+		       const char *list, const struct sxdp_iface_params *p, char *err,
+		       size_t errlen)
+{
+	struct sxdp_handle h;
+	int ret = sxdp_open_dir(u->staged, sxdp_netns(), ifname, &h);
+
+	if (ret) {
+		snprintf(err, errlen, "opening the new instance's maps: %s", strerror(-ret));
+		return ret;
+	}
+	ret = sxdp_build_from_store(&h, s, list, p, NULL, err, errlen);
+	if (!ret && u->stats_fd >= 0 && carry_counters(u->stats_fd, h.stats_fd))
+		fprintf(stderr, "%s: the old counters could not be carried over\n", ifname);
+	sxdp_close(&h);
+	return ret;
+}
+
+/* Steps 1-4 (the top of this file). */
+static int swap_in(struct upgrade *u, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_link_update_opts, lopts, .flags = BPF_F_REPLACE,
+		    .old_prog_fd = u->old_prog_fd);
+	char path[320];
+
+	test_kill_point("staged");
+	snprintf(path, sizeof(path), "%s/%s", u->staged, SXDP_PROG_PIN);
+	if (bpf_obj_pin(u->in.prog_fd, path))
+		return snprintf(err, errlen, "pinning the new program: %s", strerror(errno)), -errno;
+	snprintf(path, sizeof(path), "%s/%s", u->staged, SIEVE_XDP_LINK_PIN);
+	if (bpf_obj_pin(u->link_fd, path))
+		return snprintf(err, errlen, "pinning the link: %s", strerror(errno)), -errno;
+	test_kill_point("pinned");
+	if (bpf_link_update(u->link_fd, u->in.prog_fd, &lopts))
+		return snprintf(err, errlen, "replacing the program: %s", strerror(errno)), -errno;
+	test_kill_point("updated");
+	if (renameat2(AT_FDCWD, u->staged, AT_FDCWD, u->dir, RENAME_EXCHANGE)) {
+		int ret = -errno;
+		LIBBPF_OPTS(bpf_link_update_opts, back, .flags = BPF_F_REPLACE,
+			    .old_prog_fd = u->in.prog_fd);
+
+		/* The new program cannot be found by its pins: the old one back. */
+		bpf_link_update(u->link_fd, u->old_prog_fd, &back);
+		snprintf(err, errlen, "moving the new instance into place: %s", strerror(-ret));
+		return ret;
+	}
+	test_kill_point("exchanged");
+	sxdp_remove_staged(u->staged);
+	return 0;
+}
+
+static void upgrade_close(struct upgrade *u, bool keep_lock)
+{
+	instance_close(&u->in);
+	if (u->link_fd >= 0)
+		close(u->link_fd);
+	if (u->old_prog_fd >= 0)
+		close(u->old_prog_fd);
+	if (u->stats_fd >= 0)
+		close(u->stats_fd);
+	if (!keep_lock && u->lock_fd >= 0)
+		close(u->lock_fd);
+}
+
+int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *list,
+			const struct sxdp_attach_opts *o, int *lock_fd, char *err, size_t errlen)
+{
+	struct upgrade u = { .link_fd = -1, .old_prog_fd = -1, .stats_fd = -1, .lock_fd = -1 };
+	struct sxdp_attachment rec;
+	struct sxdp_iface_params p = upgrade_params(s, ifname, o, &rec);
+	int ret;
+
+	sxdp_pin_dir(u.dir, sizeof(u.dir), ifname);
+	sxdp_staging_dir(u.staged, sizeof(u.staged), sxdp_netns(), ifname);
+	u.link_fd = sxdp_pin_get(u.dir, SIEVE_XDP_LINK_PIN);
+	u.old_prog_fd = bpf_prog_get_fd_by_id(sxdp_link_prog_id(u.link_fd));
+	if (u.link_fd < 0 || u.old_prog_fd < 0 || prog_tag(u.old_prog_fd, u.old_tag)) {
+		ret = -errno;
+		snprintf(err, errlen, "reading the running program: %s", strerror(-ret));
+		goto out;
+	}
+	ret = stage(&u, p.flags & SIEVE_XDP_F_FILTER, err, errlen);
+	if (ret || !strcmp(u.old_tag, u.new_tag))
+		goto out;	/* 0: it runs this sieve's program */
+	if (p.flags & SIEVE_XDP_F_FILTER) {
+		/* Two programs cannot share one /dev/sieve filter's keys across a digest change. */
+		snprintf(err, errlen, "it runs an older program (tag %s) of the filter backend, "
+			 "which cannot be replaced in place: detach and attach again", u.old_tag);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	u.stats_fd = sxdp_pin_get(u.dir, SIEVE_XDP_MAP_STATS);
+	ret = fill_staged(&u, s, ifname, list, &p, err, errlen);
+	if (!ret)
+		ret = swap_in(&u, err, errlen);
+	if (!ret) {
+		/* The interface's folder is the staged one now, and so is the lock. */
+		sxdp_unlock(*lock_fd);
+		*lock_fd = u.lock_fd;
+		upgrade_close(&u, true);
+		return 1;
+	}
+out:
+	/* Unless the link runs the staged program (a failed step 3): sxdp_lock finishes that. */
+	if (!u.in.prog_fd || sxdp_link_prog_id(u.link_fd) != sxdp_prog_id(u.in.prog_fd))
+		sxdp_remove_staged(u.staged);
+	upgrade_close(&u, false);
+	return ret;
 }

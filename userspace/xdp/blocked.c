@@ -78,9 +78,10 @@ static __u64 *key_block(const struct blocked_map *m, __u64 h)
 	return m->blocks + (size_t)sieve_xdp_blocked_index(h, m->nblocks) * SIEVE_XDP_BLOCK_WORDS;
 }
 
-static __u64 key_hash(const struct sieve_xdp_key *key)
+/* The generation's hash of @key: its keyed digest, mixed with the generation's seed. */
+static __u64 key_hash(const struct sieve_xdp_config *cfg, const struct sieve_xdp_key *key)
 {
-	return sieve_xdp_blocked_hash(sieve_xdp_digest(key));
+	return sieve_xdp_blocked_hash(sieve_xdp_digest(key, cfg->digest_key), cfg->blocked_seed);
 }
 
 /* Only words that miss a bit are written: keys already in cost no store. */
@@ -108,27 +109,28 @@ static void set_pattern(__u64 *block, __u64 h, uint32_t k, bool live)
  */
 #define FEW_KEYS	64
 
-static int insert_few(int fd, const struct blocked_map *whole, uint32_t nr_hashes,
+static int insert_few(int fd, const struct blocked_map *whole, const struct sieve_xdp_config *cfg,
 		      const struct sieve_xdp_key *keys, size_t n)
 {
 	size_t page = sysconf(_SC_PAGESIZE), i, off;
 	__u64 h, *p;
 
 	for (i = 0; i < n; i++) {
-		h = key_hash(&keys[i]);
+		h = key_hash(cfg, &keys[i]);
 		off = (size_t)sieve_xdp_blocked_index(h, whole->nblocks) * SIEVE_XDP_BLOCK_BYTES;
 		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off & ~(page - 1));
 		if (p == MAP_FAILED)
 			return -errno;
-		set_pattern(p + (off & (page - 1)) / sizeof(*p), h, nr_hashes, true);
+		set_pattern(p + (off & (page - 1)) / sizeof(*p), h, cfg->nr_hashes, true);
 		munmap(p, page);
 	}
 	return 0;
 }
 
-int sxdp_blocked_insert(int fd, uint32_t nr_hashes, const struct sieve_xdp_key *keys, size_t n,
-			bool live)
+int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
+			const struct sieve_xdp_key *keys, size_t n, bool live)
 {
+	uint32_t nr_hashes = cfg->nr_hashes;
 	struct blocked_map m = { 0 };
 	size_t i;
 	int err;
@@ -139,33 +141,33 @@ int sxdp_blocked_insert(int fd, uint32_t nr_hashes, const struct sieve_xdp_key *
 		return 0;
 	if (live && n <= FEW_KEYS) {
 		err = blocked_info(fd, &m);
-		return err ? err : insert_few(fd, &m, nr_hashes, keys, n);
+		return err ? err : insert_few(fd, &m, cfg, keys, n);
 	}
 	err = blocked_mmap(fd, &m);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		__u64 h = key_hash(&keys[i]);
+		__u64 h = key_hash(cfg, &keys[i]);
 
 		/* Hashing again later costs less than the miss it hides. */
 		if (i + PREFETCH_AHEAD < n)
-			__builtin_prefetch(key_block(&m, key_hash(&keys[i + PREFETCH_AHEAD])), 1);
+			__builtin_prefetch(key_block(&m, key_hash(cfg, &keys[i + PREFETCH_AHEAD])), 1);
 		set_pattern(key_block(&m, h), h, nr_hashes, live);
 	}
 	munmap(m.blocks, m.len);
 	return 0;
 }
 
-int sxdp_filter_insert(uint32_t cfg_flags, uint32_t nr_hashes, int filter_fd, int exact_fd,
+int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
 		       const struct sieve_xdp_key *keys, size_t n, bool live)
 {
 	int err;
 
-	if (!(cfg_flags & SIEVE_XDP_F_BLOCKED))
-		return sxdp_gen_insert(filter_fd, exact_fd, keys, n);
+	if (!(cfg->flags & SIEVE_XDP_F_BLOCKED))
+		return sxdp_gen_insert(filter_fd, exact_fd, cfg->digest_key, keys, n);
 	/* Exact first, as sxdp_gen_insert: a hit never waits on its confirmation. */
-	err = sxdp_gen_insert(-1, exact_fd, keys, n);
+	err = sxdp_gen_insert(-1, exact_fd, cfg->digest_key, keys, n);
 	if (!err && filter_fd >= 0)
-		err = sxdp_blocked_insert(filter_fd, nr_hashes, keys, n, live);
+		err = sxdp_blocked_insert(filter_fd, cfg, keys, n, live);
 	return err;
 }

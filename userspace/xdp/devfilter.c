@@ -5,17 +5,28 @@
  * through sieve.ko's kfuncs (the config's max_entries is its id), and
  * which daemons and kernel code can ask too.
  *
- * NAME holds a multiset: the sieve_xdp_digest() of each key of each entry,
- * every entry expanded on its own (sxdp_expand_each), so that one entry's
- * keys can be deleted without taking another entry's copy of a shared key.
+ * NAME holds a set: the sieve_xdp_digest() of each key the list expands
+ * to (keyed by the host's secret, which the config carries), once (sxdp_filter_digests), however many entries make it. A cuckoo
+ * filter holds at most 8 copies of a key (2 buckets of 4 slots), so one
+ * copy per entry would let 9 nested prefixes on one probe length, or 9
+ * entries of one digest, fail every build with ENOSPC. Who else holds a
+ * digest is the store's to say: a live add stores only the digests no
+ * other entry makes, a live removal deletes only those no entry left
+ * makes (the reference count of each digest is derived from the store's
+ * list, read by the caller). Distinct digests are added without
+ * SIEVE_ADD_IF_ABSENT: two digests of one fingerprint and bucket pair
+ * keep a copy each, so deleting one never takes the other's.
  * The invariant: while the live config's store_version is the store's,
- * NAME holds exactly that multiset under the live probe lengths. Live
- * adds keep it (every type), and so do live removals from a cuckoo
- * filter (each key of each entry that went, deleted once). Anything else
+ * NAME holds exactly that set under the live probe lengths. Live adds
+ * and live removals from a cuckoo filter keep it. Anything else
  * rebuilds, and so does a command that finds the config behind the store:
  * a cuckoo delete is not idempotent (deleting a key twice can remove
  * another key's copy), so what a killed command may have half done is
- * never done again; NAME is rebuilt from the store instead.
+ * never done again; NAME is rebuilt from the store instead. A config of
+ * another digest (an older sieve's, or another secret) is behind too:
+ * its NAME holds digests no packet of the new program would ask for, so
+ * it is rebuilt, through the stand-in (the config and the table change
+ * at once for packets).
  *
  * A rebuild never shows NAME half filled, and keeps its name and id: a
  * fresh ephemeral filter of the same type and seed is filled beside it,
@@ -72,48 +83,79 @@ int sxdp_filter_parse(const char *arg, const char **name)
 	return sieve_name_check(*name) ? -EINVAL : 0;
 }
 
-/* The digests of @keys (the filter's keys: 8 bytes, host order), and their lengths. */
-static int digests(const struct sxdp_list *keys, uint64_t **d, uint32_t **lens)
+static int cmp_u64(const void *a, const void *b)
 {
-	size_t i;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	*d = calloc(keys->n, sizeof(**d));
-	*lens = calloc(keys->n, sizeof(**lens));
-	if (!*d || !*lens) {
-		free(*d);
-		free(*lens);
+	return x < y ? -1 : x > y;
+}
+
+int sxdp_filter_digests(const struct sxdp_list *keys, const __u64 secret[2], uint64_t **d,
+			size_t *n)
+{
+	size_t i, m = 0;
+
+	*n = 0;
+	*d = malloc((keys->n ? keys->n : 1) * sizeof(**d));
+	if (!*d)
 		return -ENOMEM;
-	}
-	for (i = 0; i < keys->n; i++) {
-		(*d)[i] = sieve_xdp_digest(&keys->keys[i]);
-		(*lens)[i] = sizeof(**d);
-	}
+	for (i = 0; i < keys->n; i++)
+		(*d)[i] = sieve_xdp_digest(&keys->keys[i], secret);
+	qsort(*d, keys->n, sizeof(**d), cmp_u64);
+	for (i = 0; i < keys->n; i++)
+		if (!m || (*d)[m - 1] != (*d)[i])
+			(*d)[m++] = (*d)[i];
+	*n = m;
 	return 0;
 }
 
-/*
- * One batch of @op over @keys' digests; *@present (may be NULL): keys
- * that answered 1. A cuckoo add stores another copy of a key it holds.
- */
-static int apply(struct sieve_dev *dev, uint32_t id, uint32_t op, const struct sxdp_list *keys,
-		 uint64_t *present)
+/* The digests of @l's entries under @cfg's probe lengths (see sxdp_filter_digests). */
+static int list_digests(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+			uint64_t **d, size_t *n)
 {
-	struct sieve_batch_stats st = { 0 };
+	struct sxdp_list keys = { 0 };
+	int ret = sxdp_expand(l, cfg, &keys);
+
+	if (!ret)
+		ret = sxdp_filter_digests(&keys, cfg->digest_key, d, n);
+	sxdp_list_free(&keys);
+	return ret;
+}
+
+/* Drops from @a (sorted, *@na of them) every digest of @b (sorted). */
+static void digests_minus(uint64_t *a, size_t *na, const uint64_t *b, size_t nb)
+{
+	size_t i, j = 0, m = 0;
+
+	for (i = 0; i < *na; i++) {
+		while (j < nb && b[j] < a[i])
+			j++;
+		if (j == nb || b[j] != a[i])
+			a[m++] = a[i];
+	}
+	*na = m;
+}
+
+/* One batch of @op over @n digests; @st (may be NULL) says how far it went. */
+static int apply(struct sieve_dev *dev, uint32_t id, uint32_t op, const uint64_t *d, size_t n,
+		 struct sieve_batch_stats *st)
+{
+	struct sieve_batch_stats dummy;
 	uint32_t *lens;
-	uint64_t *d;
+	size_t i;
 	int ret;
 
-	if (present)
-		*present = 0;
-	if (!keys->n)
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	if (!n)
 		return 0;
-	ret = digests(keys, &d, &lens);
-	if (ret)
-		return ret;
-	ret = sieve_dev_batch(dev, id, op, 0, d, lens, keys->n, NULL, &st);
-	if (present)
-		*present = st.present;
-	free(d);
+	lens = malloc(n * sizeof(*lens));
+	if (!lens)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		lens[i] = sizeof(*d);
+	ret = sieve_dev_batch(dev, id, op, 0, d, lens, n, NULL, st);
 	free(lens);
 	return ret;
 }
@@ -191,9 +233,15 @@ static int create_like(struct dfilter *f, const char *name, uint32_t flags, uint
 	return sieve_dev_create(f->dev, name, &p);
 }
 
-/* A new filter like NAME holding @keys: its id, or -errno (nothing left behind). */
+/* The digests a filter holds. */
+struct digest_set {
+	uint64_t *d;
+	size_t n;
+};
+
+/* A new filter like NAME holding @ds: its id, or -errno (nothing left behind). */
 static int build_like(struct dfilter *f, const char *fmt, uint32_t flags,
-		      const struct sxdp_list *keys)
+		      const struct digest_set *ds)
 {
 	char name[SIEVE_NAME_MAX];
 	unsigned int try;
@@ -201,10 +249,10 @@ static int build_like(struct dfilter *f, const char *fmt, uint32_t flags,
 
 	snprintf(name, sizeof(name), fmt, f->id);
 	for (try = 0; try < BUILD_TRIES; try++) {
-		id = create_like(f, name, flags, keys->n, try);
+		id = create_like(f, name, flags, ds->n, try);
 		if (id < 0)
 			return id;
-		ret = apply(f->dev, id, SIEVE_BATCH_ADD, keys, NULL);
+		ret = apply(f->dev, id, SIEVE_BATCH_ADD, ds->d, ds->n, NULL);
 		if (!ret)
 			return id;
 		sieve_dev_destroy(f->dev, id);
@@ -245,26 +293,35 @@ static void keep_lengths(struct sieve_xdp_config *cfg, const struct sieve_xdp_co
 }
 
 /*
- * The probe lengths and keys of @l: the live lengths while the program
+ * The probe lengths and digests of @l: the live lengths while the program
  * reads NAME (@reads_name) and they still hold the list (no stand-in
  * needed then), else a new plan; *@kept says which.
  */
 static int plan(const struct sxdp_list *l, const struct sieve_xdp_config *cur, bool reads_name,
-		struct sieve_xdp_config *cfg, struct sxdp_list *keys, bool *kept, char *err,
+		struct sieve_xdp_config *cfg, struct digest_set *ds, bool *kept, char *err,
 		size_t errlen)
 {
 	struct sieve_xdp_config k = *cfg;
+	struct sxdp_list keys = { 0 };
+	int ret = 1;
 
 	*kept = false;
 	if (reads_name && sxdp_max_probes(cur) == sxdp_max_probes(cfg)) {
 		keep_lengths(&k, cur, l);
-		if (!sxdp_expand_each(l, &k, keys)) {
+		ret = sxdp_expand(l, &k, &keys);
+		if (!ret) {
 			*cfg = k;
 			*kept = true;
-			return 0;
 		}
 	}
-	return sxdp_plan_keys(l, cfg, keys, err, errlen);
+	if (ret)
+		ret = sxdp_plan_keys(l, cfg, &keys, err, errlen);
+	if (!ret)
+		ret = sxdp_filter_digests(&keys, cfg->digest_key, &ds->d, &ds->n);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "the digests of %zu keys: %s", keys.n, strerror(-ret));
+	sxdp_list_free(&keys);
+	return ret;
 }
 
 /* The program reads @id under @cfg from now on (a swap; in place if only bookkeeping moved). */
@@ -278,15 +335,23 @@ static int point_at(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, u
 	return sxdp_publish_config(h, &next, -1, -1);
 }
 
-/* NAME gets @keys' table by exchange, and the program reads it under @cfg. */
-static int refill(struct sxdp_handle *h, struct dfilter *f, struct sieve_xdp_config *cfg,
-		  const struct sxdp_list *keys, char *err, size_t errlen)
+/* The filter's one-line complaint about a build that failed. */
+static void build_err(const struct dfilter *f, const char *what, size_t n, int ret, char *err,
+		      size_t errlen)
 {
-	int next = build_like(f, NEXT_NAME_FMT, SIEVE_CREATE_EPHEMERAL, keys), ret;
+	snprintf(err, errlen, "building %s like %s for %zu digests: %s%s", what, f->info.name, n,
+		 strerror(-ret), ret == -ENOSPC && (f->info.create_flags & SIEVE_CREATE_GEOMETRY) ?
+		 " (its owner made it of a fixed geometry, which cannot grow)" : "");
+}
+
+/* NAME gets @ds' table by exchange, and the program reads it under @cfg. */
+static int refill(struct sxdp_handle *h, struct dfilter *f, struct sieve_xdp_config *cfg,
+		  const struct digest_set *ds, char *err, size_t errlen)
+{
+	int next = build_like(f, NEXT_NAME_FMT, SIEVE_CREATE_EPHEMERAL, ds), ret;
 
 	if (next < 0) {
-		snprintf(err, errlen, "building a filter like %s for %zu keys: %s", f->info.name,
-			 keys->n, strerror(-next));
+		build_err(f, "a filter", ds->n, next, err, errlen);
 		return next;
 	}
 	ret = sieve_dev_exchange(f->dev, f->id, next);
@@ -304,18 +369,17 @@ static int refill(struct sxdp_handle *h, struct dfilter *f, struct sieve_xdp_con
 	return ret;
 }
 
-/* The stand-in holds @keys and the program reads it under @cfg, at @cur's version. */
+/* The stand-in holds @ds and the program reads it under @cfg, at @cur's version. */
 static int stand_in(struct sxdp_handle *h, struct dfilter *f, const struct sieve_xdp_config *cfg,
-		    const struct sieve_xdp_config *cur, const struct sxdp_list *keys, char *err,
+		    const struct sieve_xdp_config *cur, const struct digest_set *ds, char *err,
 		    size_t errlen)
 {
 	int id, ret;
 
 	drop_standin(f, 0);
-	id = build_like(f, STANDIN_NAME_FMT, 0, keys);
+	id = build_like(f, STANDIN_NAME_FMT, 0, ds);
 	if (id < 0) {
-		snprintf(err, errlen, "building a stand-in for %s: %s", f->info.name,
-			 strerror(-id));
+		build_err(f, "a stand-in", ds->n, id, err, errlen);
 		return id;
 	}
 	/* Not the new version yet: killed from here on, the next command rebuilds. */
@@ -332,7 +396,7 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 		.flags = b->flags, .max_probes = b->max_probes, .fpp_ppb = b->fpp_ppb,
 		.store_version = b->store_version,
 	};
-	struct sxdp_list keys = { 0 };
+	struct digest_set ds = { 0 };
 	struct dfilter f;
 	bool reads_name, kept;
 	int ret;
@@ -342,6 +406,9 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 		return -EINVAL;
 	}
 	cfg.max_probes = sxdp_max_probes(&cfg);
+	ret = sxdp_config_keyed(&cfg, h, b, err, errlen);
+	if (ret)
+		return ret;
 	if (sxdp_read_config(h, &cur, NULL))
 		memset(&cur, 0, sizeof(cur));
 	ret = filter_open(b->filter, 0, sxdp_capacity_for(b->list->n), b->fpp_ppb, &f, err,
@@ -349,71 +416,171 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 	if (ret)
 		return ret;
 	reads_name = (cur.flags & SIEVE_XDP_F_FILTER) && cur.max_entries == f.id;
-	ret = plan(b->list, &cur, reads_name, &cfg, &keys, &kept, err, errlen);
+	ret = plan(b->list, &cur, reads_name, &cfg, &ds, &kept, err, errlen);
 	if (!ret) {
-		cfg.keys = keys.n;
+		cfg.keys = ds.n;
 		cfg.fpp_ppb = f.info.fpp_ppb;
 	}
-	if (!ret && reads_name && !kept)
-		ret = stand_in(h, &f, &cfg, &cur, &keys, err, errlen);
+	/*
+	 * New lengths, or a new digest: packets must not see NAME's new table
+	 * under the old config, so a stand-in carries them over.
+	 */
+	if (!ret && reads_name && (!kept || cur.digest != cfg.digest ||
+				   memcmp(cur.digest_key, cfg.digest_key, sizeof(cfg.digest_key))))
+		ret = stand_in(h, &f, &cfg, &cur, &ds, err, errlen);
 	if (!ret)
-		ret = refill(h, &f, &cfg, &keys, err, errlen);
+		ret = refill(h, &f, &cfg, &ds, err, errlen);
 	if (!ret)
 		drop_standin(&f, f.id);
 	filter_close(&f);
-	sxdp_list_free(&keys);
+	free(ds.d);
 	return ret;
 }
 
-int sxdp_filter_add_live(uint32_t id, const struct sxdp_list *keys)
+/*
+ * The entries of @list not in @minus, into @out. @minus is small (the
+ * entries of one command): sorted here, then looked up.
+ */
+static int list_minus(const struct sxdp_list *list, const struct sxdp_list *minus,
+		      struct sxdp_list *out)
 {
-	struct sieve_dev *dev;
-	int ret = sieve_dev_open(NULL, true, &dev);
+	struct sxdp_list m = { 0 };
+	size_t i;
+	int ret = 0;
 
-	if (ret)
-		return ret;
-	ret = apply(dev, id, SIEVE_BATCH_ADD, keys, NULL);
-	sieve_dev_close(dev);
-	/* Full: a bigger table, by a rebuild (the keys added meanwhile are harmless). */
-	return ret == -ENOSPC ? 1 : ret;
+	for (i = 0; !ret && i < minus->n; i++)
+		ret = sxdp_list_add(&m, &minus->keys[i]);
+	sxdp_list_sort(&m);
+	for (i = 0; !ret && i < list->n; i++)
+		if (!sxdp_list_find(&m, &list->keys[i]))
+			ret = sxdp_list_add(out, &list->keys[i]);
+	sxdp_list_free(&m);
+	return ret;
 }
 
-int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
-			    uint64_t store_version)
+/* Drops from @ds the digests some entry of @others makes. */
+static int minus_others(struct digest_set *ds, const struct sxdp_list *others,
+			const struct sieve_xdp_config *cfg)
 {
-	struct sieve_xdp_config cur, next;
-	struct sxdp_list keys = { 0 };
-	uint64_t removed;
-	struct dfilter f;
+	struct digest_set o = { 0 };
+	int ret = list_digests(others, cfg, &o.d, &o.n);
+
+	if (!ret)
+		digests_minus(ds->d, &ds->n, o.d, o.n);
+	free(o.d);
+	return ret;
+}
+
+/*
+ * The live config and the filter it names; 1 if there is none, or if it
+ * is not a cuckoo filter and @deletes.
+ */
+static int live_filter(struct sxdp_handle *h, struct sieve_xdp_config *cur, struct dfilter *f,
+		       bool deletes)
+{
 	char err[128];
-	int ret = sxdp_read_config(h, &cur, NULL);
+	int ret = sxdp_read_config(h, cur, NULL);
 
 	if (ret)
 		return ret;
-	if (!(cur.flags & SIEVE_XDP_F_FILTER))
+	/* Digests of another function: adding or deleting ours would be wrong. */
+	if (!(cur->flags & SIEVE_XDP_F_FILTER) || cur->digest != SIEVE_XDP_DIGEST)
 		return 1;
-	ret = filter_open(NULL, cur.max_entries, 0, 0, &f, err, sizeof(err));
+	ret = filter_open(NULL, cur->max_entries, 0, 0, f, err, sizeof(err));
 	if (ret)
 		return ret == -ENOENT ? 1 : ret;
-	/* Only a cuckoo filter deletes; the others are rebuilt. */
-	if (f.info.geo.type != SIEVE_CUCKOO || sxdp_expand_each(gone, &cur, &keys)) {
+	/* Only a cuckoo filter deletes; a Bloom type's add is a set's already. */
+	if (deletes && f->info.geo.type != SIEVE_CUCKOO) {
+		filter_close(f);
+		return 1;
+	}
+	return 0;
+}
+
+int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
+			 const struct sxdp_list *list, uint64_t store_version)
+{
+	struct sieve_xdp_config cur, next;
+	struct sxdp_list rest = { 0 };
+	struct sieve_batch_stats st;
+	struct digest_set ds = { 0 };
+	struct dfilter f;
+	int ret = live_filter(h, &cur, &f, false), undo;
+
+	if (ret)
+		return ret;
+	next = cur;
+	/* A new probe length would move stored prefixes: a rebuild (expand.c). */
+	if (sxdp_config_extend(&next, fresh)) {
 		ret = 1;
 		goto out;
 	}
-	ret = apply(f.dev, f.id, SIEVE_BATCH_DELETE, &keys, &removed);
-	/* A key that was not there: NAME is not what the store says, rebuilt. */
-	if (!ret && removed != keys.n)
+	ret = list_digests(fresh, &next, &ds.d, &ds.n);
+	/*
+	 * A digest NAME does not hold, no stored entry makes (NAME holds the
+	 * store's set: no false negative), so only when one may be there is
+	 * the rest of the list read: the usual block costs O(entries added).
+	 */
+	if (!ret)
+		ret = apply(f.dev, f.id, SIEVE_BATCH_QUERY, ds.d, ds.n, &st);
+	if (!ret && st.present)
+		ret = !list ? 2 : list_minus(list, fresh, &rest) ?: minus_others(&ds, &rest, &next);
+	if (ret == -E2BIG || ret == -ERANGE || (!ret && cur.keys + ds.n > cur.capacity))
+		ret = 1;	/* past the table's capacity: a bigger one */
+	/* 2: the caller reads the list and calls again; nothing changed yet. */
+	if (ret)
+		goto out;
+	ret = apply(f.dev, f.id, SIEVE_BATCH_ADD, ds.d, ds.n, &st);
+	if (ret == -ENOSPC) {
+		/*
+		 * Full below capacity: take back the copies this add stored (a
+		 * Bloom type is never full), then rebuild.
+		 */
+		undo = apply(f.dev, f.id, SIEVE_BATCH_DELETE, ds.d, st.done, NULL);
+		ret = undo ? undo : 1;
+	}
+	if (ret)
+		goto out;
+	next.entries = cur.entries + fresh->n;
+	next.keys = cur.keys + ds.n;
+	next.store_version = store_version;
+	ret = sxdp_publish_config(h, &next, -1, -1);
+out:
+	filter_close(&f);
+	sxdp_list_free(&rest);
+	free(ds.d);
+	return ret;
+}
+
+int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
+			    const struct sxdp_list *list, uint64_t store_version)
+{
+	struct sieve_xdp_config cur, next;
+	struct sieve_batch_stats st;
+	struct digest_set ds = { 0 };
+	struct dfilter f;
+	int ret = live_filter(h, &cur, &f, true);
+
+	if (ret)
+		return ret;
+	ret = list_digests(gone, &cur, &ds.d, &ds.n) ?: minus_others(&ds, list, &cur);
+	if (ret == -E2BIG || ret == -ERANGE)
+		ret = 1;
+	if (!ret)
+		ret = apply(f.dev, f.id, SIEVE_BATCH_DELETE, ds.d, ds.n, &st);
+	/* A digest that was not there: NAME is not what the store says, rebuilt. */
+	if (!ret && st.present != ds.n)
 		ret = 1;
 	if (ret)
 		goto out;
 	next = cur;
 	next.entries -= next.entries < gone->n ? next.entries : gone->n;
-	next.keys -= next.keys < keys.n ? next.keys : keys.n;
+	next.keys -= next.keys < ds.n ? next.keys : ds.n;
 	next.store_version = store_version;
 	ret = sxdp_publish_config(h, &next, -1, -1);
 out:
 	filter_close(&f);
-	sxdp_list_free(&keys);
+	free(ds.d);
 	return ret;
 }
 

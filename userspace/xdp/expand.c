@@ -223,17 +223,6 @@ int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 	return ret;
 }
 
-/*
- * The filter backend's multiset: each entry expanded on its own, in list
- * order, duplicates kept, so that a cuckoo filter holds one copy of a
- * shared key per entry and can delete one entry's copy alone.
- */
-int sxdp_expand_each(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
-		     struct sxdp_list *out)
-{
-	return expand_into(l, cfg, out);
-}
-
 /* ---- the config of a generation ---- */
 
 static __be32 mask_word(unsigned int len, unsigned int w)
@@ -364,8 +353,7 @@ int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 	int ret = sxdp_config_fill(cfg, l);
 
 	if (!ret)
-		ret = cfg->flags & SIEVE_XDP_F_FILTER ? sxdp_expand_each(l, cfg, keys) :
-						      sxdp_expand(l, cfg, keys);
+		ret = sxdp_expand(l, cfg, keys);
 	if (!ret)
 		cfg->keys = keys->n;
 	if (ret == -E2BIG)

@@ -16,6 +16,7 @@
  * or write the list the other's maps do not hold. So every change holds
  * the interface's lock (sxdp_lock) from its first read to its last write.
  */
+#define _GNU_SOURCE		/* renameat2 */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -31,6 +32,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -79,7 +81,7 @@ void sxdp_pin_dir(char *buf, size_t len, const char *ifname)
 	sxdp_pin_dir_ns(buf, len, sxdp_netns(), ifname);
 }
 
-static int mkdir_p(const char *path)
+int sxdp_mkdir_p(const char *path)
 {
 	char buf[256], *p;
 
@@ -135,7 +137,7 @@ int sxdp_ensure_bpffs(void)
 			return -errno;
 	}
 	sxdp_pin_dir(dir, sizeof(dir), NULL);
-	return mkdir_p(dir);
+	return sxdp_mkdir_p(dir);
 }
 
 /*
@@ -161,7 +163,7 @@ int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
 	if (!sxdp_ifname_ok(ifname))
 		return -EINVAL;
 	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
-	/* Each retry means a detach came in between: a few are plenty. */
+	/* Each retry means a detach or an upgrade came in between: a few are plenty. */
 	for (tries = 0; tries < 16; tries++) {
 		if (create && mkdir(dir, 0700) && errno != EEXIST)
 			return -errno;
@@ -176,8 +178,20 @@ int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
 			return err;
 		}
 		if (!fstat(fd, &held) && !stat(dir, &now) && held.st_dev == now.st_dev &&
-		    held.st_ino == now.st_ino)
-			return fd;
+		    held.st_ino == now.st_ino) {
+			/*
+			 * An upgrade cut short is finished or undone first
+			 * (attach.c). Finishing it moves another folder to
+			 * this path: lock that one.
+			 */
+			err = sxdp_upgrade_recover(netns, ifname);
+			if (err <= 0) {
+				if (!err)
+					return fd;
+				close(fd);
+				return err;
+			}
+		}
 		close(fd);
 	}
 	return -EAGAIN;
@@ -194,6 +208,128 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return getenv("SIEVE_LIBBPF_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
 }
 
+/* ---- upgrades cut short: the pins of one (attach.c does the rest) ---- */
+
+void sxdp_staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname)
+{
+	snprintf(buf, len, "%s/staging/netns-%llu%s%s", SIEVE_XDP_PIN_ROOT,
+		 (unsigned long long)netns, ifname ? "/" : "", ifname ? ifname : "");
+}
+
+/* Unpins whatever @dir holds (it is a staging folder), then removes it. */
+void sxdp_remove_staged(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* The id of the program @fd is, or the program the link @fd runs; 0 if none. */
+uint32_t sxdp_prog_id(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id : 0;
+}
+
+uint32_t sxdp_link_prog_id(int fd)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.prog_id : 0;
+}
+
+/* The pin @name in @dir, as a new fd, or -1. */
+int sxdp_pin_get(const char *dir, const char *name)
+{
+	char path[320];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return bpf_obj_get(path);
+}
+
+/*
+ * Called with the interface's lock held, so no upgrade is under way: the
+ * staging folder is one cut short. The rule (attach.c's top): finish the
+ * exchange if the link runs the staged program, else the folder goes.
+ */
+int sxdp_upgrade_recover(uint64_t netns, const char *ifname)
+{
+	char staged[256], dir[256];
+	__u32 running, ours;
+	struct stat st;
+	int fd, ret = 0;
+
+	sxdp_staging_dir(staged, sizeof(staged), netns, ifname);
+	if (stat(staged, &st))
+		return 0;
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
+	fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+	running = sxdp_link_prog_id(fd);
+	if (fd >= 0)
+		close(fd);
+	fd = sxdp_pin_get(staged, SXDP_PROG_PIN);
+	ours = sxdp_prog_id(fd);
+	if (fd >= 0)
+		close(fd);
+	/* Swapped in, not yet moved into place: finish. */
+	if (running && running == ours) {
+		if (renameat2(AT_FDCWD, staged, AT_FDCWD, dir, RENAME_EXCHANGE))
+			return -errno;
+		ret = 1;
+	}
+	sxdp_remove_staged(staged);
+	return ret;
+}
+
+int sxdp_prog_running(uint64_t netns, const char *ifname, struct sxdp_prog *p)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	char dir[256];
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
+	fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+	p->id = sxdp_link_prog_id(fd);
+	if (fd >= 0)
+		close(fd);
+	if (!p->id)
+		return -ENOENT;
+	fd = bpf_prog_get_fd_by_id(p->id);
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	sxdp_tag_hex(info.tag, p->tag);
+	p->load_time_ns = info.load_time;
+	return 0;
+}
+
+void sxdp_tag_hex(const __u8 tag[8], char out[17])
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", tag[i]);
+}
+
 int sxdp_open(const char *ifname, struct sxdp_handle *h)
 {
 	return sxdp_open_ns(sxdp_netns(), ifname, h);
@@ -201,12 +337,20 @@ int sxdp_open(const char *ifname, struct sxdp_handle *h)
 
 int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 {
+	char dir[192];
+
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
+	return sxdp_open_dir(dir, netns, ifname, h);
+}
+
+int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h)
+{
 	static const char *const names[] = {
 		SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG, SIEVE_XDP_MAP_BLOOM,
 		SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 	};
 	int *fds[] = { &h->active_fd, &h->cfg_fd, &h->bloom_fd, &h->exact_fd, &h->stats_fd };
-	char dir[192], path[256];
+	char path[256];
 	size_t i;
 
 	libbpf_set_print(libbpf_quiet);
@@ -221,7 +365,6 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 	h->blocked_fd = -1;
 	if (!sxdp_ifname_ok(ifname))
 		return -EINVAL;
-	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	for (i = 0; i < 5; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		*fds[i] = bpf_obj_get(path);
@@ -231,6 +374,15 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 			sxdp_close(h);
 			return err;
 		}
+	}
+	/*
+	 * Maps of another layout (an older sieve's program, before `attach`
+	 * replaced it): written with this sieve's layout, its program would
+	 * misread them. -ESTALE, until an upgrade (attach.c) replaces both.
+	 */
+	if (!sxdp_layout_current(h->cfg_fd, sizeof(struct sieve_xdp_config))) {
+		sxdp_close(h);
+		return -ESTALE;
 	}
 	/* Optional: an instance attached before the allowlist has none, and
 	 * everything else still works on it. */
@@ -247,6 +399,14 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 	h->blocked_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
+}
+
+bool sxdp_layout_current(int map_fd, size_t value_size)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return !bpf_obj_get_info_by_fd(map_fd, &info, &len) && info.value_size == value_size;
 }
 
 void sxdp_close(struct sxdp_handle *h)
@@ -284,23 +444,63 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 		return err;
 	if (gen)
 		*gen = g;
+	/*
+	 * The config map of an older sieve has a shorter value: the fields it
+	 * lacks read as 0 (digest 0 among them, which rebuilds, see ops.c).
+	 */
+	memset(cfg, 0, sizeof(*cfg));
 	return bpf_map_lookup_elem(h->cfg_fd, &g, cfg) ? -errno : 0;
+}
+
+/*
+ * The per-CPU values of a stats map as this sieve's struct, into @per
+ * (ncpus of them, zeroed first). A map an older program made may hold
+ * fewer counters (they are only appended: sieve_xdp.h): read with its own
+ * value size, the ones it lacks stay 0.
+ */
+int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	size_t stride, n;
+	uint32_t zero = 0;
+	char *raw;
+	int cpu;
+
+	if (bpf_obj_get_info_by_fd(stats_fd, &info, &len))
+		return -errno;
+	if (!info.value_size)
+		return -EINVAL;
+	stride = (info.value_size + 7) & ~7U;
+	n = info.value_size < sizeof(*per) ? info.value_size : sizeof(*per);
+	raw = calloc(ncpus, stride);
+	if (!raw)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(stats_fd, &zero, raw)) {
+		free(raw);
+		return -errno;
+	}
+	memset(per, 0, ncpus * sizeof(*per));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		memcpy(&per[cpu], raw + cpu * stride, n);
+	free(raw);
+	return 0;
 }
 
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
 {
-	int ncpus = libbpf_num_possible_cpus(), cpu, i;
+	int ncpus = libbpf_num_possible_cpus(), cpu, i, err;
 	struct sieve_xdp_stats *per;
-	uint32_t zero = 0;
 
 	if (ncpus < 0)
 		return ncpus;
 	per = calloc(ncpus, sizeof(*per));
 	if (!per)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(h->stats_fd, &zero, per)) {
+	err = sxdp_read_stats_percpu(h->stats_fd, per, ncpus);
+	if (err) {
 		free(per);
-		return -errno;
+		return err;
 	}
 	memset(sum, 0, sizeof(*sum));
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -312,7 +512,9 @@ int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
 	free(per);
 	/* The program saves itself one increment a packet: see sieve_xdp.h. */
 	sum->c[SIEVE_XDP_PACKETS] = sum->c[SIEVE_XDP_PASSED];
-	for (i = SIEVE_XDP_DROP_SRC; i <= SIEVE_XDP_DROP_MALFORMED; i++) {
+	for (i = SIEVE_XDP_DROP_SRC; i < SIEVE_XDP_NR_COUNTERS; i++) {
+		if (i > SIEVE_XDP_DROP_MALFORMED && i != SIEVE_XDP_DROP_UNPARSED)
+			continue;
 		sum->c[SIEVE_XDP_PACKETS].packets += sum->c[i].packets;
 		sum->c[SIEVE_XDP_PACKETS].bytes += sum->c[i].bytes;
 	}
@@ -392,7 +594,8 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 	return 0;
 }
 
-int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n)
+int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
+		    const struct sieve_xdp_key *keys, size_t n)
 {
 	enum { CHUNK = 8192 };
 	static const uint32_t values[CHUNK];
@@ -406,7 +609,7 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys
 			return -errno;
 	}
 	for (i = 0; bloom_fd >= 0 && i < n; i++) {
-		uint64_t digest = sieve_xdp_digest(&keys[i]);
+		uint64_t digest = sieve_xdp_digest(&keys[i], secret);
 
 		if (bpf_map_update_elem(bloom_fd, NULL, &digest, BPF_ANY))
 			return -errno;
@@ -414,11 +617,12 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys
 	return 0;
 }
 
-int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
-		    int *bloom_fd, int *exact_fd)
+int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
+		    const struct sxdp_list *l, int *bloom_fd, int *exact_fd)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, bopts, .map_extra = plan->nr_hashes);
 	uint64_t cap = plan->capacity > l->n ? plan->capacity : l->n;
+	struct sieve_xdp_config c = *cfg;
 	int err;
 
 	*exact_fd = -1;
@@ -442,8 +646,10 @@ int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_
 			goto out_close_bloom;
 		}
 	}
-	err = sxdp_filter_insert(plan->blocked ? SIEVE_XDP_F_BLOCKED : 0, plan->nr_hashes, *bloom_fd,
-				 *exact_fd, l->keys, l->n, false);
+	/* The plan's backend and k; the config's digest key and seed. */
+	c.flags = plan->blocked ? SIEVE_XDP_F_BLOCKED : 0;
+	c.nr_hashes = plan->nr_hashes;
+	err = sxdp_filter_insert(&c, *bloom_fd, *exact_fd, l->keys, l->n, false);
 	if (!err)
 		return 0;
 	if (*exact_fd >= 0)
@@ -535,6 +741,36 @@ uint64_t sxdp_capacity_for(uint64_t n)
 	return cap > SXDP_DEFAULT_CAPACITY ? cap : SXDP_DEFAULT_CAPACITY;
 }
 
+bool sxdp_digest_current(const struct sieve_xdp_config *cfg, const __u64 secret[2])
+{
+	return cfg->digest == SIEVE_XDP_DIGEST &&
+	       !memcmp(cfg->digest_key, secret, sizeof(cfg->digest_key));
+}
+
+int sxdp_config_keyed(struct sieve_xdp_config *cfg, struct sxdp_handle *h,
+		      const struct sxdp_build_spec *b, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cur;
+	uint64_t seed;
+
+	if (b->secret) {
+		memcpy(cfg->digest_key, b->secret, sizeof(cfg->digest_key));
+	} else if (!sxdp_read_config(h, &cur, NULL) &&
+		   cur.digest == SIEVE_XDP_DIGEST) {
+		memcpy(cfg->digest_key, cur.digest_key, sizeof(cfg->digest_key));
+	} else {
+		snprintf(err, errlen, "no digest key: the host's secret comes with the store");
+		return -ENOKEY;
+	}
+	cfg->digest = SIEVE_XDP_DIGEST;
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed)) {
+		snprintf(err, errlen, "a seed for the generation: %s", strerror(errno));
+		return -errno;
+	}
+	cfg->blocked_seed = seed;
+	return 0;
+}
+
 int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen)
 {
 	struct sieve_xdp_config cfg = { .flags = b->flags, .max_probes = b->max_probes };
@@ -546,7 +782,9 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	if (b->flags & SIEVE_XDP_F_FILTER)
 		return sxdp_filter_build(h, b, err, errlen);
 	cfg.max_probes = sxdp_max_probes(&cfg);
-	ret = sxdp_plan_keys(b->list, &cfg, &keys, err, errlen);
+	ret = sxdp_config_keyed(&cfg, h, b, err, errlen);
+	if (!ret)
+		ret = sxdp_plan_keys(b->list, &cfg, &keys, err, errlen);
 	if (ret)
 		goto out;
 	/* Capacity counts keys: an expanded list gets headroom of its own. */
@@ -565,8 +803,8 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	cfg.nr_hashes = plan.nr_hashes;
 	cfg.fpp_ppb = b->fpp_ppb;
 	cfg.store_version = b->store_version;
-	ret = sxdp_gen_create(&plan, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY), &keys,
-			      &bloom_fd, &exact_fd);
+	ret = sxdp_gen_create(&plan, &cfg, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY),
+			      &keys, &bloom_fd, &exact_fd);
 	if (ret) {
 		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
 		goto out;
@@ -678,18 +916,23 @@ static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list
 	int ret;
 
 	*next = *cur;
-	if (sxdp_config_extend(next, fresh))
+	/* Maps of another digest (an older sieve's): rebuilt, never mixed. */
+	if (cur->digest != SIEVE_XDP_DIGEST || sxdp_config_extend(next, fresh))
 		return 1;
-	ret = next->flags & SIEVE_XDP_F_FILTER ? sxdp_expand_each(fresh, next, keys) :
-						 sxdp_expand(fresh, next, keys);
+	ret = sxdp_expand(fresh, next, keys);
 	if (ret == -E2BIG)
 		return 1;
 	if (ret)
 		return ret;
 	next->entries = cur->entries + fresh->n;
 	next->keys = cur->keys + keys->n;
-	/* Past capacity the rate would climb: a bigger generation. */
-	return next->keys > cur->capacity;
+	/*
+	 * Past capacity the rate would climb: a bigger generation. Past the
+	 * extra keys a plan may make, a rebuild would refuse the list: it is
+	 * refused now instead (ops.c enforces adds before their commit).
+	 */
+	return next->keys > cur->capacity ||
+	       next->keys > next->entries + SXDP_MAX_EXTRA_KEYS;
 }
 
 int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version)
@@ -704,18 +947,16 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (ret)
 		goto out;
 	next.store_version = store_version;
+	/* The filter backend's live adds need the list (sxdp_filter_add_live). */
 	if (next.flags & SIEVE_XDP_F_FILTER) {
-		ret = sxdp_filter_add_live(next.max_entries, &keys);
-		if (!ret)
-			ret = sxdp_publish_config(h, &next, -1, -1);
+		ret = 1;
 		goto out;
 	}
 	ret = live_maps(h, &next, &bloom_fd, &exact_fd);
 	if (ret)
 		goto out;
 	/* Into the maps packets use now: a new entry drops from here on. */
-	ret = sxdp_filter_insert(next.flags, next.nr_hashes, bloom_fd, exact_fd, keys.keys, keys.n,
-				 true);
+	ret = sxdp_filter_insert(&next, bloom_fd, exact_fd, keys.keys, keys.n, true);
 	if (!ret)
 		ret = sxdp_publish_config(h, &next, bloom_fd, exact_fd);
 	close(bloom_fd);

@@ -17,6 +17,7 @@ struct locked_iface {
 	int lock_fd;		/* -1: its pins are gone (not running), skipped */
 	bool open;		/* h holds its maps */
 	bool behind;		/* its maps are not at the store's version */
+	bool stale;		/* an older program's maps: never written (-ESTALE) */
 	struct sxdp_handle h;
 };
 
@@ -25,6 +26,7 @@ struct list_lock {
 	struct sxdp_attachment *a;
 	struct locked_iface *ifs;
 	size_t n;
+	uint64_t version;	/* the list's store version before the change */
 };
 
 /* Set changes between the unlocked read and the locked one: retries. */
@@ -83,6 +85,19 @@ static int lock_ifaces(struct list_lock *L, char *err, size_t errlen)
 }
 
 /*
+ * Whether @cfg's maps hold digests under the host's secret: else they are
+ * behind whatever the versions say (an older sieve's linear digest, or a
+ * secret file that was replaced), and rebuilt from the store. One whose
+ * secret cannot be read counts as behind: the rebuild says why it fails.
+ */
+static bool digest_current(struct sxdp_store *s, const struct sieve_xdp_config *cfg)
+{
+	const __u64 *secret;
+
+	return !sxdp_store_secret(s, &secret, NULL, 0) && sxdp_digest_current(cfg, secret);
+}
+
+/*
  * Locks @list's interfaces, then opens the store's write transaction, and
  * checks the set is still the one locked. Then opens each one's maps and
  * notes which are behind the store.
@@ -122,19 +137,34 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
 		return -EAGAIN;
 	}
 	ret = sxdp_store_version(s, list, &version);
+	if (ret)
+		snprintf(err, errlen, "%s: reading the version of list %s", sxdp_store_path(s), list);
+	L->version = version;
 	for (i = 0; !ret && i < L->n; i++) {
 		struct locked_iface *f = &L->ifs[i];
 		struct sieve_xdp_config cfg;
+		const __u64 *secret;
+		int open_ret;
 
-		if (f->lock_fd < 0 || sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h))
+		if (f->lock_fd < 0)
+			continue;
+		open_ret = sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h);
+		f->stale = open_ret == -ESTALE;
+		if (open_ret)
 			continue;
 		f->open = true;
-		/* A filter backend's filter that vanished is rebuilt like maps behind. */
-		f->behind = sxdp_read_config(&f->h, &cfg, NULL) || cfg.store_version != version ||
-			    sxdp_filter_gone(&cfg);
+		/*
+		 * Maps cannot follow without the digest's secret: refused before
+		 * anything is stored. A filter backend's filter that vanished is
+		 * rebuilt like maps behind.
+		 */
+		ret = sxdp_store_secret(s, &secret, err, errlen);
+		if (!ret)
+			f->behind = sxdp_read_config(&f->h, &cfg, NULL) ||
+				    cfg.store_version != version || !sxdp_digest_current(&cfg, secret) ||
+				    sxdp_filter_gone(&cfg);
 	}
 	if (ret) {
-		snprintf(err, errlen, "%s: reading the version of list %s", sxdp_store_path(s), list);
 		sxdp_store_rollback(s);
 		list_unlock(L);
 	}
@@ -178,10 +208,19 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 	struct sxdp_build_spec b = { 0 };
 	struct sxdp_attachment rec;
 	struct sieve_xdp_config cur;
+	bool own;
 	int ret;
 
-	/* One snapshot: the version is the one of the entries read. */
-	ret = sxdp_store_begin_read(s, err, errlen);
+	ret = sxdp_store_secret(s, &b.secret, err, errlen);
+	if (ret)
+		return ret;
+	/*
+	 * One snapshot: the version is the one of the entries read. Inside
+	 * the caller's transaction (an add enforced before its commit), that
+	 * one, with its change.
+	 */
+	own = !sxdp_store_in_tx(s);
+	ret = own ? sxdp_store_begin_read(s, err, errlen) : 0;
 	if (ret)
 		return ret;
 	ret = sxdp_store_version(s, list, &b.store_version);
@@ -189,7 +228,8 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 		ret = sxdp_store_read(s, list, &l, err, errlen);
 	if (!ret)
 		ret = sxdp_store_read_from(s, list, true, &allowed, err, errlen);
-	sxdp_store_rollback(s);
+	if (own)
+		sxdp_store_rollback(s);
 	if (ret)
 		goto out;
 	b.list = &l;
@@ -244,7 +284,7 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
 		snprintf(err, errlen, "reading the versions: %s", strerror(-ret));
 		return ret;
 	}
-	if (cfg.store_version == version && !sxdp_filter_gone(&cfg))
+	if (cfg.store_version == version && digest_current(s, &cfg) && !sxdp_filter_gone(&cfg))
 		return 0;
 	*rebuilt = true;
 	return sxdp_build_from_store(h, s, list, NULL, NULL, err, errlen);
@@ -252,6 +292,9 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
 
 /* What a change left for the maps. */
 struct change {
+	bool first;			/* enforced before the commit (adds, loads) */
+	struct sxdp_list stored;	/* the blocklist after it, once read (have_stored) */
+	bool have_stored;
 	struct sxdp_list fresh;		/* blocklist entries new to the list */
 	bool removal;			/* blocklist entries went: a rebuild */
 	const struct sxdp_list *gone;	/* which, if known: a cuckoo filter deletes them live */
@@ -262,15 +305,52 @@ struct change {
 };
 
 /*
+ * The blocklist as the change left it, read once for every interface of
+ * the filter backend: which entries still make a digest is the store's
+ * to say (devfilter.c).
+ */
+static const struct sxdp_list *stored(struct sxdp_store *s, const char *list, struct change *c,
+				      char *err, size_t errlen)
+{
+	if (!c->have_stored && sxdp_store_read(s, list, &c->stored, err, errlen))
+		return NULL;
+	c->have_stored = true;
+	return &c->stored;
+}
+
+/*
+ * Live adds of @c->fresh into @h's maps, of either kind of backend: 1 for
+ * a rebuild. The filter backend reads the list only if it may hold one
+ * of the digests already (devfilter.c).
+ */
+static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
+		    struct change *c, uint64_t version, char *err, size_t errlen)
+{
+	const struct sxdp_list *l;
+	struct sieve_xdp_config cfg;
+	int ret;
+
+	if (sxdp_read_config(h, &cfg, NULL) || !(cfg.flags & SIEVE_XDP_F_FILTER))
+		return sxdp_add_live(h, &c->fresh, version);
+	ret = sxdp_filter_add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
+	if (ret != 2)
+		return ret;
+	l = stored(s, list, c, err, errlen);
+	return l ? sxdp_filter_add_live(h, &c->fresh, l, version) : -EIO;
+}
+
+/*
  * Brings one locked interface to @version after @c: live adds where they
  * do, else a rebuild from the store (which also catches up a behind one).
  */
 static int apply_iface(struct sxdp_store *s, const char *list, struct locked_iface *f,
-		       const struct change *c, uint64_t version, struct sxdp_op_result *res,
+		       struct change *c, uint64_t version, struct sxdp_op_result *res,
 		       char *err, size_t errlen)
 {
+	const struct sxdp_list *l;
 	int ret = 1;
 
+	res->stale += f->stale;
 	if (!f->open)
 		return 0;
 	if (!f->behind && (c->allow_add.n || c->allow_del)) {
@@ -281,13 +361,14 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 		ret = 1;
 	}
 	if (!f->behind && !c->removal) {
-		ret = c->fresh.n ? sxdp_add_live(&f->h, &c->fresh, version) :
+		ret = c->fresh.n ? add_live(s, list, &f->h, c, version, err, errlen) :
 				   sxdp_set_version(&f->h, version);
 		if (ret < 0)
 			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
 				 strerror(-ret));
 	} else if (!f->behind && c->gone) {
-		ret = sxdp_filter_remove_live(&f->h, c->gone, version);
+		l = stored(s, list, c, err, errlen);
+		ret = l ? sxdp_filter_remove_live(&f->h, c->gone, l, version) : -EIO;
 		if (ret < 0)
 			snprintf(err, errlen, "%s: deleting from the live filter: %s", f->h.ifname,
 				 strerror(-ret));
@@ -301,9 +382,66 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 }
 
 /*
+ * An add or a load, enforced before its commit: it can fail for what it
+ * adds (a list the planner cannot fit in the probes, a filter of a fixed
+ * size that is full), and an interface must never be left behind a store
+ * it cannot follow, or every later command would fail on it. So every
+ * interface takes the change inside the store's transaction; if one
+ * cannot, the transaction is rolled back, the interfaces that took it are
+ * rebuilt from the store as it was, and the change is refused: the store
+ * and what the maps enforce agree. Killed in between, the maps are ahead
+ * of the store (marked with a version it never committed): the next
+ * operation rebuilds them. Until then a block's maps drop more than the
+ * store says, never less; a load's may enforce the load's list (a cut-
+ * short command's outcome, as if it had committed).
+ */
+static int enforce_first(struct sxdp_store *s, const char *list, struct list_lock *L,
+			 struct change *c, struct sxdp_op_result *res, char *err, size_t errlen)
+{
+	char why[256];
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; !ret && i < L->n; i++) {
+		struct locked_iface *f = &L->ifs[i];
+
+		/*
+		 * The new version first: killed while the maps change, they are
+		 * at a version the store never committed, so the next command
+		 * finds them behind and rebuilds them (a live add would leave
+		 * keys of no entry otherwise, never to be deleted).
+		 */
+		if (f->open && !f->behind && sxdp_set_version(&f->h, res->version))
+			f->behind = true;
+		ret = apply_iface(s, list, f, c, res->version, res, err, errlen);
+	}
+	if (!ret)
+		ret = sxdp_store_commit(s, err, errlen);
+	if (!ret)
+		return 0;
+	sxdp_store_rollback(s);
+	snprintf(why, sizeof(why), "%s", err);
+	/* ret set in the loop: interface i - 1 refused it; else the commit failed. */
+	snprintf(err, errlen, "refused, nothing changed: %s%s%s",
+		 i && L->ifs[i - 1].open ? L->ifs[i - 1].h.ifname : "",
+		 i && L->ifs[i - 1].open ? ": " : "", why);
+	for (j = 0; j < i; j++) {
+		if (L->ifs[j].open &&
+		    sxdp_build_from_store(&L->ifs[j].h, s, list, NULL, NULL, why, sizeof(why)))
+			L->ifs[j].behind = true;	/* the next operation rebuilds it */
+	}
+	res->version = L->version;
+	res->ifaces = res->rebuilt = res->changed = 0;
+	return ret;
+}
+
+/*
  * The frame of every operation: lock, @change in the store's transaction,
- * commit, then each interface. An error in the store rolls back and leaves
- * the maps alone; one in the maps leaves them behind the store, for the
+ * then each interface, before the commit for an add or a load
+ * (enforce_first), after it for the rest. An error in the store rolls back
+ * and leaves the maps alone. A removal cannot fail for what it removes
+ * (a part of a list that fits fits too); one that fails all the same (out
+ * of memory, the module gone) leaves the maps behind the store, for the
  * next operation to rebuild.
  */
 static int run_op(struct sxdp_store *s, const char *list,
@@ -328,11 +466,13 @@ static int run_op(struct sxdp_store *s, const char *list,
 	ret = fn(s, list, arg, &c, res, err, errlen);
 	if (!ret)
 		ret = sxdp_store_version(s, list, &res->version);
-	if (!ret)
+	if (!ret && c.first)
+		ret = enforce_first(s, list, &L, &c, res, err, errlen);
+	else if (!ret)
 		ret = sxdp_store_commit(s, err, errlen);
 	else
 		sxdp_store_rollback(s);
-	for (i = 0; !ret && i < L.n; i++) {
+	for (i = 0; !ret && !c.first && i < L.n; i++) {
 		ret = apply_iface(s, list, &L.ifs[i], &c, res->version, res, err, errlen);
 		/* The others still get the change; the first error is reported. */
 		if (ret && !first)
@@ -340,6 +480,7 @@ static int run_op(struct sxdp_store *s, const char *list,
 		ret = 0;
 	}
 	list_unlock(&L);
+	sxdp_list_free(&c.stored);
 	sxdp_list_free(&c.fresh);
 	sxdp_list_free(&c.allow_add);
 	sxdp_list_free(&c.removed);
@@ -362,6 +503,7 @@ static int change_add(struct sxdp_store *s, const char *list, void *arg, struct 
 	ret = sxdp_store_add_fresh(s, list, x->keys->keys, x->keys->n, x->a, &fresh, err,
 				   errlen);
 	res->changed = fresh.n;
+	c->first = true;
 	/* An allowlist entry goes to the trie, not the bloom maps. */
 	if (!x->a->allow)
 		c->fresh = fresh;
@@ -434,6 +576,7 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 	 * also sizes the maps for the new list.
 	 */
 	c->removal = res->changed || res->dropped;
+	c->first = true;
 	return ret;
 }
 

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The operations on a list (ops.c): each is one store transaction, then
+ * The operations on a list (ops.c): each is one store transaction, and
  * the maps of every interface that enforces the list brought to the new
- * version. The store is the truth; the maps follow it:
+ * version: before the commit for what adds (block, allow, load), so that
+ * a change an interface cannot take is refused and rolled back, never
+ * left in the store for every later command to fail on; after it for
+ * removals, which cannot fail for what they remove. The store is the
+ * truth; the maps follow it:
  *
  *  - adds go live into the maps (O(entries added), no rebuild) unless the
  *    probe lengths or the capacity run out;
@@ -10,7 +14,8 @@
  *    one new generation from the store and swap it in, except that a
  *    cuckoo filter of the filter backend deletes unblocked and expired
  *    entries live
- *    (devfilter.c says why that stays safe when killed);
+ *    (devfilter.c says why that stays safe when killed, and how it
+ *    counts the entries that make each digest);
  *  - an interface whose maps are behind the store (a command killed
  *    between its commit and its maps) is rebuilt from the store by the
  *    next operation on its list, before anything else.
@@ -22,8 +27,11 @@
  * interface's lock while holding the store's, so two operations never
  * deadlock, and two operations on one list never interleave: no lost
  * update. A kill -9 at any point leaves the store at the old or the new
- * version (one transaction) and the maps holding at least every entry of
- * both (removals only ever go through a rebuild from the store).
+ * version (one transaction), and the maps either at the store's version
+ * or marked behind it (an add or a load marks them with its version
+ * before it changes them), so the next operation rebuilds them. Until
+ * then a cut-short block leaves them dropping more than the store says,
+ * never less; a cut-short load may leave its own list enforced.
  *
  * Functions return 0 or -errno, with one line in @err.
  */
@@ -41,6 +49,7 @@ struct sxdp_op_result {
 	uint64_t version;	/* the list's store version after it */
 	size_t ifaces;		/* interfaces brought to that version */
 	size_t rebuilt;		/* of which by a new generation */
+	size_t stale;		/* left as they were: an older program's maps (attach upgrades) */
 };
 
 /* block (@a->allow false) or allow: adds @keys to @list. */
@@ -100,6 +109,16 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
  */
 int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_attach_opts *o,
 		char *err, size_t errlen);
+/*
+ * Replaces the older program @ifname's link runs (its lock held in
+ * *@lock_fd, which this may exchange for the lock of the folder that
+ * takes the interface's place) by this sieve's, with maps of its own built
+ * from @list in the store: see attach.c. 0 it runs this sieve's program
+ * already, 1 upgraded (@err says from which tag to which), -errno with
+ * the old program still running.
+ */
+int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *list,
+			const struct sxdp_attach_opts *o, int *lock_fd, char *err, size_t errlen);
 /* 0 detached, 1 was not attached; the record goes either way. */
 int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errlen);
 /* The ifindex of this namespace @ifname's pinned link runs on: 0 if none or defunct. */

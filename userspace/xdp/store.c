@@ -117,6 +117,9 @@ struct sxdp_store {
 	char **bumped;
 	size_t nbumped;
 	char path[4096];
+	char dir[4096];		/* the state folder: the digest secret's too */
+	bool have_secret;
+	__u64 secret[2];	/* sxdp_store_secret's, once read */
 };
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -394,6 +397,7 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 		ret = -ENAMETOOLONG;
 		goto out_free;
 	}
+	snprintf(s->dir, sizeof(s->dir), "%s", state_dir);
 	ret = mkdir_p(state_dir);
 	if (ret) {
 		seterr(err, errlen, "%s: %s", state_dir, strerror(-ret));
@@ -513,12 +517,25 @@ void sxdp_store_close(struct sxdp_store *s)
 		bound_wal(s);
 	sqlite3_close(s->db);
 	forget_bumps(s);
+	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s);
 }
 
 const char *sxdp_store_path(const struct sxdp_store *s)
 {
 	return s->path;
+}
+
+int sxdp_store_secret(struct sxdp_store *s, const __u64 **secret, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!s->have_secret) {
+		ret = sxdp_secret_load(s->dir, s->secret, err, errlen);
+		s->have_secret = !ret;
+	}
+	*secret = s->have_secret ? s->secret : NULL;
+	return ret;
 }
 
 static int begin(struct sxdp_store *s, const char *sql, char *err, size_t errlen)
@@ -568,6 +585,11 @@ void sxdp_store_rollback(struct sxdp_store *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	s->in_tx = false;
 	forget_bumps(s);
+}
+
+bool sxdp_store_in_tx(const struct sxdp_store *s)
+{
+	return s->in_tx;
 }
 
 /* A transaction for one call, unless the caller has one open. */

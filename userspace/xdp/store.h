@@ -100,6 +100,12 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 void sxdp_store_close(struct sxdp_store *s);
 /* The database's path (for messages). */
 const char *sxdp_store_path(const struct sxdp_store *s);
+/*
+ * The host's digest secret (two words), kept in the store's folder
+ * (sxdp_secret_load: made at first use, read once per store): 0, or
+ * -errno with *@secret NULL and @err saying why.
+ */
+int sxdp_store_secret(struct sxdp_store *s, const __u64 **secret, char *err, size_t errlen);
 
 /* One write transaction (BEGIN IMMEDIATE: writers queue here, not later). */
 int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen);
@@ -107,6 +113,8 @@ int sxdp_store_begin(struct sxdp_store *s, char *err, size_t errlen);
 int sxdp_store_begin_read(struct sxdp_store *s, char *err, size_t errlen);
 int sxdp_store_commit(struct sxdp_store *s, char *err, size_t errlen);
 void sxdp_store_rollback(struct sxdp_store *s);
+/* Whether one of those is open: reads then see its changes. */
+bool sxdp_store_in_tx(const struct sxdp_store *s);
 
 /*
  * Adds @n keys to @list (created if new), to its allowlist if @a->allow.

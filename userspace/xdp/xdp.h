@@ -159,9 +159,6 @@ unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned i
 /* The keys the maps hold for @l under @cfg's probe lengths: see expand.c. */
 int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 		struct sxdp_list *out);
-/* The same as a multiset: each entry's keys, duplicates kept (devfilter.c). */
-int sxdp_expand_each(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
-		     struct sxdp_list *out);
 
 /* ---- maps and programs (loader.c) ---- */
 
@@ -189,10 +186,22 @@ struct sxdp_attach_opts {
 	const char *list;	/* the list to enforce; NULL: the one it has, or "default" */
 };
 
-/* What attach found and did. */
-enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1 };
+/* What attach found and did: UPGRADED, it replaced an older program. */
+enum { SXDP_ATTACHED = 0, SXDP_ALREADY = 1, SXDP_UPGRADED = 2 };
 
 int sxdp_ensure_bpffs(void);
+/* mkdir -p, mode 0700. */
+int sxdp_mkdir_p(const char *path);
+
+/* The program an interface's link runs. */
+struct sxdp_prog {
+	uint32_t id;
+	char tag[17];		/* the kernel's tag: a hash of its instructions, hex */
+	uint64_t load_time_ns;	/* since boot */
+};
+/* -ENOENT: no link pinned, or it runs nothing. */
+int sxdp_prog_running(uint64_t netns, const char *ifname, struct sxdp_prog *p);
+void sxdp_tag_hex(const uint8_t tag[8], char out[17]);
 
 /*
  * The lock of one interface's state: its pins and its generations. Every
@@ -208,14 +217,41 @@ int sxdp_ensure_bpffs(void);
 int sxdp_lock(const char *ifname, bool create);
 int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create);
 void sxdp_unlock(int lock_fd);
+/*
+ * Finishes or undoes a program upgrade that was cut short (attach.c), with
+ * the interface's lock held: 0 nothing to do or undone, 1 finished (the
+ * interface's folder is another one now: lock again), or -errno.
+ */
+int sxdp_upgrade_recover(uint64_t netns, const char *ifname);
+/* Where an upgrade builds the new instance of @ifname (NULL: the namespace's folder). */
+void sxdp_staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname);
+/* Unpins whatever the staging folder @dir holds, then removes it. */
+void sxdp_remove_staged(const char *dir);
+/* The pin @name in @dir, as a new fd, or -1. */
+int sxdp_pin_get(const char *dir, const char *name);
+/* The id of program @fd, or of the program link @fd runs; 0 if none. */
+uint32_t sxdp_prog_id(int fd);
+uint32_t sxdp_link_prog_id(int fd);
+/* The program's pin beside the link's in a staged instance (and after it). */
+#define SXDP_PROG_PIN	"prog"
 /* Interfaces with a sieve instance, from the pin folders. */
 int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max);
 
 int sxdp_open(const char *ifname, struct sxdp_handle *h);
 int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
+/*
+ * The pins in @dir (an upgrade's staging folder, or an interface's).
+ * -ESTALE: maps of another layout than this sieve's, an older program's
+ * (`sieve xdp attach` replaces it, maps and all).
+ */
+int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h);
+/* Whether the map holds values of @value_size: this sieve's layout. */
+bool sxdp_layout_current(int map_fd, size_t value_size);
 void sxdp_close(struct sxdp_handle *h);
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen);
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
+/* Each CPU's counters of a stats map, of this program or an older one. */
+int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
 const char *sxdp_mode(struct sxdp_handle *h);
 /* Kernel-reported memory of the live filter (either backend) / exact maps (0 if none). */
@@ -231,8 +267,8 @@ unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg);
  */
 int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
 /*
- * sxdp_config_fill, then sxdp_expand into @keys (sxdp_expand_each for
- * the filter backend); on failure err says why in the operator's words.
+ * sxdp_config_fill, then sxdp_expand into @keys; on failure err says why
+ * in the operator's words.
  */
 int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 		   struct sxdp_list *keys, char *err, size_t errlen);
@@ -242,26 +278,32 @@ int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fre
  * New maps sized by plan, filled with l; exact_fd -1 unless exact. The
  * filter is the plan's backend: *bloom_fd is a blocked array if
  * plan->blocked (and sxdp_swap puts it in sieve_blocked, by cfg's flag).
+ * The digests are @cfg's: its digest_key (and blocked_seed).
  */
-int sxdp_gen_create(const struct sxdp_plan *plan, bool exact, const struct sxdp_list *l,
-		    int *bloom_fd, int *exact_fd);
-/* Into either map, or both; an fd of -1 is skipped. The bloom-map backend. */
-int sxdp_gen_insert(int bloom_fd, int exact_fd, const struct sieve_xdp_key *keys, size_t n);
+int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
+		    const struct sxdp_list *l, int *bloom_fd, int *exact_fd);
+/*
+ * Into either map, or both; an fd of -1 is skipped. The bloom-map
+ * backend; its digests under @secret (a config's digest_key).
+ */
+int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
+		    const struct sieve_xdp_key *keys, size_t n);
 /* ---- the blocked backend's maps (blocked.c) ---- */
 
 /* An empty array of plan->max_entries blocks, mmapable, for a generation. */
 int sxdp_blocked_create(const struct sxdp_plan *plan);
 /*
  * Sets the bits of @keys in the blocked array @fd through mmap, no syscall
- * per key; @live: the program may be reading it, so atomic ORs.
+ * per key, by @cfg's k, digest key and seed; @live: the program may be
+ * reading it, so atomic ORs.
  */
-int sxdp_blocked_insert(int fd, uint32_t nr_hashes, const struct sieve_xdp_key *keys, size_t n,
-			bool live);
+int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
+			const struct sieve_xdp_key *keys, size_t n, bool live);
 /*
- * sxdp_gen_insert for a generation of either backend (@cfg_flags and
- * @nr_hashes say which, and its k): exact first, then the filter @filter_fd.
+ * sxdp_gen_insert for a generation @cfg of either backend (its flags say
+ * which; its k, digest key and seed): exact first, then the filter @filter_fd.
  */
-int sxdp_filter_insert(uint32_t cfg_flags, uint32_t nr_hashes, int filter_fd, int exact_fd,
+int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
 		       const struct sieve_xdp_key *keys, size_t n, bool live);
 
 /*
@@ -284,7 +326,25 @@ struct sxdp_build_spec {
 	unsigned int max_probes;	/* 0: the default */
 	uint64_t store_version;		/* the store's version of the list */
 	const char *filter;		/* SIEVE_XDP_F_FILTER: the filter's name */
+	/*
+	 * The host's digest key (sxdp_store_secret); NULL: the live
+	 * generation's, if it has one of SIEVE_XDP_DIGEST (tests).
+	 */
+	const __u64 *secret;
 };
+
+/*
+ * Whether @cfg's filter holds digests of SIEVE_XDP_DIGEST under @secret:
+ * else its maps are rebuilt from the store before anything else is done
+ * with them (live adds and deletes would mix two digests).
+ */
+bool sxdp_digest_current(const struct sieve_xdp_config *cfg, const __u64 secret[2]);
+/*
+ * A new generation's digest fields: @b's secret (or the live one, see
+ * sxdp_build_spec) and a fresh random blocked_seed. -ENOKEY: no secret.
+ */
+int sxdp_config_keyed(struct sieve_xdp_config *cfg, struct sxdp_handle *h,
+		      const struct sxdp_build_spec *b, char *err, size_t errlen);
 
 /* A new generation for @b, swapped in. */
 int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen);
@@ -298,7 +358,8 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
 /*
  * Adds @fresh (entries not on the list yet) into the live maps, in
  * O(|fresh|), and records @store_version. 1: they need a rebuild instead
- * (the probe lengths or the capacity run out); nothing changed then.
+ * (the probe lengths or the capacity run out, or the filter backend,
+ * whose live adds are sxdp_filter_add_live); nothing changed then.
  */
 int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version);
 /* Records that the live maps hold @store_version (a change they need not see). */
@@ -320,19 +381,34 @@ const char *sxdp_backend_filter(const char *backend);
 int sxdp_filter_parse(const char *arg, const char **name);
 /*
  * sxdp_build for the filter backend: @b->filter (created as a cuckoo
- * filter if absent) gets the list's keys by a lapse-free rebuild.
+ * filter if absent) gets the digests of the list's keys, each once, by a
+ * lapse-free rebuild.
  */
 int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
 		      size_t errlen);
-/* Adds @keys (a multiset) to filter @id; 1: it is full, rebuild instead. */
-int sxdp_filter_add_live(uint32_t id, const struct sxdp_list *keys);
 /*
- * Deletes the keys of the entries @gone from the live filter and records
- * @store_version; 1: rebuild instead (not a cuckoo filter, or a key was
- * missing).
+ * The filter's set: the digests of @keys under @secret, sorted, each
+ * once, in a new array *@d (free() it) of *@n.
+ */
+int sxdp_filter_digests(const struct sxdp_list *keys, const __u64 secret[2], uint64_t **d,
+			size_t *n);
+/*
+ * A live add of @fresh (entries new to the list) to @h's filter:
+ * the digests of their keys that no other entry of @list (the whole
+ * blocklist, @fresh included) makes, and @store_version recorded. 1: a
+ * rebuild instead (a new probe length, past capacity, full); 2: @list is
+ * NULL and the filter may hold one of the digests already: call again
+ * with the list. Nothing changed on either.
+ */
+int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
+			 const struct sxdp_list *list, uint64_t store_version);
+/*
+ * Deletes the digests of the entries @gone that no entry of @list (the
+ * blocklist without them) still makes, and records @store_version; 1:
+ * rebuild instead (not a cuckoo filter, or a digest was missing).
  */
 int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
-			    uint64_t store_version);
+			    const struct sxdp_list *list, uint64_t store_version);
 /* The name of filter @id. */
 int sxdp_filter_name_of(uint32_t id, char *name, size_t len);
 /*
@@ -343,6 +419,18 @@ int sxdp_filter_name_of(uint32_t id, char *name, size_t len);
 bool sxdp_filter_gone(const struct sieve_xdp_config *cfg);
 /* Filter @id's rate as the module estimates it now (0 if unknown); its table bits in *@nbits. */
 double sxdp_filter_fpr(uint32_t id, uint64_t *nbits);
+
+/* ---- the host's digest key (secret.c) ---- */
+
+/* Beside the store, in its folder. */
+#define SXDP_SECRET_FILE	"digest.key"
+/*
+ * The host's 128-bit digest secret from @state_dir/digest.key, made there
+ * at first use (getrandom, mode 0600, written whole or not at all). A file
+ * of another mode (-EPERM) or size or type (-EINVAL) is refused, err says
+ * what to do; it is never overwritten.
+ */
+int sxdp_secret_load(const char *state_dir, __u64 secret[2], char *err, size_t errlen);
 
 /* ---- the allowlist (allow.c) ---- */
 

@@ -17,8 +17,12 @@
  * and a short prefix, at 8 and 16 probes, beside as many entries of only
  * 16 prefix lengths.
  *
- * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f]
- *   -s: 1M entries only, -l: 10M only, -f: the FireHOL-like list only
+ * Last, the keyed digest's cost: a packet that misses, timed with the
+ * program and with its build on the old linear digest, on the same maps.
+ *
+ * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f|-d]
+ *   -s: 1M entries only, -l: 10M only, -f: the FireHOL-like list only,
+ *   -d: the digest's cost only
  *        sieve-xdp-bench -W FILE   writes the FireHOL-like list to FILE (no root)
  */
 #define _GNU_SOURCE	/* sched_setaffinity */
@@ -41,7 +45,15 @@
 
 static struct sieve_xdp *skel;
 static struct sxdp_handle h;
+/* The digest fields of every generation the bench makes by hand. */
+static const struct sieve_xdp_config keyed = {
+	.digest = SIEVE_XDP_DIGEST,
+	.digest_key = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL },
+	.blocked_seed = 0x243f6a8885a308d3ULL,
+};
 static int sieve_fd, floor_fd, stream_fd, stream_next_fd;
+/* The program on the old linear digest, and on SipHash-2-4, on sieve_fd's maps. */
+static int linear_fd = -1, sip24_fd = -1;
 static uint32_t repeat = 1000000;
 static FILE *out;
 static double floor_ns, floor_stream_ns;
@@ -183,7 +195,7 @@ static int make_list(struct bench_list *b, uint64_t n)
 				     (uint32_t)n, NULL);
 	if (b->exact_fd < 0)
 		return -errno;
-	return sxdp_gen_insert(-1, b->exact_fd, b->l.keys, b->l.n);
+	return sxdp_gen_insert(-1, b->exact_fd, keyed.digest_key, b->l.keys, b->l.n);
 }
 
 /*
@@ -231,7 +243,7 @@ static int gens_create(struct bench_list *b, uint64_t n, uint32_t fpp_ppb, struc
 					&g[GEN_BLOCKED_MATCHED].plan);
 	for (i = 0; !ret && i < NR_GENS; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = sxdp_gen_create(&g[i].plan, false, &b->l, &g[i].fd, &unused);
+		ret = sxdp_gen_create(&g[i].plan, &keyed, false, &b->l, &g[i].fd, &unused);
 		g[i].fill_s = seconds_since(&t0);
 	}
 	return ret;
@@ -240,7 +252,7 @@ static int gens_create(struct bench_list *b, uint64_t n, uint32_t fpp_ppb, struc
 /* The live generation: gen's filter with flags, and the shared exact map. */
 static int use(struct bench_list *b, const struct bench_gen *g, uint32_t flags)
 {
-	struct sieve_xdp_config cfg = { 0 };
+	struct sieve_xdp_config cfg = keyed;
 
 	sxdp_config_fill(&cfg, &b->l);
 	cfg.flags = flags;
@@ -611,6 +623,29 @@ out:
 	return ret;
 }
 
+/*
+ * A build of the program on another digest (sieve_xdp_linear.bpf.c,
+ * sieve_xdp_siphash24.bpf.c), loaded on the maps of the real one: both
+ * see the same generation.
+ */
+static int load_variant(const char *path)
+{
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	struct bpf_map *map, *ours;
+
+	if (!obj)
+		return -errno;
+	bpf_object__for_each_map(map, obj) {
+		bpf_map__set_pin_path(map, NULL);
+		ours = bpf_object__find_map_by_name(skel->obj, bpf_map__name(map));
+		if (ours && bpf_map__reuse_fd(map, bpf_map__fd(ours)))
+			return -EINVAL;
+	}
+	if (bpf_object__load(obj))
+		return -EINVAL;
+	return bpf_program__fd(bpf_object__find_program_by_name(obj, "sieve_xdp"));
+}
+
 static int setup(void)
 {
 	struct bpf_object *floor_obj, *stream_obj;
@@ -649,20 +684,112 @@ static int setup(void)
 	if (floor_fd < 0 || stream_fd < 0)
 		return -ENOENT;
 	stream_next_fd = bpf_map__fd(bpf_object__find_map_by_name(stream_obj, "bench_next"));
+	snprintf(path, sizeof(path), "%s/bench-xdp/sieve_xdp_linear.bpf.o", dir);
+	linear_fd = load_variant(path);
+	if (linear_fd < 0) {
+		fprintf(stderr, "xdp bench: %s: %s\n", path, strerror(-linear_fd));
+		return linear_fd;
+	}
+	snprintf(path, sizeof(path), "%s/bench-xdp/sieve_xdp_siphash24.bpf.o", dir);
+	sip24_fd = load_variant(path);
+	if (sip24_fd < 0)
+		fprintf(stderr, "xdp bench: %s: %s\n", path, strerror(-sip24_fd));
+	return sip24_fd < 0 ? sip24_fd : 0;
+}
+
+/*
+ * The keyed digest's cost: the live generation of @l (backend @flags, at
+ * most @max_probes), a packet that misses timed with the program and with
+ * its linear-digest build; each best of three alternating runs of best-of-9.
+ */
+static int digest_case(const char *name, const struct sxdp_list *l, uint32_t flags,
+		       unsigned int max_probes, const uint8_t *pkt, size_t len)
+{
+	struct sieve_xdp_config cfg;
+	double keyed = 1e30, linear = 1e30, sip24 = 1e30, x;
+	char err[256] = "";
+	unsigned int probes;
+	int i, ret;
+
+	ret = sxdp_rebuild_probes(&h, l, flags, SXDP_DEFAULT_FPP_PPB, 0, max_probes, err,
+				  sizeof(err));
+	if (!ret)
+		ret = sxdp_read_config(&h, &cfg, NULL);
+	if (ret) {
+		fprintf(stderr, "xdp bench: %s: %s\n", name, err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	for (i = 0; i < 3; i++) {
+		x = run_ns(sieve_fd, pkt, len);
+		keyed = x < keyed ? x : keyed;
+		x = run_ns(linear_fd, pkt, len);
+		linear = x < linear ? x : linear;
+		x = run_ns(sip24_fd, pkt, len);
+		sip24 = x < sip24 ? x : sip24;
+	}
+	probes = cfg.nr_v4_lens + !!(cfg.kinds & SIEVE_XDP_KIND_BIT(SIEVE_XDP_SRC, SIEVE_XDP_V4));
+	say("| %-26s | %-9s | %2u | %7.1f | %7.1f | %5.3f | %6.2f | %7.1f | %5.3f |\n", name,
+	    sxdp_backend_name(flags), probes, linear, keyed, keyed / linear,
+	    probes ? (keyed - linear) / probes : 0, sip24, sip24 / linear);
 	return 0;
+}
+
+/*
+ * The keyed digest against the linear one, one run: a list of sources
+ * (one probe a packet) and the FireHOL-like list at 16 probes (17 digests
+ * for a packet that misses), on both map backends.
+ */
+static int bench_digest(void)
+{
+	static const uint32_t backends[] = { 0, SIEVE_XDP_F_BLOCKED };
+	struct sxdp_list src = { 0 }, fh = { 0 };
+	struct sieve_xdp_key k = { .kind = SIEVE_XDP_SRC, .family = SIEVE_XDP_V4,
+				   .prefix_len = 32 };
+	uint8_t miss[PKT_MAX], fh_miss[PKT_MAX];
+	size_t miss_len, fh_len, i;
+	unsigned int b;
+	int ret = 0;
+
+	for (i = 0; !ret && i < 100000; i++) {
+		k.saddr[0] = htonl(0x0a000000 + (uint32_t)i * 7);	/* in 10/8 */
+		ret = sxdp_list_add(&src, &k);
+	}
+	if (!ret)
+		ret = firehol_list(&fh, false);
+	if (ret)
+		goto out;
+	sxdp_list_sort(&src);
+	miss_len = udp_from(htonl(0xcb007101), miss);		/* 203.0.113.1 */
+	fh_len = udp_from(htonl(address_covered_at(&fh, 0)), fh_miss);
+	say("\nThe digest's cost: a packet that misses (a digest and a filter peek per probe), "
+	    "ns/packet with the old linear digest (bench build), the keyed SipHash-1-3 (shipped) "
+	    "and SipHash-2-4 (bench build), the same maps; best of 3 x best of 9; ns/digest: "
+	    "(1-3 - linear) / probes.\n\n");
+	say("| %-26s | %-9s | pr | linear  | 1-3     | ratio | ns/digest | 2-4     | ratio |\n"
+	    "|---|---|---|---|---|---|---|---|---|\n", "list", "backend");
+	for (b = 0; !ret && b < 2; b++) {
+		ret = digest_case("100000 sources", &src, backends[b], 8, miss, miss_len);
+		if (!ret)
+			ret = digest_case("FireHOL-like, 16 probes", &fh, backends[b], 16, fh_miss,
+					  fh_len);
+	}
+out:
+	sxdp_list_free(&src);
+	sxdp_list_free(&fh);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t sizes[] = { 1000000, 10000000 };
 	struct sxdp_list empty = { 0 };
-	struct sieve_xdp_config cfg = { 0 };
+	struct sieve_xdp_config cfg = keyed;
 	uint8_t pkt[PKT_MAX];
 	size_t len, first = 0, nsizes = 2, i;
-	bool firehol_only = false;
+	bool firehol_only = false, digest_only = false;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "o:r:slfW:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:r:slfdW:")) != -1) {
 		if (opt == 'o')
 			out = fopen(optarg, "w");
 		else if (opt == 'r')
@@ -673,13 +800,15 @@ int main(int argc, char **argv)
 			first = 1;
 		else if (opt == 'f')
 			firehol_only = true;
+		else if (opt == 'd')
+			digest_only = firehol_only = true;
 		else if (opt == 'W') {
 			err = write_firehol(optarg);
 			if (err)
 				fprintf(stderr, "xdp bench: %s: %s\n", optarg, strerror(-err));
 			return err ? 2 : 0;
 		} else {
-			fprintf(stderr, "usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f] | -W FILE\n");
+			fprintf(stderr, "usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f|-d] | -W FILE\n");
 			return 2;
 		}
 	}
@@ -713,8 +842,10 @@ int main(int argc, char **argv)
 		row("sieve, empty list (parsing only)", run_ns(sieve_fd, pkt, len), floor_ns);
 	for (i = first; !err && i < nsizes; i++)
 		err = bench_entries(sizes[i]);
-	if (!err)
+	if (!err && !digest_only)
 		err = bench_firehol();
+	if (!err)
+		err = bench_digest();
 	sieve_xdp__destroy(skel);
 	if (out)
 		fclose(out);
