@@ -337,16 +337,14 @@ static int target_ifaces(const struct xdp_opts *o, char names[][IF_NAMESIZE])
 	return n < 0 ? 0 : n;
 }
 
+/* For status and stats: an older program's maps too (h->stale). */
 static int open_iface(const char *ifname, struct sxdp_handle *h)
 {
-	int err = sxdp_open(ifname, h);
+	int err = sxdp_open_reader(ifname, h);
 
 	if (err == -ENOENT)
 		return cli_error("the blocklist is not attached to %s (sieve xdp attach %s)",
 				 ifname, ifname);
-	if (err == -ESTALE)
-		return cli_error("%s runs an older sieve's program, with maps of another layout: "
-				 "sieve xdp attach %s replaces it", ifname, ifname);
 	if (err)
 		return cli_error("%s: opening the pinned maps: %s", ifname, strerror(-err));
 	return 0;
@@ -446,7 +444,7 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 	return ret;
 }
 
-/* Runs fn on each target interface; stops at the first error. */
+/* Runs fn on each target interface, to read it; stops at the first error. */
 static int for_each_iface(const struct xdp_opts *o, const char *what,
 			  int (*fn)(struct sxdp_handle *h, void *arg), void *arg)
 {
@@ -1050,6 +1048,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	/* The running program: attach replaces one of another tag (an upgrade). */
 	json_u64("prog_id", si->prog.id);
 	json_str("prog_tag", si->prog.tag);
+	json_bool("older_program", h->stale);
 	json_end();
 }
 
@@ -1085,7 +1084,9 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->fpr, c->fpp_ppb / 1e9);
 	if (si->prog.id)
-		printf("  program id %u, tag %s\n", si->prog.id, si->prog.tag);
+		printf("  program id %u, tag %s%s\n", si->prog.id, si->prog.tag,
+		       h->stale ? "; an older sieve's, with maps of another layout: changes do not "
+				  "reach it until `sieve xdp attach` replaces it" : "");
 	else
 		printf("  program: none runs\n");
 }
