@@ -265,7 +265,8 @@ case_local_and_fleet() {
 	printf '%s\n' $Z >"$WORK/feed"
 	hxdp 1 load --list $LIST --origin feedname "$WORK/feed" >/dev/null || fail "load the feed"
 	: >"$WORK/feed"
-	hxdp 1 load --list $LIST --origin feedname "$WORK/feed" >/dev/null || fail "refresh the feed (empty)"
+	hxdp 1 load --list $LIST --origin feedname --allow-empty "$WORK/feed" >/dev/null ||
+		fail "refresh the feed (empty, --allow-empty)"
 	host_drops 1 $Y || fail "host 1: Y (the fleet's) removed by a feed refresh"
 	host_delivers 1 $Z || fail "host 1: Z still dropped after the refresh"
 	expect_eq "$(origins 1)" "$(printf '%s:cli\n%s:fleet' $X $Y)" "host 1's list after the refresh"

@@ -109,6 +109,7 @@ static const struct {
 	{ sieve_store_cases, &sieve_store_cases_n },
 	{ sieve_blocked_cases, &sieve_blocked_cases_n },
 	{ sieve_metrics_cases, &sieve_metrics_cases_n },
+	{ sieve_fleet_cases, &sieve_fleet_cases_n },
 };
 
 static int write_results(const char *path, unsigned int passed, unsigned int failed)

@@ -46,6 +46,7 @@ SIEVE_CASE_TABLE(sieve_cpe_cases);
 SIEVE_CASE_TABLE(sieve_store_cases);
 SIEVE_CASE_TABLE(sieve_blocked_cases);
 SIEVE_CASE_TABLE(sieve_metrics_cases);
+SIEVE_CASE_TABLE(sieve_fleet_cases);
 
 /* ---- Keys: key (set, i) is a pure function of both ------------------------ */
 
