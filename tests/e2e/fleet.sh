@@ -306,8 +306,126 @@ case_cli_publish() {
 	wait_for 10 all_drop $Y || fail "Y not dropped everywhere: $(pings_all $Y)"
 }
 
+# A hostile Redis against host 1's follower, model-based: tests/e2e/fleet_model.py
+# (a proxy in front of Redis, which can make ZSCAN never end, and a driver of
+# random changes, moves between the lists, garbage, silent changes, disconnects
+# and hostile scores; after each step the store must equal what Redis holds).
+# FLEET_SEED=N repeats a run; FLEET_MODEL_STEPS=N (default 60).
+MODEL_PORT=6380
+case_hostile_model() {
+	local d pid rc v reason seed=${FLEET_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+	d=$(host_dir 1)
+	host_attach 1 || { fail "attach host 1"; return; }
+	printf '[agent]\nexpire_interval = 1s\n[metrics]\nlisten = 127.0.0.1:9477\n[fleet]\nredis = %s:%s\nlists = %s junk\nretry_max = 1s\nnever_block = 198.51.100.99\n' \
+		$REDIS_ADDR $MODEL_PORT $LIST >"$d/agent.conf"
+	rm -f "$d/agent.pid"
+	in_rd timeout 240 python3 "$HERE/fleet_model.py" --redis 127.0.0.1:$REDIS_PORT \
+		--listen $REDIS_ADDR:$MODEL_PORT --netns /run/netns/$(host_ns 1) --state "$d/state" \
+		--sieve "$SIEVE" --list $LIST --seed $seed --steps ${FLEET_MODEL_STEPS:-60} \
+		--agent-pid-file "$d/agent.pid" >"$WORK/model.out" 2>&1 &
+	pid=$!
+	if ! wait_for 10 grep -q "proxy ready" "$WORK/model.out"; then
+		fail "the model's proxy did not start: $(cat "$WORK/model.out")"
+		kill $pid; wait $pid; return
+	fi
+	agent_start 1
+	echo "${AGENT_PIDS[1]}" >"$d/agent.pid"
+	wait $pid; rc=$?
+	grep "fleet_model:" "$WORK/model.out" | sed 's/^/    /'
+	[ $rc = 0 ] || fail "the model (exit $rc, seed $seed): $(grep FAIL -A4 "$WORK/model.out" | head -n 8)"
+	kill -0 ${AGENT_PIDS[1]} 2>/dev/null || fail "the agent died"
+	for reason in refused unparseable too_long; do
+		v=$(metric 1 sieve_fleet_skipped_total list=$LIST reason=$reason)
+		[ "$v" != absent ] && [ "$v" -ge 1 ] 2>/dev/null ||
+			fail "sieve_fleet_skipped_total{reason=$reason} = $v, want >= 1"
+	done
+}
+
+# The fleet's entries of host 1, "ALLOWED BLOCKED", from the store itself.
+fleet_counts() {
+	python3 -c '
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True, timeout=30)
+n = dict(db.execute("SELECT allow, count(*) FROM entries WHERE list = ? AND origin = ? "
+                    "GROUP BY allow", (sys.argv[2], "fleet")).fetchall())
+print(n.get(1, 0), n.get(0, 0))' "$(host_dir 1)/state/sieve.db" $LIST
+}
+
+# SIGTERM and SIGHUP at random points of a resync of a large list (N blocked,
+# N allowed): never killed by SIGPIPE (exit 141), the final save done on
+# SIGTERM, and each side of the list either as it was or whole, never part
+# of it (a stop in the allow set's scan once committed what was read of it).
+case_stop_mid_resync() {
+	local n=${FLEET_STOP_N:-100000} d pid rc round sig ms delay seed=${FLEET_SEED:-$RANDOM} out
+	d=$(host_dir 1)
+	echo "    stop_mid_resync: seed $seed (FLEET_SEED=$seed repeats it), $n entries a side"
+	python3 -c '
+import sys
+n, lst = int(sys.argv[1]), sys.argv[2]
+def cmd(*w):
+    return "*%d\r\n" % len(w) + "".join("$%d\r\n%s\r\n" % (len(x), x) for x in w)
+w = sys.stdout.write
+for side, base in (("block", (172 << 24) | (16 << 16)), ("allow", 10 << 24)):
+    for s in range(1, n + 1, 1000):
+        args = []
+        for a in range(base + s, base + min(s + 1000, n + 1)):
+            args += ["+inf", "%d.%d.%d.%d" % (a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255)]
+        w(cmd("ZADD", "sieve:{%s}:%s" % (lst, side), *args))
+w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
+      "expires", "+inf", "origin", "e2e"))' $n $LIST | rcli --pipe >/dev/null || { fail "loading Redis"; return; }
+	host_attach 1 || { fail "attach host 1"; return; }
+	write_agent_conf 1
+	# The first start: a whole resync, timed.
+	agent_start 1; agent_ready 1 30 || return
+	wait_for 60 grep -q "fleet: list $LIST: $n blocked, $n allowed in Redis" "$d/agent.log" ||
+		{ fail "no whole resync in 60 s: $(tail -n 3 "$d/agent.log")"; return; }
+	expect_eq "$(fleet_counts)" "$n $n" "the fleet's entries after the first resync"
+	ms=$(sed -n "s/.*$n allowed in Redis (read in \([0-9]*\) ms).*/\1/p" "$d/agent.log" | head -n 1)
+	echo "    stop_mid_resync: the scan took ${ms:-?} ms"
+	agent_stop 1
+	RANDOM=$seed
+	for round in 1 2 3 4 5 6 7 8; do
+		sig=TERM; [ $((round % 2)) = 0 ] && sig=HUP
+		# Somewhere in the scan (blocks, then allows) or the loads after it.
+		delay=$(python3 -c "print('%.3f' % ($RANDOM / 32768 * ${ms:-1000} * 1.3 / 1000))")
+		: >"$d/agent.log"
+		agent_start 1; agent_ready 1 30 || return
+		pid=${AGENT_PIDS[1]}
+		if [ $sig = HUP ]; then
+			# A change of settings, so that the reload restarts the follower.
+			write_agent_conf 1 "stream_maxlen = $((1000 + round))\n"
+		fi
+		sleep $delay
+		kill -$sig $pid
+		if [ $sig = HUP ]; then
+			wait_for 60 eval '[ "$(grep -c "fleet: list $LIST: $n blocked, $n allowed in Redis" "$d/agent.log")" -ge 1 ] &&
+				grep -q "reloaded" "$d/agent.log"' || ! kill -0 $pid 2>/dev/null ||
+				fail "round $round: no whole resync after the SIGHUP"
+			if ! kill -0 $pid 2>/dev/null; then
+				wait $pid; rc=$?
+				fail "round $round: SIGHUP at $delay s killed the agent (exit $rc)"
+				AGENT_PIDS[1]=; agent_stop 1; write_agent_conf 1; continue
+			fi
+			expect_eq "$(fleet_counts)" "$n $n" "round $round: the fleet's entries after the reload"
+			kill -TERM $pid
+		fi
+		wait_for 30 eval '! kill -0 $pid 2>/dev/null'
+		wait $pid; rc=$?
+		AGENT_PIDS[1]=; agent_stop 1	# its notify socket's reader
+		expect_eq $rc 0 "round $round: exit status after SIG$sig at $delay s"
+		grep -q "stopped; the XDP programs keep enforcing" "$d/agent.log" ||
+			fail "round $round: no clean stop (the final save) after SIG$sig at $delay s"
+		out=$(fleet_counts)
+		case $out in "0 0"|"0 $n"|"$n 0"|"$n $n") ;;
+		*) fail "round $round: SIG$sig at $delay s left part of a list: $out (allowed blocked), want 0 or $n each";;
+		esac
+		write_agent_conf 1
+	done
+	agent_stop 1
+}
+
 CASES="block_unblock_ttl redis_killed host_cut_off bulk garbage wrong_password local_and_fleet
-	cli_publish"
+	cli_publish hostile_model stop_mid_resync"
 
 main() {
 	local c

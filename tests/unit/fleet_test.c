@@ -117,6 +117,9 @@ static void sieve_unit_fleet_default_limits(struct sieve_test *t)
 	       "IPv6 allows: /32 is the broadest");
 	CHECKF(t, !refused(t, &c, "198.51.100.7", false) && !refused(t, &c, "198.51.100.7", true) &&
 	       !refused(t, &c, "tcp:192.0.2.1:22", false), "a single address refused");
+	/* The allowlist's maps take sources and prefixes only: the rest would wedge the list. */
+	CHECKF(t, refused(t, &c, "tcp:192.0.2.1:22", true) &&
+	       refused(t, &c, "udp:192.0.2.1:53,203.0.113.1:53", true), "an allow of a service taken");
 }
 
 /* The [fleet] keys: limits and never_block, and their bad values. */

@@ -252,7 +252,8 @@ bool sagent_fleet_parse_score(const char *s, int64_t now, int64_t *expires, bool
 /*
  * Why @f's limits refuse the fleet's block (or allow, @allow) of @key, or
  * NULL if they take it: broader than broadest_block/broadest_allow for
- * its family, or a block touching a never_block prefix.
+ * its family, a block touching a never_block prefix, or an allow of what
+ * is not a source or a prefix.
  */
 const char *sagent_fleet_refused(const struct sagent_fleet_config *f,
 				 const struct sieve_xdp_key *key, bool allow);

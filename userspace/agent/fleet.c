@@ -371,7 +371,35 @@ static int stream_type(struct sagent_fleet *f, struct fleet_list *l, char *err, 
 	return ret;
 }
 
-/* The stream's last id into @id ("0-0" if empty or absent). */
+/*
+ * An empty stream's last-generated-id into @id (kept "0-0" if there is
+ * none): reading from there, a stream trimmed to nothing (XTRIM MAXLEN 0)
+ * is not taken for one cut past "0-0" again at every check.
+ */
+static int stream_generated_id(struct sagent_fleet *f, struct fleet_list *l, char *id,
+			       size_t len, char *err, size_t errlen)
+{
+	const char *argv[] = { "XINFO", "STREAM", l->stream };
+	redisReply *r = command(f, 3, argv);
+	size_t i;
+
+	if (!r) {
+		snprintf(err, errlen, "%s", f->rc->errstr);
+		return -EIO;
+	}
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+		const redisReply *k = r->element[i], *v = r->element[i + 1];
+		uint64_t ms, seq;
+
+		if (k->type == REDIS_REPLY_STRING && v->type == REDIS_REPLY_STRING &&
+		    !strcmp(k->str, "last-generated-id") && parse_id(v->str, &ms, &seq))
+			snprintf(id, len, "%s", v->str);
+	}
+	freeReplyObject(r);
+	return 0;
+}
+
+/* The stream's last id into @id ("0-0" if absent or never written). */
 static int stream_last_id(struct sagent_fleet *f, struct fleet_list *l, char *id, size_t len,
 			  char *err, size_t errlen)
 {
@@ -393,8 +421,10 @@ static int stream_last_id(struct sagent_fleet *f, struct fleet_list *l, char *id
 	if (ret)
 		snprintf(err, errlen, "XREVRANGE %s: %s", l->stream,
 			 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
+	else if (r->type == REDIS_REPLY_ARRAY && !r->elements)
+		ret = 1;
 	freeReplyObject(r);
-	return ret;
+	return ret == 1 ? stream_generated_id(f, l, id, len, err, errlen) : ret;
 }
 
 /* The store's fleet entries of one side become @g. */

@@ -91,6 +91,9 @@ const char *sagent_fleet_refused(const struct sagent_fleet_config *f,
 	unsigned int fam = key->family == SIEVE_XDP_V6;
 	bool prefix = key->kind == SIEVE_XDP_SRC || key->kind == SIEVE_XDP_PREFIX;
 
+	/* The allowlist holds sources and prefixes only (its maps refuse the rest). */
+	if (allow && !prefix)
+		return "an allow of a service or a flow";
 	if (prefix && key->prefix_len < (allow ? f->broadest_allow : f->broadest_block)[fam])
 		return allow ? "an allow broader than broadest_allow" :
 			       "a block broader than broadest_block";
