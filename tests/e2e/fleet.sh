@@ -245,6 +245,16 @@ case_wrong_password() {
 	publish block $A || fail "publishing A"
 	wait_for 10 host_drops 1 $A || fail "A not dropped by the host that authenticated"
 	expect_eq "$(metric 1 sieve_fleet_connected)" 1 "sieve_fleet_connected once authenticated"
+	# Given to another user since (who could rewrite it): refused at the next connection.
+	chown 65534 "$d/redis.pass"
+	rcli CLIENT KILL USER sieve >/dev/null
+	wait_for 10 eval '[ "$(metric 1 sieve_fleet_connected)" = 0 ]' ||
+		fail "sieve_fleet_connected after the kill: $(metric 1 sieve_fleet_connected)"
+	sleep 3	# retries, every second at most
+	expect_eq "$(metric 1 sieve_fleet_connected)" 0 "sieve_fleet_connected, the password file of uid 65534"
+	chown 0 "$d/redis.pass"
+	wait_for 10 eval '[ "$(metric 1 sieve_fleet_connected)" = 1 ]' ||
+		fail "not connected again 10 s after the password file was the agent's again"
 }
 
 # Local entries and fleet entries side by side on host 1: the fleet's
