@@ -316,6 +316,45 @@ case_cli_publish() {
 	wait_for 10 all_drop $Y || fail "Y not dropped everywhere: $(pings_all $Y)"
 }
 
+# The kind, entry and origin of host I's list, "KIND:ENTRY:ORIGIN" sorted.
+kinds() { hxdp $1 list --list $LIST | awk -F'\t' '{ print $2 ":" $3 ":" $4 }' | sort; }
+
+# Keys moving between the fleet's allowlist and blocklist, live and across a
+# resync, in both orders: each host ends where Redis has the key (a key in
+# both sets is allowed). Today's bug: block --fleet X then disallow --fleet X
+# left X on neither list; so did a resync after a move from allow to block.
+case_list_moves() {
+	local i conf
+	hosts_up || return
+	conf=$(host_dir 1)/agent.conf
+	hxdp 1 allow --fleet --list $LIST --config "$conf" $X >/dev/null || fail "allow --fleet X"
+	wait_for 10 eval '[ "$(kinds 1)" = "allow-source:$X:fleet" ]' || fail "X not allowed: $(kinds 1)"
+	hxdp 1 block --fleet --list $LIST --config "$conf" $X >/dev/null || fail "block --fleet X"
+	hxdp 1 block --fleet --list $LIST --config "$conf" $Z >/dev/null || fail "block --fleet Z"
+	wait_for 10 all_drop $Z || fail "Z not dropped everywhere: $(pings_all $Z)"
+	expect_eq "$(pings_all $X)" "3 3 3 3" "pings from X, allowed and blocked in Redis"
+	hxdp 1 disallow --fleet --list $LIST --config "$conf" $X >/dev/null || fail "disallow --fleet X"
+	wait_for 10 all_drop $X || fail "X not dropped everywhere after its disallow: $(pings_all $X)"
+	for i in $(seq 1 $NHOSTS); do
+		expect_eq "$(kinds $i | grep ":$X:")" "source:$X:fleet" "host $i: X after block, disallow"
+	done
+	# Across a resync: host 1 away while X moves to the allowlist and Y from it.
+	publish allow $Y || fail "publishing the allow of Y"
+	wait_for 10 eval '[ "$(kinds 1 | grep ":$Y:")" = "allow-source:$Y:fleet" ]' || fail "Y not allowed"
+	agent_stop 1
+	publish unblock $X && publish allow $X || fail "publishing X's move to the allowlist"
+	publish disallow $Y && publish block $Y || fail "publishing Y's move to the blocklist"
+	agent_start 1; agent_ready 1 30 || return
+	wait_for 10 eval '[ "$(kinds 1 | grep -E ":($X|$Y):")" = "$(printf "allow-source:%s:fleet\nsource:%s:fleet" $X $Y)" ]' ||
+		fail "host 1 after its resync: $(kinds 1 | tr '\n' ' ')"
+	wait_for 10 host_drops 1 $Y || fail "host 1: Y not dropped after the resync"
+	host_delivers 1 $X || fail "host 1: X dropped after the resync"
+	for i in 2 3 4; do
+		expect_eq "$(kinds $i | grep -E ":($X|$Y):" | tr '\n' ' ')" \
+			"allow-source:$X:fleet source:$Y:fleet " "host $i: X and Y, followed live"
+	done
+}
+
 # A hostile Redis against host 1's follower, model-based: tests/e2e/fleet_model.py
 # (a proxy in front of Redis, which can make ZSCAN never end, and a driver of
 # random changes, moves between the lists, garbage, silent changes, disconnects
@@ -452,7 +491,7 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 }
 
 CASES="block_unblock_ttl redis_killed host_cut_off bulk garbage wrong_password local_and_fleet
-	cli_publish hostile_model stop_mid_resync"
+	cli_publish list_moves hostile_model stop_mid_resync"
 
 main() {
 	local c
