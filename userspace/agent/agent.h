@@ -45,7 +45,7 @@
  *             save_interval = 5m                0 = only at stop
  *   [fleet]   redis = HOST:PORT | unix:PATH     no [fleet]: no fleet
  *             user = NAME                       Redis ACL user (AUTH)
- *             password_file = FILE              mode 0600 or stricter
+ *             password_file = FILE              ours, mode 0600 or stricter
  *             lists = NAME NAME ...             lists to follow
  *             retry_max = 30s                   capped reconnect backoff
  *             stream_maxlen = 1000000           what publishers trim to
