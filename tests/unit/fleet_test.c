@@ -119,7 +119,8 @@ static void sieve_unit_fleet_default_limits(struct sieve_test *t)
 	       !refused(t, &c, "tcp:192.0.2.1:22", false), "a single address refused");
 	/* The allowlist's maps take sources and prefixes only: the rest would wedge the list. */
 	CHECKF(t, refused(t, &c, "tcp:192.0.2.1:22", true) &&
-	       refused(t, &c, "udp:192.0.2.1:53,203.0.113.1:53", true), "an allow of a service taken");
+	       refused(t, &c, "udp:192.0.2.1:53,203.0.113.1:53", true),
+	       "an allow of a service taken");
 }
 
 /* The [fleet] keys: limits and never_block, and their bad values. */
@@ -161,8 +162,9 @@ static void sieve_unit_fleet_config_limits(struct sieve_test *t)
 	       refused(t, &c, "udp:203.0.113.1:53,192.0.2.1:53", false), "a flow touching it");
 	CHECKF(t, refused(t, &c, "2001:db8:1:2::1", false) && refused(t, &c, "198.51.100.9", false),
 	       "a block of the other never_block entries");
-	CHECKF(t, !refused(t, &c, "192.0.3.0/24", false) && !refused(t, &c, "198.51.100.8", false) &&
-	       !refused(t, &c, "2001:db8:2::1", false), "a block beside never_block refused");
+	CHECKF(t, !refused(t, &c, "192.0.3.0/24", false) &&
+	       !refused(t, &c, "198.51.100.8", false) && !refused(t, &c, "2001:db8:2::1", false),
+	       "a block beside never_block refused");
 	CHECKF(t, !refused(t, &c, "192.0.2.7", true), "an allow inside never_block refused");
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		snprintf(text, sizeof(text), "%s%s", head, bad[i]);

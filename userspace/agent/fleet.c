@@ -304,7 +304,8 @@ static int scan_set(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 	r = command(f, 2, card);
 	if (r && r->type == REDIS_REPLY_INTEGER && r->integer > 0) {
 		max_pages += (uint64_t)r->integer / 100;
-		if (gather_reserve(g, r->integer < RESERVE_MAX ? (size_t)r->integer : RESERVE_MAX)) {
+		if (gather_reserve(g, r->integer < RESERVE_MAX ? (size_t)r->integer :
+						      RESERVE_MAX)) {
 			freeReplyObject(r);
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
@@ -330,7 +331,8 @@ static int scan_set(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 				 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
 			ret = -EIO;
 		} else if (++pages > max_pages) {
-			snprintf(err, errlen, "ZSCAN %s: no end after %" PRIu64 " pages", key, pages);
+			snprintf(err, errlen, "ZSCAN %s: no end after %" PRIu64 " pages", key,
+				 pages);
 			ret = -EIO;
 		} else {
 			snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
