@@ -22,6 +22,14 @@ refuse nowhere. Seeded; the seed is printed, and a failure names it.
 It prints "proxy ready" once the proxy listens, then waits (10 s at most)
 for FILE to hold the agent's PID (the agent is started against the proxy).
 Exit 0 when every step converged.
+
+  fleet_model.py --redis 127.0.0.1:6379 --listen ADDR:PORT --proxy-only
+                 [--pad-allow N]
+
+only proxies (until killed), adding to each page of an allowlist's
+ZSCAN N members the follower's limits refuse (an allow of a service): a
+scan whose pages take long to judge, so that a stop lands while the
+follower judges one (the stop_mid_resync case).
 """
 import argparse
 import collections
@@ -109,8 +117,9 @@ class Proxy:
     """Forwards every connection to Redis; in endless mode every ZSCAN
     reply's cursor 0 becomes 7, so a scan never ends."""
 
-    def __init__(self, listen, upstream):
+    def __init__(self, listen, upstream, pad_allow=0):
         self.upstream = upstream
+        self.pad = (b"$17\r\ntcp:192.0.2.10:22\r\n$3\r\ninf\r\n" * pad_allow, pad_allow)
         self.endless = False
         self.conns = []
         self.gave_up = []	# ZSCANs of each connection its client closed
@@ -152,7 +161,9 @@ class Proxy:
             while True:
                 raw, val = read_raw(f)
                 names.append(val[0].upper() if isinstance(val, list) and val else b"")
-                names.zscans += names[-1] == b"ZSCAN"
+                if names[-1] == b"ZSCAN" and len(val) > 1 and val[1].endswith(b":allow"):
+                    names[-1] = b"ZSCAN-ALLOW"
+                names.zscans += names[-1].startswith(b"ZSCAN")
                 u.sendall(raw)
         except EOFError:
             with self.lock:
@@ -167,9 +178,16 @@ class Proxy:
             while True:
                 raw, val = read_raw(f)
                 name = names.popleft() if names else b""
-                if (self.endless and name == b"ZSCAN" and isinstance(val, list) and
+                if (self.endless and name.startswith(b"ZSCAN") and isinstance(val, list) and
                         len(val) == 2 and val[0] == b"0"):
                     raw = b"*2\r\n$1\r\n7\r\n" + raw[len(b"*2\r\n$1\r\n0\r\n"):]
+                if (self.pad[1] and name == b"ZSCAN-ALLOW" and isinstance(val, list) and
+                        len(val) == 2 and isinstance(val[1], list)):
+                    head = b"*2\r\n" + encode(val[0])[len(b"*1\r\n"):]
+                    body = raw[len(head):]
+                    n = len(val[1])
+                    rest = body[len(b"*%d\r\n" % n):]
+                    raw = head + b"*%d\r\n" % (n + 2 * self.pad[1]) + rest + self.pad[0]
                 c.sendall(raw)
         except (EOFError, OSError, ValueError, IndexError):
             self.close(c, u)
@@ -379,12 +397,16 @@ def main():
     p.add_argument("--list", default="edge")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--steps", type=int, default=60)
-    p.add_argument("--agent-pid-file", required=True)
+    p.add_argument("--agent-pid-file")
+    p.add_argument("--proxy-only", action="store_true")
+    p.add_argument("--pad-allow", type=int, default=0)
     a = p.parse_args()
     lh, lp = a.listen.rsplit(":", 1)
     uh, up = a.redis.rsplit(":", 1)
-    proxy = Proxy((lh, int(lp)), (uh, int(up)))
+    proxy = Proxy((lh, int(lp)), (uh, int(up)), a.pad_allow)
     print("proxy ready", flush=True)
+    while a.proxy_only:
+        time.sleep(3600)	# until killed
     end = time.monotonic() + 10
     a.agent_pid = 0
     while not a.agent_pid and time.monotonic() < end:
