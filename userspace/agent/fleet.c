@@ -480,7 +480,7 @@ static int block_minus_allow(struct gathered *block, const struct gathered *allo
 static int store_sides(struct sagent_fleet *f, struct fleet_list *l, struct gathered g[2],
 		       const bool wrong[2], size_t *changed, char *err, size_t errlen)
 {
-	struct sxdp_op_result res;
+	struct sxdp_op_result res = { 0 };
 	int ret = 0;
 
 	if (!wrong[0] && !wrong[1] && block_minus_allow(&g[0], &g[1])) {
