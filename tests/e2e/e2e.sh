@@ -720,7 +720,22 @@ case_feed_origins() {
 	expect_eq "$(pings $B4 $SV4)" 5 "pings from B, gone from f1"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, new in f1"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, blocked by hand"
-	on load --origin f1 /dev/null >/dev/null || fail "load f1 empty"
+	# Refreshes that would empty f1 by mistake: refused (exit 2), nothing changed.
+	local before rc err what
+	before=$(on list | cut -f3,4 | sort | tr '\t\n' ': ')
+	printf '# a feed\n\n# whose download failed\n' >"$WORK/f1.comments"
+	printf '198.51.100.100\n10.0.0.0/2' >"$WORK/f1.cut"
+	for what in /dev/null "$WORK/f1.comments" "$WORK/f1.cut"; do
+		err=$(on load --origin f1 "$what" 2>&1 >/dev/null); rc=$?
+		expect_eq $rc 2 "exit code of a refresh of f1 from $what"
+		case $err in
+		*"would remove every entry of origin f1"*|*"last line has no line end"*) ;;
+		*) fail "the error for $what: $err";;
+		esac
+		expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" "$before" "the list after $what"
+		expect_eq "$(pings $C4 $SV4)" 0 "pings from C after the refused $what"
+	done
+	on load --origin f1 --allow-empty /dev/null >/dev/null || fail "load f1 empty --allow-empty"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after f1 emptied"
 }
 

@@ -111,6 +111,7 @@ static const struct {
 	{ sieve_blocked_cases, &sieve_blocked_cases_n },
 	{ sieve_digest_cases, &sieve_digest_cases_n },
 	{ sieve_metrics_cases, &sieve_metrics_cases_n },
+	{ sieve_fleet_cases, &sieve_fleet_cases_n },
 };
 
 static int write_results(const char *path, unsigned int passed, unsigned int failed)
