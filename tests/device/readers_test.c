@@ -12,8 +12,9 @@
  *    a 64 MiB Bloom table (the table_scans counter of test builds says
  *    when), returns before that INFO does; the table a DESTROY lets go
  *    meanwhile counts against the readers' budget until the INFO ends.
- *  - export: the same for a reader's EXPORT (started once it has reserved
- *    its buffer): the EXCHANGE returns first, the export still succeeds.
+ *  - export: the same for a reader's EXPORT (started once the module's
+ *    memory in use says it has reserved its buffer): the EXCHANGE returns
+ *    first, the export still succeeds.
  *  - the writer's ADD latency with and without readers looping INFO and
  *    EXPORT on the big filter, reported; asserted only against a generous
  *    bound (the structural checks above are the regression tests).
@@ -107,8 +108,11 @@ static void test_budget(void)
 		used / MIB + 3, used, errname(err));
 
 	for (i = 0; i < 16; i++) {
+		uint64_t t = 0;
+
 		rfd[n] = dev_open(O_RDONLY);
-		err = export_start(rfd[n], id, &total);
+		err = export_start(rfd[n], id, &t);
+		total = err ? total : t;
 		if (err) {
 			refused = err;
 			close(rfd[n]);
@@ -191,17 +195,25 @@ static void reader_end(struct reader *rd)
 	close(rd->fd);
 }
 
+/* The sum of the module parameters @a and @b (NULL: none), those that exist. */
+static long long params_sum(const char *a, const char *b)
+{
+	long long va = param_read(a), vb = b ? param_read(b) : -1;
+
+	return (va > 0 ? va : 0) + (vb > 0 ? vb : 0);
+}
+
 /*
- * Waits until the module parameter @param passes @above (the reader is
+ * Waits until the module parameters @a + @b pass @above (the reader is
  * inside its whole-table work) or the reader is done; false if it never
  * did while the reader ran.
  */
-static bool wait_inside(struct reader *rd, const char *param, long long above)
+static bool wait_inside(struct reader *rd, const char *a, const char *b, long long above)
 {
 	int i;
 
 	for (i = 0; i < POLL_MAX; i++) {
-		if (param_read(param) > above)
+		if (params_sum(a, b) > above)
 			return true;
 		if (__atomic_load_n(&rd->done, __ATOMIC_ACQUIRE))
 			return false;
@@ -225,7 +237,7 @@ static void test_info(void)
 		ktap_ok(false, "info: reader started");
 		goto out;
 	}
-	inside = wait_inside(&rd, "table_scans", scans);
+	inside = wait_inside(&rd, "table_scans", NULL, scans);
 	mem0 = param_read("memory_in_use");
 	te0 = mono_now();
 	xerr = sv_exchange(wfd, big, small);
@@ -265,14 +277,20 @@ static void test_export(void)
 	bool inside;
 	int err, xerr;
 
+	long long mem;
+
 	err = create_bloom("F2", BIG_BITS, &big) ?: create_bloom("G2", SMALL_BITS, &small);
 	ktap_ok(!err, "export: a 64 MiB and a small Bloom filter of one seed -> %s", errname(err));
+	mem = params_sum("memory_in_use", "reader_memory_in_use");
 	if (err || reader_begin(&rd, big, true)) {
 		ktap_ok(false, "export: reader started");
 		goto out;
 	}
-	/* Its buffer is reserved before the copy starts. */
-	inside = wait_inside(&rd, "reader_memory_in_use", 0);
+	/*
+	 * Its buffer is reserved before the copy starts (against whichever
+	 * budget: a module without the readers' one charges the writers').
+	 */
+	inside = wait_inside(&rd, "memory_in_use", "reader_memory_in_use", mem);
 	te0 = mono_now();
 	xerr = sv_exchange(wfd, big, small);
 	te1 = mono_now();
