@@ -93,7 +93,8 @@ static long long settled(const char *param, long long want)
 
 static void test_budget(void)
 {
-	long long max_mem = param_read("max_memory_mb"), max_rd = param_read("max_reader_memory_mb");
+	long long max_mem = param_read("max_memory_mb");
+	long long max_rd = param_read("max_reader_memory_mb");
 	long long start = param_read("memory_in_use"), rd, used;
 	int rfd[16], n = 0, refused = 0, err, err2, i;
 	uint32_t id = 0, id2 = 0, r;
@@ -260,8 +261,9 @@ static void test_info(void)
 		errname(rd.err), errname(xerr), rd.t1 - te1);
 	ktap_ok(!derr && reader_busy && mem0 - mem_mid >= (long long)BIG_BYTES &&
 		rd_mid >= (long long)BIG_BYTES,
-		"info: the table a DESTROY lets go during the INFO leaves the writers' budget at once "
-		"(destroy %s, reader still scanning %d, writers' -%lld, readers' %lld bytes)",
+		"info: the table a DESTROY lets go during the INFO leaves the writers' budget "
+		"at once (destroy %s, reader still scanning %d, writers' -%lld, readers' %lld "
+		"bytes)",
 		errname(derr), reader_busy, mem0 - mem_mid, rd_mid);
 	rd_end = settled("reader_memory_in_use", 0);
 	ktap_ok(rd_end == 0, "info: freed when the INFO ends (readers' %lld bytes)", rd_end);

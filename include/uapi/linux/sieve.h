@@ -123,11 +123,12 @@ struct sieve_geometry {
  * - Time: INFO and EXPORT hold a filter's lock against growth, CLEAR,
  *   MERGE and EXCHANGE only while they take references to its layers (a
  *   few dozen pointers), never while they read a table: a writer waits
- *   for no whole-table scan or copy of a reader. DELETE, QUERY and ADD
- *   take that lock only for an ADD that grows a scalable filter. A reader's EXPORT of a cuckoo filter never stops
- *   its writers: a write or an EXCHANGE during its copy makes it copy
- *   again, 8 times at most, then it fails with EAGAIN (a writer's EXPORT
- *   instead stops writes for one copy of the tables: a memcpy).
+ *   for no whole-table scan or copy of a reader. Of ADD, DELETE and
+ *   QUERY, only an ADD that grows a scalable filter takes that lock. A
+ *   reader's EXPORT of a cuckoo filter never stops its writers: a write
+ *   or an EXCHANGE during its copy makes it copy again, 8 times at most,
+ *   then it fails with EAGAIN (a writer's EXPORT instead stops writes for
+ *   one copy of the tables: a memcpy).
  * - CPU and memory bandwidth: each INFO reads a Bloom-type table once
  *   (cuckoo filters keep their count), and each EXPORT copies and
  *   checksums the tables; this is the reader's own time, in its own
