@@ -15,6 +15,8 @@
  *  - export: the same for a reader's EXPORT (started once the module's
  *    memory in use says it has reserved its buffer): the EXCHANGE returns
  *    first, the export still succeeds.
+ *  - cuckoo: a reader's EXPORT under constant writes gives up with EAGAIN
+ *    (it never stops the writers); a writer's still succeeds.
  *  - the writer's ADD latency with and without readers looping INFO and
  *    EXPORT on the big filter, reported; asserted only against a generous
  *    bound (the structural checks above are the regression tests).
@@ -392,6 +394,88 @@ out:
 	sv_destroy(wfd, big);
 }
 
+/* A writer adding a key and deleting an older one, until told to stop. */
+struct churner {
+	pthread_t thread;
+	uint32_t id;
+	int stop;
+	unsigned long writes;
+	int err;
+};
+
+static void *churner_run(void *p)
+{
+	struct churner *ch = p;
+	int fd = dev_open(O_RDWR);
+	char key[32];
+	uint32_t r;
+
+	while (!ch->err && !__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE)) {
+		snprintf(key, sizeof(key), "cw-%lu", ch->writes);
+		ch->err = sv_add(fd, ch->id, key, strlen(key), 0, &r);
+		if (!ch->err && ch->writes >= 1000) {
+			snprintf(key, sizeof(key), "cw-%lu", ch->writes - 1000);
+			ch->err = sv_delete(fd, ch->id, key, strlen(key), &r);
+		}
+		ch->writes++;
+	}
+	close(fd);
+	return NULL;
+}
+
+/*
+ * A reader's export of a cuckoo filter under constant writes copies again
+ * when a write comes between, and gives up (EAGAIN) rather than stop the
+ * writers; a writer's export stops them for one copy and succeeds.
+ */
+static void test_cuckoo_export(void)
+{
+	struct churner ch = { 0 };
+	int i, err, rfd, xfd, again = 0, done = 0, other = 0, werr = -1;
+	struct sieve_create c;
+	char name[SIEVE_NAME_MAX];
+
+	snprintf(name, sizeof(name), "rd.cuckoo.%s", tag);
+	sv_create_arg(&c, name, SIEVE_CUCKOO, 0, 0);
+	c.flags = SIEVE_CREATE_GEOMETRY;
+	/* 2^21 buckets of 4 16-bit fingerprints: a 16 MiB table. */
+	c.geo = (struct sieve_geometry){ .type = SIEVE_CUCKOO, .nbuckets = 1U << 21, .fp_bits = 16 };
+	err = sv_create(wfd, &c);
+	ktap_ok(!err, "cuckoo: a 16 MiB cuckoo filter -> %s", errname(err));
+	if (err)
+		return;
+	ch.id = c.id;
+	if (pthread_create(&ch.thread, NULL, churner_run, &ch)) {
+		ktap_ok(false, "cuckoo: writer started");
+		goto out;
+	}
+	while (!__atomic_load_n(&ch.writes, __ATOMIC_RELAXED))
+		usleep(1000);
+	rfd = dev_open(O_RDONLY);
+	for (i = 0; i < 3; i++) {
+		err = export_start(rfd, c.id, NULL);
+		if (err == -EAGAIN)
+			again++;
+		else if (!err)
+			done++;
+		else
+			other = err;
+	}
+	close(rfd);
+	xfd = dev_open(O_RDWR);
+	werr = export_start(xfd, c.id, NULL);
+	close(xfd);
+	__atomic_store_n(&ch.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(ch.thread, NULL);
+	ktap_ok(again >= 1 && !other && !ch.err,
+		"cuckoo: a reader's EXPORT under constant writes gives up rather than stop them: "
+		"%d of 3 -EAGAIN, %d done, other %s (%lu writes, writer %s)", again, done,
+		errname(other), ch.writes, errname(ch.err));
+	ktap_ok(!werr, "cuckoo: a writer's EXPORT under the same writes -> %s", errname(werr));
+out:
+	sv_destroy(wfd, c.id);
+}
+
 int main(void)
 {
 	snprintf(tag, sizeof(tag), "%d", (int)getpid());
@@ -401,6 +485,7 @@ int main(void)
 	test_info();
 	test_export();
 	test_add_latency();
+	test_cuckoo_export();
 	close(wfd);
 	return ktap_end();
 }
