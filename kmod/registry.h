@@ -105,7 +105,7 @@ struct sieve_stats {
  * @write_lock: cuckoo: serialises writes (add, delete) and the swap of
  *	@layers; taken with spin_lock_bh() so softirq users may write.
  * @moving: bumped around each cuckoo write, and around an exchange's swap
- *	of @layers; cuckoo readers retry a miss.
+ *	of @layers; cuckoo readers retry a miss, an unlocked export its copy.
  * @charged: bytes this filter counts against max_memory_mb: this struct
  *	and the layers of @layers (an exchange moves their part).
  * @stats: counters.
@@ -120,15 +120,18 @@ struct sieve_stats {
  *   @moving, and again on each retry.
  * - @layers is replaced (growth, clear, exchange) under @resize_lock and
  *   @write_lock; old arrays are freed after a grace period, old layers
- *   (clear) after synchronize_rcu().
+ *   (clear) after synchronize_rcu() and their last reference.
  * - A table may change hands: an exchange gives filter A the layers of B
  *   and B those of A (both @resize_lock, then both @write_lock; @moving
  *   of each is written around its swap). So a pointer to @layers, or to
  *   a layer or table in it, is only used within the RCU read section or
  *   the @resize_lock hold it was read in (or compared, never followed,
- *   after): a reader of A still on A's old table after the exchange reads
- *   a table that B's writers now change (under B's @write_lock and
- *   @moving) and that B's destroy frees without a grace period. The
+ *   after), or while a layer reference taken in that hold lasts (reports
+ *   and exports: struct sieve_layer's @ref; the table may have changed
+ *   hands meanwhile, which an export checks with @moving): a reader of A
+ *   still on A's old table after the exchange reads a table that B's
+ *   writers now change (under B's @write_lock and @moving) and that B's
+ *   destroy frees without a grace period. The
  *   exchange waits for such readers (synchronize_rcu()) before it
  *   returns and drops its reference to B.
  * - Lock order: @resize_lock, then @write_lock. Two filters' @resize_lock
