@@ -17,7 +17,9 @@
  *	below), so two threads sharing the file cannot tear them.
  * @writable: opened for writing: may change filters.
  * @export_buf: the snapshot being read (EXPORT), or NULL.
- * @export_bytes: its size, counted against max_memory_mb until dropped.
+ * @export_bytes: its size, counted against max_memory_mb (a file opened
+ *	read-only: max_reader_memory_mb) until dropped. One snapshot per file
+ *	at most: a new export drops the one held.
  * @export_id: the filter it is of.
  * @import: the snapshot being written (IMPORT), or NULL.
  * @import_reserved: bytes reserved against max_memory_mb for it (its

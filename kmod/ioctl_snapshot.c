@@ -4,7 +4,9 @@
  * buffer held by the open file and hands it out in pieces; IMPORT feeds a
  * snapshot reader (snapshot.h) a piece at a time, straight from userspace
  * into the reader's window, and registers the filter once the last byte
- * checked out. Both count their buffers against max_memory_mb.
+ * checked out. Both count their buffers against max_memory_mb, but for
+ * the snapshots of files opened read-only: those count against
+ * max_reader_memory_mb, so readers cannot spend the writers' memory.
  */
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
@@ -19,7 +21,10 @@ void sieve_file_drop_export(struct sieve_file *sf)
 	if (!sf->export_buf)
 		return;
 	kvfree(sf->export_buf);
-	sieve_mem_release(sf->export_bytes);
+	if (sf->writable)
+		sieve_mem_release(sf->export_bytes);
+	else
+		sieve_reader_mem_release(sf->export_bytes);
 	sf->export_buf = NULL;
 	sf->export_bytes = 0;
 	sf->export_id = 0;
@@ -37,7 +42,7 @@ static int sieve_export_start(struct sieve_file *sf, u32 id)
 	if (!s)
 		return -ENOENT;
 	sieve_file_drop_export(sf);
-	err = sieve_export(s, &buf, &bytes);
+	err = sieve_export(s, !sf->writable, &buf, &bytes);
 	sieve_release(s);
 	if (err)
 		return err;

@@ -12,13 +12,17 @@
  *                    IMPORT beyond it fail with -ENOSPC.
  *   max_memory_mb    (rw) MiB of tables, exports and imports the module
  *                    holds at most; beyond it -ENOMEM.
+ *   max_reader_memory_mb (rw) MiB the snapshots of files opened read-only
+ *                    hold at most, apart from max_memory_mb; beyond it
+ *                    such an EXPORT fails with -ENOBUFS.
  *   memory_in_use    (ro) bytes counted against max_memory_mb now.
+ *   reader_memory_in_use (ro) bytes counted against max_reader_memory_mb.
  *   filters_in_use   (ro) filters not yet freed.
  *   table_scans      (ro) test builds only (SIEVE_COUNT_SCANS): whole-table
  *                    reads for reports so far, for the tests that check a
  *                    report reads each table once.
  * Lowering a limit below what is in use refuses new work; nothing is freed.
- * The last two, and the last line of /proc/sieve, are 0 once every filter
+ * The two memory counts, filters_in_use, and the last line of /proc/sieve, are 0 once every filter
  * is destroyed and every file closed: the leak tests read them.
  */
 #include <linux/moduleparam.h>
@@ -30,9 +34,18 @@ MODULE_PARM_DESC(max_filters, "filters the registry holds at most (default 1024)
 module_param_named(max_memory_mb, sieve_max_memory_mb, uint, 0644);
 MODULE_PARM_DESC(max_memory_mb, "MiB of filter memory the module holds at most (default 1024)");
 
+module_param_named(max_reader_memory_mb, sieve_max_reader_memory_mb, uint, 0644);
+MODULE_PARM_DESC(max_reader_memory_mb,
+		 "MiB of snapshots files opened read-only hold at most (default 256)");
+
 static int sieve_get_memory(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%llu\n", sieve_memory_in_use());
+}
+
+static int sieve_get_reader_memory(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", sieve_reader_memory_in_use());
 }
 
 static int sieve_get_filters(char *buf, const struct kernel_param *kp)
@@ -44,6 +57,12 @@ static const struct kernel_param_ops sieve_memory_ops = { .get = sieve_get_memor
 static const struct kernel_param_ops sieve_filters_ops = { .get = sieve_get_filters };
 module_param_cb(memory_in_use, &sieve_memory_ops, NULL, 0444);
 MODULE_PARM_DESC(memory_in_use, "bytes counted against max_memory_mb now (read-only)");
+static const struct kernel_param_ops sieve_reader_memory_ops = {
+	.get = sieve_get_reader_memory,
+};
+module_param_cb(reader_memory_in_use, &sieve_reader_memory_ops, NULL, 0444);
+MODULE_PARM_DESC(reader_memory_in_use,
+		 "bytes counted against max_reader_memory_mb now (read-only)");
 module_param_cb(filters_in_use, &sieve_filters_ops, NULL, 0444);
 MODULE_PARM_DESC(filters_in_use, "filters not yet freed (read-only)");
 
@@ -92,7 +111,7 @@ static void __exit sieve_exit(void)
 	sieve_destroy_all();
 	/* No BPF program holds a filter: each holds the module while loaded. */
 	sieve_registry_exit();
-	WARN_ON(sieve_memory_in_use() || sieve_filters_in_use());
+	WARN_ON(sieve_memory_in_use() || sieve_reader_memory_in_use() || sieve_filters_in_use());
 }
 
 module_init(sieve_init);

@@ -14,9 +14,21 @@
 
 unsigned int sieve_max_filters = 1024;
 unsigned int sieve_max_memory_mb = 1024;
+unsigned int sieve_max_reader_memory_mb = 256;
 
 /* Bytes reserved by filters, exports and imports, against max_memory_mb. */
 static atomic64_t sieve_mem_used = ATOMIC64_INIT(0);
+/*
+ * Bytes held for files opened read-only (their exports) and layers a
+ * reader still read when the filter let go of them, against
+ * max_reader_memory_mb.
+ */
+static atomic64_t sieve_reader_mem_used = ATOMIC64_INIT(0);
+/*
+ * Orders the last put of a layer after sieve_layer_free()'s move of its
+ * charge to the readers' budget (struct sieve_layer's @readers_charged).
+ */
+static DEFINE_SPINLOCK(sieve_layer_hold_lock);
 /* struct sieve allocated and not yet freed (leak tests). */
 static atomic_t sieve_nalive = ATOMIC_INIT(0);
 
@@ -38,23 +50,45 @@ u32 sieve_filters_in_use(void)
 	return atomic_read(&sieve_nalive);
 }
 
-/* Counts @bytes against max_memory_mb before they are allocated. */
-int sieve_mem_reserve(u64 bytes)
+u64 sieve_reader_memory_in_use(void)
 {
-	u64 limit = (u64)READ_ONCE(sieve_max_memory_mb) << 20;
+	return atomic64_read(&sieve_reader_mem_used);
+}
+
+/* Counts @bytes against a budget of @limit_mb before they are allocated. */
+static bool sieve_budget_reserve(atomic64_t *used, unsigned int limit_mb, u64 bytes)
+{
+	u64 limit = (u64)limit_mb << 20;
 
 	if (bytes > limit)
-		return -ENOMEM;
-	if (atomic64_add_return(bytes, &sieve_mem_used) > limit) {
-		atomic64_sub(bytes, &sieve_mem_used);
-		return -ENOMEM;
+		return false;
+	if (atomic64_add_return(bytes, used) > limit) {
+		atomic64_sub(bytes, used);
+		return false;
 	}
-	return 0;
+	return true;
+}
+
+int sieve_mem_reserve(u64 bytes)
+{
+	return sieve_budget_reserve(&sieve_mem_used, READ_ONCE(sieve_max_memory_mb), bytes) ?
+	       0 : -ENOMEM;
 }
 
 void sieve_mem_release(u64 bytes)
 {
 	WARN_ON_ONCE(atomic64_sub_return(bytes, &sieve_mem_used) < 0);
+}
+
+int sieve_reader_mem_reserve(u64 bytes)
+{
+	return sieve_budget_reserve(&sieve_reader_mem_used,
+				    READ_ONCE(sieve_max_reader_memory_mb), bytes) ? 0 : -ENOBUFS;
+}
+
+void sieve_reader_mem_release(u64 bytes)
+{
+	WARN_ON_ONCE(atomic64_sub_return(bytes, &sieve_reader_mem_used) < 0);
 }
 
 /* What a layer costs beyond its table: the core's header and ours. */
@@ -90,6 +124,7 @@ int sieve_layer_new(const struct sieve_geometry *geo, u64 capacity,
 		atomic64_add(actual - reserved, &sieve_mem_used);
 	l->charged = actual;
 	l->capacity = capacity;
+	refcount_set(&l->ref, 1);
 	*out = l;
 	return 0;
 
@@ -100,11 +135,53 @@ out_release:
 	return err;
 }
 
-void sieve_layer_free(struct sieve_layer *l)
+/* The last reference is gone. */
+static void sieve_layer_destroy(struct sieve_layer *l)
 {
 	sieve_filter_destroy(l->f);
-	sieve_mem_release(l->charged);
+	if (l->readers_charged)
+		sieve_reader_mem_release(l->charged);
+	else
+		sieve_mem_release(l->charged);
 	kfree(l);
+}
+
+/*
+ * The filter's put. A reader still reading the layer frees it when done;
+ * until then its memory counts against the readers' budget (even past
+ * that limit: a reader holds a layer for one scan or copy at most), so a
+ * reader never keeps memory a writer is about to need.
+ */
+void sieve_layer_free(struct sieve_layer *l)
+{
+	bool last;
+
+	spin_lock(&sieve_layer_hold_lock);
+	last = refcount_dec_and_test(&l->ref);
+	if (!last) {
+		atomic64_add(l->charged, &sieve_reader_mem_used);
+		sieve_mem_release(l->charged);
+		l->readers_charged = true;
+	}
+	spin_unlock(&sieve_layer_hold_lock);
+	if (last)
+		sieve_layer_destroy(l);
+}
+
+void sieve_layer_get(struct sieve_layer *l)
+{
+	refcount_inc(&l->ref);
+}
+
+void sieve_layer_put(struct sieve_layer *l)
+{
+	bool last;
+
+	spin_lock(&sieve_layer_hold_lock);
+	last = refcount_dec_and_test(&l->ref);
+	spin_unlock(&sieve_layer_hold_lock);
+	if (last)
+		sieve_layer_destroy(l);
 }
 
 struct sieve_layers *sieve_layers_alloc(u32 n)
@@ -369,6 +446,7 @@ int sieve_register_layers(const struct sieve_reg_params *p,
 		atomic64_set(&l->items, p->type == SIEVE_CUCKOO ?
 			     sieve_filter_estimate_items(f) : src[L->n].items);
 		l->charged = f->alloc_bytes + sizeof(*l);
+		refcount_set(&l->ref, 1);
 		atomic64_add(l->charged, &sieve_mem_used);
 		L->l[L->n] = l;
 	}

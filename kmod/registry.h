@@ -26,18 +26,30 @@
  *	explicit geometry).
  * @items: adds that stored a key in it, minus deletes that removed one:
  *	what growth compares with @capacity.
- * @charged: bytes counted against max_memory_mb for it.
+ * @charged: bytes counted against max_memory_mb for it (against the
+ *	readers' budget once @readers_charged).
+ * @ref: the filter's reference (one, whichever arrays list the layer),
+ *	plus one per report or export reading it outside the filter's
+ *	resize_lock (sieve_layer_get(), taken under that lock while the
+ *	layer is in the filter's @layers).
+ * @readers_charged: the filter let go of the layer (clear, destroy) while
+ *	a reader still held it: @charged moved to the readers' budget, so a
+ *	reader's scan never keeps writers' memory. Written under
+ *	sieve_layer_hold_lock with the filter's put, read by the last put.
  *
  * A layer is shared by every layer array that lists it (growth copies the
  * pointers), so @items is never lost to a copy; an exchange moves whole
- * arrays, so the arrays sharing a layer are always of one filter. Freed
- * only by clear and destroy, when no reader can see it any more.
+ * arrays, so the arrays sharing a layer are always of one filter. The
+ * filter lets go of it only in clear and destroy, when no RCU reader can
+ * see it any more; the last of @ref frees it.
  */
 struct sieve_layer {
 	struct sieve_filter *f;
 	u64 capacity;
 	atomic64_t items;
 	u64 charged;
+	refcount_t ref;
+	bool readers_charged;
 };
 
 /**
@@ -86,11 +98,14 @@ struct sieve_stats {
  *	table: also under @write_lock).
  * @layers: the current layers.
  * @resize_lock: serialises changes of @layers (growth, clear, exchange)
- *	and holds them still for whole-table work (info, export, merge).
+ *	and holds them still for merge and a writer's frozen export. Reports
+ *	(INFO, /proc/sieve) and exports hold it only to take references to
+ *	the layers (O(layers), no table is read under it) and read tables
+ *	after: a reader never makes a writer wait for a whole-table scan.
  * @write_lock: cuckoo: serialises writes (add, delete) and the swap of
  *	@layers; taken with spin_lock_bh() so softirq users may write.
  * @moving: bumped around each cuckoo write, and around an exchange's swap
- *	of @layers; cuckoo readers retry a miss.
+ *	of @layers; cuckoo readers retry a miss, an unlocked export its copy.
  * @charged: bytes this filter counts against max_memory_mb: this struct
  *	and the layers of @layers (an exchange moves their part).
  * @stats: counters.
@@ -105,15 +120,18 @@ struct sieve_stats {
  *   @moving, and again on each retry.
  * - @layers is replaced (growth, clear, exchange) under @resize_lock and
  *   @write_lock; old arrays are freed after a grace period, old layers
- *   (clear) after synchronize_rcu().
+ *   (clear) after synchronize_rcu() and their last reference.
  * - A table may change hands: an exchange gives filter A the layers of B
  *   and B those of A (both @resize_lock, then both @write_lock; @moving
  *   of each is written around its swap). So a pointer to @layers, or to
  *   a layer or table in it, is only used within the RCU read section or
  *   the @resize_lock hold it was read in (or compared, never followed,
- *   after): a reader of A still on A's old table after the exchange reads
- *   a table that B's writers now change (under B's @write_lock and
- *   @moving) and that B's destroy frees without a grace period. The
+ *   after), or while a layer reference taken in that hold lasts (reports
+ *   and exports: struct sieve_layer's @ref; the table may have changed
+ *   hands meanwhile, which an export checks with @moving): a reader of A
+ *   still on A's old table after the exchange reads a table that B's
+ *   writers now change (under B's @write_lock and @moving) and that B's
+ *   destroy frees without a grace period. The
  *   exchange waits for such readers (synchronize_rcu()) before it
  *   returns and drops its reference to B.
  * - Lock order: @resize_lock, then @write_lock. Two filters' @resize_lock
@@ -144,15 +162,30 @@ struct sieve {
 /* Limits (module parameters) and what is in use, for leak tests. */
 extern unsigned int sieve_max_filters;
 extern unsigned int sieve_max_memory_mb;
+extern unsigned int sieve_max_reader_memory_mb;
 u64 sieve_memory_in_use(void);
+u64 sieve_reader_memory_in_use(void);
 u32 sieve_filters_in_use(void);
 
+/* Writers' budget (max_memory_mb): filters, their exports, imports. -ENOMEM. */
 int sieve_mem_reserve(u64 bytes);
 void sieve_mem_release(u64 bytes);
+/*
+ * Readers' budget (max_reader_memory_mb): what files opened read-only
+ * hold, apart from the writers' so a reader never makes a writer's
+ * create, import or growth fail. -ENOBUFS when it is spent.
+ */
+int sieve_reader_mem_reserve(u64 bytes);
+void sieve_reader_mem_release(u64 bytes);
 
 /* Layers (registry.c), for growth and clear. */
 int sieve_layer_new(const struct sieve_geometry *geo, u64 capacity, struct sieve_layer **out);
+/* The filter lets go of @l (or it was never published). */
 void sieve_layer_free(struct sieve_layer *l);
+/* A reader's reference, taken under resize_lock while @l is in @layers. */
+void sieve_layer_get(struct sieve_layer *l);
+/* Drops it; may free the layer (sleeps). */
+void sieve_layer_put(struct sieve_layer *l);
 struct sieve_layers *sieve_layers_alloc(u32 n);
 void sieve_layers_free(struct sieve_layers *L);
 u64 sieve_layers_charged(const struct sieve_layers *L);
@@ -238,9 +271,10 @@ int sieve_exchange(struct sieve *a, struct sieve *b);
  * @memory_bytes: what the filter counts against max_memory_mb.
  * @snapshot_bytes: size of its snapshot now.
  *
- * As struct sieve_info has them, read in one hold of the filter's
- * resize_lock (an exchange cannot come between two of them), but for the
- * counters.
+ * As struct sieve_info has them, of the layers the filter had at one
+ * hold of its resize_lock (an exchange cannot come between two of them),
+ * but for the counters. The tables are read after that hold, through
+ * references to their layers: a Bloom table's bits as they are then.
  */
 struct sieve_report {
 	struct sieve_geometry geo;
@@ -257,10 +291,12 @@ struct sieve_report {
 void sieve_report(struct sieve *s, struct sieve_report *r);
 
 /*
- * A snapshot of @s in a new buffer of *@bytes, counted against the memory
- * limit: kvfree() it, then sieve_mem_release(*@bytes).
+ * A snapshot of @s in a new buffer of *@bytes, counted against the
+ * writers' budget or, for a @reader, the readers': kvfree() it, then
+ * release *@bytes from that budget. -EAGAIN: a @reader's copies all met a
+ * cuckoo write or an exchange (readers never stop writers).
  */
-int sieve_export(struct sieve *s, void **buf, u64 *bytes);
+int sieve_export(struct sieve *s, bool reader, void **buf, u64 *bytes);
 /* What sieve_export() would make now, in bytes. */
 u64 sieve_export_bytes(struct sieve *s);
 

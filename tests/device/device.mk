@@ -6,7 +6,8 @@
 # `make test-vm` runs, after the core suite, in this order:
 #   leak_start.sh  notes the module's memory, VmallocUsed and Slab
 #   device.sh      the raw-ioctl programs: ABI, bad input, concurrency,
-#                  exchange under readers, fuzz, regressions, /proc/sieve
+#                  exchange under readers, fuzz, regressions, /proc/sieve,
+#                  what read-only files can cost writers (readers_test)
 #   library.sh     the same commands through libsieve and through the CLI
 #   agent_filters.sh  the agent's persistent filters (userspace/agent/filters.c)
 #                  saved, sieve.ko reloaded, restored with the same answers
@@ -24,7 +25,7 @@
 DEV_DIR := $(BUILD)/device
 DEV_CFLAGS = $(CFLAGS) $(SIEVE_CFLAGS) -static -pthread
 DEV_HDRS := tests/device/dev.h $(CORE_HDRS)
-DEV_TESTS := abi bad conc exchange fuzz leak regress procfs
+DEV_TESTS := abi bad conc exchange fuzz leak regress procfs readers
 DEV_PROGS := $(patsubst %,$(DEV_DIR)/sieve_%_test,$(DEV_TESTS))
 DEV_BENCH_KEYS ?= 200000
 

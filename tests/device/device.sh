@@ -27,4 +27,5 @@ device_run sieve_exchange_test 200
 device_run sieve_fuzz_test "$(sed -n 's/.*sieve\.fuzz=\([0-9][0-9]*\).*/\1/p' /proc/cmdline | grep . || echo 100000)" 0x5eedf00d
 device_run sieve_regress_test
 device_run sieve_procfs_test
+device_run sieve_readers_test
 true

@@ -2,7 +2,8 @@
 #
 # VM suite "leak_end" (sourced by the VM's /init, after the device suites):
 #  1. every suite destroyed what it made: /proc/sieve lists no filter and
-#     the module's memory in use is 0;
+#     the module's memory in use is 0, the readers' (reader_memory_in_use)
+#     too;
 #  2. sieve_leak_test churn: every kind of allocation, 20 times over, then
 #     5000 tiny filters; the module's count back to 0;
 #  3. the kernel's own figures back near where leak_start.sh found them:
@@ -75,6 +76,13 @@ if [ "$1" = 0 ] && [ "$2" = 0 ]; then
 	le_result OK "the suites left no filter and no memory (filters $1, bytes $2)"
 else
 	le_result FAIL "the suites left no filter and no memory (filters $1, bytes $2; $(grep -v '^#' /proc/sieve | head -n 5 | tr '\n' ';'))"
+fi
+
+rd=$(cat /sys/module/sieve/parameters/reader_memory_in_use 2>&1)
+if [ "$rd" = 0 ]; then
+	le_result OK "the suites left no readers' memory (bytes $rd)"
+else
+	le_result FAIL "the suites left no readers' memory (reader_memory_in_use: $rd)"
 fi
 
 # Its own KTAP report: the figures are judged below, after it.

@@ -5,7 +5,7 @@
  *   sieve_leak_test churn ROUNDS   every kind of allocation the module
  *	makes, ROUNDS times, each freed again: filters of each type (a
  *	vmalloc-sized one among them, a scalable one grown to several layers),
- *	exports held by files that close mid-way, imports left unfinished,
+ *	exports held by files (read-write and read-only) that close mid-way, imports left unfinished,
  *	ephemeral filters, merges, clears; then ROUNDS * 250 tiny filters made
  *	and destroyed, so that a leak of a few hundred bytes per filter adds
  *	up to megabytes. Prints KTAP: no call failed, and the module's own
@@ -61,7 +61,7 @@ static void one_round(int fd, unsigned int round)
 	check(sv_create_simple(fd, "leak.big", SIEVE_BLOOM, 5000000, FPP_1PCT, 0, &big),
 	      "create of a 6 MB filter");
 	for (t = 0; t < 3; t++) {
-		int efd = dev_open(O_RDWR), xfd = dev_open(O_RDWR);
+		int efd = dev_open(O_RDWR), xfd = dev_open(O_RDWR), rfd = dev_open(O_RDONLY);
 		struct sieve_export e = { .size = sizeof(e) };
 		struct sieve_import im = { .size = sizeof(im) };
 
@@ -77,6 +77,9 @@ static void one_round(int fd, unsigned int round)
 		/* an export held by a file that closes before reading it all */
 		e.id = id;
 		check(sv_ioctl(xfd, SIEVE_IOC_EXPORT, &e), "export held");
+		/* and one held by a file opened read-only (the readers' budget) */
+		check(sv_ioctl(rfd, SIEVE_IOC_EXPORT, &e), "read-only export held");
+		close(rfd);
 		/* an import left unfinished when its file closes */
 		snprintf(im.name, sizeof(im.name), "leak.u%u", t);
 		im.buf = (uintptr_t)snap;
@@ -124,6 +127,8 @@ static int churn(unsigned int rounds)
 	mem = settled_memory(&filters);
 	ktap_ok(mem == 0 && filters <= 0, "module memory in use back to 0 (%lld bytes, %lld "
 		"filters)", mem, filters);
+	mem = param_read("reader_memory_in_use");
+	ktap_ok(mem == 0, "readers' memory in use back to 0 (%lld bytes)", mem);
 	return ktap_end();
 }
 

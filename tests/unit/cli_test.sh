@@ -285,7 +285,8 @@ if $has_xdp; then
 	expect_help_options "xdp plan" --entries --format --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
 	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config
-	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment
+	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment \
+		--allow-empty
 	# Text from outside in an error stays one escaped line (issue 20, item 9):
 	# a newline and a journal priority, ESC, invalid UTF-8.
 	expect_refused "block of an entry with control characters" "$sieve" xdp block \
@@ -517,6 +518,12 @@ printf 's3cret\n' >"$work/pass" && chmod 600 "$work/pass"
 printf '[fleet]\nredis = [::1]:6380\nuser = sieve\npassword_file = %s\nlists = edge, core\n  edge\nretry_max = 5s\nstream_maxlen = 5000\n' "$work/pass" >"$work/fleet.conf"
 expect "agent --check a [fleet] section" 0 "$sieve" agent --check --config "$work/fleet.conf"
 check "agent --check: the [fleet] settings as given" grep -qzF "$(printf 'redis = [::1]:6380\nuser = sieve\npassword_file = %s\nlists = edge core\nretry_max = 5000ms\nstream_maxlen = 5000' "$work/pass")" <<<"$out"
+check "agent --check: the [fleet] limits' defaults" grep -qzF "$(printf 'broadest_block = /8 /12\nbroadest_allow = /16 /32\nnever_block =\n')" <<<"$out"
+printf 'broadest_block = 16 /48\nbroadest_allow = /24 64\nnever_block = 192.0.2.0/24, 2001:db8::/32\n' >>"$work/fleet.conf"
+expect "agent --check [fleet] limits" 0 "$sieve" agent --check --config "$work/fleet.conf"
+check "agent --check: the [fleet] limits as given" grep -qzF "$(printf 'broadest_block = /16 /48\nbroadest_allow = /24 /64\nnever_block = 192.0.2.0/24 2001:db8::/32\n')" <<<"$out"
+bad_conf 2 '[fleet]\nbroadest_allow = /0.5 /32\n' "broadest_allow = /0.5 /32: not two prefix lengths"
+bad_conf 2 '[fleet]\nnever_block = 192.0.2.1/24\n' "never_block: '192.0.2.1/24' is not an address or a prefix"
 bad_conf 2 '[fleet]\nredis = localhost\nlists = a\n' "redis = localhost: not HOST:PORT"
 bad_conf 2 '[fleet]\nredis = unix:relative.sock\nlists = a\n' "redis = unix:relative.sock: not HOST:PORT"
 bad_conf 3 '[fleet]\nredis = h:1\nlists = ok bad/name\n' "lists: 'bad/name' is not a list name"

@@ -238,6 +238,34 @@ static void sieve_unit_feed_names_and_limits(struct sieve_test *t)
 	expect_refused(t, text, SXDP_FORMAT_PLAIN, 2, "line too long");
 }
 
+/*
+ * A file cut short (a download that stopped mid-line): an entry on a last
+ * line without its line end is refused, in every format, even when what
+ * is left parses (a /24 cut to a /2, an address cut to another one).
+ */
+static void sieve_unit_feed_truncated(struct sieve_test *t)
+{
+	struct feed_file ff;
+	int ret;
+
+	expect_refused(t, "198.51.100.7\n10.0.0.0/2", SXDP_FORMAT_PLAIN, 2, "no line end");
+	expect_refused(t, "198.51.100.7\n198.51.100.2", SXDP_FORMAT_AUTO, 2, "no line end");
+	expect_refused(t, "# FireHOL\n10.0.0.0/8\n10.0.0.0/1", SXDP_FORMAT_NETSET, 3,
+		       "no line end");
+	expect_refused(t, "; DROP\n1.10.16.0/20 ; SBL1\n1.10.16.0/2", SXDP_FORMAT_DROP, 3,
+		       "no line end");
+	expect_refused(t, "create b hash:net\nadd b 10.0.0.0/2", SXDP_FORMAT_IPSET, 2,
+		       "no line end");
+	expect_refused(t, "198.51.100.2\r", SXDP_FORMAT_PLAIN, 1, "no line end");
+	/* A last line without an entry cut nothing that counts. */
+	ret = feed_try(&ff, "198.51.100.7\n# the end", SXDP_FORMAT_PLAIN);
+	CHECKF(t, !ret && ff.l.n == 1, "a last comment without line end refused: %s", ff.err);
+	sxdp_list_free(&ff.l);
+	ret = feed_try(&ff, "198.51.100.7\n  ", SXDP_FORMAT_PLAIN);
+	CHECKF(t, !ret && ff.l.n == 1, "a last blank line without line end refused: %s", ff.err);
+	sxdp_list_free(&ff.l);
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_feed_cases[] = {
@@ -248,6 +276,7 @@ const struct sieve_test_case sieve_feed_cases[] = {
 	CASE(sieve_unit_feed_ipset_bad),
 	CASE(sieve_unit_feed_auto),
 	CASE(sieve_unit_feed_names_and_limits),
+	CASE(sieve_unit_feed_truncated),
 };
 
 const unsigned int sieve_feed_cases_n = ARRAY_SIZE(sieve_feed_cases);

@@ -112,6 +112,7 @@ static const struct {
 	{ sieve_digest_cases, &sieve_digest_cases_n },
 	{ sieve_metrics_cases, &sieve_metrics_cases_n },
 	{ sieve_escape_cases, &sieve_escape_cases_n },
+	{ sieve_fleet_cases, &sieve_fleet_cases_n },
 };
 
 static int write_results(const char *path, unsigned int passed, unsigned int failed)

@@ -331,7 +331,19 @@ static void sieve_unit_store_replace_origin(struct sieve_test *t)
 	CHECKF(t, !sxdp_store_replace_origin(s, "l", keys + 29, 41, &fa, &added, &removed,
 					     err, sizeof(err)) && !added && !removed &&
 	       version(s, "l") == v + 1, "a repeated refresh changed something");
-	/* An empty refresh removes the feed. */
+	/* An empty refresh asked to refuse (the CLI's default): refused, nothing changed. */
+	fa.refuse_empty = true;
+	CHECKF(t, sxdp_store_replace_origin(s, "l", NULL, 0, &fa, &added, &removed, err,
+					    sizeof(err)) == -ENODATA, "an empty refresh taken");
+	CHECKF(t, strstr(err, "refusing to remove them all") && count(s, "l", -1, "feedA") == 30 &&
+	       version(s, "l") == v + 1, "a refused empty refresh changed something: %s", err);
+	/* Over an origin with no entries (a first load), empty is no loss: taken. */
+	fb.origin = "feedC";
+	fb.refuse_empty = true;
+	CHECKF(t, !sxdp_store_replace_origin(s, "l", NULL, 0, &fb, &added, &removed, err,
+					     sizeof(err)), "an empty first load refused: %s", err);
+	/* Not asked to refuse (--allow-empty): an empty refresh removes the feed. */
+	fa.refuse_empty = false;
 	CHECKF(t, !sxdp_store_replace_origin(s, "l", NULL, 0, &fa, &added, &removed, err,
 					     sizeof(err)) && removed == 30 &&
 	       count(s, "l", -1, NULL) == 20, "empty refresh: removed %zu", removed);

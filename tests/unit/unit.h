@@ -49,6 +49,7 @@ SIEVE_CASE_TABLE(sieve_blocked_cases);
 SIEVE_CASE_TABLE(sieve_digest_cases);
 SIEVE_CASE_TABLE(sieve_metrics_cases);
 SIEVE_CASE_TABLE(sieve_escape_cases);
+SIEVE_CASE_TABLE(sieve_fleet_cases);
 
 /* ---- Keys: key (set, i) is a pure function of both ------------------------ */
 

@@ -370,6 +370,12 @@ static int signals_open(char *err, size_t errlen)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	/*
+	 * A write to a socket the peer (or the fleet's stop, by shutdown())
+	 * closed is an EPIPE to handle, not a death: hiredis writes with
+	 * write(), without MSG_NOSIGNAL.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (fd < 0)
 		snprintf(err, errlen, "signalfd: %s", strerror(errno));
@@ -503,6 +509,14 @@ static void print_config(const struct sagent_config *c)
 		printf(" %s", c->fleet.lists[i]);
 	printf("\nretry_max = %ums\nstream_maxlen = %" PRIu64 "\n", c->fleet.retry_max_ms,
 	       c->fleet.stream_maxlen);
+	printf("broadest_block = /%u /%u\nbroadest_allow = /%u /%u\nnever_block =",
+	       c->fleet.broadest_block[0], c->fleet.broadest_block[1], c->fleet.broadest_allow[0],
+	       c->fleet.broadest_allow[1]);
+	for (i = 0; i < c->fleet.nr_never_block; i++) {
+		sxdp_format_entry(&c->fleet.never_block[i], name, sizeof(name));
+		printf(" %s", name);
+	}
+	printf("\n");
 }
 
 int sagent_main(int argc, char **argv)

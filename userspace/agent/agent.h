@@ -32,6 +32,7 @@
 #define SAGENT_MAX_FILTERS	64
 #define SAGENT_NAME_MAX		64
 #define SAGENT_MAX_FLEET_LISTS	16
+#define SAGENT_MAX_NEVER_BLOCK	64
 
 /*
  * The settings of sieve.conf(5), one field each; defaults in
@@ -45,10 +46,13 @@
  *             save_interval = 5m                0 = only at stop
  *   [fleet]   redis = HOST:PORT | unix:PATH     no [fleet]: no fleet
  *             user = NAME                       Redis ACL user (AUTH)
- *             password_file = FILE              mode 0600 or stricter
+ *             password_file = FILE              ours, mode 0600 or stricter
  *             lists = NAME NAME ...             lists to follow
  *             retry_max = 30s                   capped reconnect backoff
  *             stream_maxlen = 1000000           what publishers trim to
+ *             broadest_block = /8 /12           per family: IPv4, IPv6
+ *             broadest_allow = /16 /32
+ *             never_block = PREFIX ...          the host's management nets
  */
 struct sagent_config {
 	char state_dir[4096];
@@ -71,6 +75,10 @@ struct sagent_config {
 		char lists[SAGENT_MAX_FLEET_LISTS][SXDP_LIST_NAME_MAX + 1];
 		uint32_t retry_max_ms;
 		uint64_t stream_maxlen;
+		/* Shortest prefix lengths the fleet may block / allow: [0] IPv4, [1] IPv6. */
+		uint8_t broadest_block[2], broadest_allow[2];
+		unsigned int nr_never_block;
+		struct sieve_xdp_key never_block[SAGENT_MAX_NEVER_BLOCK];	/* prefixes */
 	} fleet;
 };
 
@@ -92,7 +100,9 @@ static inline const char *sagent_fleet_op_name(enum sagent_fleet_op op)
 
 /* Why something read from Redis was skipped. */
 enum sagent_fleet_skip {
-	SAGENT_SKIP_UNPARSEABLE, SAGENT_SKIP_WRONG_TYPE, SAGENT_SKIP_TOO_LONG, SAGENT_NR_SKIPS,
+	SAGENT_SKIP_UNPARSEABLE, SAGENT_SKIP_WRONG_TYPE, SAGENT_SKIP_TOO_LONG,
+	SAGENT_SKIP_REFUSED,	/* outside this host's [fleet] limits */
+	SAGENT_NR_SKIPS,
 };
 
 /* One followed list (fleet.c writes, the metrics thread reads). */
@@ -242,6 +252,21 @@ int sagent_fleet_publish(const struct sagent_fleet_config *f, const char *list,
 struct sagent_fleet;
 int sagent_fleet_start(struct sagent *ag, struct sagent_fleet **fp, char *err, size_t errlen);
 void sagent_fleet_stop(struct sagent_fleet *f);
+
+/*
+ * fleet_rules.c. A sorted set's score as an expiry: false if not a number;
+ * *@expired if at or before @now (then *@expires is @now), else *@expires
+ * is Unix seconds rounded up, 0 for +inf (never), capped at 4e18.
+ */
+bool sagent_fleet_parse_score(const char *s, int64_t now, int64_t *expires, bool *expired);
+/*
+ * Why @f's limits refuse the fleet's block (or allow, @allow) of @key, or
+ * NULL if they take it: broader than broadest_block/broadest_allow for
+ * its family, a block touching a never_block prefix, or an allow of what
+ * is not a source or a prefix.
+ */
+const char *sagent_fleet_refused(const struct sagent_fleet_config *f,
+				 const struct sieve_xdp_key *key, bool allow);
 
 /* The `sieve agent` command (agent.c). */
 int sagent_main(int argc, char **argv);

@@ -43,8 +43,18 @@ $(UNIT_DIR)/xdp/loader.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
 $(UNIT_DIR)/xdp/loader.o: $(XDP_SKEL)
 $(UNIT_DIR)/metrics_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(UNIT_DIR)/metrics_test.o: $(AGENT_HDRS)
+# The fleet's rules and the settings they come from (tests/unit/fleet_test.c);
+# float-cast-overflow too, which -fsanitize=undefined leaves out: a score
+# converted out of int64_t's range fails the suite.
+UNIT_AGENT_OBJS += $(UNIT_DIR)/agent/fleet_rules.o $(UNIT_DIR)/agent/config.o
+$(UNIT_DIR)/agent/fleet_rules.o: UNIT_SANFLAGS += $(if $(UNIT_SANITIZE),-fsanitize=float-cast-overflow)
+$(UNIT_DIR)/agent/%.o: userspace/agent/%.c $(AGENT_HDRS)
+	$(call msg,CC,$< [unit])
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
+$(UNIT_DIR)/fleet_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
+$(UNIT_DIR)/fleet_test.o: $(AGENT_HDRS)
 $(UNIT_BIN): $(UNIT_AGENT_OBJS)
-UNIT_LDLIBS += -lbpf -lelf -lz $(AGENT_LDLIBS)
+UNIT_LDLIBS += -lbpf -lelf -lz -linih $(AGENT_LDLIBS)
 
 # `sieve xdp block ... --fleet` publishes through redis.c with the agent's settings.
 $(BUILD)/cli/xdp.o: SIEVE_CFLAGS += -I$(TOP)/userspace/agent

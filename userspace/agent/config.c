@@ -45,7 +45,9 @@
  *	The Redis ACL user to AUTH as. Default: the default user.
  *   password_file = FILE
  *	A file holding the password (its first line). It must be a regular
- *	file of mode 0600 or stricter: a file others can read is refused.
+ *	file owned by the user the agent runs as (root), of mode 0600 or
+ *	stricter: a file others can read, or that another user could rewrite,
+ *	is refused.
  *	It is read again at every connection (a rotated password needs no
  *	reload). Default: none (no AUTH).
  *   lists = NAME NAME ...
@@ -58,6 +60,19 @@
  *	What publishers cap each list's change stream at (XADD MAXLEN ~). A
  *	host away longer than that many changes does a full resync.
  *	1000 to 1000000000.
+ *   broadest_block = /8 /12
+ *   broadest_allow = /16 /32
+ *	The broadest prefix the fleet may block / allow on this host, for
+ *	IPv4 then IPv6 ("/N" or N; 0 lets it do anything). An entry broader
+ *	than that is refused: counted in sieve_fleet_skipped_total
+ *	(reason="refused"), logged once, never stored. Whoever can write to
+ *	Redis would otherwise control every host (an allow of 0.0.0.0/1 and
+ *	128.0.0.0/1 exempts everything from every local block).
+ *   never_block = PREFIX PREFIX ...
+ *	Addresses and prefixes the fleet may never block (the host's
+ *	management networks): a block whose source range, service address or
+ *	flow endpoint touches one is refused the same way. Adds up over lines
+ *	as lists; at most 64. Default: none.
  *
  * Comments start with '#' or ';' at the start of a line (';' also after a
  * blank). A line holds at most 198 characters (inih's line buffer as
@@ -74,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <ini.h>
 
 #include <linux/sieve.h>
@@ -99,6 +115,16 @@ void sagent_config_defaults(struct sagent_config *c)
 	c->save_interval_s = 5 * 60;
 	c->fleet.retry_max_ms = 30 * 1000;
 	c->fleet.stream_maxlen = 1000000;
+	/*
+	 * A /8 is the broadest block IANA hands an RIR in IPv4 (a /12 in IPv6):
+	 * no abuse list names more at once, and a slice of the whole Internet
+	 * (a /1 .. /7) stays a local decision. Allows exempt from every local
+	 * block, so they stop at one organisation's size: a /16, an LIR's /32.
+	 */
+	c->fleet.broadest_block[0] = 8;
+	c->fleet.broadest_block[1] = 12;
+	c->fleet.broadest_allow[0] = 16;
+	c->fleet.broadest_allow[1] = 32;
 }
 
 /* One parse: the file, the line being read, and the first error. */
@@ -408,6 +434,9 @@ static void parse_password_file(struct parse *p, const char *v)
 		fail(p, "password_file = %s: %s", v, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
 		fail(p, "password_file = %s: not a regular file", v);
+	else if (st.st_uid != geteuid())
+		fail(p, "password_file = %s: owned by uid %u, must be the agent's own (uid %u)", v,
+		     (unsigned int)st.st_uid, (unsigned int)geteuid());
 	else if (st.st_mode & 077)
 		fail(p, "password_file = %s: mode %04o, must be 0600 or stricter", v,
 		     (unsigned int)(st.st_mode & 07777));
@@ -441,6 +470,54 @@ static void add_fleet_list(struct parse *p, const char *s, size_t len)
 	snprintf(f->lists[f->nr_lists++], sizeof(f->lists[0]), "%s", name);
 }
 
+/* broadest_block|broadest_allow = /V4 /V6 (the slash optional). */
+static void parse_broadest(struct parse *p, const char *key, const char *v, uint8_t len[2])
+{
+	unsigned long n[2];
+	const char *s = v;
+	char *end;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		s += strspn(s, " \t");
+		if (*s == '/')
+			s++;
+		errno = 0;
+		n[i] = strtoul(s, &end, 10);
+		if (!isdigit((unsigned char)*s) || errno || n[i] > (i ? 128U : 32U) ||
+		    (*end && !isspace((unsigned char)*end)))
+			goto bad;
+		s = end;
+	}
+	if (s[strspn(s, " \t")])
+		goto bad;
+	len[0] = n[0];
+	len[1] = n[1];
+	return;
+bad:
+	fail(p, "%s = %s: not two prefix lengths, IPv4 (0-32) then IPv6 (0-128): /8 /12", key, v);
+}
+
+static void add_never_block(struct parse *p, const char *s, size_t len)
+{
+	struct sagent_fleet_config *f = &p->c->fleet;
+	struct sieve_xdp_key key;
+	char text[128];
+	const char *why;
+
+	snprintf(text, sizeof(text), "%.*s", (int)len, s);
+	if (len >= sizeof(text) || sxdp_parse_entry(text, &key, &why) ||
+	    (key.kind != SIEVE_XDP_SRC && key.kind != SIEVE_XDP_PREFIX)) {
+		fail(p, "never_block: '%s' is not an address or a prefix", text);
+		return;
+	}
+	if (f->nr_never_block == SAGENT_MAX_NEVER_BLOCK) {
+		fail(p, "never_block: more than %d prefixes", SAGENT_MAX_NEVER_BLOCK);
+		return;
+	}
+	f->never_block[f->nr_never_block++] = key;
+}
+
 static void set_fleet(struct parse *p, const char *key, const char *v)
 {
 	struct sagent_fleet_config *f = &p->c->fleet;
@@ -465,6 +542,16 @@ static void set_fleet(struct parse *p, const char *key, const char *v)
 			add_fleet_list(p, v, len);
 			v += len;
 		}
+	} else if (!strcmp(key, "never_block")) {
+		for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
+			len = strcspn(v, seps);
+			add_never_block(p, v, len);
+			v += len;
+		}
+	} else if (!strcmp(key, "broadest_block")) {
+		parse_broadest(p, key, v, f->broadest_block);
+	} else if (!strcmp(key, "broadest_allow")) {
+		parse_broadest(p, key, v, f->broadest_allow);
 	} else if (!strcmp(key, "retry_max")) {
 		if (!parse_duration(p, key, v, 1000, 3600 * 1000, false, &ms))
 			f->retry_max_ms = ms;
@@ -477,7 +564,7 @@ static void set_fleet(struct parse *p, const char *key, const char *v)
 			f->stream_maxlen = n;
 	} else {
 		fail(p, "unknown key '%s' in [fleet] (keys: redis, user, password_file, lists, "
-		     "retry_max, stream_maxlen)", key);
+		     "retry_max, stream_maxlen, broadest_block, broadest_allow, never_block)", key);
 	}
 }
 

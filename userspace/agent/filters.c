@@ -237,7 +237,13 @@ static void save_one(struct filters_run *r, const char *name)
 	if (err)
 		goto out_fail;
 	step = sieve_dev_default_path();
-	err = dev_get(r, false);
+	/*
+	 * Writable, though it only exports: a read-only file's snapshot counts
+	 * against the module's small readers' budget (max_reader_memory_mb)
+	 * and gives up on a cuckoo filter under constant writes (EAGAIN),
+	 * where a writer's export stops the writes for one copy.
+	 */
+	err = dev_get(r, true);
 	if (err)
 		goto out_fail;
 	id = sieve_dev_lookup(r->dev, name);

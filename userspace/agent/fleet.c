@@ -5,13 +5,28 @@
  *
  *   session: connect (AUTH), then per list a resync: the stream's last id,
  *   the whole sets (ZSCAN), the store's entries of origin "fleet" made
- *   equal to them (one load: other origins are never touched); then one
- *   XREAD BLOCK over every list's stream from the ids read before the
- *   scans. Changes between the id and the scan come again from the stream:
- *   applying a change twice does nothing more.
+ *   equal to them (other origins are never touched); then one XREAD BLOCK
+ *   over every list's stream from the ids read before the scans. Changes
+ *   between the id and the scan come again from the stream: applying a
+ *   change twice does nothing more.
+ *
+ *   what Redis holds: a key in the allow set is allowed; a key in the block
+ *   set only is blocked (a key in both is allowed, as a host holding both
+ *   would enforce it). The store cannot hold a key on both lists, so a key
+ *   that moves between them is first taken off the side it leaves: the
+ *   follower converges to that function of Redis's sets for every order of
+ *   changes (a resync removes before it adds; a live allow first removes
+ *   the fleet's block of the key; a live disallow asks Redis whether the
+ *   key is blocked too, and blocks it then).
  *
  *   change: consecutive records of one kind are applied as one operation:
  *   adds go live into the maps, removals make one rebuild (ops.c).
+ *
+ *   limits: an entry this host's [fleet] limits refuse (too broad, or a
+ *   block of its management networks) is skipped like garbage.
+ *
+ *   stop: a stop (or a reload) during a resync abandons it before anything
+ *   is stored: a set is stored only when its scan ran to its end.
  *
  *   loss (Redis down, restarted, a partition seen as a read timeout, a
  *   store error): the session ends; the maps keep what they hold; the
@@ -47,6 +62,14 @@
 /* A read that takes longer than this is a lost connection (a partition). */
 #define READ_TIMEOUT_MS		(XREAD_BLOCK_MS + 4000)
 #define SCAN_COUNT		"10000"
+/*
+ * A ZSCAN that does not end (a hostile or broken server) is a lost
+ * connection once it took more pages than this plus one per 100 members
+ * of the set's size: a real one visits its table in about size/10000.
+ */
+#define SCAN_PAGES_MIN		1000
+/* A size hint larger than this is not trusted with one allocation. */
+#define RESERVE_MAX		(1U << 20)
 #define BACKOFF_MIN_MS		100
 /* How often an idle follower checks that its streams were not cut or replaced. */
 #define CHECK_EVERY_MS		5000
@@ -119,6 +142,7 @@ static void skipped(struct fleet_list *l, enum sagent_fleet_skip why, const char
 	static const char *const words[SAGENT_NR_SKIPS] = {
 		[SAGENT_SKIP_UNPARSEABLE] = "unparseable", [SAGENT_SKIP_WRONG_TYPE] = "of the wrong type",
 		[SAGENT_SKIP_TOO_LONG] = "too long",
+		[SAGENT_SKIP_REFUSED] = "refused by this host's [fleet] limits",
 	};
 
 	atomic_fetch_add(&l->st->skipped[why], 1);
@@ -151,27 +175,6 @@ static bool id_after(const char *a, const char *b)
 	if (!parse_id(a, &ams, &aseq) || !parse_id(b, &bms, &bseq))
 		return false;
 	return ams > bms || (ams == bms && aseq > bseq);
-}
-
-/*
- * A score as an expiry: 0 never (+inf), else Unix seconds rounded up;
- * false if it is not a number. Already past: *@expired.
- */
-static bool parse_score(const char *s, int64_t now, int64_t *expires, bool *expired)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end || isnan(v))
-		return false;
-	*expired = v <= (double)now;
-	if (isinf(v) && v > 0)
-		*expires = 0;
-	else
-		*expires = v > 4e18 ? (int64_t)4e18 : (int64_t)ceil(v);
-	return true;
 }
 
 static int64_t wall_ms(void)
@@ -232,9 +235,23 @@ static void gathered_free(struct gathered *g)
 	free(g->expires);
 }
 
+/* Whether this host's limits take the fleet's @key (else skipped and counted). */
+static bool within_limits(struct sagent_fleet *f, struct fleet_list *l,
+			  const struct sieve_xdp_key *key, bool allow, const char *text)
+{
+	const char *why = sagent_fleet_refused(&f->cfg, key, allow);
+	char what[256];
+
+	if (!why)
+		return true;
+	snprintf(what, sizeof(what), "%s: %s", why, text);
+	skipped(l, SAGENT_SKIP_REFUSED, what);
+	return false;
+}
+
 /* One ZSCAN page's member/score pairs into @g; garbage is skipped. */
-static int gather_page(struct fleet_list *l, const redisReply *page, int64_t now,
-		       struct gathered *g)
+static int gather_page(struct sagent_fleet *f, struct fleet_list *l, bool allow,
+		       const redisReply *page, int64_t now, struct gathered *g)
 {
 	struct sieve_xdp_key key;
 	const char *why;
@@ -254,10 +271,12 @@ static int gather_page(struct fleet_list *l, const redisReply *page, int64_t now
 			continue;
 		}
 		if (strlen(m->str) != m->len || sxdp_parse_entry(m->str, &key, &why) ||
-		    !parse_score(sc->str, now, &expires, &expired)) {
+		    !sagent_fleet_parse_score(sc->str, now, &expires, &expired)) {
 			skipped(l, SAGENT_SKIP_UNPARSEABLE, m->str);
 			continue;
 		}
+		if (!within_limits(f, l, &key, allow, m->str))
+			continue;
 		if (!expired && gather(g, &key, expires))
 			return -ENOMEM;
 	}
@@ -265,26 +284,32 @@ static int gather_page(struct fleet_list *l, const redisReply *page, int64_t now
 }
 
 /*
- * The whole set @key into @g. 1 if the key is not a sorted set (skipped:
- * the store keeps what it had), 0, or -errno with @err.
+ * The whole set of side @allow into @g. 1 if the key is not a sorted set
+ * (skipped: the store keeps what it had), 0, or -errno with @err: -EINTR
+ * if the agent stops before the scan's end (what was read is no set).
  */
-static int scan_set(struct sagent_fleet *f, struct fleet_list *l, const char *key,
+static int scan_set(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 		    struct gathered *g, char *err, size_t errlen)
 {
+	const char *key = l->set[allow];
 	const char *argv[] = { "ZSCAN", key, "0", "COUNT", SCAN_COUNT };
 	const char *card[] = { "ZCARD", key };
 	char cursor[32] = "0";
 	int64_t now = time(NULL);
+	uint64_t pages = 0, max_pages = SCAN_PAGES_MIN;
 	redisReply *r;
 	int ret = 0;
 
 	/* Its size, to gather into one allocation (a hint: the set may change meanwhile). */
 	r = command(f, 2, card);
-	if (r && r->type == REDIS_REPLY_INTEGER && r->integer > 0 &&
-	    gather_reserve(g, (size_t)r->integer)) {
-		freeReplyObject(r);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+	if (r && r->type == REDIS_REPLY_INTEGER && r->integer > 0) {
+		max_pages += (uint64_t)r->integer / 100;
+		if (gather_reserve(g, r->integer < RESERVE_MAX ? (size_t)r->integer :
+						      RESERVE_MAX)) {
+			freeReplyObject(r);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
 	}
 	if (r)
 		freeReplyObject(r);
@@ -305,14 +330,22 @@ static int scan_set(struct sagent_fleet *f, struct fleet_list *l, const char *ke
 			snprintf(err, errlen, "ZSCAN %s: %s", key,
 				 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
 			ret = -EIO;
+		} else if (++pages > max_pages) {
+			snprintf(err, errlen, "ZSCAN %s: no end after %" PRIu64 " pages", key,
+				 pages);
+			ret = -EIO;
 		} else {
 			snprintf(cursor, sizeof(cursor), "%s", r->element[0]->str);
-			ret = gather_page(l, r->element[1], now, g);
+			ret = gather_page(f, l, allow, r->element[1], now, g);
 			if (ret)
 				snprintf(err, errlen, "out of memory");
 		}
 		freeReplyObject(r);
-	} while (!ret && strcmp(cursor, "0") && !stopping(f));
+		if (!ret && strcmp(cursor, "0") && stopping(f)) {
+			snprintf(err, errlen, "stopping");
+			ret = -EINTR;
+		}
+	} while (!ret && strcmp(cursor, "0"));
 	return ret;
 }
 
@@ -340,7 +373,35 @@ static int stream_type(struct sagent_fleet *f, struct fleet_list *l, char *err, 
 	return ret;
 }
 
-/* The stream's last id into @id ("0-0" if empty or absent). */
+/*
+ * An empty stream's last-generated-id into @id (kept "0-0" if there is
+ * none): reading from there, a stream trimmed to nothing (XTRIM MAXLEN 0)
+ * is not taken for one cut past "0-0" again at every check.
+ */
+static int stream_generated_id(struct sagent_fleet *f, struct fleet_list *l, char *id,
+			       size_t len, char *err, size_t errlen)
+{
+	const char *argv[] = { "XINFO", "STREAM", l->stream };
+	redisReply *r = command(f, 3, argv);
+	size_t i;
+
+	if (!r) {
+		snprintf(err, errlen, "%s", f->rc->errstr);
+		return -EIO;
+	}
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+		const redisReply *k = r->element[i], *v = r->element[i + 1];
+		uint64_t ms, seq;
+
+		if (k->type == REDIS_REPLY_STRING && v->type == REDIS_REPLY_STRING &&
+		    !strcmp(k->str, "last-generated-id") && parse_id(v->str, &ms, &seq))
+			snprintf(id, len, "%s", v->str);
+	}
+	freeReplyObject(r);
+	return 0;
+}
+
+/* The stream's last id into @id ("0-0" if absent or never written). */
 static int stream_last_id(struct sagent_fleet *f, struct fleet_list *l, char *id, size_t len,
 			  char *err, size_t errlen)
 {
@@ -362,8 +423,10 @@ static int stream_last_id(struct sagent_fleet *f, struct fleet_list *l, char *id
 	if (ret)
 		snprintf(err, errlen, "XREVRANGE %s: %s", l->stream,
 			 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
+	else if (r->type == REDIS_REPLY_ARRAY && !r->elements)
+		ret = 1;
 	freeReplyObject(r);
-	return ret;
+	return ret == 1 ? stream_generated_id(f, l, id, len, err, errlen) : ret;
 }
 
 /* The store's fleet entries of one side become @g. */
@@ -382,11 +445,65 @@ static int load_side(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 	return ret;
 }
 
+/* Drops from @block the keys of @allow: a key in both sets is allowed. */
+static int block_minus_allow(struct gathered *block, const struct gathered *allow)
+{
+	struct sxdp_list sorted = { 0 };
+	size_t i, out = 0;
+
+	if (!allow->keys.n || !block->keys.n)
+		return 0;
+	for (i = 0; i < allow->keys.n; i++)
+		if (sxdp_list_add(&sorted, &allow->keys.keys[i])) {
+			sxdp_list_free(&sorted);
+			return -ENOMEM;
+		}
+	sxdp_list_sort(&sorted);
+	for (i = 0; i < block->keys.n; i++) {
+		if (sxdp_list_find(&sorted, &block->keys.keys[i]))
+			continue;
+		block->keys.keys[out] = block->keys.keys[i];
+		block->expires[out++] = block->expires[i];
+	}
+	block->keys.n = out;
+	sxdp_list_free(&sorted);
+	return 0;
+}
+
+/*
+ * What Redis holds of @l stored: removals before adds, so a key that moved
+ * between the sets is never skipped as "on the other list" and then
+ * removed from the one it left. The fleet's blocks of keys Redis allows go
+ * first; then the allowlist is loaded (its fleet entries Redis no longer
+ * allows go), then the blocklist.
+ */
+static int store_sides(struct sagent_fleet *f, struct fleet_list *l, struct gathered g[2],
+		       const bool wrong[2], size_t *changed, char *err, size_t errlen)
+{
+	struct sxdp_op_result res = { 0 };
+	int ret = 0;
+
+	if (!wrong[0] && !wrong[1] && block_minus_allow(&g[0], &g[1])) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (!wrong[0] && g[1].keys.n) {
+		ret = sxdp_op_remove_own(f->store, l->name, false, FLEET_ORIGIN, &g[1].keys, &res,
+					 err, errlen);
+		*changed += res.changed;
+	}
+	if (!ret && !wrong[1])
+		ret = load_side(f, l, true, &g[1], changed, err, errlen);
+	if (!ret && !wrong[0])
+		ret = load_side(f, l, false, &g[0], changed, err, errlen);
+	return ret;
+}
+
 static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, size_t errlen)
 {
 	struct gathered g[2] = { 0 };
 	int64_t t0 = sagent_now_ns(), t1;
-	size_t changed = 0, side;
+	size_t changed = 0, side, nblock = 0;
 	bool no_stream, wrong[2];
 	char id[48];
 	int ret;
@@ -398,8 +515,9 @@ static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, 
 	no_stream = ret != 1;
 	snprintf(id, sizeof(id), "0-0");
 	ret = ret == 1 ? stream_last_id(f, l, id, sizeof(id), err, errlen) : 0;
+	/* Both sets read to their end before anything is stored (a stop abandons both). */
 	for (side = 0; !ret && side < 2; side++) {
-		ret = scan_set(f, l, l->set[side], &g[side], err, errlen);
+		ret = scan_set(f, l, side, &g[side], err, errlen);
 		/* Not a set: neither an empty one. What the store has stays. */
 		wrong[side] = ret == 1;
 		if (ret == 1)
@@ -420,15 +538,15 @@ static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, 
 		l->warned_empty = false;
 	}
 	t1 = sagent_now_ns();
-	for (side = 0; !ret && side < 2; side++)
-		if (!wrong[side])
-			ret = load_side(f, l, side, &g[side], &changed, err, errlen);
+	nblock = g[0].keys.n;
+	if (!ret)
+		ret = store_sides(f, l, g, wrong, &changed, err, errlen);
 	if (!ret) {
 		snprintf(l->last_id, sizeof(l->last_id), "%s", id);
 		atomic_fetch_add(&l->st->resyncs, 1);
 		sagent_log(SAGENT_INFO, "fleet: list %s: %zu blocked, %zu allowed in Redis (read in "
 			   "%" PRId64 " ms); %zu changes to the store and the maps (%" PRId64 " ms)",
-			   l->name, g[0].keys.n, g[1].keys.n, (t1 - t0) / 1000000, changed,
+			   l->name, nblock, g[1].keys.n, (t1 - t0) / 1000000, changed,
 			   (sagent_now_ns() - t1) / 1000000);
 	}
 	gathered_free(&g[0]);
@@ -446,6 +564,70 @@ struct run {
 	char last_id[48];
 };
 
+/*
+ * After a disallow of @keys: those Redis blocks too are blocked now. A
+ * block published while its key was allowed was skipped (allowed wins, a
+ * key in both sets is allowed), so without asking the key would be on
+ * neither list while Redis blocks it. Redis's state now, not at the
+ * disallow's time: what changed since comes from the stream after it.
+ */
+static int block_if_blocked(struct sagent_fleet *f, struct fleet_list *l,
+			    const struct sxdp_list *keys, char *err, size_t errlen)
+{
+	struct sxdp_store_attrs a = { .origin = FLEET_ORIGIN, .now = time(NULL), .only_own = true };
+	const char **argv = calloc(keys->n + 2, sizeof(*argv));
+	char (*text)[ENTRY_MAX + 1] = calloc(keys->n, sizeof(*text));
+	struct gathered g = { 0 };
+	struct sxdp_op_result res;
+	int64_t expires;
+	redisReply *r = NULL;
+	bool expired;
+	size_t i;
+	int ret = 0;
+
+	if (!argv || !text) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	argv[0] = "ZMSCORE";
+	argv[1] = l->set[0];
+	for (i = 0; i < keys->n; i++) {
+		sxdp_format_entry(&keys->keys[i], text[i], sizeof(text[i]));
+		argv[i + 2] = text[i];
+	}
+	r = command(f, (int)keys->n + 2, argv);
+	if (!r) {
+		snprintf(err, errlen, "%s", f->rc->errstr);
+		ret = -EIO;
+		goto out;
+	}
+	/* An error (the key is of the wrong type): nothing blocked there. */
+	for (i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements && i < keys->n; i++) {
+		const redisReply *sc = r->element[i];
+
+		if (sc->type != REDIS_REPLY_STRING ||
+		    !sagent_fleet_parse_score(sc->str, a.now, &expires, &expired) || expired ||
+		    !within_limits(f, l, &keys->keys[i], false, text[i]))
+			continue;
+		if (gather(&g, &keys->keys[i], expires)) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	a.expires_each = g.expires;
+	if (g.keys.n)
+		ret = sxdp_op_add(f->store, l->name, &g.keys, &a, &res, err, errlen);
+out:
+	if (r)
+		freeReplyObject(r);
+	gathered_free(&g);
+	free(text);
+	free(argv);
+	return ret;
+}
+
 static int flush(struct sagent_fleet *f, struct fleet_list *l, struct run *run, char *err,
 		 size_t errlen)
 {
@@ -456,15 +638,21 @@ static int flush(struct sagent_fleet *f, struct fleet_list *l, struct run *run, 
 	struct sxdp_op_result res;
 	uint64_t ms, seq;
 	size_t i, n = run->g.keys.n;
-	int ret;
+	int ret = 0;
 
 	if (!n)
 		return 0;
-	if (run->add)
+	/* An allow moves a key the fleet blocks: off the blocklist first. */
+	if (run->add && run->allow)
+		ret = sxdp_op_remove_own(f->store, l->name, false, FLEET_ORIGIN, &run->g.keys,
+					 &res, err, errlen);
+	if (!ret && run->add)
 		ret = sxdp_op_add(f->store, l->name, &run->g.keys, &a, &res, err, errlen);
-	else
+	else if (!ret)
 		ret = sxdp_op_remove_own(f->store, l->name, run->allow, FLEET_ORIGIN, &run->g.keys,
 					 &res, err, errlen);
+	if (!ret && !run->add && run->allow)
+		ret = block_if_blocked(f, l, &run->g.keys, err, errlen);
 	run->g.keys.n = 0;
 	if (ret)
 		return ret;
@@ -520,7 +708,7 @@ static int parse_record(struct fleet_list *l, const redisReply *fields, enum sag
 	*expires = 0;
 	if (!opname || *op == SAGENT_FLEET_NR_OPS || !entry || strlen(entry) != elen ||
 	    sxdp_parse_entry(entry, key, &why) ||
-	    (score && !parse_score(score, time(NULL), expires, &expired))) {
+	    (score && !sagent_fleet_parse_score(score, time(NULL), expires, &expired))) {
 		skipped(l, SAGENT_SKIP_UNPARSEABLE, entry && elen <= ENTRY_MAX ? entry : "a record");
 		return 1;
 	}
@@ -535,6 +723,7 @@ static int apply_records(struct sagent_fleet *f, struct fleet_list *l, const red
 {
 	struct sieve_xdp_key key;
 	enum sagent_fleet_op op;
+	char text[ENTRY_MAX + 1];
 	bool add, allow;
 	int64_t expires;
 	size_t i;
@@ -550,6 +739,12 @@ static int apply_records(struct sagent_fleet *f, struct fleet_list *l, const red
 		if (rec->element[1]->type != REDIS_REPLY_ARRAY ||
 		    parse_record(l, rec->element[1], &op, &key, &expires, &add, &allow))
 			goto next;
+		/* Removals are never refused: they only take back the fleet's own. */
+		if (add) {
+			sxdp_format_entry(&key, text, sizeof(text));
+			if (!within_limits(f, l, &key, allow, text))
+				goto next;
+		}
 		if (run->g.keys.n && (add != run->add || allow != run->allow ||
 				      run->g.keys.n == XREAD_COUNT))
 			ret = flush(f, l, run, err, errlen);

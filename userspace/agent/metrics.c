@@ -328,7 +328,7 @@ static void format_agent(struct mx_out *o, const struct sagent_mx_agent *a)
 
 static const char *const skip_reasons[SAGENT_NR_SKIPS] = {
 	[SAGENT_SKIP_UNPARSEABLE] = "unparseable", [SAGENT_SKIP_WRONG_TYPE] = "wrong_type",
-	[SAGENT_SKIP_TOO_LONG] = "too_long",
+	[SAGENT_SKIP_TOO_LONG] = "too_long", [SAGENT_SKIP_REFUSED] = "refused",
 };
 
 /* The per-list families, each family's samples across the lists together. */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <hiredis/hiredis.h>
 
 #include "agent.h"
@@ -48,8 +49,10 @@ const char *sagent_redis_name(const struct sagent_fleet_config *f, char *buf, si
 }
 
 /*
- * The password: the file's first line. Its mode is checked again here,
- * not only when the settings were read: it may have changed since.
+ * The password: the file's first line. Its owner and mode are checked
+ * again here, not only when the settings were read: they may have changed
+ * since. A file of another user could be rewritten by them, one others can
+ * read is not a secret.
  */
 static int read_password(const char *path, char *buf, size_t len, char *err, size_t errlen)
 {
@@ -61,6 +64,12 @@ static int read_password(const char *path, char *buf, size_t len, char *err, siz
 	if (!f || fstat(fileno(f), &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "password file %s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "password file %s: owned by uid %u, must be the agent's own "
+			 "(uid %u)", path, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		ret = -EACCES;
 		goto out;
 	}
 	if (st.st_mode & 077) {

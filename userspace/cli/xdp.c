@@ -28,6 +28,7 @@ struct xdp_opts {
 	const char *iface;
 	bool json;
 	bool exact, no_exact, fail_closed, fail_open, force, watch;
+	bool allow_empty;	/* load --allow-empty */
 	uint32_t xdp_flags;
 	uint32_t fpp_ppb;
 	bool fpp_given;
@@ -269,6 +270,10 @@ static const struct cli_option opt_origin = {
 	"origin", 0, "NAME", "the feed's name: a reload replaces only its entries (default: FILE)",
 	.set = set_origin, .accepts = "1 to 256 characters",
 };
+static const struct cli_option opt_allow_empty = {
+	"allow-empty", 0, NULL, "load a FILE without entries even if it empties the origin",
+	CLI_FLAG(struct xdp_opts, allow_empty),
+};
 static const struct cli_option opt_comment = {
 	"comment", 0, "TEXT", "a note kept with the entries", .set = set_comment,
 	.accepts = "up to 1024 characters",
@@ -337,16 +342,14 @@ static int target_ifaces(const struct xdp_opts *o, char names[][IF_NAMESIZE])
 	return n < 0 ? 0 : n;
 }
 
+/* For status and stats: an older program's maps too (h->stale). */
 static int open_iface(const char *ifname, struct sxdp_handle *h)
 {
-	int err = sxdp_open(ifname, h);
+	int err = sxdp_open_reader(ifname, h);
 
 	if (err == -ENOENT)
 		return cli_error("the blocklist is not attached to %s (sieve xdp attach %s)",
 				 ifname, ifname);
-	if (err == -ESTALE)
-		return cli_error("%s runs an older sieve's program, with maps of another layout: "
-				 "sieve xdp attach %s replaces it", ifname, ifname);
 	if (err)
 		return cli_error("%s: opening the pinned maps: %s", ifname, strerror(-err));
 	return 0;
@@ -446,7 +449,7 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 	return ret;
 }
 
-/* Runs fn on each target interface; stops at the first error. */
+/* Runs fn on each target interface, to read it; stops at the first error. */
 static int for_each_iface(const struct xdp_opts *o, const char *what,
 			  int (*fn)(struct sxdp_handle *h, void *arg), void *arg)
 {
@@ -690,7 +693,14 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	a.now = time(NULL);
 	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
 	a.comment = o.comment;
+	a.refuse_empty = !o.allow_empty;
 	ret = sxdp_op_load(s, list, &l, &a, &r, err, sizeof(err));
+	if (ret == -ENODATA) {
+		ret = cli_error("%s: %s has no entries and would remove every entry of origin %s "
+				"(a failed download?); nothing changed (--allow-empty to load it)",
+				list, o.args[0], a.origin);
+		goto out;
+	}
 	if (ret) {
 		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
 		goto out;
@@ -1050,6 +1060,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	/* The running program: attach replaces one of another tag (an upgrade). */
 	json_u64("prog_id", si->prog.id);
 	json_str("prog_tag", si->prog.tag);
+	json_bool("older_program", h->stale);
 	json_end();
 }
 
@@ -1085,7 +1096,9 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->fpr, c->fpp_ppb / 1e9);
 	if (si->prog.id)
-		printf("  program id %u, tag %s\n", si->prog.id, si->prog.tag);
+		printf("  program id %u, tag %s%s\n", si->prog.id, si->prog.tag,
+		       h->stale ? "; an older sieve's, with maps of another layout: changes do not "
+				  "reach it until `sieve xdp attach` replaces it" : "");
 	else
 		printf("  program: none runs\n");
 }
@@ -1416,9 +1429,13 @@ static const struct cli_command xdp_load_command = {
 		   "  first line that is not blank or a '#' comment: ipset if a line starts\n"
 		   "  with create or add, drop if one has ';', netset if a '#' line names\n"
 		   "  FireHOL, else plain. A bad line is reported as FILE:LINE: reason and\n"
-		   "  nothing changes. One new generation, sized for the list plus 25%.",
+		   "  nothing changes. One new generation, sized for the list plus 25%.\n"
+		   "  A FILE without entries (empty, only comments) that would remove\n"
+		   "  every entry of its origin is refused, nothing changed, unless\n"
+		   "  --allow-empty: a failed download is the usual cause. So is a last\n"
+		   "  line without its line end (a cut file).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
-			       &opt_comment, &opt_state_dir),
+			       &opt_comment, &opt_allow_empty, &opt_state_dir),
 	.run = cmd_load,
 };
 static const struct cli_command xdp_expire_command = {

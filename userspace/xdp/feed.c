@@ -12,7 +12,10 @@
  *   ipset   `ipset save`: the adds of hash:ip and hash:net sets
  *
  * Every file is all or nothing: the first bad line stops the read with
- * "FILE:LINE: reason" and the caller's list is left as it was.
+ * "FILE:LINE: reason" and the caller's list is left as it was. An entry on
+ * a last line without its line end is such a line: a download cut short
+ * ends mid-line, and a cut entry may still parse (10.0.0.0/24 cut to
+ * 10.0.0.0/2), so it is refused, not taken.
  */
 #define _GNU_SOURCE		/* strcasestr */
 #include <ctype.h>
@@ -249,6 +252,7 @@ struct feed_file {
 	const char *path;
 	FILE *f;
 	unsigned int lineno;
+	unsigned int cut_line;	/* the last line, when it has no line end */
 	char *err;
 	size_t errlen;
 };
@@ -271,6 +275,8 @@ static int read_line(struct feed_file *ff, char *buf)
 	else if (!feof(ff->f))
 		return snprintf(ff->err, ff->errlen, "%s:%u: line too long", ff->path,
 				ff->lineno), -EINVAL;
+	else
+		ff->cut_line = ff->lineno;
 	if (len && buf[len - 1] == '\r')
 		buf[--len] = '\0';
 	return 1;
@@ -289,6 +295,9 @@ static int feed_line(struct feed_file *ff, const struct feed_format *fmt, struct
 		return snprintf(ff->err, ff->errlen, "%s:%u: %s", ff->path, lineno, why), ret;
 	if (!entry)
 		return 0;
+	if (lineno == ff->cut_line)
+		return snprintf(ff->err, ff->errlen, "%s:%u: %s: the last line has no line end "
+				"(a file cut short?)", ff->path, lineno, entry), -EINVAL;
 	if (sxdp_parse_entry(entry, &key, &why))
 		return snprintf(ff->err, ff->errlen, "%s:%u: %s: %s", ff->path, lineno, entry,
 				why), -EINVAL;

@@ -343,7 +343,8 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
 	return sxdp_open_dir(dir, netns, ifname, h);
 }
 
-int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h)
+static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool any_layout,
+		    struct sxdp_handle *h)
 {
 	static const char *const names[] = {
 		SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG, SIEVE_XDP_MAP_BLOOM,
@@ -381,8 +382,11 @@ int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sx
 	 * misread them. -ESTALE, until an upgrade (attach.c) replaces both.
 	 */
 	if (!sxdp_layout_current(h->cfg_fd, sizeof(struct sieve_xdp_config))) {
-		sxdp_close(h);
-		return -ESTALE;
+		h->stale = true;
+		if (!any_layout) {
+			sxdp_close(h);
+			return -ESTALE;
+		}
 	}
 	/* Optional: an instance attached before the allowlist has none, and
 	 * everything else still works on it. */
@@ -399,6 +403,19 @@ int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sx
 	h->blocked_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
+}
+
+int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h)
+{
+	return open_dir(dir, netns, ifname, false, h);
+}
+
+int sxdp_open_reader(const char *ifname, struct sxdp_handle *h)
+{
+	char dir[192];
+
+	sxdp_pin_dir_ns(dir, sizeof(dir), sxdp_netns(), ifname);
+	return open_dir(dir, sxdp_netns(), ifname, true, h);
 }
 
 bool sxdp_layout_current(int map_fd, size_t value_size)

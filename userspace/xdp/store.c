@@ -1010,6 +1010,11 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 	ret = ensure_list(s, list, err, errlen);
 	if (!ret)
 		ret = origin_present(s, list, a, &present, err, errlen);
+	if (!ret && present && !n && a->refuse_empty) {
+		seterr(err, errlen, "no entries, and %s has entries of origin %s: refusing to "
+		       "remove them all", list, a->origin);
+		ret = -ENODATA;
+	}
 	if (!ret && present)
 		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
 	/* A first load has nothing of its origin to drop: no set of new keys. */

@@ -76,6 +76,12 @@ struct sxdp_store_attrs {
 	 * host stays theirs), instead of taking it over or refusing it.
 	 */
 	bool only_own;
+	/*
+	 * A replace with no keys over an origin that has entries on that side
+	 * is refused with -ENODATA, nothing changed: an empty feed is more
+	 * likely a failed download than a list emptied on purpose.
+	 */
+	bool refuse_empty;
 };
 
 /* An interface enforcing a list: a row of the attachments table. */
@@ -152,7 +158,7 @@ int sxdp_store_remove_gone(struct sxdp_store *s, const char *list, bool allow, c
  * are (a key one of them holds is left to it), and so do those of the
  * other list (blocked vs allowed), whatever their origin: a key allowed is
  * not an error in a blocklist feed, only left out. *@added, *@removed may
- * be NULL.
+ * be NULL. -ENODATA: @n is 0, @a->refuse_empty, and the origin has entries.
  */
 int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sieve_xdp_key *keys, size_t n,

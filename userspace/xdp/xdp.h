@@ -171,6 +171,7 @@ struct sxdp_handle {
 	int allow_fd;		/* -1: an instance from before the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
+	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
 
 struct sxdp_attach_opts {
@@ -245,6 +246,12 @@ int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
  * (`sieve xdp attach` replaces it, maps and all).
  */
 int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sxdp_handle *h);
+/*
+ * For reading only (status, stats): an older program's maps too, with
+ * h->stale set. Its config reads into this sieve's struct as far as it
+ * goes (fields are only ever appended), its counters by their own size.
+ */
+int sxdp_open_reader(const char *ifname, struct sxdp_handle *h);
 /* Whether the map holds values of @value_size: this sieve's layout. */
 bool sxdp_layout_current(int map_fd, size_t value_size);
 void sxdp_close(struct sxdp_handle *h);

@@ -108,6 +108,32 @@ struct sieve_geometry {
  * A file opened read-only may only QUERY, QUERY batches, INFO, LIST, OPEN
  * and EXPORT; anything else gets -EBADF. The device is 0600 root by default.
  *
+ * What a reader (a file opened read-only) can cost a writer, at most:
+ *
+ * - Memory: nothing of the writers' budget. The snapshot an EXPORT on a
+ *   read-only file takes (one per file: a new export drops the one held)
+ *   counts against the module parameter max_reader_memory_mb (default
+ *   256), not max_memory_mb: past it the EXPORT fails with ENOBUFS, and a
+ *   writer's CREATE, IMPORT, growth or CLEAR never fails for what readers
+ *   hold. A table a CLEAR or DESTROY lets go while an INFO or EXPORT still
+ *   reads it is freed when that call ends, and counts against the
+ *   readers' budget until then. So the module holds at most max_memory_mb
+ *   plus max_reader_memory_mb, plus the tables of filters cleared or
+ *   destroyed during one INFO or EXPORT per reader.
+ * - Time: INFO and EXPORT hold a filter's lock against growth, CLEAR,
+ *   MERGE and EXCHANGE only while they take references to its layers (a
+ *   few dozen pointers), never while they read a table: a writer waits
+ *   for no whole-table scan or copy of a reader. Of ADD, DELETE and
+ *   QUERY, only an ADD that grows a scalable filter takes that lock. A
+ *   reader's EXPORT of a cuckoo filter never stops its writers: a write
+ *   or an EXCHANGE during its copy makes it copy again, 8 times at most,
+ *   then it fails with EAGAIN (a writer's EXPORT instead stops writes for
+ *   one copy of the tables: a memcpy).
+ * - CPU and memory bandwidth: each INFO reads a Bloom-type table once
+ *   (cuckoo filters keep their count), and each EXPORT copies and
+ *   checksums the tables; this is the reader's own time, in its own
+ *   context, which a fatal signal interrupts between copies.
+ *
  * Errors, for every command:
  *
  * - ENOTTY: unknown command.
@@ -146,7 +172,12 @@ struct sieve_geometry {
  * - CLEAR: ENOMEM the fresh table (allocated before the old one is freed,
  *   so concurrent users never see a half-cleared filter) would exceed a
  *   limit; the filter is unchanged.
- * - EXPORT: ENOMEM the snapshot buffer would exceed a limit.
+ * - EXPORT: ENOMEM the snapshot buffer would exceed max_memory_mb (a file
+ *   opened for writing) or there is no memory; ENOBUFS (a file opened
+ *   read-only) it would exceed max_reader_memory_mb; EAGAIN (a file
+ *   opened read-only) writes to a cuckoo filter, or exchanges, came during
+ *   each of 8 copies: try again later or from a writer; EINTR a fatal
+ *   signal arrived between two copies.
  * - DELETE: EOPNOTSUPP the type cannot delete (the Bloom types). A key that
  *   is not stored is not an error: @result says 0.
  * - Batches: EINTR a fatal signal arrived between two chunks. On any error
@@ -468,7 +499,10 @@ struct sieve_info {
  *	read, another export starts on the file, or the file is closed. Later
  *	offsets read that snapshot (-EINVAL if none is held for @id, for
  *	example because the filter was destroyed meanwhile, or @offset is
- *	past its end). -ENOMEM if the copy would pass max_memory_mb.
+ *	past its end). -ENOMEM if the copy would pass max_memory_mb,
+ *	-ENOBUFS on a file opened read-only if it would pass
+ *	max_reader_memory_mb, -EAGAIN on such a file if writes kept changing
+ *	a cuckoo table (see "What a reader can cost a writer" above).
  * @buf: pointer to @buf_len bytes to fill.
  * @buf_len: room at @buf; 0 only asks for @total (at offset 0, without
  *	taking a snapshot or dropping a held one: the size of a snapshot
