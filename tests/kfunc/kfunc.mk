@@ -29,14 +29,29 @@ $(KFUNC_TEST): $(KFUNC_SRCS) tests/kfunc/kfunc_test.h tests/kfunc/blocklist.h te
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(DEV_CFLAGS) -I$(KFUNC_DIR) -I$(XDP_DIR) -I$(TOP)/include -o $@ $(KFUNC_SRCS) -lbpf -lelf -lz
 
+# The older program the loader's upgrade case replaces: the filter build
+# on the linear digest of the sieve before the keyed one (the bench's
+# tests/bpf/bench/sieve_xdp_linear.bpf.c, with SIEVE_XDP_KFUNC).
+LOADER_OLD_OBJ := $(KFUNC_DIR)/sieve_xdp_old_filter.bpf.o
+$(LOADER_OLD_OBJ): tests/bpf/bench/sieve_xdp_linear.bpf.c bpf/sieve_xdp.bpf.c $(wildcard bpf/*.h) \
+		$(wildcard include/sieve_xdp*.h)
+	$(call msg,BPF,$< [kfunc])
+	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+		-DSIEVE_XDP_KFUNC -I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi \
+		$(BPF_ARCH_INCLUDE) -c $< -o $@
+$(KFUNC_DIR)/sieve_xdp_old_filter.skel.h: $(LOADER_OLD_OBJ)
+	$(call msg,GEN,$@)
+	$(Q)bpftool gen skeleton $< name sieve_xdp_old_filter > $@
+
 # The filter backend's loader (userspace/xdp) against the module, linked
 # statically like every VM program.
 LOADER_TEST := $(KFUNC_DIR)/sieve_loader_test
 LOADER_TEST_SRCS := tests/kfunc/loader_test.c tests/device/dev.c tests/bpf/pkt.c
-$(LOADER_TEST): $(LOADER_TEST_SRCS) tests/bpf/pkt.h $(DEV_HDRS) $$(XDP_OBJS) $(BUILD)/libsieve.a
+$(LOADER_TEST): $(LOADER_TEST_SRCS) tests/bpf/pkt.h $(DEV_HDRS) $$(XDP_OBJS) $(BUILD)/libsieve.a \
+		$(KFUNC_DIR)/sieve_xdp_old_filter.skel.h
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(DEV_CFLAGS) $(XDP_CFLAGS) -I$(TOP)/userspace/lib -o $@ $(LOADER_TEST_SRCS) \
-		$(XDP_OBJS) $(BUILD)/libsieve.a -lbpf -lelf -lz -lsqlite3 -lm -ldl
+	$(Q)$(CC) $(DEV_CFLAGS) $(XDP_CFLAGS) -I$(TOP)/userspace/lib -I$(KFUNC_DIR) -o $@ \
+		$(LOADER_TEST_SRCS) $(XDP_OBJS) $(BUILD)/libsieve.a -lbpf -lelf -lz -lsqlite3 -lm -ldl
 
 VM_PROGS += $(KFUNC_TEST) $(LOADER_TEST)
 VM_SCRIPTS += tests/kfunc/kfunc.sh

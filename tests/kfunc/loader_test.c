@@ -12,6 +12,10 @@
  *                 unblock deletes live, with no generation swap; a key
  *                 (a digest) is held once, deleted when no entry makes it
  *   old digest    a config of another digest is rebuilt by the next command
+ *   upgrade       an older program (the linear digest's) on the link, NAME
+ *                 holding its digests: attach replaces it by link update,
+ *                 NAME rebuilt under the keyed digest, while a watcher runs
+ *                 the link's program on a blocked packet: never a pass
  *   killed        a store change the filter never saw (a command killed
  *                 after its commit) is rebuilt by the next command, by
  *                 exchange: same id, nothing left beside it
@@ -35,6 +39,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -52,6 +57,7 @@
 #include "libsieve.h"
 #include "ops.h"
 #include "xdp.h"
+#include "sieve_xdp_old_filter.skel.h"
 
 #define IFACE	"lo"
 #define LIST	"bl"
@@ -289,6 +295,155 @@ static void check_old_digest(void)
 		"the next block rebuilt it under the host's secret: same id, entries drop again");
 	ktap_ok(!op(false, "10.7.0.1", &r) && !r.rebuilt && !drops("10.7.0.1"),
 		"then deletes live again");
+}
+
+/* The linear digest of the sieve before the keyed one (tests/bpf/bench/sieve_xdp_linear.bpf.c). */
+static uint64_t linear_digest(const struct sieve_xdp_key *key)
+{
+	const uint64_t *w = (const uint64_t *)key;
+
+	return w[0] * 0x87c37b91114253d5ULL + w[1] * 0x4cf5ad432745937fULL +
+	       w[2] * 0x9e3779b97f4a7c15ULL + w[3] * 0xc2b2ae3d27d4eb4fULL +
+	       w[4] * 0x165667b19e3779f9ULL;
+}
+
+/*
+ * The state an older sieve left: NAME holds the linear digests of the
+ * list under the live lengths, the config says digest 0, and the link runs
+ * that sieve's program (the filter build on the linear digest, loaded on
+ * the pinned maps). 0 on success.
+ */
+static int make_older(struct sieve_xdp_old_filter **old)
+{
+	struct sxdp_list l = { 0 }, keys = { 0 };
+	struct sieve_xdp_config c, stale;
+	char dir[128], path[192];
+	struct sxdp_handle h;
+	uint64_t *d = NULL;
+	uint32_t *lens = NULL, live;
+	int id = sieve_dev_lookup(sdev, FILTER), ret, link = -1;
+	size_t i;
+
+	sxdp_pin_dir(dir, sizeof(dir), IFACE);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = dir);
+	ret = sxdp_open(IFACE, &h);
+	if (ret)
+		return ret;
+	ret = sxdp_read_config(&h, &c, &live) ?: sxdp_store_read(store, LIST, &l, err, sizeof(err)) ?:
+	      sxdp_expand(&l, &c, &keys);
+	d = calloc(keys.n + 1, sizeof(*d));
+	lens = calloc(keys.n + 1, sizeof(*lens));
+	if (!ret && (!d || !lens))
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < keys.n; i++) {
+		d[i] = linear_digest(&keys.keys[i]);
+		lens[i] = sizeof(*d);
+	}
+	if (!ret)
+		ret = sieve_dev_clear(sdev, id) ?:
+		      sieve_dev_batch(sdev, id, SIEVE_BATCH_ADD, 0, d, lens, keys.n, NULL, NULL);
+	*old = ret ? NULL : sieve_xdp_old_filter__open_opts(&oo);
+	if (!ret && (!*old || sieve_xdp_old_filter__load(*old)))
+		ret = -EIO;
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_LINK_PIN);
+	link = ret ? -1 : bpf_obj_get(path);
+	if (!ret && (link < 0 ||
+		     bpf_link_update(link, bpf_program__fd((*old)->progs.sieve_xdp), NULL)))
+		ret = -errno;
+	if (!ret) {
+		stale = c;
+		stale.digest = 0;
+		memset(stale.digest_key, 0, sizeof(stale.digest_key));
+		ret = bpf_map_update_elem(h.cfg_fd, &live, &stale, BPF_EXIST);
+	}
+	if (link >= 0)
+		close(link);
+	sxdp_close(&h);
+	sxdp_list_free(&l);
+	sxdp_list_free(&keys);
+	free(d);
+	free(lens);
+	return ret;
+}
+
+/* The program the link runs: its tag, 16 hex digits. */
+static void running_tag(char tag[17])
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = prog_fd();
+
+	tag[0] = '\0';
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+		sxdp_tag_hex(info.tag, tag);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Upgrade in place on the filter backend (issue 20, 3b): from an older
+ * program and NAME holding its digests to this sieve's, by link update,
+ * with a child running the link's program on a blocked packet throughout.
+ */
+static void check_upgrade(void)
+{
+	struct sieve_xdp_old_filter *old = NULL;
+	char tag0[17], tag1[17], tagx[17];
+	int id = sieve_dev_lookup(sdev, FILTER), ret, status = 0;
+	struct watch { volatile int stop; long runs, passes; } *w;
+	struct sxdp_op_result r;
+	const __u64 *secret = NULL;
+	struct sieve_xdp_config c;
+	pid_t child;
+
+	running_tag(tag0);
+	ret = op(true, "10.9.0.0/24", &r) ?: op(true, "10.9.1.1", &r) ?: make_older(&old);
+	running_tag(tagx);
+	if (!ktap_ok(!ret && strcmp(tag0, tagx) && drops("10.9.0.5") && drops("10.9.1.1") &&
+		     !drops("10.9.1.2"),
+		     "an older program (tag %s) on the link, NAME of its digests: it drops (%s)",
+		     tagx, errname(ret))) {
+		sieve_xdp_old_filter__destroy(old);
+		return;
+	}
+	w = mmap(NULL, sizeof(*w), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return;
+	w->stop = 0;
+	w->runs = w->passes = 0;
+	child = fork();
+	if (child == 0) {
+		/* Bounded: the parent stops it after the upgrade, or 10^6 runs. */
+		while (!w->stop && w->runs < 1000000) {
+			w->passes += verdict("10.9.0.5", "198.51.100.16", 80) != XDP_DROP;
+			w->runs++;
+		}
+		_exit(0);
+	}
+	usleep(200 * 1000);
+	ret = attach(FILTER, SIEVE_XDP_F_FILTER);
+	usleep(200 * 1000);
+	w->stop = 1;
+	if (child > 0)
+		waitpid(child, &status, 0);
+	ktap_ok(child > 0 && w->runs > 10 && !w->passes,
+		"a blocked packet never passed across the upgrade: %ld of %ld runs of the link's "
+		"program passed it", w->passes, w->runs);
+	munmap(w, sizeof(*w));
+	running_tag(tag1);
+	c = live_config();
+	sxdp_store_secret(store, &secret, err, sizeof(err));
+	ktap_ok(ret == SXDP_UPGRADED && strcmp(tag1, tagx) && !strcmp(tag1, tag0),
+		"attach upgraded it in place: tag %s -> %s (%s %s)", tagx, tag1,
+		errname(ret < 0 ? ret : 0), err);
+	ktap_ok(secret && sxdp_digest_current(&c, secret) && c.max_entries == (uint32_t)id &&
+		sieve_dev_lookup(sdev, FILTER) == id && count_named("sieve-xdp-") == 0,
+		"NAME keeps its id (%d), holds the keyed digests, nothing left beside it", id);
+	ktap_ok(drops("10.9.0.5") && drops("10.9.1.1") && !drops("10.9.1.2") &&
+		!op(false, "10.9.1.1", &r) && !r.rebuilt && !drops("10.9.1.1"),
+		"the new program drops the list; unblock deletes live again");
+	op(false, "10.9.0.0/24", &r);
+	sieve_xdp_old_filter__destroy(old);
 }
 
 /*
@@ -1170,6 +1325,7 @@ int main(int argc, char **argv)
 	check_attach();
 	check_live();
 	check_old_digest();
+	check_upgrade();
 	check_expire();
 	check_killed();
 	check_filter_vanished();

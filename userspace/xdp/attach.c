@@ -26,6 +26,14 @@
  *      interface's path names the new instance;
  *   4. the old instance, now in the staging folder, is unpinned.
  *
+ * The filter backend's /dev/sieve filter NAME is not an instance's map:
+ * the older program reads it under its own digest until the swap. So the
+ * staged instance reads a filter built beside NAME (devfilter.c,
+ * sxdp_build_spec.beside), and after the swap, once every run of the
+ * older program has ended, NAME is rebuilt by exchange and the program
+ * pointed back at it (name_back). Killed in between, the program keeps
+ * enforcing through the filter beside until the next rebuild.
+ *
  * A command killed anywhere in between leaves a staging folder, which the
  * next one to take the interface's lock (sxdp_lock) resolves by one rule:
  * if the link runs the program pinned there, step 3 is still to be done,
@@ -44,6 +52,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <sys/stat.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -733,6 +743,47 @@ static int swap_in(struct upgrade *u, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Waits for every run of the older program that began before the swap:
+ * membarrier's global command is a synchronize_rcu(), and XDP runs in an
+ * RCU read-side section. Where it is refused (nohz_full), a pause far
+ * longer than one run of the program.
+ */
+static void older_runs_done(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(100 * 1000);
+}
+
+/*
+ * The filter backend, after the swap: the new program reads the filter
+ * built beside NAME (fill_staged). Once the older program is done, NAME
+ * is rebuilt under the new digest by exchange and the program pointed
+ * back at it, and the filter beside goes (devfilter.c). Should that fail,
+ * the program keeps enforcing the whole list through the filter beside,
+ * and the next rebuild moves it back: a warning, not a failed upgrade.
+ */
+static void name_back(struct sxdp_store *s, const char *ifname, const char *list,
+		      const struct sxdp_iface_params *staged)
+{
+	struct sxdp_iface_params p = *staged;
+	struct sxdp_handle h;
+	char why[512] = "";
+	int ret;
+
+	older_runs_done();
+	p.beside = false;
+	ret = sxdp_open(ifname, &h);
+	if (!ret) {
+		ret = sxdp_build_from_store(&h, s, list, &p, NULL, why, sizeof(why));
+		sxdp_close(&h);
+	}
+	if (ret)
+		fprintf(stderr, "%s: upgraded, but its filter %s was not rebuilt yet (%s); "
+			"the next change does it\n", ifname, p.filter ? p.filter : "",
+			why[0] ? why : strerror(-ret));
+}
+
 static void upgrade_close(struct upgrade *u, bool keep_lock)
 {
 	instance_close(&u->in);
@@ -766,17 +817,14 @@ int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *li
 	ret = stage(&u, p.flags & SIEVE_XDP_F_FILTER, err, errlen);
 	if (ret || !strcmp(u.old_tag, u.new_tag))
 		goto out;	/* 0: it runs this sieve's program */
-	if (p.flags & SIEVE_XDP_F_FILTER) {
-		/* Two programs cannot share one /dev/sieve filter's keys across a digest change. */
-		snprintf(err, errlen, "it runs an older program (tag %s) of the filter backend, "
-			 "which cannot be replaced in place: detach and attach again", u.old_tag);
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
 	u.stats_fd = sxdp_pin_get(u.dir, SIEVE_XDP_MAP_STATS);
+	/* The filter backend: NAME stays the older program's until it no longer runs. */
+	p.beside = p.flags & SIEVE_XDP_F_FILTER;
 	ret = fill_staged(&u, s, ifname, list, &p, err, errlen);
 	if (!ret)
 		ret = swap_in(&u, err, errlen);
+	if (!ret && p.beside)
+		name_back(s, ifname, list, &p);
 	if (!ret) {
 		/* The interface's folder is the staged one now, and so is the lock. */
 		sxdp_unlock(*lock_fd);

@@ -50,6 +50,7 @@
 /* Filters a rebuild makes beside NAME (id @id): names of their own. */
 #define NEXT_NAME_FMT		"sieve-xdp-next.%u"
 #define STANDIN_NAME_FMT	"sieve-xdp-standin.%u"
+#define BESIDE_NAME_FMT		"sieve-xdp-upgrade.%u"
 
 /*
  * The lowest rate a cuckoo filter reaches, about 1.2e-4: 2 buckets of
@@ -262,16 +263,23 @@ static int build_like(struct dfilter *f, const char *fmt, uint32_t flags,
 	return ret;
 }
 
-/* Destroys a stand-in left by a killed rebuild, unless the program reads it (@live_id). */
+/*
+ * Destroys the stand-in left by a killed rebuild, and the filter an
+ * upgrade built beside NAME, unless the program reads it (@live_id).
+ */
 static void drop_standin(struct dfilter *f, uint32_t live_id)
 {
+	static const char *const fmts[] = { STANDIN_NAME_FMT, BESIDE_NAME_FMT };
 	char name[SIEVE_NAME_MAX];
+	size_t i;
 	int id;
 
-	snprintf(name, sizeof(name), STANDIN_NAME_FMT, f->id);
-	id = sieve_dev_lookup(f->dev, name);
-	if (id > 0 && (uint32_t)id != live_id)
-		sieve_dev_destroy(f->dev, id);
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		snprintf(name, sizeof(name), fmts[i], f->id);
+		id = sieve_dev_lookup(f->dev, name);
+		if (id > 0 && (uint32_t)id != live_id)
+			sieve_dev_destroy(f->dev, id);
+	}
 }
 
 /* The live probe lengths into @cfg, and @l's kinds and counts. */
@@ -389,6 +397,34 @@ static int stand_in(struct sxdp_handle *h, struct dfilter *f, const struct sieve
 	return ret;
 }
 
+/*
+ * An upgrade's staged instance (b->beside): @ds in a filter of its own,
+ * which the new program reads until the upgrade has swapped it in and
+ * rebuilt NAME under the new digest (attach.c). Not ephemeral: it must
+ * outlive this command if it is killed after the swap; the next rebuild
+ * destroys it (drop_standin).
+ */
+static int build_beside(struct sxdp_handle *h, struct dfilter *f, const struct sieve_xdp_config *cfg,
+			const struct digest_set *ds, char *err, size_t errlen)
+{
+	char name[SIEVE_NAME_MAX];
+	int id, ret;
+
+	snprintf(name, sizeof(name), BESIDE_NAME_FMT, f->id);
+	id = sieve_dev_lookup(f->dev, name);
+	if (id > 0)
+		sieve_dev_destroy(f->dev, id);	/* a killed upgrade's, never swapped in */
+	id = build_like(f, BESIDE_NAME_FMT, 0, ds);
+	if (id < 0) {
+		build_err(f, "a filter", ds->n, id, err, errlen);
+		return id;
+	}
+	ret = point_at(h, cfg, id, cfg->store_version);
+	if (ret)
+		snprintf(err, errlen, "pointing the new instance at its filter: %s", strerror(-ret));
+	return ret;
+}
+
 int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
 		      size_t errlen)
 {
@@ -421,6 +457,10 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 		cfg.keys = ds.n;
 		cfg.fpp_ppb = f.info.fpp_ppb;
 	}
+	if (!ret && b->beside) {
+		ret = build_beside(h, &f, &cfg, &ds, err, errlen);
+		goto out;
+	}
 	/*
 	 * New lengths, or a new digest: packets must not see NAME's new table
 	 * under the old config, so a stand-in carries them over.
@@ -432,6 +472,7 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 		ret = refill(h, &f, &cfg, &ds, err, errlen);
 	if (!ret)
 		drop_standin(&f, f.id);
+out:
 	filter_close(&f);
 	free(ds.d);
 	return ret;

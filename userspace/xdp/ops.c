@@ -239,6 +239,7 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 		b.capacity = p->capacity;
 		b.max_probes = p->max_probes;
 		b.filter = p->filter;
+		b.beside = p->beside;
 	} else {
 		ret = sxdp_read_config(h, &cur, NULL);
 		if (ret) {

@@ -88,6 +88,7 @@ struct sxdp_iface_params {
 	uint64_t capacity;
 	unsigned int max_probes;
 	const char *filter;	/* SIEVE_XDP_F_FILTER: the filter's name */
+	bool beside;		/* see struct sxdp_build_spec */
 };
 
 /*

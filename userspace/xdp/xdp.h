@@ -338,6 +338,12 @@ struct sxdp_build_spec {
 	 * generation's, if it has one of SIEVE_XDP_DIGEST (tests).
 	 */
 	const __u64 *secret;
+	/*
+	 * SIEVE_XDP_F_FILTER: fill a filter of its own beside NAME and point
+	 * the config at it, never touching NAME: an upgrade's staged
+	 * instance, while the older program still reads NAME under its digest.
+	 */
+	bool beside;
 };
 
 /*
