@@ -1090,22 +1090,44 @@ static int socket_in(int ns, int home)
 static int veth_arrivals(int peer_ns, int home, int n)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(7000) };
-	struct timeval tv = { .tv_usec = 200000 };
+	struct timeval tv = { .tv_usec = 200000 }, drain = { .tv_sec = 1 };
 	int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket_in(peer_ns, home), i, got = 0;
 	char c = 'x';
 
 	inet_pton(AF_INET, "10.99.0.1", &to.sin_addr);
 	setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (rx >= 0 && tx >= 0 && !bind(rx, (struct sockaddr *)&to, sizeof(to)))
+	if (rx >= 0 && tx >= 0 && !bind(rx, (struct sockaddr *)&to, sizeof(to))) {
 		for (i = 0; i < n; i++) {
 			sendto(tx, &c, 1, 0, (struct sockaddr *)&to, sizeof(to));
 			got += recv(rx, &c, 1, 0) == 1;
 		}
+		/*
+		 * Stragglers: under software emulation a datagram can take
+		 * longer than a wait (one CI run counted 15 of 20, the rest
+		 * late). Until a second passes with none, at most n more.
+		 */
+		setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &drain, sizeof(drain));
+		for (i = 0; got < n && i < n && recv(rx, &c, 1, 0) == 1; i++)
+			got++;
+	}
 	if (rx >= 0)
 		close(rx);
 	if (tx >= 0)
 		close(tx);
 	return got;
+}
+
+/*
+ * The peer's neighbour entry for 10.99.0.1, made before anything is
+ * counted: datagrams sent while ARP resolves wait in a short queue, and a
+ * slow VM may see a resolution outlast the waits. Up to 5 s.
+ */
+static void veth_warm(int peer_ns, int home)
+{
+	int i;
+
+	for (i = 0; i < 5 && veth_arrivals(peer_ns, home, 1) < 1; i++)
+		;
 }
 
 /* An attach of @ifname to filter:xdp-race in a process of its own: its exit status. */
@@ -1180,6 +1202,7 @@ static void check_veth(void)
 		     setns(home, CLONE_NEWNET) == 0 && iface_up(VETH_HERE, "10.99.0.1") == 0,
 		     "a veth pair between two namespaces (%s)", errname(ret)))
 		goto out;
+	veth_warm(peer, home);
 	got = veth_arrivals(peer, home, 20);
 	ret = sxdp_attach(store, VETH_HERE, &o, err, sizeof(err));
 	ktap_ok(got == 20 && ret == SXDP_ATTACHED, "veth: 20 of 20 datagrams arrive (%d); attached (%s)",
