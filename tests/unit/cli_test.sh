@@ -301,6 +301,11 @@ if $has_xdp; then
 	printf '192.0.2.7\n' >"$work/one.feed"
 	expect "load a feed of a hostile origin" 0 "$sieve" xdp load --state-dir "$work/st" \
 		--origin "$(printf 'e\377\n"x\033')" "$work/one.feed"
+	check "load's line shows the origin escaped, on one line" \
+		grep -qxF 'default: loaded 1 entries from e\xff\x0a"x\x1b: 1 new, 0 no longer in it; store version 1; 0 interfaces in step' <<<"$out"
+	expect "list of the hostile origin" 0 "$sieve" xdp list --state-dir "$work/st"
+	check "list shows the origin escaped: one line, no ESC" \
+		grep -qP '^default\tsource\t192\.0\.2\.7\te\\xff\\x0a"x\\x1b\tnever$' <<<"$out"
 	expect "list -j of the hostile origin" 0 "$sieve" xdp list -j --state-dir "$work/st"
 	check "list -j: valid UTF-8 JSON, the origin escaped" python3 -c '
 import json, sys

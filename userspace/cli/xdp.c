@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "agent.h"
+#include "escape.h"
 #include "json.h"
 #include "ops.h"
 #include "xdp.h"
@@ -705,8 +706,10 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
 		goto out;
 	}
-	printf("%s: loaded %zu entries from %s: %zu new, %zu no longer in it; store version %llu; "
-	       "%zu interface%s in step\n", list, l.n, a.origin, r.changed, r.dropped,
+	printf("%s: loaded %zu entries from ", list, l.n);
+	sieve_escape(stdout, a.origin, strlen(a.origin), SIEVE_ESC_LOG);
+	printf(": %zu new, %zu no longer in it; store version %llu; "
+	       "%zu interface%s in step\n", r.changed, r.dropped,
 	       (unsigned long long)r.version, r.ifaces, r.ifaces == 1 ? "" : "s");
 	stale_note(list, &r);
 out:
@@ -793,7 +796,14 @@ static int list_one(const struct sxdp_store_entry *e, void *arg)
 		print_left(left, sizeof(left), e->expires_at - la->now);
 	snprintf(kind, sizeof(kind), "%s%s", e->allow ? "allow-" : "", sxdp_kind_name(e->kind));
 	if (!la->json) {
-		printf("%s\t%s\t%s\t%s\t%s\n", la->list, kind, e->key, e->origin, left);
+		/*
+		 * The origin comes from outside (--origin, the fleet's
+		 * publishers): controls (ESC, a newline) and invalid UTF-8
+		 * are shown escaped, as in the agent's log lines.
+		 */
+		printf("%s\t%s\t%s\t", la->list, kind, e->key);
+		sieve_escape(stdout, e->origin, strlen(e->origin), SIEVE_ESC_LOG);
+		printf("\t%s\n", left);
 		return 0;
 	}
 	json_object(NULL);
