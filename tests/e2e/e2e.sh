@@ -801,13 +801,10 @@ case_unenforceable_refused() {
 	done
 }
 
-# Maps behind the store (a command killed between its commit and its
-# maps, made here by writing the store directly): the next command finds
-# them behind and rebuilds.
-case_maps_behind_resync() {
-	attach || return
-	on block $A4 >/dev/null || fail "block A"
-	python3 - "$SIEVE_STATE_DIR/sieve.db" $C4 <<'PY' || fail "writing the store"
+# A source blocked in the store only, as a command killed after its commit
+# leaves it: written with SQLite directly, the list's version moved on.
+store_only_block() {
+	python3 - "$SIEVE_STATE_DIR/sieve.db" "$1" <<'PY'
 import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1])
 db.execute("INSERT INTO entries(list, kind, key, added_at, origin) VALUES ('default', 0, ?, ?, 'cli')",
@@ -815,6 +812,15 @@ db.execute("INSERT INTO entries(list, kind, key, added_at, origin) VALUES ('defa
 db.execute("UPDATE lists SET version = version + 1 WHERE name = 'default'")
 db.commit()
 PY
+}
+
+# Maps behind the store (a command killed between its commit and its
+# maps, made here by writing the store directly): the next command finds
+# them behind and rebuilds.
+case_maps_behind_resync() {
+	attach || return
+	on block $A4 >/dev/null || fail "block A"
+	store_only_block $C4 || fail "writing the store"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, in the store only"
 	case $(on status) in *"behind: rebuilt now"*) ;; *) fail "status did not re-sync: $(on status)";; esac
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C after the re-sync"
@@ -1128,14 +1134,7 @@ case_agent_enforcement_check() {
 	printf '[agent]\nexpire_interval = 1s\n' >"$AGENT_CONF"
 	agent_start
 	agent_ready 30 || return
-	python3 - "$SIEVE_STATE_DIR/sieve.db" $C4 <<'PY' || fail "writing the store"
-import sqlite3, sys, time
-db = sqlite3.connect(sys.argv[1])
-db.execute("INSERT INTO entries(list, kind, key, added_at, origin) VALUES ('default', 0, ?, ?, 'cli')",
-           (sys.argv[2], int(time.time())))
-db.execute("UPDATE lists SET version = version + 1 WHERE name = 'default'")
-db.commit()
-PY
+	store_only_block $C4 || fail "writing the store"
 	ms=$(ms_until_dropped $C4 5)
 	echo "    note: a block committed without its maps: dropped after $ms ms (expire_interval 1 s)"
 	[ "$ms" != never ] && [ "$ms" -le 2500 ] || fail "C (in the store only) not dropped within 2.5 s: $ms"

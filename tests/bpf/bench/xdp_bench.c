@@ -538,25 +538,36 @@ static int write_firehol(const char *path)
 	return ret;
 }
 
-/* One list, backend and probe budget: its config and ns per packet. */
-static int firehol_case(const char *name, const struct sxdp_list *l, uint32_t flags,
-			unsigned int max_probes, const uint8_t pkts[3][PKT_MAX], const size_t lens[3])
+/* The maps rebuilt for @l on backend @flags with @max_probes; their config into @cfg. */
+static int bench_rebuild(const struct sxdp_list *l, uint32_t flags, unsigned int max_probes,
+			 const char *name, struct sieve_xdp_config *cfg)
 {
-	struct sieve_xdp_config cfg;
-	char err[256] = "", probes[128];
-	double ns[3];
-	size_t off = 0;
-	unsigned int i;
+	char err[256] = "";
 	int ret;
 
 	ret = sxdp_rebuild_probes(&h, l, flags, SXDP_DEFAULT_FPP_PPB, 0, max_probes, err,
 				  sizeof(err));
 	if (!ret)
-		ret = sxdp_read_config(&h, &cfg, NULL);
-	if (ret) {
+		ret = sxdp_read_config(&h, cfg, NULL);
+	if (ret)
 		fprintf(stderr, "xdp bench: %s: %s\n", name, err[0] ? err : strerror(-ret));
+	return ret;
+}
+
+/* One list, backend and probe budget: its config and ns per packet. */
+static int firehol_case(const char *name, const struct sxdp_list *l, uint32_t flags,
+			unsigned int max_probes, const uint8_t pkts[3][PKT_MAX], const size_t lens[3])
+{
+	struct sieve_xdp_config cfg;
+	char probes[128];
+	double ns[3];
+	size_t off = 0;
+	unsigned int i;
+	int ret;
+
+	ret = bench_rebuild(l, flags, max_probes, name, &cfg);
+	if (ret)
 		return ret;
-	}
 	for (i = 0; i < cfg.nr_v4_lens && off < sizeof(probes) - 4; i++)
 		off += snprintf(probes + off, sizeof(probes) - off, "%s%u", i ? "," : "",
 				cfg.v4_lens[i]);
@@ -707,18 +718,12 @@ static int digest_case(const char *name, const struct sxdp_list *l, uint32_t fla
 {
 	struct sieve_xdp_config cfg;
 	double keyed = 1e30, linear = 1e30, sip24 = 1e30, x;
-	char err[256] = "";
 	unsigned int probes;
 	int i, ret;
 
-	ret = sxdp_rebuild_probes(&h, l, flags, SXDP_DEFAULT_FPP_PPB, 0, max_probes, err,
-				  sizeof(err));
-	if (!ret)
-		ret = sxdp_read_config(&h, &cfg, NULL);
-	if (ret) {
-		fprintf(stderr, "xdp bench: %s: %s\n", name, err[0] ? err : strerror(-ret));
+	ret = bench_rebuild(l, flags, max_probes, name, &cfg);
+	if (ret)
 		return ret;
-	}
 	for (i = 0; i < 3; i++) {
 		x = run_ns(sieve_fd, pkt, len);
 		keyed = x < keyed ? x : keyed;
