@@ -478,17 +478,29 @@ static void forget_bumps(struct sxdp_store *s)
 }
 
 /*
- * The log is kept across connections (keep_wal()), but a long one costs
- * every later process dearly: it rebuilds the log's index by reading all
- * of it, and its first commit copies all of it into the database again
- * (a 10^6-entry load left 71 MB, and each `block` after it took 145 ms
- * instead of 10). So a connection that leaves more than 4x what
- * wal_autocheckpoint keeps (1000 pages: a log that size is the steady
- * state of small changes) checkpoints it all and empties it (a few
- * fsyncs, once, after a bulk load). It waits at most a second for
- * readers; if they stay, the next close tries again.
+ * The log is kept across connections (keep_wal()), but what it holds
+ * costs every later process: the first connection of a process finds no
+ * other holding the log's index (-shm) and rebuilds it by reading every
+ * frame of the log, and a rebuilt index forgets how much of it was
+ * checkpointed, so a commit that then passes wal_autocheckpoint copies
+ * all of it into the database again (a 10^5-entry load left 9.8 MB: each
+ * later `block` read 19.6 MB, and the log only grew, by a few pages a
+ * command, until it passed the bound). So a connection that leaves more
+ * than WAL_KEEP_BYTES of log checkpoints it all and empties it at close:
+ * after a bulk load, and once every few dozen small changes (a `block`
+ * logs about 12 KiB). The bound weighs what a process pays to read the
+ * log (about 1 ms a MiB, every command) against an emptying's fsyncs
+ * (the database's, the log's, and the next log header's: a few ms, once
+ * per WAL_KEEP_BYTES of changes); 256 KiB is about where their sum is
+ * least. Emptying is SQLite's own TRUNCATE checkpoint (the database is
+ * synced before the log is cut: kill -9 safe). A log past what
+ * wal_autocheckpoint keeps (1000 pages, WAL_WAIT_BYTES), a bulk change's,
+ * waits at most a second for readers and writers in the way; a smaller
+ * one is emptied only if none is, so that a `block` never waits on a
+ * long `list`. Either way, if they stay, the next close tries again.
  */
-#define WAL_KEEP_BYTES	(16 << 20)
+#define WAL_KEEP_BYTES	(256 << 10)
+#define WAL_WAIT_BYTES	(4 << 20)
 #define WAL_TRUNCATE_WAIT_MS	1000
 
 static void bound_wal(struct sxdp_store *s)
@@ -499,7 +511,7 @@ static void bound_wal(struct sxdp_store *s)
 	if (snprintf(wal, sizeof(wal), "%s-wal", s->path) >= (int)sizeof(wal) ||
 	    stat(wal, &st) || st.st_size <= WAL_KEEP_BYTES)
 		return;
-	sqlite3_busy_timeout(s->db, WAL_TRUNCATE_WAIT_MS);
+	sqlite3_busy_timeout(s->db, st.st_size > WAL_WAIT_BYTES ? WAL_TRUNCATE_WAIT_MS : 0);
 	sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 }
 
