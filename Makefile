@@ -116,9 +116,11 @@ $(BUILD)/sieve: $(CLI_OBJS) $$(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a
 # The CLI for the VM, $(CLI_STATIC) (named sieve, so that VM_PROGS +=
 # $(CLI_STATIC) puts it on the VM's PATH as sieve): linked statically from
 # CLI_VM_OBJS: the CLI without its XDP commands (userspace/cli/xdp*.c; no
-# libbpf in the VM), main.c built with SIEVE_CLI_NO_XDP.
+# libbpf in the VM) and the agent's (agent_exec.c), main.c built with
+# SIEVE_CLI_NO_XDP.
 CLI_STATIC := $(BUILD)/static/sieve
-CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp%,$(CLI_OBJS)) $(BUILD)/static/main.o
+CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp% $(BUILD)/cli/agent_exec.o, \
+	$(CLI_OBJS)) $(BUILD)/static/main.o
 $(BUILD)/static/main.o: userspace/cli/main.c $(CORE_HDRS) $(wildcard userspace/lib/*.h userspace/cli/*.h)
 	$(call msg,CC,$< [static])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -DSIEVE_CLI_NO_XDP -c $< -o $@
@@ -127,13 +129,15 @@ $(CLI_STATIC): $$(CLI_VM_OBJS) $(BUILD)/libsieve.a
 	$(Q)$(CC) $(CFLAGS) -static -o $@ $(CLI_VM_OBJS) $(BUILD)/libsieve.a -lm
 
 # `make install PREFIX=/usr/local DESTDIR=`: libsieve (static, shared,
-# pkg-config file), its header and <linux/sieve.h>, the CLI.
+# pkg-config file), its header and <linux/sieve.h>, the CLI and the
+# programs it runs, beside it (INSTALL_PROGS: sieve-agent).
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
+INSTALL_PROGS ?=
+install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve $$(INSTALL_PROGS)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/linux \
 		$(DESTDIR)$(BINDIR)
@@ -145,7 +149,7 @@ install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
 	$(Q)install -m 0644 include/uapi/linux/sieve.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 		-e 's|@VERSION@|$(LIB_VERSION)|' userspace/sieve.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sieve.pc
-	$(Q)install -m 0755 $(BUILD)/sieve $(DESTDIR)$(BINDIR)/
+	$(Q)install -m 0755 $(BUILD)/sieve $(INSTALL_PROGS) $(DESTDIR)$(BINDIR)/
 
 # Bash completion, generated from the CLI's own table (`sieve __complete`),
 # so it cannot drift from it: install as

@@ -23,7 +23,7 @@ check() {	# check NAME CONDITION-COMMAND...
 
 lib=$root$prefix/lib
 for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.0 include/libsieve.h \
-	include/linux/sieve.h lib/pkgconfig/sieve.pc bin/sieve; do
+	include/linux/sieve.h lib/pkgconfig/sieve.pc bin/sieve bin/sieve-agent; do
 	check "installed $f" test -e "$root$prefix/$f"
 done
 check "libsieve.so.0 is a link to the versioned library" test -L "$lib/libsieve.so.0"
@@ -55,6 +55,8 @@ else
 	not_ok "a program links the installed libsieve.a statically" "$(cat "$work/cc.err")"
 fi
 check "the installed CLI runs" sh -c "'$root$prefix/bin/sieve' size -t bloom -n 1k >/dev/null"
+check "the installed CLI runs the installed agent beside it" \
+	sh -c "'$root$prefix/bin/sieve' agent --check --config /dev/null | grep -q '^state_dir = '"
 
 echo "$passed passed, $failed failed"
 [ -z "$result_file" ] || echo "$passed $failed" > "$result_file"

@@ -6,8 +6,10 @@
 # and snapshot files, one cmocka test each; then the sieve CLI on local
 # filters and snapshot files (cli_test.sh), its bash completion
 # (completion_test.sh), the man pages against the CLI's table and
-# libsieve.h (man_test.sh), and libsieve installed with `make install` into
-# a scratch root, used through pkg-config (install_test.sh).
+# libsieve.h (man_test.sh), what a command loads and reads before it works
+# (startup_test.sh: none of the agent's libraries; a bounded log after a
+# bulk load), and libsieve installed with `make install` into a scratch
+# root, used through pkg-config (install_test.sh).
 #
 # The runner links its own copy of the cores built with AddressSanitizer and
 # UBSan, so an overrun, a leak or an undefined shift in a core fails the
@@ -74,9 +76,10 @@ $(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS) $(UNIT_XDP_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(UNIT_SANFLAGS) -o $@ $^ -lcmocka -lsqlite3 $(UNIT_LDLIBS) -lm
 
-# The suite is five parts: the runner's cmocka cases, then the CLI on local
+# The suite is six parts: the runner's cmocka cases, then the CLI on local
 # filters (tests/unit/cli_test.sh against $(BUILD)/sieve), its completion
-# and its man pages (completion_test.sh, man_test.sh), then libsieve as
+# and its man pages (completion_test.sh, man_test.sh), its start
+# (startup_test.sh), then libsieve as
 # `make install` puts it (tests/unit/install_test.sh). Each writes its
 # own "PASSED FAILED"; $(RESULTS)/unit holds their sum, and the last line
 # printed is the sum too. A part that dies (a sanitizer report, a crash)
@@ -87,7 +90,7 @@ UNIT_INSTALL := $(UNIT_DIR)/install-root
 UNIT_CLI ?= $(if $(UNIT_FILTER),,1)
 
 .PHONY: test-unit
-test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(COMPLETION))
+test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(COMPLETION))
 	$(call msg,TEST,unit)
 	$(Q)mkdir -p $(RESULTS) $(UNIT_PARTS) && rm -f $(RESULTS)/unit $(UNIT_PARTS)/*
 	$(Q)status=0; \
@@ -107,6 +110,10 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(COMPLETION))
 			tests/unit/man_test.sh $(BUILD)/sieve doc/man $(UNIT_PARTS)/man || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/man ]; then \
 				echo "man_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/man; \
+			fi; \
+			tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
+			if [ ! -s $(UNIT_PARTS)/startup ]; then \
+				echo "startup_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/startup; \
 			fi; \
 			rm -rf $(UNIT_INSTALL) && \
 			$(MAKE) install DESTDIR=$(UNIT_INSTALL) PREFIX=/usr/local >/dev/null && \

@@ -271,4 +271,38 @@ const char *sagent_fleet_refused(const struct sagent_fleet_config *f,
 /* The `sieve agent` command (agent.c). */
 int sagent_main(int argc, char **argv);
 
+/*
+ * Two programs. sieve, the CLI, links the XDP loader but none of the
+ * agent's libraries (libmicrohttpd, libsystemd, hiredis, inih), so that a
+ * command starts as fast as ipset's; sieve-agent, installed beside it, is
+ * the agent and the fleet's publisher. `sieve agent ARGS` execs
+ * `sieve-agent ARGS`; `sieve xdp block ... --fleet` execs
+ * `sieve-agent __publish` (publish.c) with the entries it parsed.
+ */
+#define SAGENT_PROGRAM		"sieve-agent"
+#define SAGENT_PUBLISH_CMD	"__publish"
+
+/*
+ * command.c: the `agent` command's table, linked into both programs, so
+ * that `sieve agent --help`, the completion and the man pages' test read
+ * the options the agent parses. Its @run is sagent_run(), which each
+ * program defines: sieve-agent runs the agent (agent.c), sieve execs
+ * sieve-agent (userspace/cli/agent_exec.c).
+ */
+struct cli_command;
+struct agent_opts {
+	const char *config;	/* --config; NULL: SAGENT_CONFIG_FILE, if it exists */
+	const char *state_dir;	/* --state-dir, over the file's */
+	bool check;
+};
+int sagent_run(const struct cli_command *cmd, int argc, char **argv);
+
+/*
+ * publish.c, in sieve-agent: `sieve-agent __publish CONFIG LIST OP EXPIRES
+ * ORIGIN ENTRY...` (argv from __publish on): loads CONFIG, publishes the
+ * entries as OP (the stream's word) with EXPIRES (Unix seconds, 0 never),
+ * prints what `sieve xdp ... --fleet` prints; an exit code.
+ */
+int sagent_publish_main(int argc, char **argv);
+
 #endif /* SIEVE_AGENT_H */

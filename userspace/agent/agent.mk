@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# userspace/agent: `sieve agent`, linked into the sieve CLI beside the XDP
-# loader it drives (userspace/xdp/xdp.mk, read before this file). Settings
-# are read with inih, readiness told to systemd with libsystemd's
-# sd_notify, metrics served with libmicrohttpd.
+# userspace/agent: `sieve agent`, the program sieve-agent, built with the
+# XDP loader it drives (userspace/xdp/xdp.mk, read before this file).
+# Settings are read with inih, readiness told to systemd with libsystemd's
+# sd_notify, metrics served with libmicrohttpd, the fleet followed and
+# published to with hiredis. The sieve CLI links none of these: only the
+# command's table (command.c); `sieve agent` and `--fleet` exec
+# sieve-agent (userspace/cli/agent_exec.c, agent.h).
 
 AGENT_DIR := $(BUILD)/agent
 AGENT_SRCS := $(wildcard userspace/agent/*.c)
@@ -16,8 +19,20 @@ $(AGENT_DIR)/%.o: userspace/agent/%.c $(AGENT_HDRS) $(CORE_HDRS) $(wildcard user
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
 
-CLI_EXTRA_OBJS += $(AGENT_OBJS)
-CLI_LDLIBS += -linih -lsystemd -lhiredis $(AGENT_LDLIBS)
+# sieve-agent: the agent's objects, the loader's, and of the CLI its
+# parser, help and messages (command.c, parse.c, json.c).
+AGENT_PROG := $(BUILD)/sieve-agent
+AGENT_CLI_OBJS := $(BUILD)/cli/command.o $(BUILD)/cli/parse.o $(BUILD)/cli/json.o
+$(AGENT_PROG): $(AGENT_OBJS) $(XDP_OBJS) $(AGENT_CLI_OBJS) $(BUILD)/libsieve.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) -linih -lsystemd -lhiredis \
+		$(AGENT_LDLIBS) -lm
+user: $(AGENT_PROG)
+INSTALL_PROGS += $(AGENT_PROG)
+
+CLI_EXTRA_OBJS += $(AGENT_DIR)/command.o
+$(BUILD)/cli/agent_exec.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
+$(BUILD)/cli/agent_exec.o: $(AGENT_HDRS)
 DEB_PACKAGES += libinih-dev libsystemd-dev libmicrohttpd-dev libhiredis-dev prometheus curl
 
 # A server of the metrics alone, for tests/e2e (case metrics) and for
@@ -29,7 +44,7 @@ $(AGENT_DIR)/metrics_driver.o: tests/e2e/metrics_driver.c $(AGENT_HDRS)
 $(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(XDP_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
-test-e2e: $(METRICS_DRIVER)
+test-e2e: $(METRICS_DRIVER) $(AGENT_PROG)
 
 # The unit runner renders through metrics.c (tests/unit/metrics_test.c),
 # so it links the rest of the loader too (the pins are read with libbpf;
@@ -56,6 +71,6 @@ $(UNIT_DIR)/fleet_test.o: $(AGENT_HDRS)
 $(UNIT_BIN): $(UNIT_AGENT_OBJS)
 UNIT_LDLIBS += -lbpf -lelf -lz -linih $(AGENT_LDLIBS)
 
-# `sieve xdp block ... --fleet` publishes through redis.c with the agent's settings.
+# `sieve xdp block ... --fleet` publishes through sieve-agent (agent.h's constants).
 $(BUILD)/cli/xdp.o: SIEVE_CFLAGS += -I$(TOP)/userspace/agent
 $(BUILD)/cli/xdp.o: userspace/agent/agent.h

@@ -121,8 +121,13 @@ void cli_print_version(void);
 extern const struct cli_command size_command, dedup_command, measure_command;
 extern const struct cli_command filter_command, build_command, snapshot_command;
 extern const struct cli_command xdp_command;
-/* userspace/agent/agent.c: linked with the XDP loader, so not in the static VM CLI. */
+/*
+ * userspace/agent/command.c: the table; the agent runs as sieve-agent,
+ * which agent_exec.c execs (not in the static VM CLI: no XDP loader there).
+ */
 extern const struct cli_command agent_command;
+/* agent_exec.c: execs sieve-agent (beside this program) with @argv[1...]; returns only on failure. */
+int cli_exec_agent(char **argv);
 
 /* One line on stderr, prefixed "sieve: "; returns EXIT_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -555,18 +555,25 @@ static const enum sagent_fleet_op fleet_ops[] = {
 	[CHANGE_ALLOW] = SAGENT_FLEET_ALLOW, [CHANGE_DISALLOW] = SAGENT_FLEET_DISALLOW,
 };
 
+/* The size of one entry's text (sxdp_format_entry()). */
+#define ENTRY_TEXT_MAX	128
+
 /*
- * --fleet: the change goes to Redis (redis.c), not to this host's store;
- * this host's agent applies it as every other host's does.
+ * --fleet: the change goes to Redis, not to this host's store; this
+ * host's agent applies it as every other host's does. hiredis is
+ * sieve-agent's (agent.h): this checks the command, then execs
+ * `sieve-agent __publish CONFIG LIST OP EXPIRES ORIGIN ENTRY...`, which
+ * reads the settings, publishes (redis.c) and prints the result.
  */
 static int publish_entries(const struct xdp_opts *o, enum change_op op,
 			   const struct sxdp_list *l)
 {
 	const char *path = o->config ? o->config : getenv("SIEVE_CONFIG");
-	char err[512] = "", origin[300], host[256] = "", name[300];
+	char origin[300], host[256] = "", expires[24], *text;
 	const char *list = o->list ? o->list : SXDP_DEFAULT_LIST;
-	struct sagent_config c;
-	int64_t expires = 0;
+	char **argv;
+	size_t i;
+	int ret;
 
 	if (o->iface)
 		return cli_error("--fleet publishes to a list: give --list LIST, not -i");
@@ -574,20 +581,31 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 		return cli_error("--comment stays on this host: it is not published with --fleet");
 	if (!path || !*path)
 		path = SAGENT_CONFIG_FILE;
-	if (sagent_config_load(path, &c, err, sizeof(err)))
-		return cli_error("%s", err);
-	if (!c.fleet.on)
-		return cli_error("%s: no [fleet] redis to publish to", path);
-	if (o->ttl)
-		expires = time(NULL) + (int64_t)o->ttl;
+	snprintf(expires, sizeof(expires), "%lld",
+		 o->ttl ? (long long)time(NULL) + (long long)o->ttl : 0LL);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(origin, sizeof(origin), "cli@%s", host);
-	if (sagent_fleet_publish(&c.fleet, list, fleet_ops[op], l, expires, origin, err,
-				 sizeof(err)))
-		return cli_error("%s", err);
-	printf("%s: published %s %zu to %s\n", list, change_done[op], l->n,
-	       sagent_redis_name(&c.fleet, name, sizeof(name)));
-	return EXIT_OK;
+	argv = calloc(l->n + 8, sizeof(*argv));
+	text = malloc(l->n * ENTRY_TEXT_MAX + 1);
+	if (!argv || !text) {
+		free(argv);
+		free(text);
+		return cli_error("out of memory");
+	}
+	argv[1] = SAGENT_PUBLISH_CMD;
+	argv[2] = (char *)path;
+	argv[3] = (char *)list;
+	argv[4] = (char *)sagent_fleet_op_name(fleet_ops[op]);
+	argv[5] = expires;
+	argv[6] = origin;
+	for (i = 0; i < l->n; i++) {
+		argv[7 + i] = text + i * ENTRY_TEXT_MAX;
+		sxdp_format_entry(&l->keys[i], argv[7 + i], ENTRY_TEXT_MAX);
+	}
+	ret = cli_exec_agent(argv);
+	free(argv);
+	free(text);
+	return ret;
 }
 
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */

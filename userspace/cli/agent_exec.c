@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What sieve hands to sieve-agent (userspace/agent/agent.h): the agent
+ * and the fleet's publishing, whose libraries (libmicrohttpd, libsystemd,
+ * hiredis, inih) the CLI does not load. sieve-agent is looked for beside
+ * this program's own file (/proc/self/exe, links resolved): build/ in the
+ * source tree, BINDIR once installed; never on $PATH, so that a root
+ * shell's PATH cannot choose what runs.
+ */
+#define _GNU_SOURCE	/* memrchr */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cli.h"
+
+/* Replaces this process with sieve-agent, given @argv from its argv[1] on; returns only on failure. */
+int cli_exec_agent(char **argv)
+{
+	char path[PATH_MAX + sizeof(SAGENT_PROGRAM)], *slash;
+	ssize_t n = readlink("/proc/self/exe", path, PATH_MAX);
+
+	if (n <= 0 || n >= PATH_MAX || !(slash = memrchr(path, '/', n)))
+		return cli_error("cannot find this program's folder (/proc/self/exe): %s",
+				 n < 0 ? strerror(errno) : "no absolute path");
+	strcpy(slash + 1, SAGENT_PROGRAM);
+	argv[0] = path;
+	fflush(stdout);
+	execv(path, argv);
+	return cli_error("cannot run %s: %s", path, strerror(errno));
+}
+
+/* sieve's agent_command runs the agent as sieve-agent (command.c). */
+int sagent_run(const struct cli_command *cmd, int argc, char **argv)
+{
+	return cli_exec_agent(argv);
+}
