@@ -45,6 +45,8 @@ $(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(XDP_OB
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
 test-e2e: $(METRICS_DRIVER) $(AGENT_PROG)
+# The fleet's benchmark runs an agent on each of its hosts.
+bench-fleet: $(AGENT_PROG)
 
 # The unit runner renders through metrics.c (tests/unit/metrics_test.c),
 # so it links the rest of the loader too (the pins are read with libbpf;
