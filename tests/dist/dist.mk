@@ -60,6 +60,10 @@ test-dkms: vm-kernel $(CLI_STATIC)
 		echo "dkms: $$passed passed, $$failed failed"; \
 		[ "$$failed" -eq 0 ] && [ "$$status" -eq 0 ]
 
+# Two runs that install the packages at once would purge them under each
+# other (and dpkg's lock fails, not waits): both take this lock.
+PACKAGES_TEST_LOCK := /run/lock/sieve-packages-test.lock
+
 # Three parts, summed into $(RESULTS)/deb: deb_test.sh, release_test.sh
 # (VERSION, CHANGELOG.md and the packages agree) and the upgrade from the
 # previous release (upgrade.mk, upgrade_test.sh, ~40 s more, plus ~15 s
@@ -67,8 +71,8 @@ test-dkms: vm-kernel $(CLI_STATIC)
 test-deb:
 	$(call msg,TEST,deb)
 	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/deb $(RESULTS)/deb.*
-	$(Q)status=0; $(MAKE) deb && tests/dist/deb_test.sh $(DEB_DIR) $(SIEVE_VERSION) \
-		$(RESULTS)/deb.install || status=$$?; \
+	$(Q)status=0; $(MAKE) deb && flock -w 900 $(PACKAGES_TEST_LOCK) \
+		tests/dist/deb_test.sh $(DEB_DIR) $(SIEVE_VERSION) $(RESULTS)/deb.install || status=$$?; \
 		tests/dist/release_test.sh $(TOP) $(DEB_DIR) $(RESULTS)/deb.release || status=$$?; \
 		$(MAKE) upgrade-old-deb && tests/dist/upgrade_test.sh $(UPGRADE_OLD_DEBS) $(DEB_DIR) \
 			$(UPGRADE_FROM_REV) $(RESULTS)/deb.upgrade || status=$$?; \

@@ -66,6 +66,14 @@ A4=(192.0.2.100 198.51.100.100 203.0.113.100)
 B4=(192.0.2.3 198.51.100.3 203.0.113.3)
 LISTS=(upg1-$TAG upg2-$TAG upg3-$TAG)
 
+# must NAME COMMAND...: as check_out, but what follows needs it: a failure
+# ends the test (the trap cleans up).
+must() {
+	local before=$failed
+	check_out "$@"
+	[ "$failed" = "$before" ] || { finish "$result_file"; exit 1; }
+}
+
 purge() {
 	dpkg --purge $PACKAGES >"$work/purge.log" 2>&1
 }
@@ -87,8 +95,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# One dpkg at a time on this machine (deb_test.sh and this test of other
-# runs): dpkg's own lock makes a second one fail, not wait.
+# One run at a time installs the packages on this machine (test-deb takes
+# the same lock around deb_test.sh, dist.mk): dpkg's own lock makes a
+# second dpkg fail, not wait, and a purge would pull them from under us.
 exec 9>/run/lock/sieve-packages-test.lock
 flock -w 900 9 || { not_ok "no other package test running (lock held 15 min)"; finish "$result_file"; exit 1; }
 
@@ -122,12 +131,12 @@ fi
 # ---- the old release, attached and blocking ----
 
 installed_here=1
-check_out "dpkg -i the packages of $old_version ($old_rev)" dpkg -i $old_debs
+must "dpkg -i the packages of $old_version ($old_rev)" dpkg -i $old_debs
 
 setup_net() {
 	local i
 	ip netns add $CL && ip netns add $SV || return 1
-	for l in lo; do cl ip link set $l up && sv ip link set $l up || return 1; done
+	cl ip link set lo up && sv ip link set lo up || return 1
 	for i in 0 1 2; do
 		ip link add ${IFS_CL[$i]} netns $CL type veth peer name ${IFS_SV[$i]} netns $SV || return 1
 		cl ip addr add ${A4[$i]}/24 dev ${IFS_CL[$i]} &&
@@ -139,15 +148,15 @@ setup_net() {
 		cl ping -c 1 -W 2 -I ${A4[$i]} ${SV4[$i]} >/dev/null || return 1
 	done
 }
-check "two namespaces, three veth pairs" setup_net
+must "two namespaces, three veth pairs" setup_net
 
 # Interface 1: bloom-map, B blocked by address, a service blocked (A's
 # datagrams to it must not arrive), IPv6 entries beside them.
 # Interface 2: blocked backend, B blocked by a prefix of a feed (`load`).
 # Interface 3: exact mode, B blocked by its flow, one entry with a TTL.
-check_out "old: attach ${IFS_SV[0]} (bloom-map)" xdp attach --list ${LISTS[0]} ${IFS_SV[0]}
-check_out "old: attach ${IFS_SV[1]} (blocked backend)" xdp attach --list ${LISTS[1]} --backend blocked ${IFS_SV[1]}
-check_out "old: attach ${IFS_SV[2]} (exact mode)" xdp attach --list ${LISTS[2]} --exact ${IFS_SV[2]}
+must "old: attach ${IFS_SV[0]} (bloom-map)" xdp attach --list ${LISTS[0]} ${IFS_SV[0]}
+must "old: attach ${IFS_SV[1]} (blocked backend)" xdp attach --list ${LISTS[1]} --backend blocked ${IFS_SV[1]}
+must "old: attach ${IFS_SV[2]} (exact mode)" xdp attach --list ${LISTS[2]} --exact ${IFS_SV[2]}
 check_out "old: block a host, a service, IPv6 entries" xdp block -i ${IFS_SV[0]} \
 	--comment "before the upgrade" ${B4[0]} udp:${SV4[0]}:7001 2001:db8:5::7 2001:db8:6::/48
 printf '# a feed\n%s.0/28\n%s.77\n2001:db8:7::/64\n' ${NET[1]} ${NET[1]} >"$work/feed-old"
