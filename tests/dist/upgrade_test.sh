@@ -220,8 +220,11 @@ start_traffic
 sleep 2
 
 # The new packages over the old, as an upgrade does: dpkg -i of the new
-# version while the old one is installed (the unit is not restarted: no
-# systemd here; the agent is started below as its restart would).
+# version while the old one is installed. The postinst (dh_installsystemd)
+# restarts sieve.service where systemd runs (/run/systemd/system), and the
+# prerm stops it only on remove: the agent is started below in the test's
+# namespace as that restart would start it (a service the postinst starts
+# runs in the host's namespace, and has no attachment of ours).
 check_out "dpkg -i the packages of $new_version over $old_version, under traffic" dpkg -i $new_debs
 check "dpkg says $new_version is installed" \
 	sh -c "dpkg-query -W -f='\${Version} \${Status}' sieve | grep -qx '$new_version install ok installed'"
