@@ -8,8 +8,9 @@
 # (completion_test.sh), the man pages against the CLI's table and
 # libsieve.h (man_test.sh), what a command loads and reads before it works
 # (startup_test.sh: none of the agent's libraries; a bounded log after a
-# bulk load), and libsieve installed with `make install` into a scratch
-# root, used through pkg-config (install_test.sh).
+# bulk load), libsieve installed with `make install` into a scratch
+# root, used through pkg-config (install_test.sh), and VERSION against
+# CHANGELOG.md's releases (tests/dist/release_test.sh).
 #
 # The runner links its own copy of the cores built with AddressSanitizer and
 # UBSan, so an overrun, a leak or an undefined shift in a core fails the
@@ -79,8 +80,9 @@ $(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS) $(UNIT_XDP_OBJS)
 # The suite is six parts: the runner's cmocka cases, then the CLI on local
 # filters (tests/unit/cli_test.sh against $(BUILD)/sieve), its completion
 # and its man pages (completion_test.sh, man_test.sh), its start
-# (startup_test.sh), then libsieve as
-# `make install` puts it (tests/unit/install_test.sh). Each writes its
+# (startup_test.sh), then libsieve as `make install` puts it
+# (tests/unit/install_test.sh), then the releases
+# (tests/dist/release_test.sh, without packages). Each writes its
 # own "PASSED FAILED"; $(RESULTS)/unit holds their sum, and the last line
 # printed is the sum too. A part that dies (a sanitizer report, a crash)
 # leaves no result: it then counts as one failure.
@@ -120,6 +122,10 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 			tests/unit/install_test.sh $(UNIT_INSTALL) /usr/local $(UNIT_PARTS)/install || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/install ]; then \
 				echo "install_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/install; \
+			fi; \
+			tests/dist/release_test.sh $(TOP) "" $(UNIT_PARTS)/release || status=$$?; \
+			if [ ! -s $(UNIT_PARTS)/release ]; then \
+				echo "release_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/release; \
 			fi; \
 		fi; \
 		passed=0; failed=0; \
