@@ -686,7 +686,7 @@ static void read_iface(struct sagent_mx_iface *x)
 	    !sxdp_live_memory(&h, &x->filter_bytes, &x->exact_bytes)) {
 		x->read = true;
 		x->filter_gone = sxdp_filter_gone(&x->cfg);
-		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys, &nbits);
+		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys + x->cfg.removed, &nbits);
 		snprintf(x->mode, sizeof(x->mode), "%s", sxdp_mode(&h));
 	}
 	sxdp_close(&h);
