@@ -2739,6 +2739,75 @@ out:
 	free(del);
 }
 
+static int store_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
+{
+	return sxdp_store_has(ctx, "t", false, entry, found);
+}
+
+/*
+ * A removal killed after its removed map was written, before the config
+ * took the store's version: the maps are behind the store, and the next
+ * sync rebuilds them, into a generation without removals. Then a live
+ * removal through the store's point lookups keeps a shared key.
+ */
+static void test_removed_cut_short(void)
+{
+	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2), in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
+	struct sxdp_store_attrs at = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
+	struct sxdp_list l = { 0 }, gone = { 0 };
+	struct sieve_xdp_config cfg;
+	struct sxdp_store *s = NULL;
+	uint64_t version;
+	bool rebuilt;
+	uint32_t gen;
+
+	list_of(&l, (const char *const[]){ "198.51.100.7", "10.0.0.0/23", "10.0.1.0/24" }, 3);
+	list_of(&gone, (const char *const[]){ "198.51.100.7" }, 1);
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &s, err, sizeof(err)), "store: %s", err))
+		goto out;
+	expect(!sxdp_store_add(s, "t", l.keys, l.n, &at, NULL, err, sizeof(err)), "add: %s", err);
+	if (!expect(!sxdp_build_from_store(&h, s, "t", &(struct sxdp_iface_params){
+			.flags = backend, .fpp_ppb = 1000, .capacity = 1024, .max_probes = 1 },
+			&version, err, sizeof(err)), "build: %s", err))
+		goto out;
+	/* The store commits; the maps take the removal, but not the version. */
+	expect(!sxdp_store_remove(s, "t", gone.keys, gone.n, NULL, err, sizeof(err)), "remove: %s",
+	       err);
+	sxdp_list_remove(&l, &gone.keys[0]);
+	expect(sxdp_remove_live(&h, &gone, list_has, &l, version) == 0, "live removal");
+	passes_removed("the removed source, cut short", &a);
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && rebuilt,
+	       "a cut-short removal was not rebuilt: %s", err);
+	expect(live_removed() == 0, "%u removed after the rebuild", live_removed());
+	passes("the removed source, rebuilt", &a);
+	/* As an unblock runs (ops.c): the store first, then its point lookups. */
+	gen = live_gen_seq();
+	sxdp_list_free(&gone);
+	list_of(&gone, (const char *const[]){ "10.0.0.0/23" }, 1);
+	expect(!sxdp_store_remove(s, "t", gone.keys, gone.n, NULL, err, sizeof(err)), "remove: %s",
+	       err);
+	expect(!sxdp_store_version(s, "t", &version), "version");
+	expect(sxdp_remove_live(&h, &gone, store_has, s, version) == 0, "live removal of the /23");
+	passes_removed("in the unblocked /23", &in0);
+	drops("in the /24 it shared", &in1, SIEVE_XDP_PREFIX);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.gen_seq == gen &&
+	       cfg.store_version == version, "generation %u (want %u), version %llu (want %llu)",
+	       cfg.gen_seq, gen, (unsigned long long)cfg.store_version,
+	       (unsigned long long)version);
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && !rebuilt,
+	       "maps in step rebuilt: %s", err);
+out:
+	sxdp_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
+	sxdp_list_free(&l);
+	sxdp_list_free(&gone);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -2784,6 +2853,7 @@ static const struct {
 	{ "removed_exact", test_removed_exact },
 	{ "removed_after_live_length", test_removed_after_live_length },
 	{ "removed_bound", test_removed_bound },
+	{ "removed_cut_short", test_removed_cut_short },
 };
 
 /* Cases that hold for either backend: run again, blocked, as blocked_NAME. */
@@ -2794,7 +2864,7 @@ static const char *const both_backends[] = {
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block", "removed_live", "removed_exact",
-	"removed_after_live_length", "removed_bound",
+	"removed_after_live_length", "removed_bound", "removed_cut_short",
 };
 
 static void run_case(const char *name, void (*fn)(void), const char *filter, int *passed,
