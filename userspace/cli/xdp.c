@@ -1409,9 +1409,12 @@ static const struct cli_command xdp_block_command = {
 	.run = cmd_block,
 };
 static const struct cli_command xdp_unblock_command = {
-	"xdp unblock", "remove entries (swaps in a new generation)",
+	"xdp unblock", "remove entries, from the live maps",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
-	.details = "  Exit 1 if an entry was not on the list (the others are removed).",
+	.details = "  Their keys that no remaining entry makes are noted as removed in the\n"
+		   "  live generation (in exact mode, deleted from its exact map): no\n"
+		   "  rebuild, until the removed keys pass a quarter of the capacity.\n"
+		   "  Exit 1 if an entry was not on the list (the others are removed).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
 	.run = cmd_unblock,
 };
