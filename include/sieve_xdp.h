@@ -186,7 +186,7 @@ enum sieve_xdp_counter {
 	SIEVE_XDP_DROP_FLOW,
 	SIEVE_XDP_DROP_MALFORMED,	/* ... and malformed, fail-closed */
 	SIEVE_XDP_BLOOM_HITS,
-	SIEVE_XDP_FALSE_POSITIVES,	/* bloom hits the exact map refuted */
+	SIEVE_XDP_FALSE_POSITIVES,	/* bloom hits the exact map (or sieve_removed) refuted */
 	SIEVE_XDP_MALFORMED,
 	SIEVE_XDP_NON_IP,
 	SIEVE_XDP_ALLOWED,		/* source/prefix hits the allowlist overrode */

@@ -347,9 +347,13 @@ int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_h
 	next.removed = cur.removed + added;
 	next.entries -= next.entries < gone->n ? next.entries : gone->n;
 	next.keys -= next.keys < drop.n ? next.keys : drop.n;
-	/* Last: the maps are at this version only now. */
+	/*
+	 * Last: the maps are at this version only now. Only bookkeeping
+	 * changed, so in place (sxdp_publish_config), never a swap.
+	 */
 	next.store_version = store_version;
-	ret = sxdp_publish_config(h, &next, -1, -1);
+	if (bpf_map_update_elem(h->cfg_fd, &slot, &next, BPF_EXIST))
+		ret = -errno;
 out:
 	sxdp_list_free(&keys);
 	sxdp_list_free(&drop);
