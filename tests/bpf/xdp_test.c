@@ -2581,6 +2581,15 @@ static uint32_t live_removed(void)
 	return sxdp_read_config(&h, &cfg, NULL) ? UINT32_MAX : cfg.removed;
 }
 
+/* Back to the default probe budget: sxdp_rebuild keeps the live one for the next case. */
+static void reset_probes(void)
+{
+	char err[256] = "";
+
+	expect(!sxdp_rebuild_probes(&h, &(struct sxdp_list){ 0 }, backend, 1000, 1024, 0, err,
+				    sizeof(err)), "reset: %s", err);
+}
+
 /*
  * Unblocks of every kind on a list whose prefixes are expanded (one probe
  * length: /24): each one misses from the next packet, in the same
@@ -2637,6 +2646,7 @@ static void removed_live(uint32_t flags)
 		expect(live_removed() == 3, "%u keys removed after the block, want 3",
 		       live_removed());
 out:
+	reset_probes();
 	sxdp_list_free(&l);
 	sxdp_list_free(&add);
 }
@@ -2689,6 +2699,7 @@ static void test_removed_after_live_length(void)
 	drops("the /24 inside the other /22", &in8, SIEVE_XDP_PREFIX);
 	expect(live_gen_seq() == gen, "generation after live removals");
 out:
+	reset_probes();
 	sxdp_list_free(&l);
 	sxdp_list_free(&add);
 }
@@ -2800,6 +2811,7 @@ static void test_removed_cut_short(void)
 	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && !rebuilt,
 	       "maps in step rebuilt: %s", err);
 out:
+	reset_probes();
 	sxdp_store_close(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
