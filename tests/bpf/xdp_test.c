@@ -2601,10 +2601,14 @@ static void removed_live(uint32_t flags)
 	static const char *const e[] = { "10.0.0.0/23", "10.0.1.0/24", "10.0.4.0/22",
 					 "10.0.6.0/23", "198.51.100.7", "198.51.100.8",
 					 "2001:db8::7", "tcp:192.0.2.10:22" };
-	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2), in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2);
-	struct pkt_spec in4 = tcp("10.0.4.9", 1, "192.0.2.1", 2), in5 = tcp("10.0.5.9", 1, "192.0.2.1", 2);
-	struct pkt_spec in6 = tcp("10.0.6.9", 1, "192.0.2.1", 2), in7 = tcp("10.0.7.9", 1, "192.0.2.1", 2);
-	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2), b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in4 = tcp("10.0.4.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in5 = tcp("10.0.5.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in6 = tcp("10.0.6.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in7 = tcp("10.0.7.9", 1, "192.0.2.1", 2);
+	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
 	struct pkt_spec a6 = tcp("2001:db8::7", 1, "2001:db8::1", 2);
 	struct pkt_spec svc = tcp("198.51.100.9", 1, "192.0.2.10", 22);
 	struct sxdp_list l = { 0 }, add = { 0 };
@@ -2668,7 +2672,8 @@ static void test_removed_exact(void)
  */
 static void test_removed_after_live_length(void)
 {
-	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2), in2 = tcp("10.0.2.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in2 = tcp("10.0.2.9", 1, "192.0.2.1", 2);
 	struct pkt_spec in8 = tcp("10.0.9.9", 1, "192.0.2.1", 2);
 	struct sxdp_list l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
@@ -2764,7 +2769,8 @@ static int store_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
 static void test_removed_cut_short(void)
 {
 	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
-	struct pkt_spec in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2), in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
 	struct sxdp_store_attrs at = { .origin = "test", .now = 1 };
 	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
 	struct sxdp_list l = { 0 }, gone = { 0 };

@@ -1504,6 +1504,10 @@ case_upgrade_killed() {
 # the next packet of an unblocked source passes, and an overlapping prefix
 # (one probe length, so a /27 is stored as the two /28s, one shared with a
 # /28 entry) keeps the addresses it still covers dropped.
+removed_keys() {
+	on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['removed'])"
+}
+
 live_unblock() {
 	local b=$1 gen out
 	attach --backend $b --max-probes 1 || return
@@ -1523,8 +1527,7 @@ live_unblock() {
 	on block $C4 >/dev/null || fail "$b: block C again"
 	expect_eq "$(pings $C4 $SV4 3)" 0 "$b: pings from C blocked again"
 	expect_eq "$(generation)" "$gen" "$b: generation after the unblocks and the block"
-	expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['removed'])")" \
-		2 "$b: keys removed (the /27's own /28, the /28; C is back)"
+	expect_eq "$(removed_keys)" 2 "$b: keys removed (the /27's own /28, the /28; C is back)"
 }
 
 case_live_unblock_bloom_map() { live_unblock bloom-map; }
@@ -1546,8 +1549,7 @@ case_live_unblock_bound() {
 			fail "$b: unblock 10 more"
 		case $out in *"1 rebuilt"*) ;; *) fail "$b: past the bound, no rebuild: $out";; esac
 		[ "$(generation)" != "$gen" ] || fail "$b: the same generation past the bound"
-		expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['removed'])")" \
-			0 "$b: removed keys after the rebuild"
+		expect_eq "$(removed_keys)" 0 "$b: removed keys after the rebuild"
 		expect_eq "$(pings $A4 $SV4 3)" 0 "$b: pings from A, still blocked"
 		on unblock $A4 >/dev/null || fail "$b: unblock A"
 		expect_eq "$(pings $A4 $SV4 3)" 3 "$b: pings from A unblocked"

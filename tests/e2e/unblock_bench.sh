@@ -53,4 +53,5 @@ for i in 1 2 3 4 5; do
 	echo "  unblock 10.0.0.$i: $(((t1 - t0) / 1000)) us: $out"
 done
 median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
-printf 'N=%s backend=%s%s unblock median %.1f ms\n' "$N" "$BACKEND" "${UNBLOCK_BENCH_CHECKPOINT:+ (log checkpointed)}" "$(echo "$median / 1000" | bc -l)"
+printf 'N=%s backend=%s%s unblock median %.1f ms\n' "$N" "$BACKEND" \
+	"${UNBLOCK_BENCH_CHECKPOINT:+ (log checkpointed)}" "$(echo "$median / 1000" | bc -l)"
