@@ -126,6 +126,27 @@ struct {
 	__array(values, struct exact_gen);
 } sieve_exact SEC(".maps");
 
+/*
+ * Digests removed since the generation was built ("Removals" in
+ * sieve_xdp.h). Entries are allocated as they come: most generations
+ * have none, and the loader bounds the rest.
+ */
+struct removed_gen {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SIEVE_XDP_NR_GENS);
+	__type(key, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+	__array(values, struct removed_gen);
+} sieve_removed SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SIEVE_XDP_NR_GENS);
@@ -455,12 +476,10 @@ static __always_inline int blocked_maybe(const struct sieve_xdp_config *cfg, __u
 	return sieve_blocked_test(bpf_map_lookup_elem(blocked, &idx), h, cfg->nr_hashes);
 }
 
-/* Whether the generation's filter may hold the key, of any backend. */
+/* Whether the generation's filter may hold the key's @digest, of any backend. */
 static __always_inline int filter_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
-					const struct sieve_xdp_key *key)
+					__u64 digest)
 {
-	/* Keyed by the host's secret, from the config: no lookup more. */
-	__u64 digest = sieve_xdp_digest(key, cfg->digest_key);
 	void *bloom;
 
 #ifdef SIEVE_XDP_KFUNC
@@ -487,9 +506,19 @@ static __always_inline int exact_has(__u32 slot, const struct sieve_xdp_key *key
 	return exact && bpf_map_lookup_elem(exact, &copy);
 }
 
+/* Whether the key of @digest was removed since the generation was built. */
+static __always_inline int removed_has(__u32 slot, __u64 digest)
+{
+	void *removed = bpf_map_lookup_elem(&sieve_removed, &slot);
+
+	return removed && bpf_map_lookup_elem(removed, &digest);
+}
+
 /*
  * One probe: the filter answers "maybe" or "no"; in exact mode a "maybe"
- * is confirmed in the hash map, and a refuted one is counted. The
+ * is confirmed in the hash map, else refuted by the removed digests (an
+ * empty slot unless the generation had removals); a refuted one is
+ * counted. The
  * generation's maps are looked up per probe (array lookups the JIT
  * inlines): kept across probes, their NULL checks multiply the verifier's
  * states.
@@ -498,12 +527,16 @@ static __always_inline int probe_key(const struct sieve_xdp_key *key,
 				     const struct sieve_xdp_config *cfg,
 				     struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
 {
+	__u64 digest;
+
 	if (cfg->flags & SIEVE_XDP_F_HASH_ONLY)
 		return exact_has(slot, key);
-	if (!filter_maybe(cfg, slot, key))
+	/* Keyed by the host's secret, from the config: no lookup more. */
+	digest = sieve_xdp_digest(key, cfg->digest_key);
+	if (!filter_maybe(cfg, slot, digest))
 		return 0;
 	count_to(stats, SIEVE_XDP_BLOOM_HITS, len);
-	if (!(cfg->flags & SIEVE_XDP_F_EXACT) || exact_has(slot, key))
+	if (cfg->flags & SIEVE_XDP_F_EXACT ? exact_has(slot, key) : !removed_has(slot, digest))
 		return 1;
 	count_to(stats, SIEVE_XDP_FALSE_POSITIVES, len);
 	return 0;

@@ -115,6 +115,15 @@ struct sieve_xdp_key {
  * @blocked_seed: the blocked backend's seed of this generation
  *	(sieve_xdp_blocked_hash()), random at each build: a key that is a
  *	false positive in one generation is one in the next only by chance
+ * @removed: keys removed live since the generation was built, whose bits
+ *	the filter still holds: digests in its sieve_removed map (or, in
+ *	exact mode, keys deleted from its exact map). The loader's
+ *	bookkeeping, 0 in a new generation; see "Removals" below
+ * @live_v4_lens: the IPv4 probe lengths a live add inserted since the
+ *	build, bit l for length l: a prefix entry added before then may sit
+ *	at a longer length than the live ones say (the loader's bookkeeping,
+ *	see userspace/xdp/removed.c)
+ * @live_v6_lens: the same for IPv6, bit l % 32 of word l / 32
  */
 struct sieve_xdp_config {
 	__u32 flags;
@@ -137,7 +146,27 @@ struct sieve_xdp_config {
 	__u64 store_version;
 	__u64 digest_key[2];
 	__u64 blocked_seed;
+	__u32 removed;
+	__u32 live_v4_lens;
+	__u32 live_v6_lens[4];
 };
+
+/*
+ * Removals. A Bloom filter cannot forget a key (another may share its
+ * bits), so a removal that must not rebuild the generation goes into
+ * sieve_removed: per generation, an exact hash of the digests removed
+ * since it was built (key: the u64 sieve_xdp_digest(), value: a __u32,
+ * 0). The program asks it only after the filter said "maybe", so traffic
+ * not on the list never pays for it, and a generation with no removals
+ * has no map in its slot at all; a digest found there is a miss (counted
+ * as a bloom hit refuted, as in exact mode). A digest goes there only
+ * when no entry left on the list makes it (prefix expansion shares keys),
+ * and leaves when an add makes it again. In exact mode a removal is a
+ * delete from the exact map instead. Past SIEVE_XDP_REMOVED_MAX (or a
+ * quarter of the generation's capacity) the generation is rebuilt, and
+ * starts without one.
+ */
+#define SIEVE_XDP_REMOVED_MAX	(1U << 20)
 
 /*
  * Per-CPU counters: one array value holds them all (one lookup a packet).
@@ -157,7 +186,7 @@ enum sieve_xdp_counter {
 	SIEVE_XDP_DROP_FLOW,
 	SIEVE_XDP_DROP_MALFORMED,	/* ... and malformed, fail-closed */
 	SIEVE_XDP_BLOOM_HITS,
-	SIEVE_XDP_FALSE_POSITIVES,	/* bloom hits the exact map refuted */
+	SIEVE_XDP_FALSE_POSITIVES,	/* bloom hits the exact map (or sieve_removed) refuted */
 	SIEVE_XDP_MALFORMED,
 	SIEVE_XDP_NON_IP,
 	SIEVE_XDP_ALLOWED,		/* source/prefix hits the allowlist overrode */
@@ -190,6 +219,7 @@ struct sieve_xdp_stats {
 #define SIEVE_XDP_MAP_BLOOM	"sieve_bloom"	/* array-of-maps[2]: bloom of digests */
 #define SIEVE_XDP_MAP_BLOCKED	"sieve_blocked"	/* array-of-maps[2]: blocked Bloom arrays */
 #define SIEVE_XDP_MAP_EXACT	"sieve_exact"	/* array-of-maps[2]: hash of keys */
+#define SIEVE_XDP_MAP_REMOVED	"sieve_removed"	/* array-of-maps[2]: hash of digests removed */
 #define SIEVE_XDP_MAP_STATS	"sieve_stats"	/* per-CPU struct sieve_xdp_stats */
 #define SIEVE_XDP_MAP_ALLOW	"sieve_allow"	/* LPM trie of struct sieve_xdp_allow_key */
 #define SIEVE_XDP_PROG		"sieve_xdp"

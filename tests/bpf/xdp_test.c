@@ -2524,6 +2524,308 @@ static void test_blocked_false_positives(void)
 out:
 	sxdp_list_free(&l);
 }
+/* ---- removals without a rebuild (removed.c) ---- */
+
+/* The remaining list, as ops.c asks the store: is this entry on it? */
+static int list_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
+{
+	*found = sxdp_list_find(ctx, entry);
+	return 0;
+}
+
+/*
+ * What an unblock does now (ops.c): @del leaves @cur, then the live maps
+ * in O(|del|); 1 if they asked for a rebuild (done here, as ops.c does).
+ */
+static int remove_live(struct sxdp_list *cur, const char *const *del, size_t n)
+{
+	struct sxdp_list gone = { 0 };
+	struct sieve_xdp_config cfg;
+	char err[256] = "";
+	size_t i;
+	int ret;
+
+	list_of(&gone, del, n);
+	for (i = 0; i < gone.n; i++)
+		expect(sxdp_list_remove(cur, &gone.keys[i]), "%s was not on the list", del[i]);
+	ret = sxdp_remove_live(&h, &gone, list_has, cur, 7);
+	if (ret == 1 && !sxdp_read_config(&h, &cfg, NULL)) {
+		ret = sxdp_rebuild_probes(&h, cur, cfg.flags, cfg.fpp_ppb, cfg.capacity,
+					  cfg.max_probes, err, sizeof(err));
+		ret = ret ? ret : 1;
+	}
+	expect(ret >= 0, "remove: %d %s", ret, err);
+	sxdp_list_free(&gone);
+	return ret;
+}
+
+/* A packet of a removed key: the filter's hit, refuted, and it passes. */
+static bool passes_removed(const char *what, const struct pkt_spec *s)
+{
+	const int moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_BLOOM_HITS, SIEVE_XDP_FALSE_POSITIVES };
+
+	return check_pkt(what, s, XDP_PASS, moved, 3);
+}
+
+static uint32_t live_gen_seq(void)
+{
+	struct sieve_xdp_config cfg;
+
+	return sxdp_read_config(&h, &cfg, NULL) ? UINT32_MAX : cfg.gen_seq;
+}
+
+static uint32_t live_removed(void)
+{
+	struct sieve_xdp_config cfg;
+
+	return sxdp_read_config(&h, &cfg, NULL) ? UINT32_MAX : cfg.removed;
+}
+
+/* Back to the default probe budget: sxdp_rebuild keeps the live one for the next case. */
+static void reset_probes(void)
+{
+	char err[256] = "";
+
+	expect(!sxdp_rebuild_probes(&h, &(struct sxdp_list){ 0 }, backend, 1000, 1024, 0, err,
+				    sizeof(err)), "reset: %s", err);
+}
+
+/*
+ * Unblocks of every kind on a list whose prefixes are expanded (one probe
+ * length: /24): each one misses from the next packet, in the same
+ * generation, while the keys an entry left on the list shares stay.
+ * @flags: SIEVE_XDP_F_EXACT or 0.
+ */
+static void removed_live(uint32_t flags)
+{
+	static const char *const e[] = { "10.0.0.0/23", "10.0.1.0/24", "10.0.4.0/22",
+					 "10.0.6.0/23", "198.51.100.7", "198.51.100.8",
+					 "2001:db8::7", "tcp:192.0.2.10:22" };
+	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in4 = tcp("10.0.4.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in5 = tcp("10.0.5.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in6 = tcp("10.0.6.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in7 = tcp("10.0.7.9", 1, "192.0.2.1", 2);
+	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+	struct pkt_spec a6 = tcp("2001:db8::7", 1, "2001:db8::1", 2);
+	struct pkt_spec svc = tcp("198.51.100.9", 1, "192.0.2.10", 22);
+	struct sxdp_list l = { 0 }, add = { 0 };
+	char err[256] = "";
+	uint32_t gen;
+
+	list_of(&l, e, sizeof(e) / sizeof(e[0]));
+	if (!expect(!sxdp_rebuild_probes(&h, &l, flags | backend, 1000, 1024, 1, err, sizeof(err)),
+		    "build: %s", err))
+		goto out;
+	gen = live_gen_seq();
+	drops("in the /23 before", &in0, SIEVE_XDP_PREFIX);
+	expect(remove_live(&l, (const char *const[]){ "10.0.0.0/23" }, 1) == 0, "the /23 rebuilt");
+	passes_removed("in the removed /23", &in0);
+	drops("in the /24 the /23 shared", &in1, SIEVE_XDP_PREFIX);
+	expect(remove_live(&l, (const char *const[]){ "10.0.4.0/22" }, 1) == 0, "the /22 rebuilt");
+	passes_removed("in the removed /22, first /24", &in4);
+	passes_removed("in the removed /22, second /24", &in5);
+	drops("in the /23 the /22 overlapped", &in6, SIEVE_XDP_PREFIX);
+	drops("in the /23 the /22 overlapped, again", &in7, SIEVE_XDP_PREFIX);
+	expect(remove_live(&l, (const char *const[]){ "198.51.100.7", "tcp:192.0.2.10:22" }, 2) == 0,
+	       "a source and a service rebuilt");
+	passes_removed("the removed source", &a);
+	passes_removed("the removed service", &svc);
+	drops("the source left", &b, SIEVE_XDP_SRC);
+	drops("the v6 source left", &a6, SIEVE_XDP_SRC);
+	expect(live_gen_seq() == gen, "generation %u after live removals, want %u", live_gen_seq(),
+	       gen);
+	/* The filter's bits stay: 1 + 2 + 2 keys noted (exact mode: deleted). */
+	expect(live_removed() == 5, "%u keys removed, want 5", live_removed());
+	/* Blocked again: live, and out of the removed digests. */
+	list_of(&add, (const char *const[]){ "198.51.100.7", "10.0.0.0/23" }, 2);
+	expect(add_entries(&l, &add) == 0, "the block again rebuilt");
+	drops("the source blocked again", &a, SIEVE_XDP_SRC);
+	drops("the /23 blocked again", &in0, SIEVE_XDP_PREFIX);
+	passes_removed("the /22 still removed", &in4);
+	expect(live_gen_seq() == gen, "generation after the block again");
+	if (!(flags & SIEVE_XDP_F_EXACT))
+		expect(live_removed() == 3, "%u keys removed after the block, want 3",
+		       live_removed());
+out:
+	reset_probes();
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+}
+
+static void test_removed_live(void)
+{
+	removed_live(0);
+}
+
+static void test_removed_exact(void)
+{
+	removed_live(SIEVE_XDP_F_EXACT);
+}
+
+/*
+ * A length a live add inserted: a prefix stored before it sits at the
+ * longer length of the build, and its removal still takes all its keys;
+ * a prefix that contains the key of another one keeps it.
+ */
+static void test_removed_after_live_length(void)
+{
+	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in2 = tcp("10.0.2.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in8 = tcp("10.0.9.9", 1, "192.0.2.1", 2);
+	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sieve_xdp_config cfg;
+	char err[256] = "";
+	uint32_t gen;
+	int fd;
+
+	list_of(&l, (const char *const[]){ "10.0.0.0/22", "10.0.9.0/24", "10.0.8.0/22" }, 3);
+	if (!expect(!sxdp_rebuild_probes(&h, &l, backend, 1000, 1024, 1, err, sizeof(err)),
+		    "build: %s", err) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	/* Room for a second length: a /23 gets it live; the /22s stay at /24. */
+	cfg.max_probes = 2;
+	fd = bpf_map_get_fd_by_id(live_bloom_id());
+	expect(fd >= 0 && !sxdp_publish_config(&h, &cfg, fd, -1), "a second probe allowed");
+	if (fd >= 0)
+		close(fd);
+	list_of(&add, (const char *const[]){ "10.0.0.0/23" }, 1);
+	expect(add_entries(&l, &add) == 0, "the /23 rebuilt");
+	gen = live_gen_seq();
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.nr_v4_lens == 2 &&
+	       cfg.live_v4_lens == 1U << 23, "lengths %u, inserted %#x", cfg.nr_v4_lens,
+	       cfg.live_v4_lens);
+	expect(remove_live(&l, (const char *const[]){ "10.0.0.0/22" }, 1) == 0, "the /22 rebuilt");
+	passes_removed("the removed /22, outside the /23", &in2);
+	drops("the removed /22, inside the /23", &in0, SIEVE_XDP_PREFIX);
+	expect(remove_live(&l, (const char *const[]){ "10.0.9.0/24" }, 1) == 0, "the /24 rebuilt");
+	drops("the /24 inside the other /22", &in8, SIEVE_XDP_PREFIX);
+	expect(live_gen_seq() == gen, "generation after live removals");
+out:
+	reset_probes();
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+}
+
+/* Past the bound, the removal rebuilds: a new generation, no removals. */
+static void test_removed_bound(void)
+{
+	struct sxdp_list l = { 0 };
+	struct pkt_spec s = { .payload = 0 };
+	struct sieve_xdp_config cfg;
+	const char **del = NULL;
+	char (*text)[64] = NULL;
+	uint8_t buf[PKT_MAX];
+	size_t i, n = 400, passed = 0;
+	uint32_t gen, max;
+
+	text = calloc(n, sizeof(*text));
+	del = calloc(n, sizeof(*del));
+	for (i = 0; text && del && i < n; i++) {
+		snprintf(text[i], sizeof(text[i]), "10.1.%zu.%zu", i / 250, i % 250 + 1);
+		del[i] = text[i];
+	}
+	if (!expect(text && del, "calloc"))
+		goto out;
+	list_of(&l, del, n);
+	if (!set_list(&l, 0, 1000) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	max = sxdp_removed_max(&cfg);
+	gen = cfg.gen_seq;
+	if (!expect(max < n / 2 + 100 && max > 100, "bound %u for %zu entries", max, n))
+		goto out;
+	expect(remove_live(&l, del, max - 10) == 0, "%u removals rebuilt", max - 10);
+	expect(live_gen_seq() == gen && live_removed() == max - 10, "removed %u", live_removed());
+	expect(remove_live(&l, del + max - 10, 20) == 1, "past the bound, live");
+	expect(live_gen_seq() != gen && live_removed() == 0, "rebuilt: generation %u, removed %u",
+	       live_gen_seq(), live_removed());
+	for (i = 0; i < n; i++) {
+		sxdp_parse_entry(text[i], &s.flow, &(const char *){ NULL });
+		s.flow.dport = s.flow.sport = htons(1);
+		s.flow.proto = IPPROTO_TCP;
+		inet_pton(AF_INET, "192.0.2.1", s.flow.daddr);
+		passed += run_pkt(buf, pkt_build(&s, buf)) == XDP_PASS;
+	}
+	expect(passed == max + 10, "%zu passed, want the %u removed", passed, max + 10);
+out:
+	sxdp_list_free(&l);
+	free(text);
+	free(del);
+}
+
+static int store_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
+{
+	return sxdp_store_has(ctx, "t", false, entry, found);
+}
+
+/*
+ * A removal killed after its removed map was written, before the config
+ * took the store's version: the maps are behind the store, and the next
+ * sync rebuilds them, into a generation without removals. Then a live
+ * removal through the store's point lookups keeps a shared key.
+ */
+static void test_removed_cut_short(void)
+{
+	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2);
+	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
+	struct sxdp_store_attrs at = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
+	struct sxdp_list l = { 0 }, gone = { 0 };
+	struct sieve_xdp_config cfg;
+	struct sxdp_store *s = NULL;
+	uint64_t version;
+	bool rebuilt;
+	uint32_t gen;
+
+	list_of(&l, (const char *const[]){ "198.51.100.7", "10.0.0.0/23", "10.0.1.0/24" }, 3);
+	list_of(&gone, (const char *const[]){ "198.51.100.7" }, 1);
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &s, err, sizeof(err)), "store: %s", err))
+		goto out;
+	expect(!sxdp_store_add(s, "t", l.keys, l.n, &at, NULL, err, sizeof(err)), "add: %s", err);
+	if (!expect(!sxdp_build_from_store(&h, s, "t", &(struct sxdp_iface_params){
+			.flags = backend, .fpp_ppb = 1000, .capacity = 1024, .max_probes = 1 },
+			&version, err, sizeof(err)), "build: %s", err))
+		goto out;
+	/* The store commits; the maps take the removal, but not the version. */
+	expect(!sxdp_store_remove(s, "t", gone.keys, gone.n, NULL, err, sizeof(err)), "remove: %s",
+	       err);
+	sxdp_list_remove(&l, &gone.keys[0]);
+	expect(sxdp_remove_live(&h, &gone, list_has, &l, version) == 0, "live removal");
+	passes_removed("the removed source, cut short", &a);
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && rebuilt,
+	       "a cut-short removal was not rebuilt: %s", err);
+	expect(live_removed() == 0, "%u removed after the rebuild", live_removed());
+	passes("the removed source, rebuilt", &a);
+	/* As an unblock runs (ops.c): the store first, then its point lookups. */
+	gen = live_gen_seq();
+	sxdp_list_free(&gone);
+	list_of(&gone, (const char *const[]){ "10.0.0.0/23" }, 1);
+	expect(!sxdp_store_remove(s, "t", gone.keys, gone.n, NULL, err, sizeof(err)), "remove: %s",
+	       err);
+	expect(!sxdp_store_version(s, "t", &version), "version");
+	expect(sxdp_remove_live(&h, &gone, store_has, s, version) == 0, "live removal of the /23");
+	passes_removed("in the unblocked /23", &in0);
+	drops("in the /24 it shared", &in1, SIEVE_XDP_PREFIX);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.gen_seq == gen &&
+	       cfg.store_version == version, "generation %u (want %u), version %llu (want %llu)",
+	       cfg.gen_seq, gen, (unsigned long long)cfg.store_version,
+	       (unsigned long long)version);
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && !rebuilt,
+	       "maps in step rebuilt: %s", err);
+out:
+	reset_probes();
+	sxdp_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
+	sxdp_list_free(&l);
+	sxdp_list_free(&gone);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -2565,6 +2867,11 @@ static const struct {
 	{ "blocked_live_add_and_rebuild", test_blocked_live_add_and_rebuild },
 	{ "blocked_false_positives", test_blocked_false_positives },
 	{ "blocked_seed_per_generation", test_blocked_seed_per_generation },
+	{ "removed_live", test_removed_live },
+	{ "removed_exact", test_removed_exact },
+	{ "removed_after_live_length", test_removed_after_live_length },
+	{ "removed_bound", test_removed_bound },
+	{ "removed_cut_short", test_removed_cut_short },
 };
 
 /* Cases that hold for either backend: run again, blocked, as blocked_NAME. */
@@ -2574,7 +2881,8 @@ static const char *const both_backends[] = {
 	"arp_and_nd_pass", "truncation", "byte_sums",
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
-	"expansion_nested", "expansion_live_block",
+	"expansion_nested", "expansion_live_block", "removed_live", "removed_exact",
+	"removed_after_live_length", "removed_bound", "removed_cut_short",
 };
 
 static void run_case(const char *name, void (*fn)(void), const char *filter, int *passed,
@@ -2613,6 +2921,7 @@ static int setup(void)
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
+		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 	};
 	/* A first generation with a digest key, as attach makes from the store's. */
 	ret = sxdp_build(&h, &(struct sxdp_build_spec){

@@ -1240,7 +1240,8 @@ print([e for e in json.load(sys.stdin)[0]['entries'] if e['entry'] == '$A4'][0][
 	# The interval, then a rebuild and a ping round of a busy machine.
 	[ $late -le 2500 ] || fail "A delivered $late ms after it expired, want <= 1 s + 1.5 s"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, no TTL"
-	grep -q "list default: 1 entries expired; 1 interfaces rebuilt" "$AGENT_LOG" ||
+	# Out of the live maps: no rebuild (userspace/xdp/removed.c).
+	grep -q "list default: 1 entries expired; 1 interfaces in step, 0 rebuilt" "$AGENT_LOG" ||
 		fail "no expiry in the log: $(cat "$AGENT_LOG")"
 }
 
@@ -1499,6 +1500,63 @@ case_upgrade_killed() {
 	done
 }
 
+# Unblocks without a rebuild (userspace/xdp/removed.c): the generation stays,
+# the next packet of an unblocked source passes, and an overlapping prefix
+# (one probe length, so a /27 is stored as the two /28s, one shared with a
+# /28 entry) keeps the addresses it still covers dropped.
+removed_keys() {
+	on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['removed'])"
+}
+
+live_unblock() {
+	local b=$1 gen out
+	attach --backend $b --max-probes 1 || return
+	on block 198.51.100.32/27 198.51.100.48/28 $A4 $C4 >/dev/null || fail "$b: block"
+	gen=$(generation)
+	expect_eq "$(pings 198.51.100.39 $SV4 3)/$(pings 198.51.100.59 $SV4 3)/$(pings $C4 $SV4 3)" \
+		0/0/0 "$b: pings from the /27, the /28 in it and C before"
+	out=$(on unblock 198.51.100.32/27) || fail "$b: unblock the /27"
+	case $out in *rebuilt*) fail "$b: unblock of the /27 rebuilt: $out";; esac
+	expect_eq "$(pings 198.51.100.39 $SV4 3)" 3 "$b: pings from the unblocked /27"
+	expect_eq "$(pings 198.51.100.59 $SV4 3)" 0 "$b: pings from the /28 the /27 overlapped"
+	out=$(on unblock $C4) || fail "$b: unblock C"
+	case $out in *rebuilt*) fail "$b: unblock of C rebuilt: $out";; esac
+	expect_eq "$(pings $C4 $SV4 3)/$(pings $A4 $SV4 3)" 3/0 "$b: pings from unblocked C, blocked A"
+	on unblock 198.51.100.48/28 >/dev/null || fail "$b: unblock the /28"
+	expect_eq "$(pings 198.51.100.59 $SV4 3)" 3 "$b: pings from the unblocked /28"
+	on block $C4 >/dev/null || fail "$b: block C again"
+	expect_eq "$(pings $C4 $SV4 3)" 0 "$b: pings from C blocked again"
+	expect_eq "$(generation)" "$gen" "$b: generation after the unblocks and the block"
+	expect_eq "$(removed_keys)" 2 "$b: keys removed (the /27's own /28, the /28; C is back)"
+}
+
+case_live_unblock_bloom_map() { live_unblock bloom-map; }
+case_live_unblock_blocked() { live_unblock blocked; }
+
+# Past the bound of removed keys (a quarter of the capacity, at least 64)
+# the unblock rebuilds: a new generation, which starts with none.
+case_live_unblock_bound() {
+	local b gen out i
+	for b in bloom-map blocked; do
+		attach --backend $b --capacity 256 || return
+		on block $A4 $(for i in $(seq 1 100); do echo 10.99.0.$i; done) >/dev/null ||
+			fail "$b: block 101"
+		gen=$(generation)
+		out=$(on unblock $(for i in $(seq 1 60); do echo 10.99.0.$i; done)) || fail "$b: unblock 60"
+		case $out in *rebuilt*) fail "$b: 60 unblocks rebuilt: $out";; esac
+		expect_eq "$(generation)" "$gen" "$b: generation after 60 unblocks"
+		out=$(on unblock $(for i in $(seq 61 70); do echo 10.99.0.$i; done)) ||
+			fail "$b: unblock 10 more"
+		case $out in *"1 rebuilt"*) ;; *) fail "$b: past the bound, no rebuild: $out";; esac
+		[ "$(generation)" != "$gen" ] || fail "$b: the same generation past the bound"
+		expect_eq "$(removed_keys)" 0 "$b: removed keys after the rebuild"
+		expect_eq "$(pings $A4 $SV4 3)" 0 "$b: pings from A, still blocked"
+		on unblock $A4 >/dev/null || fail "$b: unblock A"
+		expect_eq "$(pings $A4 $SV4 3)" 3 "$b: pings from A unblocked"
+		sieve detach $IF >/dev/null; rm -rf "$SIEVE_STATE_DIR"
+	done
+}
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
@@ -1507,6 +1565,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	errors several_interfaces concurrent_changes concurrent_loads
 	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
+	live_unblock_bloom_map live_unblock_blocked live_unblock_bound
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check ${EXTRA_CASES:-}"

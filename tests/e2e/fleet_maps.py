@@ -27,7 +27,8 @@ BPF_OBJ_GET_INFO_BY_FD = 15
 SYS_BPF = {"x86_64": 321, "aarch64": 280}[platform.machine()]
 NR_GENS = 2
 
-# struct sieve_xdp_config with SIEVE_XDP_MAX_PREFIX_LENS 16: the offsets of the u64s it reads.
+# struct sieve_xdp_config with SIEVE_XDP_MAX_PREFIX_LENS 16: the offsets of the fields it
+# reads, and the size of the config that first had them (later ones append).
 CONFIG_SIZE = 440
 OFF_ENTRIES = 368
 OFF_GEN_SEQ = 396
@@ -67,11 +68,12 @@ class LiveMaps:
         self.active = obj_get(os.path.join(pin_dir, "sieve_active"))
         self.cfg = obj_get(os.path.join(pin_dir, "sieve_cfg"))
         size = value_size(self.cfg)
-        if size != CONFIG_SIZE:
-            raise SystemExit("%s: sieve_cfg values are %d bytes, this reader knows %d"
+        # Fields are only ever appended: a longer config reads as far as these go.
+        if size < CONFIG_SIZE:
+            raise SystemExit("%s: sieve_cfg values are %d bytes, this reader needs %d"
                              % (pin_dir, size, CONFIG_SIZE))
         self.key = ctypes.create_string_buffer(4)
-        self.val = ctypes.create_string_buffer(CONFIG_SIZE)
+        self.val = ctypes.create_string_buffer(size)
         self.attr = ctypes.create_string_buffer(128)
 
     def lookup(self, fd, key):

@@ -126,7 +126,7 @@ static void timer_ack(int fd)
 
 /* ---- expiry ---- */
 
-/* One list: what was due goes, each interface of the list rebuilt once. */
+/* One list: what was due goes, from each interface's live maps (or one rebuild). */
 static int expire_list(struct sagent *ag, const char *list, char *err, size_t errlen)
 {
 	struct sxdp_op_result r;
@@ -143,8 +143,9 @@ static int expire_list(struct sagent *ag, const char *list, char *err, size_t er
 		atomic_fetch_add(&ag->stats.rebuilds, r.rebuilt);
 		atomic_fetch_add(&ag->stats.rebuild_ns, sagent_now_ns() - t0);
 	}
-	sagent_log(SAGENT_INFO, "list %s: %zu entries expired; %zu interfaces rebuilt in %" PRId64
-		   " ms", list, r.changed, r.rebuilt, (sagent_now_ns() - t0) / 1000000);
+	sagent_log(SAGENT_INFO, "list %s: %zu entries expired; %zu interfaces in step, %zu rebuilt, "
+		   "in %" PRId64 " ms", list, r.changed, r.ifaces, r.rebuilt,
+		   (sagent_now_ns() - t0) / 1000000);
 	return 0;
 }
 

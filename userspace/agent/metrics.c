@@ -148,7 +148,8 @@ static const struct {
 	{ SIEVE_XDP_BLOOM_HITS, "sieve_xdp_filter_hits_total",
 	  "Packets the filter (bloom map or blocked array) answered maybe-present for." },
 	{ SIEVE_XDP_FALSE_POSITIVES, "sieve_xdp_false_positives_total",
-	  "Filter hits the exact map refuted (exact mode): false positives caught." },
+	  "Filter hits the exact map (exact mode) or the keys removed since the "
+	  "generation was built refuted." },
 	{ SIEVE_XDP_MALFORMED, "sieve_xdp_malformed_packets_total",
 	  "Packets with truncated or malformed headers, whatever their verdict." },
 	{ SIEVE_XDP_NON_IP, "sieve_xdp_non_ip_packets_total",
@@ -686,7 +687,7 @@ static void read_iface(struct sagent_mx_iface *x)
 	    !sxdp_live_memory(&h, &x->filter_bytes, &x->exact_bytes)) {
 		x->read = true;
 		x->filter_gone = sxdp_filter_gone(&x->cfg);
-		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys, &nbits);
+		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys + x->cfg.removed, &nbits);
 		snprintf(x->mode, sizeof(x->mode), "%s", sxdp_mode(&h));
 	}
 	sxdp_close(&h);

@@ -1069,6 +1069,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
 	json_u64("entries", c->entries);
 	json_u64("capacity", c->capacity);
+	json_u64("removed", c->removed);
 	json_u64("sources", si->counts[0]);
 	json_u64("prefixes", si->counts[1]);
 	json_u64("services", si->counts[2]);
@@ -1109,7 +1110,11 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	       (unsigned long long)si->counts[2], (unsigned long long)si->counts[3],
 	       (unsigned long long)si->allowed);
 	print_probes(c, false);
-	printf("  capacity %llu keys\n", (unsigned long long)c->capacity);
+	printf("  capacity %llu keys", (unsigned long long)c->capacity);
+	if (c->removed)
+		printf("; %u removed since this generation was built (rebuilt past %u)", c->removed,
+		       sxdp_removed_max(c));
+	printf("\n");
 	if (c->flags & SIEVE_XDP_F_FILTER)
 		printf("  filter: /dev/sieve filter %s (id %u)\n", si->filter, c->max_entries);
 	else if (c->flags & SIEVE_XDP_F_BLOCKED)
@@ -1178,7 +1183,8 @@ static int do_status(struct sxdp_handle *h, void *arg)
 		ret = sxdp_live_memory(h, &si.bloom_mem, &si.exact_mem);
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
-	si.fpr = sxdp_config_fpr(&c, c.keys, &si.nbits);
+	/* Removed keys keep their bits until the next generation. */
+	si.fpr = sxdp_config_fpr(&c, c.keys + c.removed, &si.nbits);
 	sxdp_prog_running(h->netns, h->ifname, &si.prog);
 	if ((c.flags & SIEVE_XDP_F_FILTER) &&
 	    sxdp_filter_name_of(c.max_entries, si.filter, sizeof(si.filter)))
@@ -1421,9 +1427,12 @@ static const struct cli_command xdp_block_command = {
 	.run = cmd_block,
 };
 static const struct cli_command xdp_unblock_command = {
-	"xdp unblock", "remove entries (swaps in a new generation)",
+	"xdp unblock", "remove entries, from the live maps",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
-	.details = "  Exit 1 if an entry was not on the list (the others are removed).",
+	.details = "  Their keys that no remaining entry makes are noted as removed in the\n"
+		   "  live generation (in exact mode, deleted from its exact map): no\n"
+		   "  rebuild, until the removed keys pass a quarter of the capacity.\n"
+		   "  Exit 1 if an entry was not on the list (the others are removed).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
 	.run = cmd_unblock,
 };

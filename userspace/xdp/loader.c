@@ -364,6 +364,7 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 		*fds[i] = -1;
 	h->allow_fd = -1;
 	h->blocked_fd = -1;
+	h->removed_fd = -1;
 	if (!sxdp_ifname_ok(ifname))
 		return -EINVAL;
 	for (i = 0; i < 5; i++) {
@@ -401,6 +402,9 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	/* Not there when an older sieve attached: only the blocked backend needs it. */
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_BLOCKED);
 	h->blocked_fd = bpf_obj_get(path);
+	/* Not there either: removals then rebuild, as they did (removed.c). */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_REMOVED);
+	h->removed_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
 }
@@ -440,6 +444,9 @@ void sxdp_close(struct sxdp_handle *h)
 	if (h->blocked_fd > 0)
 		close(h->blocked_fd);
 	h->blocked_fd = -1;
+	if (h->removed_fd > 0)
+		close(h->removed_fd);
+	h->removed_fd = -1;
 }
 
 static int read_active(struct sxdp_handle *h, uint32_t *gen)
@@ -710,43 +717,62 @@ static int clear_blocked_slot(struct sxdp_handle *h, uint32_t slot)
 	return h->blocked_fd >= 0 ? set_slot(h->blocked_fd, slot, -1) : 0;
 }
 
+/* Sets a slot of sieve_removed, which a handle may lack too. */
+static int set_removed_slot(struct sxdp_handle *h, uint32_t slot, int fd)
+{
+	return h->removed_fd > 0 ? set_slot(h->removed_fd, slot, fd) : 0;
+}
+
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd)
 {
 	struct sieve_xdp_config next = *cfg, cur;
 	bool blocked = cfg->flags & SIEVE_XDP_F_BLOCKED;
 	uint32_t live, idle, zero = 0;
-	int err = sxdp_read_config(h, &cur, &live);
+	int err = sxdp_read_config(h, &cur, &live), removed_fd;
 
 	if (err)
 		return err;
 	if (blocked && h->blocked_fd < 0)
 		return -EOPNOTSUPP;
 	idle = !live;
+	/* The same filter keeps its removals; a new one starts without. */
+	removed_fd = sxdp_removed_carry(h, &next, live);
+	if (removed_fd < -1)
+		return removed_fd;
 	/*
 	 * Maps left in the idle slot mean a swap was cut short (killed) after
 	 * its flip, maybe before its grace period: packets may still be in
 	 * that slot, so wait before rewriting it.
 	 */
 	if (slot_in_use(h->bloom_fd, idle) || slot_in_use(h->exact_fd, idle) ||
-	    (h->blocked_fd >= 0 && slot_in_use(h->blocked_fd, idle)))
+	    (h->blocked_fd >= 0 && slot_in_use(h->blocked_fd, idle)) ||
+	    (h->removed_fd > 0 && slot_in_use(h->removed_fd, idle)))
 		wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
 	/* The filter goes to its backend's outer map; the other's slot is emptied. */
 	if (bpf_map_update_elem(h->cfg_fd, &idle, &next, BPF_ANY) ||
 	    set_slot(h->bloom_fd, idle, blocked ? -1 : bloom_fd) ||
 	    (blocked ? set_slot(h->blocked_fd, idle, bloom_fd) : clear_blocked_slot(h, idle)) ||
-	    set_slot(h->exact_fd, idle, exact_fd))
-		return -errno;
+	    set_slot(h->exact_fd, idle, exact_fd) || set_removed_slot(h, idle, removed_fd)) {
+		err = -errno;
+		goto out;
+	}
 	/* The flip: one aligned word, and only its lowest bit changes. */
-	if (bpf_map_update_elem(h->active_fd, &zero, &idle, BPF_ANY))
-		return -errno;
+	if (bpf_map_update_elem(h->active_fd, &zero, &idle, BPF_ANY)) {
+		err = -errno;
+		goto out;
+	}
 	wait_for_packets();
 	/* Nothing reads the old slot any more: free its maps. */
 	bpf_map_delete_elem(h->bloom_fd, &live);
 	clear_blocked_slot(h, live);
 	bpf_map_delete_elem(h->exact_fd, &live);
-	return 0;
+	set_removed_slot(h, live, -1);
+out:
+	if (removed_fd >= 0)
+		close(removed_fd);
+	return err;
 }
 
 
@@ -872,6 +898,9 @@ static bool same_for_packets(const struct sieve_xdp_config *a, const struct siev
 	x.entries = b->entries;
 	x.keys = b->keys;
 	x.store_version = b->store_version;
+	x.removed = b->removed;
+	x.live_v4_lens = b->live_v4_lens;
+	memcpy(x.live_v6_lens, b->live_v6_lens, sizeof(x.live_v6_lens));
 	return !memcmp(&x, b, sizeof(x));
 }
 
@@ -936,6 +965,8 @@ static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list
 	/* Maps of another digest (an older sieve's): rebuilt, never mixed. */
 	if (cur->digest != SIEVE_XDP_DIGEST || sxdp_config_extend(next, fresh))
 		return 1;
+	/* A prefix stored before then may sit longer than these lengths say. */
+	sxdp_note_live_lens(cur, next);
 	ret = sxdp_expand(fresh, next, keys);
 	if (ret == -E2BIG)
 		return 1;
@@ -948,7 +979,8 @@ static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list
 	 * extra keys a plan may make, a rebuild would refuse the list: it is
 	 * refused now instead (ops.c enforces adds before their commit).
 	 */
-	return next->keys > cur->capacity ||
+	/* Removed keys keep their bits in the filter: they count too. */
+	return next->keys + cur->removed > cur->capacity ||
 	       next->keys > next->entries + SXDP_MAX_EXTRA_KEYS;
 }
 
@@ -974,6 +1006,9 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 		goto out;
 	/* Into the maps packets use now: a new entry drops from here on. */
 	ret = sxdp_filter_insert(&next, bloom_fd, exact_fd, keys.keys, keys.n, true);
+	/* Then out of the removed digests, if one was removed before. */
+	if (!ret)
+		ret = sxdp_removed_forget(h, &next, &keys);
 	if (!ret)
 		ret = sxdp_publish_config(h, &next, bloom_fd, exact_fd);
 	close(bloom_fd);

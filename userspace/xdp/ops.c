@@ -340,15 +340,57 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 	return l ? sxdp_filter_add_live(h, &c->fresh, l, version) : -EIO;
 }
 
+/* For removed.c: whether an entry is still on the list, asked of the store. */
+struct store_list {
+	struct sxdp_store *s;
+	const char *list;
+};
+
+static int store_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
+{
+	struct store_list *x = ctx;
+
+	return sxdp_store_has(x->s, x->list, false, entry, found);
+}
+
 /*
- * Brings one locked interface to @version after @c: live adds where they
- * do, else a rebuild from the store (which also catches up a behind one).
+ * Live removals of @c->gone from @h's maps: 1 for a rebuild. A cuckoo
+ * filter deletes them (devfilter.c, which reads the list); the other
+ * backends note them as removed (removed.c: point lookups in the store,
+ * in one snapshot of it).
+ */
+static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
+		       struct change *c, uint64_t version, char *err, size_t errlen)
+{
+	struct store_list x = { s, list };
+	const struct sxdp_list *l;
+	struct sieve_xdp_config cfg;
+	int ret;
+
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (ret)
+		return ret;
+	if (cfg.flags & SIEVE_XDP_F_FILTER) {
+		l = stored(s, list, c, err, errlen);
+		return l ? sxdp_filter_remove_live(h, c->gone, l, version) : -EIO;
+	}
+	ret = sxdp_store_begin_read(s, err, errlen);
+	if (ret)
+		return ret;
+	ret = sxdp_remove_live(h, c->gone, store_has, &x, version);
+	sxdp_store_rollback(s);
+	return ret;
+}
+
+/*
+ * Brings one locked interface to @version after @c: live adds and
+ * removals where they do, else a rebuild from the store (which also
+ * catches up a behind one).
  */
 static int apply_iface(struct sxdp_store *s, const char *list, struct locked_iface *f,
 		       struct change *c, uint64_t version, struct sxdp_op_result *res,
 		       char *err, size_t errlen)
 {
-	const struct sxdp_list *l;
 	int ret = 1;
 
 	res->stale += f->stale;
@@ -368,10 +410,9 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
 				 strerror(-ret));
 	} else if (!f->behind && c->gone) {
-		l = stored(s, list, c, err, errlen);
-		ret = l ? sxdp_filter_remove_live(&f->h, c->gone, l, version) : -EIO;
+		ret = remove_live(s, list, &f->h, c, version, err, errlen);
 		if (ret < 0)
-			snprintf(err, errlen, "%s: deleting from the live filter: %s", f->h.ifname,
+			snprintf(err, errlen, "%s: removing from the live maps: %s", f->h.ifname,
 				 strerror(-ret));
 	}
 	if (ret == 1) {

@@ -10,12 +10,14 @@
  *
  *  - adds go live into the maps (O(entries added), no rebuild) unless the
  *    probe lengths or the capacity run out;
- *  - removals (unblock, expire, a feed refresh that drops entries) build
- *    one new generation from the store and swap it in, except that a
- *    cuckoo filter of the filter backend deletes unblocked and expired
- *    entries live
- *    (devfilter.c says why that stays safe when killed, and how it
- *    counts the entries that make each digest);
+ *  - removals (unblock, expire, fleet removals) go live too, in
+ *    O(entries removed): a cuckoo filter of the filter backend deletes
+ *    them (devfilter.c says why that stays safe when killed, and how it
+ *    counts the entries that make each digest); the other backends note
+ *    their keys in the generation's removed map, or delete them from its
+ *    exact map (removed.c), until a bound makes it a rebuild. A feed
+ *    refresh that drops entries builds one new generation from the store
+ *    and swaps it in;
  *  - an interface whose maps are behind the store (a command killed
  *    between its commit and its maps) is rebuilt from the store by the
  *    next operation on its list, before anything else.

@@ -90,6 +90,7 @@ enum {
 	ST_DELETE,
 	ST_BUMP,	/* the list's version */
 	ST_NEW_KEY,	/* replace_origin's set of new keys */
+	ST_HAS,		/* one entry, by the primary key (sxdp_store_has) */
 	ST_NR,
 };
 
@@ -106,6 +107,7 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_BUMP] = "INSERT INTO lists(name, version) VALUES (?1, 1) "
 		    "ON CONFLICT(name) DO UPDATE SET version = version + 1",
 	[ST_NEW_KEY] = "INSERT OR IGNORE INTO temp.sxdp_new(key) VALUES (?1)",
+	[ST_HAS] = "SELECT 1 FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3",
 };
 
 struct sxdp_store {
@@ -1474,4 +1476,22 @@ int sxdp_store_kind_counts(struct sxdp_store *s, const char *list,
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "count", NULL, 0);
+}
+
+int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
+		   const struct sieve_xdp_key *key, bool *found)
+{
+	sqlite3_stmt *st = s->st[ST_HAS];
+	char text[128];
+	int rc;
+
+	sxdp_format_entry(key, text, sizeof(text));
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, allow);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	*found = rc == SQLITE_ROW;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lookup", NULL, 0);
 }

@@ -185,6 +185,12 @@ int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
 /* The same for the blocklist (@allow false) or the allowlist. */
 int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
 			 struct sxdp_list *l, char *err, size_t errlen);
+/*
+ * Whether @key is on @list's blocklist (@allow false) or allowlist: one
+ * lookup in the primary key's index, whatever the list's size.
+ */
+int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
+		   const struct sieve_xdp_key *key, bool *found);
 /* @list's version; 0 for a list never changed. */
 int sxdp_store_version(struct sxdp_store *s, const char *list, uint64_t *version);
 /* Entries of @list of @kind (-1: any) and @origin (NULL: any). */

@@ -170,6 +170,7 @@ struct sxdp_handle {
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
 	int allow_fd;		/* -1: an instance from before the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
+	int removed_fd;		/* <= 0: pinned by a sieve without live removals (removed.c) */
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
@@ -383,6 +384,48 @@ int sxdp_set_version(struct sxdp_handle *h, uint64_t store_version);
  */
 int sxdp_publish_config(struct sxdp_handle *h, const struct sieve_xdp_config *next,
 			int bloom_fd, int exact_fd);
+
+/* ---- removals without a rebuild (removed.c) ---- */
+
+/*
+ * Whether a remaining entry @entry is on the list (the caller's: ops.c asks
+ * the store, one indexed lookup): 0 and *@found, or -errno.
+ */
+typedef int (*sxdp_has_fn)(void *ctx, const struct sieve_xdp_key *entry, bool *found);
+
+/* Records in @next the probe lengths it has and @cur has not (a live add's). */
+void sxdp_note_live_lens(const struct sieve_xdp_config *cur, struct sieve_xdp_config *next);
+/* Digests a generation's removed map may hold before it is rebuilt. */
+uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg);
+/*
+ * Removes the entries @gone (no longer on the list) from @h's live
+ * generation in O(|gone|), whatever the list's size, and records
+ * @store_version: the keys they expand to that no remaining entry makes
+ * (@has asked once per prefix length that expands to a key's probe
+ * length) go into the generation's removed map, or out of its exact map
+ * in exact mode. The map is written before the version: killed in
+ * between, the maps are behind the store and the next command rebuilds.
+ * 1: a rebuild instead (nothing changed): the filter backend, an
+ * instance without the removed map, an older digest, past
+ * sxdp_removed_max(), or a prefix removal after a live add moved the
+ * probe lengths.
+ */
+int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_has_fn has,
+		     void *ctx, uint64_t store_version);
+/*
+ * After a live add of @keys (expanded, already in the filter): their
+ * digests leave the live removed map, and @next->removed counts down.
+ * Nothing to do when @next->removed is 0.
+ */
+int sxdp_removed_forget(struct sxdp_handle *h, struct sieve_xdp_config *next,
+			const struct sxdp_list *keys);
+/*
+ * For sxdp_swap: the removed map the idle slot gets for @next, a new fd
+ * (the live slot's when @next keeps the same filter and counts removals),
+ * or -1 for none.
+ */
+int sxdp_removed_carry(struct sxdp_handle *h, const struct sieve_xdp_config *next,
+		       uint32_t live);
 
 /* ---- the filter backend: a /dev/sieve filter (devfilter.c) ---- */
 

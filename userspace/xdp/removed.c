@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Removals without a rebuild ("Removals" in sieve_xdp.h). A Bloom filter
+ * of either backend cannot forget a key, so an unblock used to build the
+ * whole generation again from the store: O(list) for one entry. Instead
+ * the digests of the removed keys go into the generation's removed map,
+ * which the program asks after a filter hit; in exact mode the keys leave
+ * the exact map. O(keys removed), whatever the list's size.
+ *
+ * Which keys. An entry's keys are its expansion under the probe lengths
+ * (expand.c), and expansion shares keys: a removed /23 stored as two /24s
+ * may share one with a /22 or a /24 still on the list. A key of probe
+ * length L is made by an entry of length l when l's probe length is L
+ * and the key masked to l is that entry; so the remaining list is asked
+ * once per such l (the store's index: a point lookup each), never read
+ * whole. Other kinds make only themselves.
+ *
+ * Lengths a live add inserted (@live_v4_lens, @live_v6_lens). Lengths
+ * only ever come in between builds, so a prefix of length l sits at the
+ * shortest probe length >= l the maps had when it came: the live one, or
+ * a longer one if that came later. The build's lengths were there all
+ * along, so the candidates are the probe lengths from l up to the first
+ * of the build's (all of them: one is the prefix's, and keys of the
+ * others that no remaining entry makes are harmless in the removed map),
+ * and the remaining entries asked for a key of length L are those of
+ * every length down to the first of the build's below L. A remaining
+ * entry that holds the key's addresses keeps the key, whatever length it
+ * sits at: those addresses stay blocked by it either way. Without
+ * inserted lengths both rules are the plain ones above. Past
+ * REMOVE_MAX_KEYS candidate keys the command rebuilds instead.
+ *
+ * Adds: a key whose digest is in the removed map is added to the filter
+ * (its bits are there anyway) and then leaves the map (sxdp_removed_forget).
+ *
+ * Order and kill -9: the store commits first (ops.c), then the map is
+ * written, then the config records the store's version. Killed before
+ * that, the config is behind the store and the next command rebuilds,
+ * which starts the generation without a removed map. Digests are only
+ * ever added to the live map for keys the store no longer makes, so a
+ * cut-short removal lets through only what the store already unblocked.
+ *
+ * The bound: the removed keys' bits still load the filter, and the map
+ * costs kernel memory, so past sxdp_removed_max() the command rebuilds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+
+#include "xdp.h"
+
+/* A quarter of the generation's capacity, at least a few, at most the cap. */
+uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg)
+{
+	uint64_t max = cfg->capacity / 4;
+
+	if (max < 64)
+		max = 64;
+	return max > SIEVE_XDP_REMOVED_MAX ? SIEVE_XDP_REMOVED_MAX : (uint32_t)max;
+}
+
+/* Keys one removal may look up: past it a rebuild is cheaper. */
+#define REMOVE_MAX_KEYS		65536
+
+static bool bit_set(const __u32 *words, unsigned int bit)
+{
+	return words[bit / 32] & (1U << (bit % 32));
+}
+
+static const __u32 *live_bits(const struct sieve_xdp_config *cfg, bool v4)
+{
+	return v4 ? &cfg->live_v4_lens : cfg->live_v6_lens;
+}
+
+void sxdp_note_live_lens(const struct sieve_xdp_config *cur, struct sieve_xdp_config *next)
+{
+	unsigned int i;
+
+	for (i = 0; i < next->nr_v4_lens && i < SIEVE_XDP_MAX_PREFIX_LENS; i++)
+		if (sxdp_cpe_target(cur->v4_lens, cur->nr_v4_lens, next->v4_lens[i]) !=
+		    next->v4_lens[i])
+			next->live_v4_lens |= 1U << (next->v4_lens[i] % 32);
+	for (i = 0; i < next->nr_v6_lens && i < SIEVE_XDP_MAX_PREFIX_LENS; i++)
+		if (sxdp_cpe_target(cur->v6_lens, cur->nr_v6_lens, next->v6_lens[i]) !=
+		    next->v6_lens[i])
+			next->live_v6_lens[next->v6_lens[i] / 32] |= 1U << (next->v6_lens[i] % 32);
+}
+
+/* The inner map of @slot of the outer map @outer_fd as a new fd; -ENOENT if empty. */
+static int slot_fd(int outer_fd, uint32_t slot)
+{
+	uint32_t id;
+	int fd;
+
+	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
+		return -errno;
+	fd = bpf_map_get_fd_by_id(id);
+	return fd < 0 ? -errno : fd;
+}
+
+static int live_slot(struct sxdp_handle *h, uint32_t *slot)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(h->active_fd, &zero, slot))
+		return -errno;
+	*slot &= SIEVE_XDP_NR_GENS - 1;
+	return 0;
+}
+
+/* A new removed map: the flags of the program's template, which the kernel compares. */
+static int removed_create(const struct sieve_xdp_config *cfg)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "sieve_removed_g", sizeof(__u64),
+				sizeof(__u32), sxdp_removed_max(cfg), &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int sxdp_removed_carry(struct sxdp_handle *h, const struct sieve_xdp_config *next,
+		       uint32_t live)
+{
+	int fd;
+
+	if (h->removed_fd <= 0 || !next->removed ||
+	    (next->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY | SIEVE_XDP_F_FILTER)))
+		return -1;
+	fd = slot_fd(h->removed_fd, live);
+	return fd == -ENOENT ? -1 : fd;
+}
+
+/* @key masked to its first @len source bits, as an entry of that length. */
+static void prefix_of(const struct sieve_xdp_key *key, unsigned int len,
+		      struct sieve_xdp_key *e)
+{
+	unsigned int w, bits;
+
+	*e = *key;
+	e->prefix_len = len;
+	for (w = 0; w < 4; w++) {
+		bits = len > 32 * w ? len - 32 * w : 0;
+		e->saddr[w] &= htonl(bits >= 32 ? ~0U : bits ? ~0U << (32 - bits) : 0);
+	}
+}
+
+/*
+ * Whether an entry left on the list makes the expanded @key (of the live
+ * @cfg): for a prefix key of probe length L, one lookup per prefix length
+ * stored at L; any other key is its own entry, which went.
+ */
+static int still_made(const struct sieve_xdp_config *cfg, const struct sieve_xdp_key *key,
+		      sxdp_has_fn has, void *ctx, bool *found)
+{
+	bool v4 = key->family == SIEVE_XDP_V4;
+	const uint8_t *lens = v4 ? cfg->v4_lens : cfg->v6_lens;
+	unsigned int nlens = v4 ? cfg->nr_v4_lens : cfg->nr_v6_lens, l;
+	struct sieve_xdp_key e;
+	int ret;
+
+	*found = false;
+	if (key->kind != SIEVE_XDP_PREFIX)
+		return 0;
+	for (l = key->prefix_len; l >= 1 && !*found; l--) {
+		/* Below a length of the build, none is stored at this one. */
+		if (l < key->prefix_len && sxdp_cpe_target(lens, nlens, l) == l &&
+		    !bit_set(live_bits(cfg, v4), l))
+			break;
+		prefix_of(key, l, &e);
+		ret = has(ctx, &e, found);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Whether the removal needs a rebuild before anything is looked up. */
+static bool needs_rebuild(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
+			  const struct sxdp_list *gone)
+{
+	bool exact = cur->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY);
+
+	if ((cur->flags & SIEVE_XDP_F_FILTER) || cur->digest != SIEVE_XDP_DIGEST)
+		return true;
+	if (!exact && h->removed_fd <= 0)
+		return true;
+	/* More than the map may take: cheaper to rebuild than to look up. */
+	if (cur->removed + gone->n > sxdp_removed_max(cur))
+		return true;
+	return false;
+}
+
+/*
+ * The keys the maps may hold for @gone: each prefix expanded to each
+ * length it may sit at (see the top), the rest as they are; sorted, each
+ * once. 1 past REMOVE_MAX_KEYS.
+ */
+static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_list *gone,
+			  struct sxdp_list *out)
+{
+	struct sieve_xdp_config one = *cfg;
+	struct sxdp_list single = { 0 }, x = { 0 };
+	size_t i, j, total = 0;
+	int ret = 0;
+
+	for (i = 0; !ret && i < gone->n; i++) {
+		const struct sieve_xdp_key *k = &gone->keys[i];
+		bool v4 = k->family == SIEVE_XDP_V4;
+		const uint8_t *lens = v4 ? cfg->v4_lens : cfg->v6_lens;
+		unsigned int n = v4 ? cfg->nr_v4_lens : cfg->nr_v6_lens, l;
+
+		if (k->kind != SIEVE_XDP_PREFIX) {
+			ret = sxdp_list_add(out, k);
+			total++;
+			continue;
+		}
+		/* Lengths ascend from l: each candidate in turn, as the only probe. */
+		for (l = k->prefix_len; !ret && (l = sxdp_cpe_target(lens, n, l)); l++) {
+			if (l - k->prefix_len >= 20 || (total += 1ULL << (l - k->prefix_len)) >
+			    REMOVE_MAX_KEYS) {
+				ret = 1;
+				break;
+			}
+			single.n = 0;
+			one.nr_v4_lens = one.nr_v6_lens = 1;
+			one.v4_lens[0] = one.v6_lens[0] = l;
+			ret = sxdp_list_add(&single, k) ?: sxdp_expand(&single, &one, &x);
+			for (j = 0; !ret && j < x.n; j++)
+				ret = sxdp_list_add(out, &x.keys[j]);
+			if (!bit_set(live_bits(cfg, v4), l))
+				break;	/* a length of the build: the longest it may sit at */
+		}
+		if (!ret && l == 0 && k->prefix_len && !sxdp_cpe_target(lens, n, k->prefix_len))
+			ret = 1;	/* no probe length for it: not what the maps hold */
+	}
+	if (!ret)
+		sxdp_list_sort(out);
+	sxdp_list_free(&single);
+	sxdp_list_free(&x);
+	return ret;
+}
+
+/* The keys of @keys no remaining entry makes, into @out. */
+static int unmade(const struct sieve_xdp_config *cfg, const struct sxdp_list *keys,
+		  sxdp_has_fn has, void *ctx, struct sxdp_list *out)
+{
+	size_t i;
+	bool found;
+	int ret;
+
+	for (i = 0; i < keys->n; i++) {
+		ret = still_made(cfg, &keys->keys[i], has, ctx, &found);
+		if (!ret && !found)
+			ret = sxdp_list_add(out, &keys->keys[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Exact mode: the keys leave the live exact map. */
+static int exact_delete(struct sxdp_handle *h, uint32_t slot, const struct sxdp_list *keys)
+{
+	int fd = slot_fd(h->exact_fd, slot), ret = 0;
+	size_t i;
+
+	if (fd < 0)
+		return fd;
+	for (i = 0; !ret && i < keys->n; i++)
+		if (bpf_map_delete_elem(fd, &keys->keys[i]) && errno != ENOENT)
+			ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The digests of @keys into the live removed map (made on the first
+ * removal and put in the live slot once filled); *@added: new ones.
+ */
+static int removed_add(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, uint32_t slot,
+		       const struct sxdp_list *keys, uint32_t *added)
+{
+	static const __u32 zero;
+	bool made = false;
+	int fd = slot_fd(h->removed_fd, slot), ret = 0;
+	size_t i;
+
+	*added = 0;
+	if (fd == -ENOENT) {
+		fd = removed_create(cfg);
+		made = true;
+	}
+	if (fd < 0)
+		return fd;
+	for (i = 0; !ret && i < keys->n; i++) {
+		__u64 digest = sieve_xdp_digest(&keys->keys[i], cfg->digest_key);
+
+		if (!bpf_map_update_elem(fd, &digest, &zero, BPF_NOEXIST))
+			(*added)++;
+		else if (errno != EEXIST)
+			ret = -errno;	/* E2BIG: full, the caller rebuilds */
+	}
+	if (!ret && made && bpf_map_update_elem(h->removed_fd, &slot, &fd, BPF_ANY))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_has_fn has,
+		     void *ctx, uint64_t store_version)
+{
+	struct sxdp_list keys = { 0 }, drop = { 0 };
+	struct sieve_xdp_config cur, next;
+	uint32_t slot, added;
+	int ret;
+
+	ret = sxdp_read_config(h, &cur, NULL);
+	if (!ret)
+		ret = live_slot(h, &slot);
+	if (ret)
+		return ret;
+	if (needs_rebuild(h, &cur, gone))
+		return 1;
+	ret = candidate_keys(&cur, gone, &keys);
+	if (ret == -E2BIG || ret == -ERANGE)
+		ret = 1;
+	if (!ret)
+		ret = unmade(&cur, &keys, has, ctx, &drop);
+	/* Expansion may make more keys than entries: the bound again. */
+	if (!ret && cur.removed + drop.n > sxdp_removed_max(&cur))
+		ret = 1;
+	if (ret)
+		goto out;
+	next = cur;
+	if (cur.flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)) {
+		ret = exact_delete(h, slot, &drop);
+		added = drop.n;
+	} else {
+		ret = removed_add(h, &cur, slot, &drop, &added);
+	}
+	if (ret == -E2BIG)
+		ret = 1;
+	if (ret)
+		goto out;
+	next.removed = cur.removed + added;
+	next.entries -= next.entries < gone->n ? next.entries : gone->n;
+	next.keys -= next.keys < drop.n ? next.keys : drop.n;
+	/*
+	 * Last: the maps are at this version only now. Only bookkeeping
+	 * changed, so in place (sxdp_publish_config), never a swap.
+	 */
+	next.store_version = store_version;
+	if (bpf_map_update_elem(h->cfg_fd, &slot, &next, BPF_EXIST))
+		ret = -errno;
+out:
+	sxdp_list_free(&keys);
+	sxdp_list_free(&drop);
+	return ret;
+}
+
+int sxdp_removed_forget(struct sxdp_handle *h, struct sieve_xdp_config *next,
+			const struct sxdp_list *keys)
+{
+	uint32_t slot;
+	size_t i;
+	int fd, ret;
+
+	if (!next->removed || h->removed_fd <= 0 ||
+	    (next->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+		return 0;
+	ret = live_slot(h, &slot);
+	if (ret)
+		return ret;
+	fd = slot_fd(h->removed_fd, slot);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	for (i = 0; !ret && i < keys->n && next->removed; i++) {
+		__u64 digest = sieve_xdp_digest(&keys->keys[i], next->digest_key);
+
+		if (!bpf_map_delete_elem(fd, &digest))
+			next->removed--;
+		else if (errno != ENOENT)
+			ret = -errno;
+	}
+	close(fd);
+	return ret;
+}
