@@ -1263,6 +1263,140 @@ out:
 	sxdp_list_free(&l);
 }
 
+/* ---- the bloom map's fast fill (userspace/xdp/bloom_fill.c) ---- */
+
+#define FILL_KEYS	150000	/* more than two of the fill program's batches */
+#define FILL_QUERIES	300000
+
+/* A bloom map as the loader makes one for @keys keys at 1%; @flags: BPF_F_ZERO_SEED or 0. */
+static int fill_map(size_t keys, uint32_t flags, struct sxdp_plan *plan)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+	int fd;
+
+	if (!expect(!sxdp_plan(keys, 10000000, plan), "a plan for %zu keys", keys))
+		return -1;
+	o.map_extra = plan->nr_hashes;
+	fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "fill_test", 0, sizeof(uint64_t),
+			    plan->max_entries, &o);
+	expect(fd >= 0, "a bloom map: %s", strerror(errno));
+	return fd;
+}
+
+/* Fills @fd with @l in @mode; the mode that did it, or -1. */
+static int fill_with(int fd, const struct sxdp_list *l, enum sxdp_fill_mode mode)
+{
+	enum sxdp_fill_mode used;
+	int err;
+
+	sxdp_fill_mode = mode;
+	err = sxdp_bloom_fill(fd, test_secret, l->keys, l->n, &used);
+	sxdp_fill_mode = SXDP_FILL_AUTO;
+	return expect(!err, "fill (mode %d): %s", mode, strerror(-err)) ? (int)used : -1;
+}
+
+static bool bloom_has(int fd, uint64_t digest)
+{
+	return !bpf_map_lookup_elem(fd, NULL, &digest);
+}
+
+/*
+ * The fast fill's map answers exactly as the per-element fill's: with a
+ * zero seed both maps hash alike, so every query gets the same answer, and
+ * every key filled is present. With the kernel's random seed (as the
+ * loader creates them) the fast map's false positives stay within the
+ * 99.9% interval of the plan.
+ */
+static void test_bloom_fast_fill(void)
+{
+	int fast_fd = -1, slow_fd = -1, seeded_fd = -1, mode;
+	uint64_t differ = 0, missing = 0, fp = 0, q;
+	struct sxdp_list l = { 0 };
+	struct sxdp_plan plan;
+	double rate, sigma;
+	size_t i;
+
+	rng_state = 21;
+	for (i = 0; i < FILL_KEYS; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	fast_fd = fill_map(l.n, BPF_F_ZERO_SEED, &plan);
+	slow_fd = fill_map(l.n, BPF_F_ZERO_SEED, &plan);
+	seeded_fd = fill_map(l.n, 0, &plan);
+	if (fast_fd < 0 || slow_fd < 0 || seeded_fd < 0)
+		goto out;
+	mode = fill_with(fast_fd, &l, SXDP_FILL_FAST);
+	expect(mode == SXDP_FILL_FAST, "the fast fill was not used (%d)", mode);
+	expect(fill_with(slow_fd, &l, SXDP_FILL_SLOW) == SXDP_FILL_SLOW, "the slow fill");
+	/* AUTO takes the fast fill on this host (its kernel runs syscall programs). */
+	expect(fill_with(seeded_fd, &l, SXDP_FILL_AUTO) == SXDP_FILL_FAST, "auto: not the fast fill");
+	for (i = 0; i < l.n; i++) {
+		uint64_t d = sieve_xdp_digest(&l.keys[i], test_secret);
+
+		missing += !bloom_has(fast_fd, d) + !bloom_has(seeded_fd, d);
+		differ += bloom_has(fast_fd, d) != bloom_has(slow_fd, d);
+	}
+	/* Innocent digests: random words are as good as digests of other keys. */
+	for (q = 0; q < FILL_QUERIES; q++) {
+		uint64_t d = rng();
+
+		differ += bloom_has(fast_fd, d) != bloom_has(slow_fd, d);
+		fp += bloom_has(seeded_fd, d);
+	}
+	expect(!missing, "%llu keys filled are missing", (unsigned long long)missing);
+	expect(!differ, "the fast and slow maps differ on %llu queries", (unsigned long long)differ);
+	rate = sxdp_bloom_fpr(plan.nbits, plan.nr_hashes, l.n);
+	sigma = sqrt(FILL_QUERIES * rate * (1 - rate));
+	printf("    %zu keys: %llu of %u misses hit the seeded fast map (planned %.0f +- %.0f)\n",
+	       l.n, (unsigned long long)fp, FILL_QUERIES, FILL_QUERIES * rate, 3.29 * sigma);
+	expect(fabs(fp - FILL_QUERIES * rate) <= 3.29 * sigma,
+	       "false positives outside the 99.9%% interval");
+out:
+	if (fast_fd >= 0)
+		close(fast_fd);
+	if (slow_fd >= 0)
+		close(slow_fd);
+	if (seeded_fd >= 0)
+		close(seeded_fd);
+	sxdp_list_free(&l);
+}
+
+/* Forced, the fallback fills: by the mode, and by SIEVE_XDP_FILL=slow from the environment. */
+static void test_bloom_fill_fallback(void)
+{
+	struct sxdp_list l = { 0 };
+	enum sxdp_fill_mode used;
+	struct sxdp_plan plan;
+	int fd, err;
+	size_t i;
+
+	rng_state = 22;
+	for (i = 0; i < 5000; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	fd = fill_map(l.n, 0, &plan);
+	if (fd < 0)
+		goto out;
+	expect(fill_with(fd, &l, SXDP_FILL_SLOW) == SXDP_FILL_SLOW, "forced: not the fallback");
+	setenv("SIEVE_XDP_FILL", "slow", 1);
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, l.n, &used);
+	unsetenv("SIEVE_XDP_FILL");
+	expect(!err && used == SXDP_FILL_SLOW, "SIEVE_XDP_FILL=slow: mode %d, %s", used,
+	       strerror(-err));
+	/* A few keys take the fallback by themselves: loading costs more. */
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, 10, &used);
+	expect(!err && used == SXDP_FILL_SLOW, "10 keys: mode %d", used);
+	for (i = 0; i < l.n; i++)
+		expect(bloom_has(fd, sieve_xdp_digest(&l.keys[i], test_secret)), "key %zu missing", i);
+	close(fd);
+out:
+	sxdp_list_free(&l);
+}
+
 /* ---- chosen entries (issue 20, item 4) ---- */
 
 /*
@@ -2550,6 +2684,8 @@ static const struct {
 	{ "sync_after_cut_short", test_sync_after_cut_short },
 	{ "swap_under_traffic", test_swap_under_traffic },
 	{ "false_positives", test_false_positives },
+	{ "bloom_fast_fill", test_bloom_fast_fill },
+	{ "bloom_fill_fallback", test_bloom_fill_fallback },
 	{ "expansion_every_v4_length", test_expansion_every_v4_length },
 	{ "expansion_v6_lengths", test_expansion_v6_lengths },
 	{ "expansion_nested", test_expansion_nested },

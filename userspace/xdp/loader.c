@@ -625,13 +625,7 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
 		if (bpf_map_update_batch(exact_fd, keys + i, values, &count, NULL))
 			return -errno;
 	}
-	for (i = 0; bloom_fd >= 0 && i < n; i++) {
-		uint64_t digest = sieve_xdp_digest(&keys[i], secret);
-
-		if (bpf_map_update_elem(bloom_fd, NULL, &digest, BPF_ANY))
-			return -errno;
-	}
-	return 0;
+	return bloom_fd >= 0 ? sxdp_bloom_fill(bloom_fd, secret, keys, n, NULL) : 0;
 }
 
 int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,

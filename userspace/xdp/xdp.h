@@ -295,6 +295,25 @@ int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config 
  */
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
 		    const struct sieve_xdp_key *keys, size_t n);
+
+/* ---- the bloom map's fill (bloom_fill.c) ---- */
+
+/* How a bloom map is filled: AUTO picks the fast fill for all but a few keys. */
+enum sxdp_fill_mode {
+	SXDP_FILL_AUTO = 0,
+	SXDP_FILL_FAST,		/* bpf/bloom_fill.bpf.c, a batch per run; no fallback */
+	SXDP_FILL_SLOW,		/* one bpf() update per key */
+};
+/* Not AUTO: forces a mode (tests); else SIEVE_XDP_FILL=fast|slow does. */
+extern enum sxdp_fill_mode sxdp_fill_mode;
+/*
+ * The digests of @keys under @secret into the bloom map @bloom_fd, many
+ * per syscall where the fill program loads; falls back to one update per
+ * key (said once on stderr) where it does not. *@used (may be NULL): the
+ * mode that filled it.
+ */
+int sxdp_bloom_fill(int bloom_fd, const __u64 secret[2], const struct sieve_xdp_key *keys,
+		    size_t n, enum sxdp_fill_mode *used);
 /* ---- the blocked backend's maps (blocked.c) ---- */
 
 /* An empty array of plan->max_entries blocks, mmapable, for a generation. */
