@@ -27,6 +27,7 @@
 
 #include "ops.h"
 #include "xdp.h"
+#include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
 
@@ -1261,6 +1262,56 @@ static void test_false_positives(void)
 	       (unsigned long long)fp_bytes, (unsigned long long)dropped_bytes);
 out:
 	sxdp_list_free(&l);
+}
+
+/* ---- the backends' tables (userspace/xdp/backend*.c) ---- */
+
+/*
+ * Every backend's table is complete (only remove_live may be NULL: the
+ * caller rebuilds), its name and flag select it and nothing else, and a
+ * backend that cannot plan says -EOPNOTSUPP rather than planning wrong.
+ */
+static void test_backend_ops_tables(void)
+{
+	static const struct { const char *name; uint32_t flags; const struct sxdp_backend_ops *ops; }
+	want[] = {
+		{ "bloom-map", 0, &sxdp_bloom_ops },
+		{ "bloom-map", SIEVE_XDP_F_EXACT | SIEVE_XDP_F_FAIL_CLOSED, &sxdp_bloom_ops },
+		{ "blocked", SIEVE_XDP_F_BLOCKED, &sxdp_blocked_ops },
+		{ "blocked", SIEVE_XDP_F_BLOCKED | SIEVE_XDP_F_EXACT, &sxdp_blocked_ops },
+		{ "filter", SIEVE_XDP_F_FILTER, &sxdp_filter_ops },
+	};
+	struct sxdp_plan plan;
+	size_t i, nr = 0;
+
+	for (i = 0; sxdp_backends[i]; i++, nr++) {
+		const struct sxdp_backend_ops *o = sxdp_backends[i];
+
+		expect(o->name && o->limit && o->plan && o->create && o->fill && o->build &&
+		       o->add_live && o->fpr && o->memory && o->describe && o->outer_fd,
+		       "backend %zu (%s): an operation is missing", i, o->name ? o->name : "?");
+		expect(sxdp_backend_by_name(o->name) == o, "%s: not found by its name", o->name);
+		expect(sxdp_backend_of(o->cfg_flag) == o, "%s: not selected by its flag", o->name);
+		expect(!strcmp(sxdp_backend_name(o->cfg_flag), o->name), "%s: named %s elsewhere",
+		       o->name, sxdp_backend_name(o->cfg_flag));
+	}
+	expect(nr == 3, "%zu backends", nr);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		expect(sxdp_backend_of(want[i].flags) == want[i].ops &&
+		       sxdp_backend_by_name(want[i].name) == want[i].ops,
+		       "flags %#x / %s: the wrong table", want[i].flags, want[i].name);
+	expect(!sxdp_backend_by_name("bloom") && !sxdp_backend_by_name(""), "a bad name selects");
+	/* The Bloom filters cannot delete: their callers rebuild. The cuckoo filter can. */
+	expect(!sxdp_bloom_ops.remove_live && !sxdp_blocked_ops.remove_live &&
+	       sxdp_filter_ops.remove_live, "remove_live");
+	expect(sxdp_filter_ops.plan(1000, 1000, &plan) == -EOPNOTSUPP, "the filter plans");
+	/* The same plans as the flag-driven sizing of before. */
+	expect(!sxdp_bloom_ops.plan(100000, 1000000, &plan) && !plan.blocked &&
+	       !sxdp_blocked_ops.plan(100000, 1000000, &plan) && plan.blocked, "the plans");
+	/* The outer maps: the program's own, none for the filter. */
+	expect(sxdp_bloom_ops.outer_fd(&h) == h.bloom_fd &&
+	       sxdp_blocked_ops.outer_fd(&h) == h.blocked_fd && sxdp_filter_ops.outer_fd(&h) < 0,
+	       "the outer maps");
 }
 
 /* ---- the bloom map's fast fill (userspace/xdp/bloom_fill.c) ---- */
@@ -2684,6 +2735,7 @@ static const struct {
 	{ "sync_after_cut_short", test_sync_after_cut_short },
 	{ "swap_under_traffic", test_swap_under_traffic },
 	{ "false_positives", test_false_positives },
+	{ "backend_ops_tables", test_backend_ops_tables },
 	{ "bloom_fast_fill", test_bloom_fast_fill },
 	{ "bloom_fill_fallback", test_bloom_fill_fallback },
 	{ "expansion_every_v4_length", test_expansion_every_v4_length },

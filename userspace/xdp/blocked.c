@@ -157,17 +157,3 @@ int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
 	munmap(m.blocks, m.len);
 	return 0;
 }
-
-int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
-		       const struct sieve_xdp_key *keys, size_t n, bool live)
-{
-	int err;
-
-	if (!(cfg->flags & SIEVE_XDP_F_BLOCKED))
-		return sxdp_gen_insert(filter_fd, exact_fd, cfg->digest_key, keys, n);
-	/* Exact first, as sxdp_gen_insert: a hit never waits on its confirmation. */
-	err = sxdp_gen_insert(-1, exact_fd, cfg->digest_key, keys, n);
-	if (!err && filter_fd >= 0)
-		err = sxdp_blocked_insert(filter_fd, cfg, keys, n, live);
-	return err;
-}
