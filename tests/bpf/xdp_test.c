@@ -1229,8 +1229,8 @@ static void test_false_positives(void)
 	if (!set_list(&l, SIEVE_XDP_F_EXACT, 10000000) || !reflag(0) ||
 	    !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
 		goto out;
-	nbits = sxdp_kernel_bloom_bits(cfg.max_entries, cfg.nr_hashes);
-	rate = sxdp_bloom_fpr(nbits, cfg.nr_hashes, l.n);
+	nbits = sxdp_kernel_bloom_bits(cfg.bloom.max_entries, cfg.bloom.nr_hashes);
+	rate = sxdp_bloom_fpr(nbits, cfg.bloom.nr_hashes, l.n);
 	expect(count_drops(&l, l.n, true, NULL) == l.n, "a blocked flow passed (bloom-only)");
 	queries_seed = rng_state;
 	dropped = count_drops(&l, FP_QUERIES, false, &dropped_bytes);
@@ -1240,7 +1240,7 @@ static void test_false_positives(void)
 	hi = FP_QUERIES * rate + 3.29 * sigma;
 	printf("    bloom-only: %zu entries, 2^%.0f bits, %u hashes: %llu of %u innocent flows "
 	       "dropped (planned %.0f, 99.9%% interval %.0f-%.0f)\n", l.n, log2((double)nbits),
-	       cfg.nr_hashes, (unsigned long long)dropped, FP_QUERIES, FP_QUERIES * rate, lo, hi);
+	       cfg.bloom.nr_hashes, (unsigned long long)dropped, FP_QUERIES, FP_QUERIES * rate, lo, hi);
 	expect(dropped >= lo && dropped <= hi, "false-positive count outside the 99.9%% interval");
 	if (!reflag(SIEVE_XDP_F_EXACT))
 		goto out;
@@ -1312,6 +1312,50 @@ static void test_backend_ops_tables(void)
 	expect(sxdp_bloom_ops.outer_fd(&h) == h.bloom_fd &&
 	       sxdp_blocked_ops.outer_fd(&h) == h.blocked_fd && sxdp_filter_ops.outer_fd(&h) < 0,
 	       "the outer maps");
+}
+
+/*
+ * The config's layout: one written before the field (0 there, the same
+ * bytes) is read as this layout, and the next write stamps it; one of a
+ * newer layout is refused (-ESTALE), not misread.
+ */
+static void test_config_layout(void)
+{
+	static const char *const entries[] = { "192.0.2.1", "198.51.100.0/24" };
+	struct sieve_xdp_config cfg, raw, got;
+	struct sxdp_list l = { 0 };
+	uint32_t live;
+
+	list_of(&l, entries, 2);
+	if (!set_list(&l, 0, 1000000) || !expect(!sxdp_read_config(&h, &cfg, &live), "config"))
+		goto out;
+	expect(cfg.layout == SIEVE_XDP_LAYOUT, "layout %u", cfg.layout);
+	raw = cfg;
+	raw.layout = 0;
+	expect(!bpf_map_update_elem(h.cfg_fd, &live, &raw, BPF_EXIST), "writing layout 0");
+	expect(!sxdp_read_config(&h, &got, NULL) && got.layout == SIEVE_XDP_LAYOUT &&
+	       got.bloom.max_entries == cfg.bloom.max_entries &&
+	       got.bloom.nr_hashes == cfg.bloom.nr_hashes, "layout 0 not read as this one");
+	/* The program reads the same bytes whatever the layout field says. */
+	{
+		struct pkt_spec a = tcp("192.0.2.1", 1000, "10.0.0.1", 80);
+		struct pkt_spec b = tcp("198.51.100.7", 1000, "10.0.0.1", 80);
+		struct pkt_spec c = tcp("192.0.2.2", 1000, "10.0.0.1", 80);
+
+		drops("layout 0: a source", &a, 0);
+		drops("layout 0: a prefix", &b, 1);
+		passes("layout 0: another source", &c);
+	}
+	expect(!sxdp_set_version(&h, cfg.store_version + 1), "a write");
+	expect(!bpf_map_lookup_elem(h.cfg_fd, &live, &raw) && raw.layout == SIEVE_XDP_LAYOUT,
+	       "a write left layout %u", raw.layout);
+	raw.layout = SIEVE_XDP_LAYOUT + 1;
+	expect(!bpf_map_update_elem(h.cfg_fd, &live, &raw, BPF_EXIST), "writing a newer layout");
+	expect(sxdp_read_config(&h, &got, NULL) == -ESTALE, "a newer layout read");
+	raw.layout = SIEVE_XDP_LAYOUT;
+	expect(!bpf_map_update_elem(h.cfg_fd, &live, &raw, BPF_EXIST), "restoring the layout");
+out:
+	sxdp_list_free(&l);
 }
 
 /* ---- the bloom map's fast fill (userspace/xdp/bloom_fill.c) ---- */
@@ -2312,8 +2356,8 @@ static bool blocked_view_open(struct blocked_view *v)
 	fd = bpf_map_get_fd_by_id(v->id);
 	if (!expect(fd >= 0, "the live array's fd"))
 		return false;
-	v->nblocks = cfg.max_entries;
-	v->k = cfg.nr_hashes;
+	v->nblocks = cfg.blocked.nblocks;
+	v->k = cfg.blocked.k;
 	memcpy(v->secret, cfg.digest_key, sizeof(v->secret));
 	v->seed = cfg.blocked_seed;
 	v->len = ((size_t)v->nblocks * SIEVE_XDP_BLOCK_BYTES + 4095) & ~(size_t)4095;
@@ -2370,8 +2414,7 @@ static bool blocked_generation(const struct sxdp_list *l, const struct sxdp_plan
 	sxdp_config_fill(&cfg, l);
 	cfg.flags = SIEVE_XDP_F_BLOCKED;
 	cfg.capacity = plan->capacity;
-	cfg.max_entries = plan->max_entries;
-	cfg.nr_hashes = plan->nr_hashes;
+	sxdp_blocked_ops.config(&cfg, plan);
 	cfg.fpp_ppb = plan->fpp_ppb;
 	ok = expect(!sxdp_swap(&h, &cfg, fd, -1), "swapping the blocked generation in");
 	close(fd);
@@ -2679,7 +2722,7 @@ static void test_blocked_false_positives(void)
 	if (!set_list(&l, SIEVE_XDP_F_EXACT | SIEVE_XDP_F_BLOCKED, 10000000) || !reflag(0) ||
 	    !expect(!sxdp_read_config(&h, &cfg, NULL), "config") || !blocked_view_open(&v))
 		goto out;
-	bound = sxdp_blocked_fpr(cfg.max_entries, cfg.nr_hashes, l.n);
+	bound = sxdp_blocked_fpr(cfg.blocked.nblocks, cfg.blocked.k, l.n);
 	table = blocked_table_rate(&v);
 	blocked_view_close(&v);
 	expect(count_drops(&l, l.n, true, NULL) == l.n, "a blocked flow passed");
@@ -2690,7 +2733,7 @@ static void test_blocked_false_positives(void)
 	hi = FP_QUERIES * table + 3.29 * sigma;
 	printf("    %zu entries, %u blocks, k %u: %llu of %u innocent flows dropped; this table's "
 	       "rate %.5f (99.9%% interval %.0f-%.0f), the plan's bound %.5f\n", l.n,
-	       cfg.max_entries, cfg.nr_hashes, (unsigned long long)dropped, FP_QUERIES, table, lo,
+	       cfg.blocked.nblocks, cfg.blocked.k, (unsigned long long)dropped, FP_QUERIES, table, lo,
 	       hi, bound);
 	expect(dropped >= lo && dropped <= hi, "false positives outside the table's interval");
 	/*
@@ -2736,6 +2779,7 @@ static const struct {
 	{ "swap_under_traffic", test_swap_under_traffic },
 	{ "false_positives", test_false_positives },
 	{ "backend_ops_tables", test_backend_ops_tables },
+	{ "config_layout", test_config_layout },
 	{ "bloom_fast_fill", test_bloom_fast_fill },
 	{ "bloom_fill_fallback", test_bloom_fill_fallback },
 	{ "expansion_every_v4_length", test_expansion_every_v4_length },

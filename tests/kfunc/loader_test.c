@@ -217,10 +217,10 @@ static void check_attach(void)
 	id = sieve_dev_lookup(sdev, FILTER);
 	c = live_config();
 	sxdp_store_attach_get(store, sxdp_netns(), IFACE, &rec, NULL, 0);
-	ktap_ok(id > 0 && (c.flags & SIEVE_XDP_F_FILTER) && c.max_entries == (uint32_t)id &&
+	ktap_ok(id > 0 && (c.flags & SIEVE_XDP_F_FILTER) && c.filter.id == (uint32_t)id &&
 		!strcmp(rec.backend, "filter:" FILTER),
 		"attach created the filter (id %d); the config names it (%u); recorded as %s", id,
-		c.max_entries, rec.backend);
+		c.filter.id, rec.backend);
 }
 
 static void check_live(void)
@@ -237,7 +237,7 @@ static void check_live(void)
 		!drops("10.1.1.1") && drops("10.0.0.1"),
 		"a first prefix is a new plan: rebuilt, dropped, neighbours pass, the source still");
 	ktap_ok(sieve_dev_lookup(sdev, FILTER) == id && count_named("sieve-xdp-") == 0 &&
-		live_config().max_entries == (uint32_t)id,
+		live_config().filter.id == (uint32_t)id,
 		"the rebuild kept the filter's id (%d) and left no filter beside it", id);
 	gen = live_config().gen_seq;
 	ktap_ok(!op(false, "10.0.0.1", &r) && !r.rebuilt && live_config().gen_seq == gen &&
@@ -291,7 +291,7 @@ static void check_old_digest(void)
 	sxdp_store_secret(store, &secret, err, sizeof(err));
 	ktap_ok(!ret && r.rebuilt == 1 && secret && sxdp_digest_current(&c, secret) &&
 		drops("10.1.0.77") && drops("10.7.0.1") && !drops("10.7.0.2") &&
-		c.max_entries == (uint32_t)id && count_named("sieve-xdp-") == 0,
+		c.filter.id == (uint32_t)id && count_named("sieve-xdp-") == 0,
 		"the next block rebuilt it under the host's secret: same id, entries drop again");
 	ktap_ok(!op(false, "10.7.0.1", &r) && !r.rebuilt && !drops("10.7.0.1"),
 		"then deletes live again");
@@ -436,7 +436,7 @@ static void check_upgrade(void)
 	ktap_ok(ret == SXDP_UPGRADED && strcmp(tag1, tagx) && !strcmp(tag1, tag0),
 		"attach upgraded it in place: tag %s -> %s (%s %s)", tagx, tag1,
 		errname(ret < 0 ? ret : 0), err);
-	ktap_ok(secret && sxdp_digest_current(&c, secret) && c.max_entries == (uint32_t)id &&
+	ktap_ok(secret && sxdp_digest_current(&c, secret) && c.filter.id == (uint32_t)id &&
 		sieve_dev_lookup(sdev, FILTER) == id && count_named("sieve-xdp-") == 0,
 		"NAME keeps its id (%d), holds the keyed digests, nothing left beside it", id);
 	ktap_ok(drops("10.9.0.5") && drops("10.9.1.1") && !drops("10.9.1.2") &&
@@ -562,7 +562,7 @@ static void check_bloom(void)
 		"detach leaves the filter to its owner");
 	id = sieve_dev_create(sdev, "xdp-bloom", &p);
 	ret = attach("xdp-bloom", SIEVE_XDP_F_FILTER);
-	ktap_ok(id > 0 && ret == SXDP_ATTACHED && live_config().max_entries == (uint32_t)id &&
+	ktap_ok(id > 0 && ret == SXDP_ATTACHED && live_config().filter.id == (uint32_t)id &&
 		drops("10.3.0.9"), "attach to a Bloom filter made beforehand (%s)", err);
 	ktap_ok(!op(false, "10.3.0.9", &r) && r.rebuilt == 1 && !drops("10.3.0.9") &&
 		sieve_dev_lookup(sdev, "xdp-bloom") == id && count_named("sieve-xdp-") == 0,
@@ -642,7 +642,7 @@ static void check_refusals(void)
 		"a switch to the bloom-map program is refused: %s", err);
 	sxdp_store_attach_set(store, &other, err, sizeof(err));
 	ret = attach("xdp-other", SIEVE_XDP_F_FILTER);
-	ktap_ok(ret == -EBUSY && live_config().max_entries == (uint32_t)sieve_dev_lookup(sdev, "xdp-bloom"),
+	ktap_ok(ret == -EBUSY && live_config().filter.id == (uint32_t)sieve_dev_lookup(sdev, "xdp-bloom"),
 		"a filter another interface enforces is refused, nothing changes: %s", err);
 	sxdp_store_attach_del(store, other.netns, other.iface, err, sizeof(err));
 	ktap_ok(sxdp_filter_parse("filter:no way", &name) == -EINVAL &&

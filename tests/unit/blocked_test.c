@@ -224,8 +224,8 @@ static void sieve_unit_blocked_plan(struct sieve_test *t)
 /* Either backend by the config flag; the names the CLI takes and prints. */
 static void sieve_unit_blocked_backend_names(struct sieve_test *t)
 {
-	struct sieve_xdp_config c = { .flags = SIEVE_XDP_F_BLOCKED, .max_entries = 1000,
-				      .nr_hashes = 7 };
+	struct sieve_xdp_config c = { .flags = SIEVE_XDP_F_BLOCKED,
+				      .blocked = { .nblocks = 1000, .k = 7 } };
 	struct sxdp_plan p;
 	uint32_t flag = 1;
 	uint64_t nbits;
@@ -253,7 +253,8 @@ static void sieve_unit_blocked_backend_names(struct sieve_test *t)
  */
 static void sieve_unit_blocked_backend_ops_tables(struct sieve_test *t)
 {
-	struct sieve_xdp_config c = { .max_entries = 1000, .nr_hashes = 7 };
+	/* 1000 and 7: a bloom map's max_entries and k, or blocks and k. */
+	struct sieve_xdp_config c = { .bloom = { .max_entries = 1000, .nr_hashes = 7 } };
 	const struct sxdp_backend_ops *o;
 	struct sxdp_plan a, b;
 	uint64_t na, nb;

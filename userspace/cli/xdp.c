@@ -1061,8 +1061,12 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("nr_v6_lens", c->nr_v6_lens);
 	print_probes(c, true);
 	json_u64("bloom_bits", si->nbits);
-	json_u64("nr_hashes", c->nr_hashes);
-	json_u64("max_entries", c->max_entries);
+	/*
+	 * The backend's two words under the names they had before the config
+	 * named them per backend: k or 0, and max_entries, blocks or the id.
+	 */
+	json_u64("nr_hashes", c->bloom.nr_hashes);
+	json_u64("max_entries", c->bloom.max_entries);
 	json_u64("bloom_bytes", si->bloom_mem);
 	json_u64("exact_bytes", si->exact_mem);
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
@@ -1159,7 +1163,7 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	si.fpr = sxdp_backend_of(c.flags)->fpr(&c, c.keys, &si.nbits);
 	sxdp_prog_running(h->netns, h->ifname, &si.prog);
 	if ((c.flags & SIEVE_XDP_F_FILTER) &&
-	    sxdp_filter_name_of(c.max_entries, si.filter, sizeof(si.filter)))
+	    sxdp_filter_name_of(c.filter.id, si.filter, sizeof(si.filter)))
 		snprintf(si.filter, sizeof(si.filter), "(gone)");
 	if (sa->json)
 		print_status_json(h, &c, &si);

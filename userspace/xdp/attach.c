@@ -423,10 +423,10 @@ static int record(struct sxdp_store *s, const char *ifname, const char *list,
 	if (!ret && (cfg.flags & SIEVE_XDP_F_FILTER)) {
 		char name[SIEVE_NAME_MAX] = "";
 
-		ret = sxdp_filter_name_of(cfg.max_entries, name, sizeof(name));
+		ret = sxdp_filter_name_of(cfg.filter.id, name, sizeof(name));
 		snprintf(a.backend, sizeof(a.backend), SXDP_FILTER_PREFIX "%s", name);
 		if (ret)
-			snprintf(err, errlen, "the live filter (id %u): %s", cfg.max_entries,
+			snprintf(err, errlen, "the live filter (id %u): %s", cfg.filter.id,
 				 strerror(-ret));
 	}
 	a.flags = cfg.flags;

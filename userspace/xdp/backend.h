@@ -20,6 +20,7 @@
  * @limit: the largest filter @plan makes, as a refusal names it
  * @plan: sizes a filter for @capacity keys at @fpp_ppb (-EOPNOTSUPP: the
  *	backend sizes at @build, as the module does for filter:NAME)
+ * @config: records @plan in @cfg's fields of the backend (sieve_xdp.h)
  * @create: an empty filter map for a generation of @plan; an fd or -errno
  * @fill: puts @keys into the filter map @fd of a generation @cfg (its
  *	digest key, k, seed); @live: the program may be reading it
@@ -46,6 +47,7 @@ struct sxdp_backend_ops {
 	const char *limit;
 	int (*plan)(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
 	int (*create)(const struct sxdp_plan *plan);
+	void (*config)(struct sieve_xdp_config *cfg, const struct sxdp_plan *plan);
 	int (*fill)(const struct sieve_xdp_config *cfg, int fd, const struct sieve_xdp_key *keys,
 		    size_t n, bool live);
 	int (*build)(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,

@@ -17,22 +17,28 @@ static int blocked_fill(const struct sieve_xdp_config *cfg, int fd,
 	return sxdp_blocked_insert(fd, cfg, keys, n, live);
 }
 
+static void blocked_config(struct sieve_xdp_config *cfg, const struct sxdp_plan *plan)
+{
+	cfg->blocked.nblocks = plan->max_entries;
+	cfg->blocked.k = plan->nr_hashes;
+}
+
 static double blocked_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits)
 {
-	*nbits = (uint64_t)cfg->max_entries * SIEVE_XDP_BLOCK_BITS;
-	return sxdp_blocked_fpr(cfg->max_entries, cfg->nr_hashes, keys);
+	*nbits = (uint64_t)cfg->blocked.nblocks * SIEVE_XDP_BLOCK_BITS;
+	return sxdp_blocked_fpr(cfg->blocked.nblocks, cfg->blocked.k, keys);
 }
 
 static uint64_t blocked_memory(const struct sieve_xdp_config *cfg)
 {
-	return (uint64_t)cfg->max_entries * SIEVE_XDP_BLOCK_BYTES;
+	return (uint64_t)cfg->blocked.nblocks * SIEVE_XDP_BLOCK_BYTES;
 }
 
 static int blocked_describe(const struct sieve_xdp_config *cfg, uint64_t kernel_bytes,
 			    const char *filter, char *buf, size_t len)
 {
 	return snprintf(buf, len, "blocked: %u blocks of 64 bytes, %u bits a key, %.3f MiB in the kernel",
-			cfg->max_entries, cfg->nr_hashes, kernel_bytes / 1048576.0);
+			cfg->blocked.nblocks, cfg->blocked.k, kernel_bytes / 1048576.0);
 }
 
 /* -1 in pins of a sieve before the backend (see sxdp_open): a swap refuses it. */
@@ -47,6 +53,7 @@ const struct sxdp_backend_ops sxdp_blocked_ops = {
 	.limit = "1 GiB",
 	.plan = sxdp_plan_blocked,
 	.create = sxdp_blocked_create,
+	.config = blocked_config,
 	.fill = blocked_fill,
 	.build = sxdp_gen_build,
 	.add_live = sxdp_gen_add_live,

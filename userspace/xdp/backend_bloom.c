@@ -32,24 +32,30 @@ static int bloom_fill(const struct sieve_xdp_config *cfg, int fd,
 	return sxdp_bloom_fill(fd, cfg->digest_key, keys, n, NULL);
 }
 
+static void bloom_config(struct sieve_xdp_config *cfg, const struct sxdp_plan *plan)
+{
+	cfg->bloom.max_entries = plan->max_entries;
+	cfg->bloom.nr_hashes = plan->nr_hashes;
+}
+
 static double bloom_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits)
 {
-	*nbits = sxdp_kernel_bloom_bits(cfg->max_entries, cfg->nr_hashes);
-	return sxdp_bloom_fpr(*nbits, cfg->nr_hashes, keys);
+	*nbits = sxdp_kernel_bloom_bits(cfg->bloom.max_entries, cfg->bloom.nr_hashes);
+	return sxdp_bloom_fpr(*nbits, cfg->bloom.nr_hashes, keys);
 }
 
 static uint64_t bloom_memory(const struct sieve_xdp_config *cfg)
 {
-	return sxdp_kernel_bloom_bits(cfg->max_entries, cfg->nr_hashes) / 8;
+	return sxdp_kernel_bloom_bits(cfg->bloom.max_entries, cfg->bloom.nr_hashes) / 8;
 }
 
 static int bloom_describe(const struct sieve_xdp_config *cfg, uint64_t kernel_bytes,
 			  const char *filter, char *buf, size_t len)
 {
-	uint64_t nbits = sxdp_kernel_bloom_bits(cfg->max_entries, cfg->nr_hashes);
+	uint64_t nbits = sxdp_kernel_bloom_bits(cfg->bloom.max_entries, cfg->bloom.nr_hashes);
 
 	return snprintf(buf, len, "bloom: 2^%d bits, %u hashes (max_entries %u), %.3f MiB in the kernel",
-			(int)log2((double)nbits), cfg->nr_hashes, cfg->max_entries,
+			(int)log2((double)nbits), cfg->bloom.nr_hashes, cfg->bloom.max_entries,
 			kernel_bytes / 1048576.0);
 }
 
@@ -64,6 +70,7 @@ const struct sxdp_backend_ops sxdp_bloom_ops = {
 	.limit = "2^32 bits",
 	.plan = sxdp_plan,
 	.create = bloom_create,
+	.config = bloom_config,
 	.fill = bloom_fill,
 	.build = sxdp_gen_build,
 	.add_live = sxdp_gen_add_live,

@@ -21,6 +21,11 @@ static int filter_create(const struct sxdp_plan *plan)
 	return -EOPNOTSUPP;
 }
 
+/* The module sizes the filter: only its id goes in the config, when it is made. */
+static void filter_config(struct sieve_xdp_config *cfg, const struct sxdp_plan *plan)
+{
+}
+
 static int filter_fill(const struct sieve_xdp_config *cfg, int fd,
 		       const struct sieve_xdp_key *keys, size_t n, bool live)
 {
@@ -29,7 +34,7 @@ static int filter_fill(const struct sieve_xdp_config *cfg, int fd,
 
 static double filter_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits)
 {
-	return sxdp_filter_fpr(cfg->max_entries, nbits);
+	return sxdp_filter_fpr(cfg->filter.id, nbits);
 }
 
 /* In the module, not charged to the program's maps. */
@@ -41,7 +46,7 @@ static uint64_t filter_memory(const struct sieve_xdp_config *cfg)
 static int filter_describe(const struct sieve_xdp_config *cfg, uint64_t kernel_bytes,
 			   const char *filter, char *buf, size_t len)
 {
-	return snprintf(buf, len, "filter: /dev/sieve filter %s (id %u)", filter, cfg->max_entries);
+	return snprintf(buf, len, "filter: /dev/sieve filter %s (id %u)", filter, cfg->filter.id);
 }
 
 static int filter_outer_fd(const struct sxdp_handle *h)
@@ -55,6 +60,7 @@ const struct sxdp_backend_ops sxdp_filter_ops = {
 	.limit = "its type's limits",
 	.plan = filter_plan,
 	.create = filter_create,
+	.config = filter_config,
 	.fill = filter_fill,
 	.build = sxdp_filter_build,
 	.add_live = sxdp_filter_add_live,

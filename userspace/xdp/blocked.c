@@ -121,7 +121,7 @@ static int insert_few(int fd, const struct blocked_map *whole, const struct siev
 		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off & ~(page - 1));
 		if (p == MAP_FAILED)
 			return -errno;
-		set_pattern(p + (off & (page - 1)) / sizeof(*p), h, cfg->nr_hashes, true);
+		set_pattern(p + (off & (page - 1)) / sizeof(*p), h, cfg->blocked.k, true);
 		munmap(p, page);
 	}
 	return 0;
@@ -130,7 +130,7 @@ static int insert_few(int fd, const struct blocked_map *whole, const struct siev
 int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
 			const struct sieve_xdp_key *keys, size_t n, bool live)
 {
-	uint32_t nr_hashes = cfg->nr_hashes;
+	uint32_t nr_hashes = cfg->blocked.k;
 	struct blocked_map m = { 0 };
 	size_t i;
 	int err;

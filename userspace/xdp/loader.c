@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -453,6 +454,19 @@ static int read_active(struct sxdp_handle *h, uint32_t *gen)
 	return 0;
 }
 
+/*
+ * Layout 1 named the backends' fields where max_entries and nr_hashes
+ * were and put @layout in what was padding: the same size and offsets,
+ * so the pins of a sieve before it are read and written in place.
+ */
+_Static_assert(offsetof(struct sieve_xdp_config, layout) == 364, "layout sits in the old padding");
+_Static_assert(offsetof(struct sieve_xdp_config, bloom.max_entries) == 384 &&
+	      offsetof(struct sieve_xdp_config, blocked.nblocks) == 384 &&
+	      offsetof(struct sieve_xdp_config, filter.id) == 384 &&
+	      offsetof(struct sieve_xdp_config, blocked.k) == 388, "where max_entries was");
+_Static_assert(offsetof(struct sieve_xdp_config, fpp_ppb) == 392 &&
+	      sizeof(struct sieve_xdp_config) == 440, "the rest unmoved");
+
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen)
 {
 	uint32_t g;
@@ -467,7 +481,13 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 	 * lacks read as 0 (digest 0 among them, which rebuilds, see ops.c).
 	 */
 	memset(cfg, 0, sizeof(*cfg));
-	return bpf_map_lookup_elem(h->cfg_fd, &g, cfg) ? -errno : 0;
+	if (bpf_map_lookup_elem(h->cfg_fd, &g, cfg))
+		return -errno;
+	/* Layout 0 is 1's bytes (sieve_xdp.h); a newer one is not ours to read. */
+	if (cfg->layout > SIEVE_XDP_LAYOUT)
+		return -ESTALE;
+	cfg->layout = SIEVE_XDP_LAYOUT;
+	return 0;
 }
 
 /*
@@ -679,7 +699,7 @@ int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config 
 	}
 	/* The plan's backend and k; the config's digest key and seed. */
 	c.flags = ops->cfg_flag;
-	c.nr_hashes = plan->nr_hashes;
+	ops->config(&c, plan);
 	err = sxdp_filter_insert(&c, *bloom_fd, *exact_fd, l->keys, l->n, false);
 	if (!err)
 		return 0;
@@ -769,6 +789,7 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	if (filter_slot_in_use(h, idle) || slot_in_use(h->exact_fd, idle))
 		wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
+	next.layout = SIEVE_XDP_LAYOUT;
 	/* The filter goes to its backend's outer map; the other's slot is emptied. */
 	if (bpf_map_update_elem(h->cfg_fd, &idle, &next, BPF_ANY) ||
 	    set_filter_slot(h, ops, idle, bloom_fd) || set_slot(h->exact_fd, idle, exact_fd))
@@ -853,8 +874,7 @@ int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char 
 		goto out;
 	}
 	cfg.capacity = plan.capacity;
-	cfg.max_entries = plan.max_entries;
-	cfg.nr_hashes = plan.nr_hashes;
+	ops->config(&cfg, &plan);
 	cfg.fpp_ppb = b->fpp_ppb;
 	cfg.store_version = b->store_version;
 	ret = sxdp_gen_create(&plan, &cfg, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY),
@@ -922,15 +942,17 @@ static bool same_for_packets(const struct sieve_xdp_config *a, const struct siev
 int sxdp_publish_config(struct sxdp_handle *h, const struct sieve_xdp_config *next,
 			int bloom_fd, int exact_fd)
 {
-	struct sieve_xdp_config cur;
+	struct sieve_xdp_config cur, n = *next;
 	uint32_t live;
 	int ret = sxdp_read_config(h, &cur, &live);
 
 	if (ret)
 		return ret;
-	if (same_for_packets(&cur, next))
-		return bpf_map_update_elem(h->cfg_fd, &live, next, BPF_EXIST) ? -errno : 0;
-	return sxdp_swap(h, next, bloom_fd, exact_fd);
+	/* Written in this sieve's layout, whatever @next was built with. */
+	n.layout = SIEVE_XDP_LAYOUT;
+	if (same_for_packets(&cur, &n))
+		return bpf_map_update_elem(h->cfg_fd, &live, &n, BPF_EXIST) ? -errno : 0;
+	return sxdp_swap(h, &n, bloom_fd, exact_fd);
 }
 
 /* The live maps, as new fds; exact_fd -1 when the generation has none. */

@@ -121,13 +121,16 @@ double sxdp_exact_bytes_per_entry(uint64_t capacity);
  * -E2BIG past the module's limits (a GiB of blocks, or no k reaches fpp).
  */
 int sxdp_plan_blocked(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
-/* sxdp_plan or sxdp_plan_blocked, as SIEVE_XDP_F_BLOCKED in @cfg_flags says. */
+/* The plan of @cfg_flags' backend (its table's plan, backend.h). */
 int sxdp_plan_for(uint32_t cfg_flags, uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
 /* The module's expected rate of nblocks blocks, k bits a key, n keys. */
 double sxdp_blocked_fpr(uint32_t nblocks, uint32_t k, uint64_t n);
 /* A generation's expected rate at @keys, of either backend; its bits in *nbits. */
 double sxdp_config_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits);
-/* "bloom-map", "blocked" or "filter"; parse gives the flag (0 or SIEVE_XDP_F_BLOCKED). */
+/*
+ * The backend's name ("bloom-map", "blocked", "filter"); parse gives the flag of
+ * a backend --backend names alone (0 or SIEVE_XDP_F_BLOCKED; filter:NAME is sxdp_filter_parse's).
+ */
 const char *sxdp_backend_name(uint32_t cfg_flags);
 int sxdp_backend_parse(const char *name, uint32_t *cfg_flag);
 
