@@ -753,19 +753,22 @@ static bool filter_slot_in_use(struct sxdp_handle *h, uint32_t slot)
 
 /*
  * Puts @fd in @slot of @ops' outer map and empties the slot in every other
- * backend's (a handle may lack one: sieve_blocked, see sxdp_open).
+ * backend's (a handle may lack one: sieve_blocked, see sxdp_open). Each
+ * outer map is set even when another failed; -1 (errno) if any did.
  */
 static int set_filter_slot(struct sxdp_handle *h, const struct sxdp_backend_ops *ops,
 			   uint32_t slot, int fd)
 {
-	int i, outer;
+	int i, outer, err = 0;
 
 	for (i = 0; sxdp_backends[i]; i++) {
 		outer = sxdp_backends[i]->outer_fd(h);
-		if (outer >= 0 && set_slot(outer, slot, sxdp_backends[i] == ops ? fd : -1))
-			return -1;
+		if (outer >= 0 && set_slot(outer, slot, sxdp_backends[i] == ops ? fd : -1) && !err)
+			err = errno;
 	}
-	return 0;
+	if (err)
+		errno = err;
+	return err ? -1 : 0;
 }
 
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
