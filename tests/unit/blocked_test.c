@@ -287,6 +287,9 @@ static void sieve_unit_blocked_backend_ops_tables(struct sieve_test *t)
 	/* Deletes: the cuckoo filter's; the Bloom filters rebuild instead. */
 	EXPECT_TRUE(t, !sxdp_bloom_ops.remove_live && !sxdp_blocked_ops.remove_live &&
 		       sxdp_filter_ops.remove_live);
+	/* Only the filter backend needs the program's kfunc build. */
+	EXPECT_TRUE(t, !sxdp_bloom_ops.kfunc_prog && !sxdp_blocked_ops.kfunc_prog &&
+		       sxdp_filter_ops.kfunc_prog);
 	EXPECT_EQ(t, sxdp_filter_ops.plan(1000, 1000, &a), -EOPNOTSUPP);
 	EXPECT_EQ(t, sxdp_filter_ops.create(&a), -EOPNOTSUPP);
 }

@@ -44,7 +44,6 @@ $(UNIT_DIR)/xdp/loader.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
 $(UNIT_DIR)/xdp/loader.o: $(XDP_SKEL)
 $(UNIT_DIR)/xdp/bloom_fill.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
 $(UNIT_DIR)/xdp/bloom_fill.o: $(XDP_FILL_SKEL)
-$(UNIT_DIR)/xdp/backend%.o: userspace/xdp/backend.h
 $(UNIT_DIR)/metrics_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(UNIT_DIR)/metrics_test.o: $(AGENT_HDRS)
 # The fleet's rules and the settings they come from (tests/unit/fleet_test.c);

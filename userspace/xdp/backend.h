@@ -18,6 +18,9 @@
  * @name: as --backend, status and the store name it ("filter" for filter:NAME)
  * @cfg_flag: its SIEVE_XDP_F_* bit in a config's flags (0: the default)
  * @limit: the largest filter @plan makes, as a refusal names it
+ * @kfunc_prog: its filter is asked through sieve.ko's kfuncs, by the
+ *	program's kfunc build (sieve_xdp_filter.bpf.o), which loads only
+ *	where sieve.ko is: an interface switches to or from it by detaching
  * @plan: sizes a filter for @capacity keys at @fpp_ppb (-EOPNOTSUPP: the
  *	backend sizes at @build, as the module does for filter:NAME)
  * @config: records @plan in @cfg's fields of the backend (sieve_xdp.h)
@@ -45,6 +48,7 @@ struct sxdp_backend_ops {
 	const char *name;
 	uint32_t cfg_flag;
 	const char *limit;
+	bool kfunc_prog;
 	int (*plan)(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
 	int (*create)(const struct sxdp_plan *plan);
 	void (*config)(struct sieve_xdp_config *cfg, const struct sxdp_plan *plan);

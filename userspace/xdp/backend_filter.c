@@ -57,6 +57,7 @@ static int filter_outer_fd(const struct sxdp_handle *h)
 const struct sxdp_backend_ops sxdp_filter_ops = {
 	.name = "filter",
 	.cfg_flag = SIEVE_XDP_F_FILTER,
+	.kfunc_prog = true,
 	.limit = "its type's limits",
 	.plan = filter_plan,
 	.create = filter_create,
