@@ -461,19 +461,19 @@ __noinline int sieve_blocked_test(const struct sieve_xdp_block *block, __u64 h, 
 
 /*
  * The blocked backend: one block, k bits of it (include/sieve_xdp_blocked.h).
- * Block indexes are below max_entries by construction; a lookup that
+ * Block indexes are below nblocks by construction; a lookup that
  * still fails answers "no".
  */
 static __always_inline int blocked_maybe(const struct sieve_xdp_config *cfg, __u32 slot,
 					 __u64 digest)
 {
 	__u64 h = sieve_xdp_blocked_hash(digest, cfg->blocked_seed);
-	__u32 idx = sieve_xdp_blocked_index(h, cfg->max_entries);
+	__u32 idx = sieve_xdp_blocked_index(h, cfg->blocked.nblocks);
 	void *blocked = bpf_map_lookup_elem(&sieve_blocked, &slot);
 
 	if (!blocked)
 		return 0;
-	return sieve_blocked_test(bpf_map_lookup_elem(blocked, &idx), h, cfg->nr_hashes);
+	return sieve_blocked_test(bpf_map_lookup_elem(blocked, &idx), h, cfg->blocked.k);
 }
 
 /* Whether the generation's filter may hold the key's @digest, of any backend. */
@@ -489,7 +489,7 @@ static __always_inline int filter_maybe(const struct sieve_xdp_config *cfg, __u3
 	 * to this global function. A filter that is gone (-ENOENT) passes.
 	 */
 	if (cfg->flags & SIEVE_XDP_F_FILTER)
-		return bpf_sieve_contains_id(cfg->max_entries, &digest, sizeof(digest)) > 0;
+		return bpf_sieve_contains_id(cfg->filter.id, &digest, sizeof(digest)) > 0;
 #endif
 	if (cfg->flags & SIEVE_XDP_F_BLOCKED)
 		return blocked_maybe(cfg, slot, digest);

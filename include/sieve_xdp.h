@@ -81,6 +81,14 @@ struct sieve_xdp_key {
  */
 #define SIEVE_XDP_MAX_PREFIX_LENS	16
 
+/*
+ * The config's layout, in its @layout: raised whenever a field changes
+ * meaning or place, so that a loader knows what it reads. 0 is the layout
+ * of before the field (it sat in padding, so it reads as 0 there): the
+ * same bytes as 1, which only named the backend's fields.
+ */
+#define SIEVE_XDP_LAYOUT	1
+
 /**
  * struct sieve_xdp_config - one generation's view of the blocklist
  * @flags: SIEVE_XDP_F_*
@@ -96,13 +104,18 @@ struct sieve_xdp_key {
  * @v4_masks: the netmask of each of @v4_lens, network order
  * @v6_masks: the netmask of each of @v6_lens, network order (the program
  *	ANDs without branching on the length: fewer verifier states)
+ * @layout: %SIEVE_XDP_LAYOUT of the loader that wrote it (0: before it)
  * @entries: entries on the list of this generation (the loader's bookkeeping)
  * @capacity: entries the bloom filter was planned for
- * @max_entries: the bloom map's max_entries (sizes its bitmap); with
- *	%SIEVE_XDP_F_BLOCKED, the blocked array's: its number of 64-byte
- *	blocks; with %SIEVE_XDP_F_FILTER, the /dev/sieve filter's id
- * @nr_hashes: the bloom map's hash count (1-15); with %SIEVE_XDP_F_BLOCKED,
- *	the bits a key sets in its block (1-%SIEVE_XDP_BLOCKED_MAX_HASHES)
+ * @bloom: the bloom-map backend's filter (no backend flag)
+ * @bloom.max_entries: the bloom map's max_entries (sizes its bitmap)
+ * @bloom.nr_hashes: the bloom map's hash count (1-15)
+ * @blocked: the blocked backend's filter (%SIEVE_XDP_F_BLOCKED)
+ * @blocked.nblocks: the blocked array's number of 64-byte blocks
+ * @blocked.k: the bits a key sets in its block (1-%SIEVE_XDP_BLOCKED_MAX_HASHES)
+ * @filter: the filter backend's (%SIEVE_XDP_F_FILTER)
+ * @filter.id: the /dev/sieve filter's id
+ * @filter.__reserved: 0
  * @fpp_ppb: the target false-positive rate, parts per billion
  * @gen_seq: generations built since attach (status shows it)
  * @keys: keys in the maps: @entries after prefix expansion
@@ -136,10 +149,24 @@ struct sieve_xdp_config {
 	__u8 v6_lens[SIEVE_XDP_MAX_PREFIX_LENS];
 	__be32 v4_masks[SIEVE_XDP_MAX_PREFIX_LENS];
 	__be32 v6_masks[SIEVE_XDP_MAX_PREFIX_LENS][4];
+	__u32 layout;
 	__u64 entries;
 	__u64 capacity;
-	__u32 max_entries;
-	__u32 nr_hashes;
+	/* One backend's fields, by the backend flag; where max_entries was. */
+	union {
+		struct {
+			__u32 max_entries;
+			__u32 nr_hashes;
+		} bloom;
+		struct {
+			__u32 nblocks;
+			__u32 k;
+		} blocked;
+		struct {
+			__u32 id;
+			__u32 __reserved;
+		} filter;
+	};
 	__u32 fpp_ppb;
 	__u32 gen_seq;
 	__u64 keys;

@@ -27,6 +27,7 @@
 
 #include "ops.h"
 #include "xdp.h"
+#include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
 
@@ -1228,8 +1229,8 @@ static void test_false_positives(void)
 	if (!set_list(&l, SIEVE_XDP_F_EXACT, 10000000) || !reflag(0) ||
 	    !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
 		goto out;
-	nbits = sxdp_kernel_bloom_bits(cfg.max_entries, cfg.nr_hashes);
-	rate = sxdp_bloom_fpr(nbits, cfg.nr_hashes, l.n);
+	nbits = sxdp_kernel_bloom_bits(cfg.bloom.max_entries, cfg.bloom.nr_hashes);
+	rate = sxdp_bloom_fpr(nbits, cfg.bloom.nr_hashes, l.n);
 	expect(count_drops(&l, l.n, true, NULL) == l.n, "a blocked flow passed (bloom-only)");
 	queries_seed = rng_state;
 	dropped = count_drops(&l, FP_QUERIES, false, &dropped_bytes);
@@ -1239,7 +1240,7 @@ static void test_false_positives(void)
 	hi = FP_QUERIES * rate + 3.29 * sigma;
 	printf("    bloom-only: %zu entries, 2^%.0f bits, %u hashes: %llu of %u innocent flows "
 	       "dropped (planned %.0f, 99.9%% interval %.0f-%.0f)\n", l.n, log2((double)nbits),
-	       cfg.nr_hashes, (unsigned long long)dropped, FP_QUERIES, FP_QUERIES * rate, lo, hi);
+	       cfg.bloom.nr_hashes, (unsigned long long)dropped, FP_QUERIES, FP_QUERIES * rate, lo, hi);
 	expect(dropped >= lo && dropped <= hi, "false-positive count outside the 99.9%% interval");
 	if (!reflag(SIEVE_XDP_F_EXACT))
 		goto out;
@@ -1259,6 +1260,234 @@ static void test_false_positives(void)
 	/* v4 and v6 flows differ in length: the very same packets, not just as many. */
 	expect(fp_bytes == dropped_bytes, "false positives caught: %llu bytes, bloom-only dropped %llu",
 	       (unsigned long long)fp_bytes, (unsigned long long)dropped_bytes);
+out:
+	sxdp_list_free(&l);
+}
+
+/* ---- the backends' tables (userspace/xdp/backend*.c) ---- */
+
+/*
+ * Every backend's table is complete (only remove_live may be NULL: the
+ * caller rebuilds), its name and flag select it and nothing else, and a
+ * backend that cannot plan says -EOPNOTSUPP rather than planning wrong.
+ */
+static void test_backend_ops_tables(void)
+{
+	static const struct { const char *name; uint32_t flags; const struct sxdp_backend_ops *ops; }
+	want[] = {
+		{ "bloom-map", 0, &sxdp_bloom_ops },
+		{ "bloom-map", SIEVE_XDP_F_EXACT | SIEVE_XDP_F_FAIL_CLOSED, &sxdp_bloom_ops },
+		{ "blocked", SIEVE_XDP_F_BLOCKED, &sxdp_blocked_ops },
+		{ "blocked", SIEVE_XDP_F_BLOCKED | SIEVE_XDP_F_EXACT, &sxdp_blocked_ops },
+		{ "filter", SIEVE_XDP_F_FILTER, &sxdp_filter_ops },
+	};
+	struct sxdp_plan plan;
+	size_t i, nr = 0;
+
+	for (i = 0; sxdp_backends[i]; i++, nr++) {
+		const struct sxdp_backend_ops *o = sxdp_backends[i];
+
+		expect(o->name && o->limit && o->plan && o->create && o->fill && o->build &&
+		       o->add_live && o->fpr && o->memory && o->describe && o->outer_fd,
+		       "backend %zu (%s): an operation is missing", i, o->name ? o->name : "?");
+		expect(sxdp_backend_by_name(o->name) == o, "%s: not found by its name", o->name);
+		expect(sxdp_backend_of(o->cfg_flag) == o, "%s: not selected by its flag", o->name);
+		expect(!strcmp(sxdp_backend_name(o->cfg_flag), o->name), "%s: named %s elsewhere",
+		       o->name, sxdp_backend_name(o->cfg_flag));
+	}
+	expect(nr == 3, "%zu backends", nr);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		expect(sxdp_backend_of(want[i].flags) == want[i].ops &&
+		       sxdp_backend_by_name(want[i].name) == want[i].ops,
+		       "flags %#x / %s: the wrong table", want[i].flags, want[i].name);
+	expect(!sxdp_backend_by_name("bloom") && !sxdp_backend_by_name(""), "a bad name selects");
+	/* The Bloom filters cannot delete: their callers rebuild. The cuckoo filter can. */
+	expect(!sxdp_bloom_ops.remove_live && !sxdp_blocked_ops.remove_live &&
+	       sxdp_filter_ops.remove_live, "remove_live");
+	expect(sxdp_filter_ops.plan(1000, 1000, &plan) == -EOPNOTSUPP, "the filter plans");
+	/* The same plans as the flag-driven sizing of before. */
+	expect(!sxdp_bloom_ops.plan(100000, 1000000, &plan) && !plan.blocked &&
+	       !sxdp_blocked_ops.plan(100000, 1000000, &plan) && plan.blocked, "the plans");
+	/* The outer maps: the program's own, none for the filter. */
+	expect(sxdp_bloom_ops.outer_fd(&h) == h.bloom_fd &&
+	       sxdp_blocked_ops.outer_fd(&h) == h.blocked_fd && sxdp_filter_ops.outer_fd(&h) < 0,
+	       "the outer maps");
+}
+
+/*
+ * The config's layout: one written before the field (0 there, the same
+ * bytes) is read as this layout, and the next write stamps it; one of a
+ * newer layout is refused (-ESTALE), not misread.
+ */
+static void test_config_layout(void)
+{
+	static const char *const entries[] = { "192.0.2.1", "198.51.100.0/24" };
+	struct sieve_xdp_config cfg, raw, got;
+	struct sxdp_list l = { 0 };
+	uint32_t live;
+
+	list_of(&l, entries, 2);
+	if (!set_list(&l, 0, 1000000) || !expect(!sxdp_read_config(&h, &cfg, &live), "config"))
+		goto out;
+	expect(cfg.layout == SIEVE_XDP_LAYOUT, "layout %u", cfg.layout);
+	raw = cfg;
+	raw.layout = 0;
+	expect(!bpf_map_update_elem(h.cfg_fd, &live, &raw, BPF_EXIST), "writing layout 0");
+	expect(!sxdp_read_config(&h, &got, NULL) && got.layout == SIEVE_XDP_LAYOUT &&
+	       got.bloom.max_entries == cfg.bloom.max_entries &&
+	       got.bloom.nr_hashes == cfg.bloom.nr_hashes, "layout 0 not read as this one");
+	/* The program reads the same bytes whatever the layout field says. */
+	{
+		struct pkt_spec a = tcp("192.0.2.1", 1000, "10.0.0.1", 80);
+		struct pkt_spec b = tcp("198.51.100.7", 1000, "10.0.0.1", 80);
+		struct pkt_spec c = tcp("192.0.2.2", 1000, "10.0.0.1", 80);
+
+		drops("layout 0: a source", &a, 0);
+		drops("layout 0: a prefix", &b, 1);
+		passes("layout 0: another source", &c);
+	}
+	expect(!sxdp_set_version(&h, cfg.store_version + 1), "a write");
+	expect(!bpf_map_lookup_elem(h.cfg_fd, &live, &raw) && raw.layout == SIEVE_XDP_LAYOUT,
+	       "a write left layout %u", raw.layout);
+	raw.layout = SIEVE_XDP_LAYOUT + 1;
+	expect(!bpf_map_update_elem(h.cfg_fd, &live, &raw, BPF_EXIST), "writing a newer layout");
+	expect(sxdp_read_config(&h, &got, NULL) == -ESTALE, "a newer layout read");
+	raw.layout = SIEVE_XDP_LAYOUT;
+	expect(!bpf_map_update_elem(h.cfg_fd, &live, &raw, BPF_EXIST), "restoring the layout");
+out:
+	sxdp_list_free(&l);
+}
+
+/* ---- the bloom map's fast fill (userspace/xdp/bloom_fill.c) ---- */
+
+#define FILL_KEYS	150000	/* more than two of the fill program's batches */
+#define FILL_QUERIES	300000
+
+/* A bloom map as the loader makes one for @keys keys at 1%; @flags: BPF_F_ZERO_SEED or 0. */
+static int fill_map(size_t keys, uint32_t flags, struct sxdp_plan *plan)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = flags);
+	int fd;
+
+	if (!expect(!sxdp_plan(keys, 10000000, plan), "a plan for %zu keys", keys))
+		return -1;
+	o.map_extra = plan->nr_hashes;
+	fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "fill_test", 0, sizeof(uint64_t),
+			    plan->max_entries, &o);
+	expect(fd >= 0, "a bloom map: %s", strerror(errno));
+	return fd;
+}
+
+/* Fills @fd with @l in @mode; the mode that did it, or -1. */
+static int fill_with(int fd, const struct sxdp_list *l, enum sxdp_fill_mode mode)
+{
+	enum sxdp_fill_mode used;
+	int err;
+
+	sxdp_fill_mode = mode;
+	err = sxdp_bloom_fill(fd, test_secret, l->keys, l->n, &used);
+	sxdp_fill_mode = SXDP_FILL_AUTO;
+	return expect(!err, "fill (mode %d): %s", mode, strerror(-err)) ? (int)used : -1;
+}
+
+static bool bloom_has(int fd, uint64_t digest)
+{
+	return !bpf_map_lookup_elem(fd, NULL, &digest);
+}
+
+/*
+ * The fast fill's map answers exactly as the per-element fill's: with a
+ * zero seed both maps hash alike, so every query gets the same answer, and
+ * every key filled is present. With the kernel's random seed (as the
+ * loader creates them) the fast map's false positives stay within the
+ * 99.9% interval of the plan.
+ */
+static void test_bloom_fast_fill(void)
+{
+	int fast_fd = -1, slow_fd = -1, seeded_fd = -1, mode;
+	uint64_t differ = 0, missing = 0, fp = 0, q;
+	struct sxdp_list l = { 0 };
+	struct sxdp_plan plan;
+	double rate, sigma;
+	size_t i;
+
+	rng_state = 21;
+	for (i = 0; i < FILL_KEYS; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	fast_fd = fill_map(l.n, BPF_F_ZERO_SEED, &plan);
+	slow_fd = fill_map(l.n, BPF_F_ZERO_SEED, &plan);
+	seeded_fd = fill_map(l.n, 0, &plan);
+	if (fast_fd < 0 || slow_fd < 0 || seeded_fd < 0)
+		goto out;
+	mode = fill_with(fast_fd, &l, SXDP_FILL_FAST);
+	expect(mode == SXDP_FILL_FAST, "the fast fill was not used (%d)", mode);
+	expect(fill_with(slow_fd, &l, SXDP_FILL_SLOW) == SXDP_FILL_SLOW, "the slow fill");
+	/* AUTO takes the fast fill on this host (its kernel runs syscall programs). */
+	expect(fill_with(seeded_fd, &l, SXDP_FILL_AUTO) == SXDP_FILL_FAST, "auto: not the fast fill");
+	for (i = 0; i < l.n; i++) {
+		uint64_t d = sieve_xdp_digest(&l.keys[i], test_secret);
+
+		missing += !bloom_has(fast_fd, d) + !bloom_has(seeded_fd, d);
+		differ += bloom_has(fast_fd, d) != bloom_has(slow_fd, d);
+	}
+	/* Innocent digests: random words are as good as digests of other keys. */
+	for (q = 0; q < FILL_QUERIES; q++) {
+		uint64_t d = rng();
+
+		differ += bloom_has(fast_fd, d) != bloom_has(slow_fd, d);
+		fp += bloom_has(seeded_fd, d);
+	}
+	expect(!missing, "%llu keys filled are missing", (unsigned long long)missing);
+	expect(!differ, "the fast and slow maps differ on %llu queries", (unsigned long long)differ);
+	rate = sxdp_bloom_fpr(plan.nbits, plan.nr_hashes, l.n);
+	sigma = sqrt(FILL_QUERIES * rate * (1 - rate));
+	printf("    %zu keys: %llu of %u misses hit the seeded fast map (planned %.0f +- %.0f)\n",
+	       l.n, (unsigned long long)fp, FILL_QUERIES, FILL_QUERIES * rate, 3.29 * sigma);
+	expect(fabs(fp - FILL_QUERIES * rate) <= 3.29 * sigma,
+	       "false positives outside the 99.9%% interval");
+out:
+	if (fast_fd >= 0)
+		close(fast_fd);
+	if (slow_fd >= 0)
+		close(slow_fd);
+	if (seeded_fd >= 0)
+		close(seeded_fd);
+	sxdp_list_free(&l);
+}
+
+/* Forced, the fallback fills: by the mode, and by SIEVE_XDP_FILL=slow from the environment. */
+static void test_bloom_fill_fallback(void)
+{
+	struct sxdp_list l = { 0 };
+	enum sxdp_fill_mode used;
+	struct sxdp_plan plan;
+	int fd, err;
+	size_t i;
+
+	rng_state = 22;
+	for (i = 0; i < 5000; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	fd = fill_map(l.n, 0, &plan);
+	if (fd < 0)
+		goto out;
+	expect(fill_with(fd, &l, SXDP_FILL_SLOW) == SXDP_FILL_SLOW, "forced: not the fallback");
+	setenv("SIEVE_XDP_FILL", "slow", 1);
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, l.n, &used);
+	unsetenv("SIEVE_XDP_FILL");
+	expect(!err && used == SXDP_FILL_SLOW, "SIEVE_XDP_FILL=slow: mode %d, %s", used,
+	       strerror(-err));
+	/* A few keys take the fallback by themselves: loading costs more. */
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, 10, &used);
+	expect(!err && used == SXDP_FILL_SLOW, "10 keys: mode %d", used);
+	for (i = 0; i < l.n; i++)
+		expect(bloom_has(fd, sieve_xdp_digest(&l.keys[i], test_secret)), "key %zu missing", i);
+	close(fd);
 out:
 	sxdp_list_free(&l);
 }
@@ -2127,8 +2356,8 @@ static bool blocked_view_open(struct blocked_view *v)
 	fd = bpf_map_get_fd_by_id(v->id);
 	if (!expect(fd >= 0, "the live array's fd"))
 		return false;
-	v->nblocks = cfg.max_entries;
-	v->k = cfg.nr_hashes;
+	v->nblocks = cfg.blocked.nblocks;
+	v->k = cfg.blocked.k;
 	memcpy(v->secret, cfg.digest_key, sizeof(v->secret));
 	v->seed = cfg.blocked_seed;
 	v->len = ((size_t)v->nblocks * SIEVE_XDP_BLOCK_BYTES + 4095) & ~(size_t)4095;
@@ -2185,8 +2414,7 @@ static bool blocked_generation(const struct sxdp_list *l, const struct sxdp_plan
 	sxdp_config_fill(&cfg, l);
 	cfg.flags = SIEVE_XDP_F_BLOCKED;
 	cfg.capacity = plan->capacity;
-	cfg.max_entries = plan->max_entries;
-	cfg.nr_hashes = plan->nr_hashes;
+	sxdp_blocked_ops.config(&cfg, plan);
 	cfg.fpp_ppb = plan->fpp_ppb;
 	ok = expect(!sxdp_swap(&h, &cfg, fd, -1), "swapping the blocked generation in");
 	close(fd);
@@ -2494,7 +2722,7 @@ static void test_blocked_false_positives(void)
 	if (!set_list(&l, SIEVE_XDP_F_EXACT | SIEVE_XDP_F_BLOCKED, 10000000) || !reflag(0) ||
 	    !expect(!sxdp_read_config(&h, &cfg, NULL), "config") || !blocked_view_open(&v))
 		goto out;
-	bound = sxdp_blocked_fpr(cfg.max_entries, cfg.nr_hashes, l.n);
+	bound = sxdp_blocked_fpr(cfg.blocked.nblocks, cfg.blocked.k, l.n);
 	table = blocked_table_rate(&v);
 	blocked_view_close(&v);
 	expect(count_drops(&l, l.n, true, NULL) == l.n, "a blocked flow passed");
@@ -2505,7 +2733,7 @@ static void test_blocked_false_positives(void)
 	hi = FP_QUERIES * table + 3.29 * sigma;
 	printf("    %zu entries, %u blocks, k %u: %llu of %u innocent flows dropped; this table's "
 	       "rate %.5f (99.9%% interval %.0f-%.0f), the plan's bound %.5f\n", l.n,
-	       cfg.max_entries, cfg.nr_hashes, (unsigned long long)dropped, FP_QUERIES, table, lo,
+	       cfg.blocked.nblocks, cfg.blocked.k, (unsigned long long)dropped, FP_QUERIES, table, lo,
 	       hi, bound);
 	expect(dropped >= lo && dropped <= hi, "false positives outside the table's interval");
 	/*
@@ -2852,6 +3080,10 @@ static const struct {
 	{ "sync_after_cut_short", test_sync_after_cut_short },
 	{ "swap_under_traffic", test_swap_under_traffic },
 	{ "false_positives", test_false_positives },
+	{ "backend_ops_tables", test_backend_ops_tables },
+	{ "config_layout", test_config_layout },
+	{ "bloom_fast_fill", test_bloom_fast_fill },
+	{ "bloom_fill_fallback", test_bloom_fill_fallback },
 	{ "expansion_every_v4_length", test_expansion_every_v4_length },
 	{ "expansion_v6_lengths", test_expansion_v6_lengths },
 	{ "expansion_nested", test_expansion_nested },

@@ -64,13 +64,26 @@ static int dev;
 static const __u64 secret[2] = { 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL };
 #define SEED	0x165667b19e3779f9ULL
 
-/* The one generation: slot 0, with /24 probed when prefixes are in use. */
-static int set_config(uint32_t flags, uint32_t max_entries, uint32_t nr_hashes, uint32_t kinds)
+/*
+ * The one generation: slot 0, with /24 probed when prefixes are in use.
+ * @size and @k: the backend's, by @flags (the filter's id and 0).
+ */
+static int set_config(uint32_t flags, uint32_t size, uint32_t k, uint32_t kinds)
 {
-	struct sieve_xdp_config c = { .flags = flags, .kinds = kinds, .max_entries = max_entries,
-				      .nr_hashes = nr_hashes, .digest = SIEVE_XDP_DIGEST,
+	struct sieve_xdp_config c = { .flags = flags, .kinds = kinds, .layout = SIEVE_XDP_LAYOUT,
+				      .digest = SIEVE_XDP_DIGEST,
 				      .digest_key = { secret[0], secret[1] }, .blocked_seed = SEED };
 	uint32_t zero = 0;
+
+	if (flags & SIEVE_XDP_F_FILTER) {
+		c.filter.id = size;
+	} else if (flags & SIEVE_XDP_F_BLOCKED) {
+		c.blocked.nblocks = size;
+		c.blocked.k = k;
+	} else {
+		c.bloom.max_entries = size;
+		c.bloom.nr_hashes = k;
+	}
 
 	if (kinds & SIEVE_XDP_KIND_BIT(SIEVE_XDP_PREFIX, SIEVE_XDP_V4)) {
 		c.nr_v4_lens = 1;

@@ -5,12 +5,14 @@
  * table for table, and its plan (userspace/xdp/blocked_plan.c) against the
  * module's sizing. The packets' side is tests/bpf (make test-bpf).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "filter.h"
 #include "unit.h"
 #include "xdp.h"
+#include "backend.h"
 
 static u64 rng_state;
 
@@ -222,8 +224,8 @@ static void sieve_unit_blocked_plan(struct sieve_test *t)
 /* Either backend by the config flag; the names the CLI takes and prints. */
 static void sieve_unit_blocked_backend_names(struct sieve_test *t)
 {
-	struct sieve_xdp_config c = { .flags = SIEVE_XDP_F_BLOCKED, .max_entries = 1000,
-				      .nr_hashes = 7 };
+	struct sieve_xdp_config c = { .flags = SIEVE_XDP_F_BLOCKED,
+				      .blocked = { .nblocks = 1000, .k = 7 } };
 	struct sxdp_plan p;
 	uint32_t flag = 1;
 	uint64_t nbits;
@@ -243,6 +245,55 @@ static void sieve_unit_blocked_backend_names(struct sieve_test *t)
 	EXPECT_TRUE(t, !p.blocked);
 }
 
+/*
+ * Every backend's table of operations (userspace/xdp/backend*.c) is
+ * complete but for remove_live, which only a backend that deletes has;
+ * its name and its flag select it; it agrees with the flag-driven names,
+ * plans and rates the agent and the CLI print.
+ */
+static void sieve_unit_blocked_backend_ops_tables(struct sieve_test *t)
+{
+	/* 1000 and 7: a bloom map's max_entries and k, or blocks and k. */
+	struct sieve_xdp_config c = { .bloom = { .max_entries = 1000, .nr_hashes = 7 } };
+	const struct sxdp_backend_ops *o;
+	struct sxdp_plan a, b;
+	uint64_t na, nb;
+	uint32_t flag;
+	int i;
+
+	for (i = 0; (o = sxdp_backends[i]); i++) {
+		EXPECT_TRUE(t, o->name && o->limit && o->plan && o->create && o->fill && o->build &&
+			       o->add_live && o->fpr && o->memory && o->describe && o->outer_fd);
+		EXPECT_TRUE(t, sxdp_backend_by_name(o->name) == o);
+		EXPECT_TRUE(t, sxdp_backend_of(o->cfg_flag) == o);
+		EXPECT_TRUE(t, sxdp_backend_of(o->cfg_flag | SIEVE_XDP_F_EXACT) == o);
+		EXPECT_TRUE(t, !strcmp(sxdp_backend_name(o->cfg_flag), o->name));
+		if (o != &sxdp_filter_ops) {
+			EXPECT_EQ(t, sxdp_backend_parse(o->name, &flag), 0);
+			EXPECT_EQ(t, flag, o->cfg_flag);
+			EXPECT_EQ(t, o->plan(100000, 1000000, &a), 0);
+			EXPECT_EQ(t, sxdp_plan_for(o->cfg_flag, 100000, 1000000, &b), 0);
+			EXPECT_TRUE(t, a.capacity == b.capacity && a.nr_hashes == b.nr_hashes &&
+				       a.max_entries == b.max_entries && a.nbits == b.nbits &&
+				       a.blocked == b.blocked);
+			c.flags = o->cfg_flag;
+			EXPECT_TRUE(t, o->fpr(&c, 8000, &na) == sxdp_config_fpr(&c, 8000, &nb));
+			EXPECT_EQ(t, na, nb);
+			EXPECT_EQ(t, o->memory(&c) * 8, na);
+		}
+	}
+	EXPECT_EQ(t, i, 3);
+	EXPECT_TRUE(t, !sxdp_backend_by_name("bloom") && !sxdp_backend_by_name("filter:x"));
+	/* Deletes: the cuckoo filter's; the Bloom filters rebuild instead. */
+	EXPECT_TRUE(t, !sxdp_bloom_ops.remove_live && !sxdp_blocked_ops.remove_live &&
+		       sxdp_filter_ops.remove_live);
+	/* Only the filter backend needs the program's kfunc build. */
+	EXPECT_TRUE(t, !sxdp_bloom_ops.kfunc_prog && !sxdp_blocked_ops.kfunc_prog &&
+		       sxdp_filter_ops.kfunc_prog);
+	EXPECT_EQ(t, sxdp_filter_ops.plan(1000, 1000, &a), -EOPNOTSUPP);
+	EXPECT_EQ(t, sxdp_filter_ops.create(&a), -EOPNOTSUPP);
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_blocked_cases[] = {
@@ -252,6 +303,7 @@ const struct sieve_test_case sieve_blocked_cases[] = {
 	CASE(sieve_unit_blocked_seed_moves_keys),
 	CASE(sieve_unit_blocked_plan),
 	CASE(sieve_unit_blocked_backend_names),
+	CASE(sieve_unit_blocked_backend_ops_tables),
 };
 
 const unsigned int sieve_blocked_cases_n = ARRAY_SIZE(sieve_blocked_cases);

@@ -46,7 +46,7 @@ UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/
 UNIT_XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp
 
 $(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h include/sieve_xdp_blocked.h \
-		userspace/xdp/xdp.h userspace/xdp/store.h $(CORE_HDRS)
+		userspace/xdp/xdp.h userspace/xdp/store.h userspace/xdp/backend.h $(CORE_HDRS)
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
@@ -55,7 +55,7 @@ UNIT_XDP_TESTS := $(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o $(UNIT_DIR)/sto
 	$(UNIT_DIR)/blocked_test.o $(UNIT_DIR)/digest_test.o
 $(UNIT_XDP_TESTS): SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
 $(UNIT_XDP_TESTS): include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h \
-	userspace/xdp/store.h
+	userspace/xdp/store.h userspace/xdp/backend.h
 
 $(UNIT_DIR)/core/%.o: kmod/%.c $(CORE_HDRS)
 	$(call msg,CC,$< [unit])

@@ -52,12 +52,15 @@ bench-fleet: $(AGENT_PROG)
 # so it links the rest of the loader too (the pins are read with libbpf;
 # devfilter.c: the filter backend through libsieve).
 UNIT_AGENT_OBJS := $(UNIT_DIR)/agent/metrics.o $(UNIT_DIR)/xdp/loader.o $(UNIT_DIR)/xdp/blocked.o \
-	$(UNIT_DIR)/xdp/devfilter.o
+	$(UNIT_DIR)/xdp/devfilter.o $(UNIT_DIR)/xdp/bloom_fill.o \
+	$(patsubst userspace/xdp/%.c,$(UNIT_DIR)/xdp/%.o,$(wildcard userspace/xdp/backend*.c))
 $(UNIT_DIR)/agent/metrics.o: userspace/agent/metrics.c $(AGENT_HDRS) $(wildcard userspace/lib/*.h)
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 $(UNIT_DIR)/xdp/loader.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
 $(UNIT_DIR)/xdp/loader.o: $(XDP_SKEL)
+$(UNIT_DIR)/xdp/bloom_fill.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
+$(UNIT_DIR)/xdp/bloom_fill.o: $(XDP_FILL_SKEL)
 $(UNIT_DIR)/metrics_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(UNIT_DIR)/metrics_test.o: $(AGENT_HDRS)
 # The fleet's rules and the settings they come from (tests/unit/fleet_test.c);

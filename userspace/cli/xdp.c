@@ -22,6 +22,7 @@
 #include "json.h"
 #include "ops.h"
 #include "xdp.h"
+#include "backend.h"
 
 #define MAX_IFACES	64
 
@@ -1079,8 +1080,12 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("nr_v6_lens", c->nr_v6_lens);
 	print_probes(c, true);
 	json_u64("bloom_bits", si->nbits);
-	json_u64("nr_hashes", c->nr_hashes);
-	json_u64("max_entries", c->max_entries);
+	/*
+	 * The backend's two words under the names they had before the config
+	 * named them per backend: k or 0, and max_entries, blocks or the id.
+	 */
+	json_u64("nr_hashes", c->bloom.nr_hashes);
+	json_u64("max_entries", c->bloom.max_entries);
 	json_u64("bloom_bytes", si->bloom_mem);
 	json_u64("exact_bytes", si->exact_mem);
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
@@ -1096,6 +1101,8 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
+	char line[256];
+
 	printf("%s: %s mode, %s backend, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
 	       sxdp_backend_name(c->flags), c->flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
 	       c->flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open", c->gen_seq);
@@ -1115,15 +1122,8 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 		printf("; %u removed since this generation was built (rebuilt past %u)", c->removed,
 		       sxdp_removed_max(c));
 	printf("\n");
-	if (c->flags & SIEVE_XDP_F_FILTER)
-		printf("  filter: /dev/sieve filter %s (id %u)\n", si->filter, c->max_entries);
-	else if (c->flags & SIEVE_XDP_F_BLOCKED)
-		printf("  blocked: %u blocks of 64 bytes, %u bits a key, %.3f MiB in the kernel\n",
-		       c->max_entries, c->nr_hashes, si->bloom_mem / 1048576.0);
-	else
-		printf("  bloom: 2^%d bits, %u hashes (max_entries %u), %.3f MiB in the kernel\n",
-		       (int)log2((double)si->nbits), c->nr_hashes, c->max_entries,
-		       si->bloom_mem / 1048576.0);
+	sxdp_backend_of(c->flags)->describe(c, si->bloom_mem, si->filter, line, sizeof(line));
+	printf("  %s\n", line);
 	if (si->exact_mem)
 		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
@@ -1184,10 +1184,10 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
 	/* Removed keys keep their bits until the next generation. */
-	si.fpr = sxdp_config_fpr(&c, c.keys + c.removed, &si.nbits);
+	si.fpr = sxdp_backend_of(c.flags)->fpr(&c, c.keys + c.removed, &si.nbits);
 	sxdp_prog_running(h->netns, h->ifname, &si.prog);
 	if ((c.flags & SIEVE_XDP_F_FILTER) &&
-	    sxdp_filter_name_of(c.max_entries, si.filter, sizeof(si.filter)))
+	    sxdp_filter_name_of(c.filter.id, si.filter, sizeof(si.filter)))
 		snprintf(si.filter, sizeof(si.filter), "(gone)");
 	if (sa->json)
 		print_status_json(h, &c, &si);

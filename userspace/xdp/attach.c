@@ -62,6 +62,7 @@
 #include "libsieve.h"
 #include "ops.h"
 #include "xdp.h"
+#include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "sieve_xdp_filter.skel.h"
 
@@ -255,7 +256,7 @@ static int load_instance(struct sxdp_store *s, const char *ifname, const char *l
 			 size_t errlen)
 {
 	struct sxdp_iface_params p = params_of(o);
-	bool filter = o->cfg_flags & SIEVE_XDP_F_FILTER;
+	bool filter = sxdp_backend_of(o->cfg_flags)->kfunc_prog;
 	struct sxdp_handle h;
 	char dir[256];
 	int ret;
@@ -355,7 +356,7 @@ static int reattach(struct sxdp_store *s, const char *ifname, const char *list,
 	    !sxdp_store_attach_get(s, h.netns, ifname, &rec, NULL, 0))
 		p.filter = sxdp_backend_filter(rec.backend);
 	/* The two builds of the program are two programs: no swap between them. */
-	if ((cfg.flags ^ p.flags) & SIEVE_XDP_F_FILTER) {
+	if (sxdp_backend_of(cfg.flags)->kfunc_prog != sxdp_backend_of(p.flags)->kfunc_prog) {
 		snprintf(err, errlen, "%s runs the %s backend: detach first to change to or from the filter backend",
 			 ifname, sxdp_backend_name(cfg.flags));
 		ret = -EEXIST;
@@ -423,10 +424,10 @@ static int record(struct sxdp_store *s, const char *ifname, const char *list,
 	if (!ret && (cfg.flags & SIEVE_XDP_F_FILTER)) {
 		char name[SIEVE_NAME_MAX] = "";
 
-		ret = sxdp_filter_name_of(cfg.max_entries, name, sizeof(name));
+		ret = sxdp_filter_name_of(cfg.filter.id, name, sizeof(name));
 		snprintf(a.backend, sizeof(a.backend), SXDP_FILTER_PREFIX "%s", name);
 		if (ret)
-			snprintf(err, errlen, "the live filter (id %u): %s", cfg.max_entries,
+			snprintf(err, errlen, "the live filter (id %u): %s", cfg.filter.id,
 				 strerror(-ret));
 	}
 	a.flags = cfg.flags;
@@ -814,7 +815,7 @@ int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *li
 		snprintf(err, errlen, "reading the running program: %s", strerror(-ret));
 		goto out;
 	}
-	ret = stage(&u, p.flags & SIEVE_XDP_F_FILTER, err, errlen);
+	ret = stage(&u, sxdp_backend_of(p.flags)->kfunc_prog, err, errlen);
 	if (ret || !strcmp(u.old_tag, u.new_tag))
 		goto out;	/* 0: it runs this sieve's program */
 	u.stats_fd = sxdp_pin_get(u.dir, SIEVE_XDP_MAP_STATS);

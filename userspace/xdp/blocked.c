@@ -121,7 +121,7 @@ static int insert_few(int fd, const struct blocked_map *whole, const struct siev
 		p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off & ~(page - 1));
 		if (p == MAP_FAILED)
 			return -errno;
-		set_pattern(p + (off & (page - 1)) / sizeof(*p), h, cfg->nr_hashes, true);
+		set_pattern(p + (off & (page - 1)) / sizeof(*p), h, cfg->blocked.k, true);
 		munmap(p, page);
 	}
 	return 0;
@@ -130,7 +130,7 @@ static int insert_few(int fd, const struct blocked_map *whole, const struct siev
 int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
 			const struct sieve_xdp_key *keys, size_t n, bool live)
 {
-	uint32_t nr_hashes = cfg->nr_hashes;
+	uint32_t nr_hashes = cfg->blocked.k;
 	struct blocked_map m = { 0 };
 	size_t i;
 	int err;
@@ -156,18 +156,4 @@ int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
 	}
 	munmap(m.blocks, m.len);
 	return 0;
-}
-
-int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
-		       const struct sieve_xdp_key *keys, size_t n, bool live)
-{
-	int err;
-
-	if (!(cfg->flags & SIEVE_XDP_F_BLOCKED))
-		return sxdp_gen_insert(filter_fd, exact_fd, cfg->digest_key, keys, n);
-	/* Exact first, as sxdp_gen_insert: a hit never waits on its confirmation. */
-	err = sxdp_gen_insert(-1, exact_fd, cfg->digest_key, keys, n);
-	if (!err && filter_fd >= 0)
-		err = sxdp_blocked_insert(filter_fd, cfg, keys, n, live);
-	return err;
 }

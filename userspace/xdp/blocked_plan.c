@@ -7,13 +7,14 @@
  * side by Floyd's sampling), so it is sized by the module's own sizing
  * (kmod/sizing.c, compiled into libsieve): the fewest bits per key for
  * which some k keeps the Poisson bound under the target, in whole 64-byte
- * blocks, any number of them. No libbpf here: the unit suite links it.
+ * blocks, any number of them.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "filter.h"
 #include "xdp.h"
+#include "backend.h"
 
 /* kmod/filter.h's limits are the rule's: one header must not drift from the other. */
 static_assert(SIEVE_XDP_BLOCK_BITS == SIEVE_BLOCK_BITS, "a block is one cache line");
@@ -58,38 +59,29 @@ int sxdp_plan_blocked(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *pla
 	return 0;
 }
 
+/* The flag-driven helpers of before the backends' table, through it (backend.h). */
 int sxdp_plan_for(uint32_t cfg_flags, uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan)
 {
-	if (cfg_flags & SIEVE_XDP_F_BLOCKED)
-		return sxdp_plan_blocked(capacity, fpp_ppb, plan);
-	return sxdp_plan(capacity, fpp_ppb, plan);
+	return sxdp_backend_of(cfg_flags)->plan(capacity, fpp_ppb, plan);
 }
 
 double sxdp_config_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits)
 {
-	if (cfg->flags & SIEVE_XDP_F_FILTER)
-		return sxdp_filter_fpr(cfg->max_entries, nbits);
-	if (cfg->flags & SIEVE_XDP_F_BLOCKED) {
-		*nbits = (uint64_t)cfg->max_entries * SIEVE_XDP_BLOCK_BITS;
-		return sxdp_blocked_fpr(cfg->max_entries, cfg->nr_hashes, keys);
-	}
-	*nbits = sxdp_kernel_bloom_bits(cfg->max_entries, cfg->nr_hashes);
-	return sxdp_bloom_fpr(*nbits, cfg->nr_hashes, keys);
+	return sxdp_backend_of(cfg->flags)->fpr(cfg, keys, nbits);
 }
 
 const char *sxdp_backend_name(uint32_t cfg_flags)
 {
-	return cfg_flags & SIEVE_XDP_F_FILTER ? "filter" :
-	       cfg_flags & SIEVE_XDP_F_BLOCKED ? "blocked" : "bloom-map";
+	return sxdp_backend_of(cfg_flags)->name;
 }
 
+/* --backend NAME: the filter backend is named with its filter, filter:NAME (devfilter.c). */
 int sxdp_backend_parse(const char *name, uint32_t *cfg_flag)
 {
-	if (!strcmp(name, "bloom-map"))
-		*cfg_flag = 0;
-	else if (!strcmp(name, "blocked"))
-		*cfg_flag = SIEVE_XDP_F_BLOCKED;
-	else
+	const struct sxdp_backend_ops *ops = sxdp_backend_by_name(name);
+
+	if (!ops || ops == &sxdp_filter_ops)
 		return -EINVAL;
+	*cfg_flag = ops->cfg_flag;
 	return 0;
 }

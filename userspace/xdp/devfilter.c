@@ -2,7 +2,7 @@
 /*
  * The filter backend (attach --backend filter:NAME): the generation's
  * filter is the /dev/sieve filter NAME, which sieve_xdp_filter.bpf.o asks
- * through sieve.ko's kfuncs (the config's max_entries is its id), and
+ * through sieve.ko's kfuncs (the config's filter.id names it), and
  * which daemons and kernel code can ask too.
  *
  * NAME holds a set: the sieve_xdp_digest() of each key the list expands
@@ -338,7 +338,7 @@ static int point_at(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, u
 {
 	struct sieve_xdp_config next = *cfg;
 
-	next.max_entries = id;
+	next.filter.id = id;
 	next.store_version = store_version;
 	return sxdp_publish_config(h, &next, -1, -1);
 }
@@ -451,7 +451,7 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
 			  errlen);
 	if (ret)
 		return ret;
-	reads_name = (cur.flags & SIEVE_XDP_F_FILTER) && cur.max_entries == f.id;
+	reads_name = (cur.flags & SIEVE_XDP_F_FILTER) && cur.filter.id == f.id;
 	ret = plan(b->list, &cur, reads_name, &cfg, &ds, &kept, err, errlen);
 	if (!ret) {
 		cfg.keys = ds.n;
@@ -527,7 +527,7 @@ static int live_filter(struct sxdp_handle *h, struct sieve_xdp_config *cur, stru
 	/* Digests of another function: adding or deleting ours would be wrong. */
 	if (!(cur->flags & SIEVE_XDP_F_FILTER) || cur->digest != SIEVE_XDP_DIGEST)
 		return 1;
-	ret = filter_open(NULL, cur->max_entries, 0, 0, f, err, sizeof(err));
+	ret = filter_open(NULL, cur->filter.id, 0, 0, f, err, sizeof(err));
 	if (ret)
 		return ret == -ENOENT ? 1 : ret;
 	/* Only a cuckoo filter deletes; a Bloom type's add is a set's already. */
@@ -664,7 +664,7 @@ bool sxdp_filter_gone(const struct sieve_xdp_config *cfg)
 	/* A list that fails says nothing: not gone, as far as anyone knows. */
 	gone = n >= 0;
 	for (i = 0; i < n && gone; i++)
-		gone = all[i].id != cfg->max_entries;
+		gone = all[i].id != cfg->filter.id;
 	free(all);
 	sieve_dev_close(dev);
 	return gone;

@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdp.h"
+#include "backend.h"
 #include "sieve_xdp.skel.h"
 
 #define BPF_FS_MAGIC_	0xcafe4a11
@@ -459,6 +461,22 @@ static int read_active(struct sxdp_handle *h, uint32_t *gen)
 	return 0;
 }
 
+/*
+ * Layout 1 named the backends' fields where max_entries and nr_hashes
+ * were and put @layout in what was padding: the same offsets, so an older
+ * sieve's config (440 bytes, layout 0) is read as far as it goes. It also
+ * appended the removals' bookkeeping (removed, live_*_lens), which changes
+ * the value's size: an older instance is upgraded in place (attach.c).
+ */
+_Static_assert(offsetof(struct sieve_xdp_config, layout) == 364, "layout sits in the old padding");
+_Static_assert(offsetof(struct sieve_xdp_config, bloom.max_entries) == 384 &&
+	      offsetof(struct sieve_xdp_config, blocked.nblocks) == 384 &&
+	      offsetof(struct sieve_xdp_config, filter.id) == 384 &&
+	      offsetof(struct sieve_xdp_config, blocked.k) == 388, "where max_entries was");
+_Static_assert(offsetof(struct sieve_xdp_config, fpp_ppb) == 392 &&
+	      offsetof(struct sieve_xdp_config, removed) == 440 &&
+	      sizeof(struct sieve_xdp_config) == 464, "the rest unmoved, removals appended");
+
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen)
 {
 	uint32_t g;
@@ -473,7 +491,13 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 	 * lacks read as 0 (digest 0 among them, which rebuilds, see ops.c).
 	 */
 	memset(cfg, 0, sizeof(*cfg));
-	return bpf_map_lookup_elem(h->cfg_fd, &g, cfg) ? -errno : 0;
+	if (bpf_map_lookup_elem(h->cfg_fd, &g, cfg))
+		return -errno;
+	/* Layout 0 is 1's bytes (sieve_xdp.h); a newer one is not ours to read. */
+	if (cfg->layout > SIEVE_XDP_LAYOUT)
+		return -ESTALE;
+	cfg->layout = SIEVE_XDP_LAYOUT;
+	return 0;
 }
 
 /*
@@ -595,6 +619,19 @@ static uint64_t map_memlock(int fd)
 	return val;
 }
 
+/* The filter map in slot @gen of whichever backend's outer map holds one; -errno if none. */
+static int live_filter_fd(struct sxdp_handle *h, uint32_t gen)
+{
+	int i, outer, fd = -ENOENT;
+
+	for (i = 0; fd < 0 && sxdp_backends[i]; i++) {
+		outer = sxdp_backends[i]->outer_fd(h);
+		if (outer >= 0)
+			fd = slot_map_fd(outer, gen);
+	}
+	return fd;
+}
+
 int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exact_bytes)
 {
 	uint32_t gen;
@@ -603,9 +640,8 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 	if (err)
 		return err;
 	*bloom_bytes = *exact_bytes = 0;
-	fd = slot_map_fd(h->bloom_fd, gen);
-	if (fd < 0 && h->blocked_fd >= 0)
-		fd = slot_map_fd(h->blocked_fd, gen);
+	/* The filter: in the live slot of one backend's outer map, if any. */
+	fd = live_filter_fd(h, gen);
 	if (fd >= 0) {
 		*bloom_bytes = map_memlock(fd);
 		close(fd);
@@ -632,31 +668,32 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
 		if (bpf_map_update_batch(exact_fd, keys + i, values, &count, NULL))
 			return -errno;
 	}
-	for (i = 0; bloom_fd >= 0 && i < n; i++) {
-		uint64_t digest = sieve_xdp_digest(&keys[i], secret);
+	return bloom_fd >= 0 ? sxdp_bloom_fill(bloom_fd, secret, keys, n, NULL) : 0;
+}
 
-		if (bpf_map_update_elem(bloom_fd, NULL, &digest, BPF_ANY))
-			return -errno;
-	}
-	return 0;
+int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
+		       const struct sieve_xdp_key *keys, size_t n, bool live)
+{
+	/* Exact first: a filter hit never waits on a missing confirmation. */
+	int err = sxdp_gen_insert(-1, exact_fd, cfg->digest_key, keys, n);
+
+	if (!err && filter_fd >= 0)
+		err = sxdp_backend_of(cfg->flags)->fill(cfg, filter_fd, keys, n, live);
+	return err;
 }
 
 int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
 		    const struct sxdp_list *l, int *bloom_fd, int *exact_fd)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, bopts, .map_extra = plan->nr_hashes);
+	const struct sxdp_backend_ops *ops = plan->blocked ? &sxdp_blocked_ops : &sxdp_bloom_ops;
 	uint64_t cap = plan->capacity > l->n ? plan->capacity : l->n;
 	struct sieve_xdp_config c = *cfg;
 	int err;
 
 	*exact_fd = -1;
-	if (plan->blocked)
-		*bloom_fd = sxdp_blocked_create(plan);
-	else
-		*bloom_fd = bpf_map_create(BPF_MAP_TYPE_BLOOM_FILTER, "sieve_bloom_g", 0,
-					   sizeof(uint64_t), plan->max_entries, &bopts);
+	*bloom_fd = ops->create(plan);
 	if (*bloom_fd < 0)
-		return plan->blocked ? *bloom_fd : -errno;
+		return *bloom_fd;
 	if (exact) {
 		if (cap > UINT32_MAX) {
 			err = -E2BIG;
@@ -671,8 +708,8 @@ int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config 
 		}
 	}
 	/* The plan's backend and k; the config's digest key and seed. */
-	c.flags = plan->blocked ? SIEVE_XDP_F_BLOCKED : 0;
-	c.nr_hashes = plan->nr_hashes;
+	c.flags = ops->cfg_flag;
+	ops->config(&c, plan);
 	err = sxdp_filter_insert(&c, *bloom_fd, *exact_fd, l->keys, l->n, false);
 	if (!err)
 		return 0;
@@ -711,10 +748,37 @@ static bool slot_in_use(int outer_fd, uint32_t slot)
 	return !bpf_map_lookup_elem(outer_fd, &slot, &id);
 }
 
-/* Empties a slot of sieve_blocked, which a handle may lack (see sxdp_open). */
-static int clear_blocked_slot(struct sxdp_handle *h, uint32_t slot)
+/* Whether any backend's outer map has a map in @slot. */
+static bool filter_slot_in_use(struct sxdp_handle *h, uint32_t slot)
 {
-	return h->blocked_fd >= 0 ? set_slot(h->blocked_fd, slot, -1) : 0;
+	int i, outer;
+
+	for (i = 0; sxdp_backends[i]; i++) {
+		outer = sxdp_backends[i]->outer_fd(h);
+		if (outer >= 0 && slot_in_use(outer, slot))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Puts @fd in @slot of @ops' outer map and empties the slot in every other
+ * backend's (a handle may lack one: sieve_blocked, see sxdp_open). Each
+ * outer map is set even when another failed; -1 (errno) if any did.
+ */
+static int set_filter_slot(struct sxdp_handle *h, const struct sxdp_backend_ops *ops,
+			   uint32_t slot, int fd)
+{
+	int i, outer, err = 0;
+
+	for (i = 0; sxdp_backends[i]; i++) {
+		outer = sxdp_backends[i]->outer_fd(h);
+		if (outer >= 0 && set_slot(outer, slot, sxdp_backends[i] == ops ? fd : -1) && !err)
+			err = errno;
+	}
+	if (err)
+		errno = err;
+	return err ? -1 : 0;
 }
 
 /* Sets a slot of sieve_removed, which a handle may lack too. */
@@ -726,14 +790,14 @@ static int set_removed_slot(struct sxdp_handle *h, uint32_t slot, int fd)
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd)
 {
+	const struct sxdp_backend_ops *ops = sxdp_backend_of(cfg->flags);
 	struct sieve_xdp_config next = *cfg, cur;
-	bool blocked = cfg->flags & SIEVE_XDP_F_BLOCKED;
 	uint32_t live, idle, zero = 0;
 	int err = sxdp_read_config(h, &cur, &live), removed_fd;
 
 	if (err)
 		return err;
-	if (blocked && h->blocked_fd < 0)
+	if (bloom_fd >= 0 && ops->outer_fd(h) < 0)
 		return -EOPNOTSUPP;
 	idle = !live;
 	/* The same filter keeps its removals; a new one starts without. */
@@ -745,16 +809,15 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	 * its flip, maybe before its grace period: packets may still be in
 	 * that slot, so wait before rewriting it.
 	 */
-	if (slot_in_use(h->bloom_fd, idle) || slot_in_use(h->exact_fd, idle) ||
-	    (h->blocked_fd >= 0 && slot_in_use(h->blocked_fd, idle)) ||
+	if (filter_slot_in_use(h, idle) || slot_in_use(h->exact_fd, idle) ||
 	    (h->removed_fd > 0 && slot_in_use(h->removed_fd, idle)))
 		wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
+	next.layout = SIEVE_XDP_LAYOUT;
 	/* The filter goes to its backend's outer map; the other's slot is emptied. */
 	if (bpf_map_update_elem(h->cfg_fd, &idle, &next, BPF_ANY) ||
-	    set_slot(h->bloom_fd, idle, blocked ? -1 : bloom_fd) ||
-	    (blocked ? set_slot(h->blocked_fd, idle, bloom_fd) : clear_blocked_slot(h, idle)) ||
-	    set_slot(h->exact_fd, idle, exact_fd) || set_removed_slot(h, idle, removed_fd)) {
+	    set_filter_slot(h, ops, idle, bloom_fd) || set_slot(h->exact_fd, idle, exact_fd) ||
+	    set_removed_slot(h, idle, removed_fd)) {
 		err = -errno;
 		goto out;
 	}
@@ -765,8 +828,7 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	}
 	wait_for_packets();
 	/* Nothing reads the old slot any more: free its maps. */
-	bpf_map_delete_elem(h->bloom_fd, &live);
-	clear_blocked_slot(h, live);
+	set_filter_slot(h, NULL, live, -1);
 	bpf_map_delete_elem(h->exact_fd, &live);
 	set_removed_slot(h, live, -1);
 out:
@@ -816,14 +878,19 @@ int sxdp_config_keyed(struct sieve_xdp_config *cfg, struct sxdp_handle *h,
 
 int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen)
 {
+	return sxdp_backend_of(b->flags)->build(h, b, err, errlen);
+}
+
+int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
+		   size_t errlen)
+{
+	const struct sxdp_backend_ops *ops = sxdp_backend_of(b->flags);
 	struct sieve_xdp_config cfg = { .flags = b->flags, .max_probes = b->max_probes };
 	struct sxdp_list keys = { 0 };
 	uint64_t capacity = b->capacity;
 	struct sxdp_plan plan;
 	int bloom_fd, exact_fd, ret;
 
-	if (b->flags & SIEVE_XDP_F_FILTER)
-		return sxdp_filter_build(h, b, err, errlen);
 	cfg.max_probes = sxdp_max_probes(&cfg);
 	ret = sxdp_config_keyed(&cfg, h, b, err, errlen);
 	if (!ret)
@@ -833,17 +900,14 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	/* Capacity counts keys: an expanded list gets headroom of its own. */
 	if (capacity < keys.n)
 		capacity = sxdp_capacity_for(keys.n);
-	ret = sxdp_plan_for(b->flags, capacity, b->fpp_ppb, &plan);
+	ret = ops->plan(capacity, b->fpp_ppb, &plan);
 	if (ret) {
 		snprintf(err, errlen, "no %s filter of at most %s holds %llu entries at that rate",
-			 sxdp_backend_name(b->flags),
-			 b->flags & SIEVE_XDP_F_BLOCKED ? "1 GiB" : "2^32 bits",
-			 (unsigned long long)capacity);
+			 ops->name, ops->limit, (unsigned long long)capacity);
 		goto out;
 	}
 	cfg.capacity = plan.capacity;
-	cfg.max_entries = plan.max_entries;
-	cfg.nr_hashes = plan.nr_hashes;
+	ops->config(&cfg, &plan);
 	cfg.fpp_ppb = b->fpp_ppb;
 	cfg.store_version = b->store_version;
 	ret = sxdp_gen_create(&plan, &cfg, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY),
@@ -914,15 +978,17 @@ static bool same_for_packets(const struct sieve_xdp_config *a, const struct siev
 int sxdp_publish_config(struct sxdp_handle *h, const struct sieve_xdp_config *next,
 			int bloom_fd, int exact_fd)
 {
-	struct sieve_xdp_config cur;
+	struct sieve_xdp_config cur, n = *next;
 	uint32_t live;
 	int ret = sxdp_read_config(h, &cur, &live);
 
 	if (ret)
 		return ret;
-	if (same_for_packets(&cur, next))
-		return bpf_map_update_elem(h->cfg_fd, &live, next, BPF_EXIST) ? -errno : 0;
-	return sxdp_swap(h, next, bloom_fd, exact_fd);
+	/* Written in this sieve's layout, whatever @next was built with. */
+	n.layout = SIEVE_XDP_LAYOUT;
+	if (same_for_packets(&cur, &n))
+		return bpf_map_update_elem(h->cfg_fd, &live, &n, BPF_EXIST) ? -errno : 0;
+	return sxdp_swap(h, &n, bloom_fd, exact_fd);
 }
 
 /* The live maps, as new fds; exact_fd -1 when the generation has none. */
@@ -935,8 +1001,8 @@ static int live_maps(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, 
 	*bloom_fd = *exact_fd = -1;
 	if (ret)
 		return ret;
-	/* The filter: the bloom map, or the blocked array. */
-	*bloom_fd = slot_map_fd(cfg->flags & SIEVE_XDP_F_BLOCKED ? h->blocked_fd : h->bloom_fd, gen);
+	/* The filter: a map in the outer map of the generation's backend. */
+	*bloom_fd = slot_map_fd(sxdp_backend_of(cfg->flags)->outer_fd(h), gen);
 	if (*bloom_fd < 0)
 		return *bloom_fd;
 	if (!(cfg->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
@@ -996,8 +1062,8 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (ret)
 		goto out;
 	next.store_version = store_version;
-	/* The filter backend's live adds need the list (sxdp_filter_add_live). */
-	if (next.flags & SIEVE_XDP_F_FILTER) {
+	/* Another backend's live adds (the filter's need the list). */
+	if (sxdp_backend_of(next.flags)->add_live != sxdp_gen_add_live) {
 		ret = 1;
 		goto out;
 	}
@@ -1017,6 +1083,12 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 out:
 	sxdp_list_free(&keys);
 	return ret;
+}
+
+int sxdp_gen_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
+		      const struct sxdp_list *list, uint64_t store_version)
+{
+	return sxdp_add_live(h, fresh, store_version);
 }
 
 int sxdp_set_version(struct sxdp_handle *h, uint64_t store_version)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ops.h"
+#include "backend.h"
 
 /* One interface enforcing the list, locked. */
 struct locked_iface {
@@ -327,17 +328,18 @@ static const struct sxdp_list *stored(struct sxdp_store *s, const char *list, st
 static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
 		    struct change *c, uint64_t version, char *err, size_t errlen)
 {
+	const struct sxdp_backend_ops *ops;
 	const struct sxdp_list *l;
 	struct sieve_xdp_config cfg;
 	int ret;
 
-	if (sxdp_read_config(h, &cfg, NULL) || !(cfg.flags & SIEVE_XDP_F_FILTER))
-		return sxdp_add_live(h, &c->fresh, version);
-	ret = sxdp_filter_add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
+	/* Unreadable: the default's add, which reads it again and says why. */
+	ops = sxdp_backend_of(sxdp_read_config(h, &cfg, NULL) ? 0 : cfg.flags);
+	ret = ops->add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
 	if (ret != 2)
 		return ret;
 	l = stored(s, list, c, err, errlen);
-	return l ? sxdp_filter_add_live(h, &c->fresh, l, version) : -EIO;
+	return l ? ops->add_live(h, &c->fresh, l, version) : -EIO;
 }
 
 /* For removed.c: whether an entry is still on the list, asked of the store. */

@@ -121,13 +121,16 @@ double sxdp_exact_bytes_per_entry(uint64_t capacity);
  * -E2BIG past the module's limits (a GiB of blocks, or no k reaches fpp).
  */
 int sxdp_plan_blocked(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
-/* sxdp_plan or sxdp_plan_blocked, as SIEVE_XDP_F_BLOCKED in @cfg_flags says. */
+/* The plan of @cfg_flags' backend (its table's plan, backend.h). */
 int sxdp_plan_for(uint32_t cfg_flags, uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
 /* The module's expected rate of nblocks blocks, k bits a key, n keys. */
 double sxdp_blocked_fpr(uint32_t nblocks, uint32_t k, uint64_t n);
 /* A generation's expected rate at @keys, of either backend; its bits in *nbits. */
 double sxdp_config_fpr(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits);
-/* "bloom-map", "blocked" or "filter"; parse gives the flag (0 or SIEVE_XDP_F_BLOCKED). */
+/*
+ * The backend's name ("bloom-map", "blocked", "filter"); parse gives the flag of
+ * a backend --backend names alone (0 or SIEVE_XDP_F_BLOCKED; filter:NAME is sxdp_filter_parse's).
+ */
 const char *sxdp_backend_name(uint32_t cfg_flags);
 int sxdp_backend_parse(const char *name, uint32_t *cfg_flag);
 
@@ -296,6 +299,25 @@ int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config 
  */
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
 		    const struct sieve_xdp_key *keys, size_t n);
+
+/* ---- the bloom map's fill (bloom_fill.c) ---- */
+
+/* How a bloom map is filled: AUTO picks the fast fill for all but a few keys. */
+enum sxdp_fill_mode {
+	SXDP_FILL_AUTO = 0,
+	SXDP_FILL_FAST,		/* bpf/bloom_fill.bpf.c, a batch per run; no fallback */
+	SXDP_FILL_SLOW,		/* one bpf() update per key */
+};
+/* Not AUTO: forces a mode (tests); else SIEVE_XDP_FILL=fast|slow does. */
+extern enum sxdp_fill_mode sxdp_fill_mode;
+/*
+ * The digests of @keys under @secret into the bloom map @bloom_fd, many
+ * per syscall where the fill program loads; falls back to one update per
+ * key (said once on stderr) where it does not. *@used (may be NULL): the
+ * mode that filled it.
+ */
+int sxdp_bloom_fill(int bloom_fd, const __u64 secret[2], const struct sieve_xdp_key *keys,
+		    size_t n, enum sxdp_fill_mode *used);
 /* ---- the blocked backend's maps (blocked.c) ---- */
 
 /* An empty array of plan->max_entries blocks, mmapable, for a generation. */

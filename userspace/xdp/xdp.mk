@@ -10,10 +10,12 @@ XDP_SRCS := $(wildcard userspace/xdp/*.c)
 XDP_OBJS := $(patsubst userspace/xdp/%.c,$(XDP_DIR)/%.o,$(XDP_SRCS))
 XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp -I$(XDP_DIR)
 XDP_HDRS := include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h userspace/xdp/store.h \
-	userspace/xdp/ops.h
+	userspace/xdp/ops.h userspace/xdp/backend.h
 
 # The filter backend's build of the program (bpf/bpf.mk).
 XDP_FILTER_SKEL := $(XDP_DIR)/sieve_xdp_filter.skel.h
+# The bloom map's fast fill (userspace/xdp/bloom_fill.c).
+XDP_FILL_SKEL := $(XDP_DIR)/bloom_fill.skel.h
 
 $(XDP_SKEL): $(BUILD)/bpf/sieve_xdp.bpf.o
 	$(call msg,SKEL,$@)
@@ -22,7 +24,11 @@ $(XDP_FILTER_SKEL): $(BPF_FILTER_OBJ)
 	$(call msg,SKEL,$@)
 	$(Q)mkdir -p $(@D) && bpftool gen skeleton $< name sieve_xdp_filter > $@
 
-$(XDP_DIR)/%.o: userspace/xdp/%.c $(XDP_HDRS) $(XDP_SKEL) $(XDP_FILTER_SKEL)
+$(XDP_FILL_SKEL): $(BUILD)/bpf/bloom_fill.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)mkdir -p $(@D) && bpftool gen skeleton $< name bloom_fill > $@
+
+$(XDP_DIR)/%.o: userspace/xdp/%.c $(XDP_HDRS) $(XDP_SKEL) $(XDP_FILTER_SKEL) $(XDP_FILL_SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(XDP_CFLAGS) -c $< -o $@
 

@@ -40,6 +40,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdp.h"
+#include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
 
@@ -257,8 +258,7 @@ static int use(struct bench_list *b, const struct bench_gen *g, uint32_t flags)
 	sxdp_config_fill(&cfg, &b->l);
 	cfg.flags = flags;
 	cfg.capacity = g->plan.capacity;
-	cfg.max_entries = g->plan.max_entries;
-	cfg.nr_hashes = g->plan.nr_hashes;
+	sxdp_backend_of(flags)->config(&cfg, &g->plan);
 	cfg.fpp_ppb = g->plan.fpp_ppb;
 	return sxdp_swap(&h, &cfg, g->fd, b->exact_fd);
 }
@@ -841,7 +841,7 @@ int main(int argc, char **argv)
 	row("floor: XDP_DROP only", floor_ns, floor_ns);
 	row("floor stream: new source, tail call, XDP_DROP", floor_stream_ns, floor_stream_ns);
 	sxdp_config_fill(&cfg, &empty);
-	cfg.capacity = cfg.max_entries = 1;
+	cfg.capacity = cfg.bloom.max_entries = 1;
 	err = sxdp_swap(&h, &cfg, -1, -1) ? -EINVAL : 0;
 	if (!err)
 		row("sieve, empty list (parsing only)", run_ns(sieve_fd, pkt, len), floor_ns);
