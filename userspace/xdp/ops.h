@@ -10,6 +10,9 @@
  *
  *  - adds go live into the maps (O(entries added), no rebuild) unless the
  *    probe lengths or the capacity run out;
+ *  - a load builds one new generation from the keys it parsed and the
+ *    rest of the list (other origins' entries, the allowlist) read from
+ *    the store inside its transaction: its own keys are never read back;
  *  - removals (unblock, expire, a feed refresh that drops entries) build
  *    one new generation from the store and swap it in, except that a
  *    cuckoo filter of the filter backend deletes unblocked and expired
