@@ -3,7 +3,8 @@
  * The blocklist store (userspace/xdp/store.c), each case in a folder of
  * its own under /tmp: entries round trip, upserts, a feed refresh that
  * keeps other origins, a bulk refresh's expiries and comments (and its
- * cost: O(n log n)), the fast key text against sxdp_format_entry(), expiry, list versions, bad and foreign files,
+ * cost: O(n log n)), the fast key text against sxdp_format_entry(),
+ * expiry, list versions, bad and foreign files,
  * migration from an empty database and from a version-1 store, the
  * allowlist beside the blocklist, the keys add_fresh reports new, list
  * names, attachments, read snapshots against a second writer, two
