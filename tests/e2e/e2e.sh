@@ -757,6 +757,43 @@ case_feed_origins() {
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after f1 emptied"
 }
 
+# A load fills the maps from the keys it parsed, not from the store read
+# back: what they hold must still be the list the store holds. Other
+# origins' entries stay enforced, a key the feed lists but the operator
+# allowed stays out of the maps (and passes), and a refresh drops what
+# the feed dropped; the maps hold exactly the list's keys, in step.
+case_load_maps_from_feed() {
+	local b keys
+	for b in bloom-map blocked; do
+		attach --backend $b || return
+		on block $A4 >/dev/null || fail "$b: block A"
+		on allow $C4 >/dev/null || fail "$b: allow C"
+		printf '%s\n' $B4 $C4 $A4 198.51.100.200 203.0.113.0/24 >"$WORK/feed"
+		on load --origin feed "$WORK/feed" >/dev/null || fail "$b: load"
+		expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)/$(pings $C4 $SV4)" 0/0/5 \
+			"$b: pings from A (cli), B (feed), C (allowed, in the feed)"
+		keys=$(on status -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+print(d['keys'], d['entries'], d['in_step'])")
+		expect_eq "$keys" "4 4 True" "$b: keys, entries, in step after the load"
+		expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+			"198.51.100.100:cli 198.51.100.2:cli 198.51.100.200:feed 198.51.100.3:feed 203.0.113.0/24:feed " \
+			"$b: entries and origins after the load"
+		printf '%s\n' $C4 198.51.100.200 >"$WORK/feed"
+		on load --origin feed "$WORK/feed" >/dev/null || fail "$b: reload"
+		expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)/$(pings $C4 $SV4)" 0/5/5 \
+			"$b: pings from A, B (dropped by the feed), C after the reload"
+		keys=$(on status -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+print(d['keys'], d['entries'], d['in_step'])")
+		expect_eq "$keys" "2 2 True" "$b: keys, entries, in step after the reload"
+		on unblock $A4 >/dev/null || fail "$b: unblock A"
+		expect_eq "$(pings $A4 $SV4)" 5 "$b: pings from A after the unblock"
+		sieve detach $IF >/dev/null
+		rm -rf "$SIEVE_STATE_DIR"
+	done
+}
+
 # The store outlives the pins (a reboot): attach builds from it again.
 case_store_outlives_pins() {
 	attach --exact || return
@@ -1563,7 +1600,8 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
-	concurrent_attach_detach killed_commands ttl_expire feed_origins store_outlives_pins
+	concurrent_attach_detach killed_commands ttl_expire feed_origins load_maps_from_feed
+	store_outlives_pins
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug

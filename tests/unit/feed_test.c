@@ -5,6 +5,7 @@
  * blanks; auto's choice for each; and bad lines, each refused with
  * FILE:LINE: reason and the list left as it was.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -266,6 +267,75 @@ static void sieve_unit_feed_truncated(struct sieve_test *t)
 	sxdp_list_free(&ff.l);
 }
 
+static int ref_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct sieve_xdp_key));
+}
+
+/*
+ * sxdp_list_sort() against qsort() with memcmp(), the order find() and
+ * remove() search by: random keys of every kind, with duplicates, and the
+ * shapes that break naive quicksorts (sorted, reversed, all equal, organ
+ * pipe, few values), each deduplicated exactly.
+ */
+static void sieve_unit_feed_list_sort(struct sieve_test *t)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 17, 100, 1000, 100000 };
+	struct sxdp_list l = { 0 };
+	struct sieve_xdp_key *ref;
+	unsigned int shape, seed = 1;
+	size_t si, i, n, out;
+
+	for (shape = 0; shape < 6; shape++) {
+		for (si = 0; si < ARRAY_SIZE(sizes); si++) {
+			n = sizes[si];
+			ref = calloc(n ? n : 1, sizeof(*ref));
+			l.keys = calloc(n ? n : 1, sizeof(*l.keys));
+			l.n = l.cap = n;
+			if (!ref || !l.keys) {
+				CHECKF(t, 0, "out of memory");
+				free(ref);
+				sxdp_list_free(&l);
+				return;
+			}
+			for (i = 0; i < n; i++) {
+				struct sieve_xdp_key *k = &l.keys[i];
+				unsigned int v;
+
+				seed = seed * 1103515245 + 12345;
+				v = shape == 0 ? (seed >> 8) % 5000 :	/* random, duplicates */
+				    shape == 1 ? i :			/* sorted */
+				    shape == 2 ? n - i :		/* reversed */
+				    shape == 3 ? 7 :			/* all equal */
+				    shape == 4 ? (i < n / 2 ? i : n - i) :	/* organ pipe */
+				    (seed >> 8) % 5;			/* few values */
+				k->kind = shape == 0 ? seed % SIEVE_XDP_NR_KINDS : SIEVE_XDP_SRC;
+				k->family = shape == 0 && (seed & 16) ? SIEVE_XDP_V6 : SIEVE_XDP_V4;
+				k->prefix_len = 32;
+				k->saddr[0] = htonl(v);
+				k->saddr[3] = shape == 0 ? v & 3 : 0;	/* duplicates */
+				k->dport = htons(shape == 0 ? (v >> 4) & 1 : 0);
+				/* Keys that differ in the last word only. */
+				k->daddr[3] = shape == 0 ? (seed >> 3) & 1 : 0;
+			}
+			memcpy(ref, l.keys, n * sizeof(*ref));
+			if (n)
+				qsort(ref, n, sizeof(*ref), ref_cmp);
+			for (i = 1, out = n ? 1 : 0; i < n; i++)
+				if (memcmp(&ref[out - 1], &ref[i], sizeof(*ref)))
+					ref[out++] = ref[i];
+			sxdp_list_sort(&l);
+			CHECKF(t, l.n == out && (!out || !memcmp(l.keys, ref, out * sizeof(*ref))),
+			       "shape %u, %zu keys: sorted to %zu, want %zu", shape, n, l.n, out);
+			for (i = 0; i < out && i < 50; i++)
+				CHECKF(t, sxdp_list_find(&l, &ref[i * (out / 50 ? out / 50 : 1) % out]),
+				       "shape %u: a key not found after the sort", shape);
+			free(ref);
+			sxdp_list_free(&l);
+		}
+	}
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_feed_cases[] = {
@@ -277,6 +347,7 @@ const struct sieve_test_case sieve_feed_cases[] = {
 	CASE(sieve_unit_feed_auto),
 	CASE(sieve_unit_feed_names_and_limits),
 	CASE(sieve_unit_feed_truncated),
+	CASE(sieve_unit_feed_list_sort),
 };
 
 const unsigned int sieve_feed_cases_n = ARRAY_SIZE(sieve_feed_cases);

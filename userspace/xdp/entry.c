@@ -235,15 +235,144 @@ static int key_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct sieve_xdp_key));
 }
 
+/*
+ * key_cmp()'s order (the bytes', what find() searches by), a word at a
+ * time and inline: a feed of 10^7 keys is sorted once per load, and
+ * qsort() through a comparator call and an indirect sort of 40-byte
+ * elements was a fifth of the load.
+ */
+_Static_assert(sizeof(struct sieve_xdp_key) == 5 * sizeof(uint64_t),
+	       "a key is five words without padding");
+
+static inline int key_order(const struct sieve_xdp_key *a, const struct sieve_xdp_key *b)
+{
+	uint64_t x[5], y[5];
+	int i;
+
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	for (i = 0; i < 5; i++) {
+		if (x[i] == y[i])
+			continue;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		return __builtin_bswap64(x[i]) < __builtin_bswap64(y[i]) ? -1 : 1;
+#else
+		return x[i] < y[i] ? -1 : 1;
+#endif
+	}
+	return 0;
+}
+
+static inline void key_swap(struct sieve_xdp_key *a, struct sieve_xdp_key *b)
+{
+	struct sieve_xdp_key t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void keys_insertion(struct sieve_xdp_key *v, size_t n)
+{
+	struct sieve_xdp_key t;
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		t = v[i];
+		for (j = i; j && key_order(&t, &v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+static void keys_sift(struct sieve_xdp_key *v, size_t root, size_t n)
+{
+	size_t child;
+
+	while ((child = 2 * root + 1) < n) {
+		if (child + 1 < n && key_order(&v[child], &v[child + 1]) < 0)
+			child++;
+		if (key_order(&v[root], &v[child]) >= 0)
+			return;
+		key_swap(&v[root], &v[child]);
+		root = child;
+	}
+}
+
+static void keys_heapsort(struct sieve_xdp_key *v, size_t n)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		keys_sift(v, i, n);
+	for (i = n; i-- > 1;) {
+		key_swap(&v[0], &v[i]);
+		keys_sift(v, 0, i);
+	}
+}
+
+/*
+ * Introsort: quicksort (median of three, Hoare's partition, the smaller
+ * side first so the stack stays O(log n)) that turns to heapsort past
+ * @depth levels, so a feed crafted against the pivots costs n log n all
+ * the same.
+ */
+static void keys_sort(struct sieve_xdp_key *v, size_t n, unsigned int depth)
+{
+	struct sieve_xdp_key pivot;
+	size_t i, j, mid;
+
+	while (n > 16) {
+		if (!depth--) {
+			keys_heapsort(v, n);
+			return;
+		}
+		mid = n / 2;
+		if (key_order(&v[mid], &v[0]) < 0)
+			key_swap(&v[mid], &v[0]);
+		if (key_order(&v[n - 1], &v[mid]) < 0) {
+			key_swap(&v[n - 1], &v[mid]);
+			if (key_order(&v[mid], &v[0]) < 0)
+				key_swap(&v[mid], &v[0]);
+		}
+		pivot = v[mid];
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			while (key_order(&v[i], &pivot) < 0)
+				i++;
+			while (key_order(&pivot, &v[j]) < 0)
+				j--;
+			if (i >= j)
+				break;
+			key_swap(&v[i], &v[j]);
+			i++;
+			j--;
+		}
+		/* [0, j] and [j + 1, n), both smaller than n. */
+		if (j + 1 < n - j - 1) {
+			keys_sort(v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			keys_sort(v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	keys_insertion(v, n);
+}
+
 void sxdp_list_sort(struct sxdp_list *l)
 {
+	unsigned int depth = 0;
 	size_t i, out = 0;
 
 	if (!l->n)
 		return;
-	qsort(l->keys, l->n, sizeof(*l->keys), key_cmp);
+	for (i = l->n; i; i >>= 1)
+		depth += 2;
+	keys_sort(l->keys, l->n, depth);
 	for (i = 1; i < l->n; i++)
-		if (key_cmp(&l->keys[out], &l->keys[i]))
+		if (key_order(&l->keys[out], &l->keys[i]))
 			l->keys[++out] = l->keys[i];
 	l->n = out + 1;
 }

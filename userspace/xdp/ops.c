@@ -201,39 +201,22 @@ static uint64_t rebuild_capacity(uint64_t n, uint64_t cap)
 	return sxdp_capacity_for(n > 2 * cap ? n : 2 * cap);
 }
 
-int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
-			  const struct sxdp_iface_params *p, uint64_t *version, char *err,
-			  size_t errlen)
+/*
+ * A new generation of @h from @l (the blocklist, sorted) and @allowed
+ * (the allowlist), at @store_version.
+ */
+static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const struct sxdp_list *l,
+		       const struct sxdp_list *allowed, uint64_t store_version,
+		       const struct sxdp_iface_params *p, char *err, size_t errlen)
 {
-	struct sxdp_list l = { 0 }, allowed = { 0 };
-	struct sxdp_build_spec b = { 0 };
+	struct sxdp_build_spec b = { .list = l, .store_version = store_version };
 	struct sxdp_attachment rec;
 	struct sieve_xdp_config cur;
-	bool own;
 	int ret;
 
 	ret = sxdp_store_secret(s, &b.secret, err, errlen);
 	if (ret)
 		return ret;
-	/*
-	 * One snapshot: the version is the one of the entries read. Inside
-	 * the caller's transaction (an add enforced before its commit), that
-	 * one, with its change.
-	 */
-	own = !sxdp_store_in_tx(s);
-	ret = own ? sxdp_store_begin_read(s, err, errlen) : 0;
-	if (ret)
-		return ret;
-	ret = sxdp_store_version(s, list, &b.store_version);
-	if (!ret)
-		ret = sxdp_store_read(s, list, &l, err, errlen);
-	if (!ret)
-		ret = sxdp_store_read_from(s, list, true, &allowed, err, errlen);
-	if (own)
-		sxdp_store_rollback(s);
-	if (ret)
-		goto out;
-	b.list = &l;
 	if (p) {
 		b.flags = p->flags;
 		b.fpp_ppb = p->fpp_ppb;
@@ -245,11 +228,11 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 		ret = sxdp_read_config(h, &cur, NULL);
 		if (ret) {
 			snprintf(err, errlen, "reading the live config: %s", strerror(-ret));
-			goto out;
+			return ret;
 		}
 		b.flags = cur.flags;
 		b.fpp_ppb = cur.fpp_ppb;
-		b.capacity = rebuild_capacity(l.n, cur.capacity);
+		b.capacity = rebuild_capacity(l->n, cur.capacity);
 		b.max_probes = cur.max_probes;
 		/* The filter backend's filter is the one of record. */
 		if ((cur.flags & SIEVE_XDP_F_FILTER) &&
@@ -260,12 +243,41 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 	 * The allowlist first: it is not generational, and entries allowed in
 	 * the store must hold before the new generation can drop them.
 	 */
-	ret = allow_sync(h, &allowed, err, errlen);
+	ret = allow_sync(h, allowed, err, errlen);
 	if (!ret)
 		ret = sxdp_build(h, &b, err, errlen);
+	return ret;
+}
+
+int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+			  const struct sxdp_iface_params *p, uint64_t *version, char *err,
+			  size_t errlen)
+{
+	struct sxdp_list l = { 0 }, allowed = { 0 };
+	uint64_t store_version = 0;
+	bool own;
+	int ret;
+
+	/*
+	 * One snapshot: the version is the one of the entries read. Inside
+	 * the caller's transaction (an add enforced before its commit), that
+	 * one, with its change.
+	 */
+	own = !sxdp_store_in_tx(s);
+	ret = own ? sxdp_store_begin_read(s, err, errlen) : 0;
+	if (ret)
+		return ret;
+	ret = sxdp_store_version(s, list, &store_version);
+	if (!ret)
+		ret = sxdp_store_read(s, list, &l, err, errlen);
+	if (!ret)
+		ret = sxdp_store_read_from(s, list, true, &allowed, err, errlen);
+	if (own)
+		sxdp_store_rollback(s);
+	if (!ret)
+		ret = build_lists(h, s, &l, &allowed, store_version, p, err, errlen);
 	if (!ret && version)
-		*version = b.store_version;
-out:
+		*version = store_version;
 	sxdp_list_free(&l);
 	sxdp_list_free(&allowed);
 	return ret;
@@ -302,6 +314,13 @@ struct change {
 	const struct sxdp_list *gone;	/* which, if known: a cuckoo filter deletes them live */
 	struct sxdp_list removed;	/* what gone points at after an unblock or expiry */
 	struct sxdp_list allow_gone;	/* allowlist entries an expiry removed */
+	/*
+	 * A load: the lists as the store holds them after it, made from its
+	 * parsed keys (stored and allowed), so a rebuild fills the maps from
+	 * them instead of reading the feed back out of the store.
+	 */
+	bool have_lists;
+	struct sxdp_list allowed;
 	struct sxdp_list allow_add;	/* allowlist entries new to the list */
 	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
@@ -418,7 +437,9 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 				 strerror(-ret));
 	}
 	if (ret == 1) {
-		ret = sxdp_build_from_store(&f->h, s, list, NULL, NULL, err, errlen);
+		ret = c->have_lists ?
+		      build_lists(&f->h, s, &c->stored, &c->allowed, version, NULL, err, errlen) :
+		      sxdp_build_from_store(&f->h, s, list, NULL, NULL, err, errlen);
 		res->rebuilt += !ret;
 	}
 	res->ifaces += !ret;
@@ -529,6 +550,7 @@ static int run_op(struct sxdp_store *s, const char *list,
 	sxdp_list_free(&c.allow_add);
 	sxdp_list_free(&c.removed);
 	sxdp_list_free(&c.allow_gone);
+	sxdp_list_free(&c.allowed);
 	return ret ? ret : first;
 }
 
@@ -607,6 +629,53 @@ int sxdp_op_remove_own(struct sxdp_store *s, const char *list, bool allow, const
 	return run_op(s, list, change_remove, &x, res, err, errlen);
 }
 
+/* Whether @l is sorted with no key twice (a feed as sxdp_feed_read leaves it). */
+static bool list_sorted(const struct sxdp_list *l)
+{
+	size_t i;
+
+	/* sxdp_list_sort's order: the keys' bytes. */
+	for (i = 1; i < l->n; i++)
+		if (memcmp(&l->keys[i - 1], &l->keys[i], sizeof(l->keys[i])) >= 0)
+			return false;
+	return true;
+}
+
+/*
+ * The blocklist a blocklist load leaves: the entries of other origins (read
+ * back, usually few) and the load's keys, but for those allowed (a feed
+ * lists a key the operator allowed: it is left out of the store, see
+ * sxdp_store_replace_origin). The load's own keys never go through the
+ * store twice.
+ */
+static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+		      const char *origin, struct change *c, char *err, size_t errlen)
+{
+	struct sxdp_list *l = &c->stored;
+	size_t i, others;
+	int ret;
+
+	ret = sxdp_store_read_from(s, list, true, &c->allowed, err, errlen);
+	if (!ret)
+		ret = sxdp_store_read_others(s, list, false, origin, l, err, errlen);
+	if (ret)
+		return ret;
+	others = l->n;
+	sxdp_list_sort(&c->allowed);
+	for (i = 0; !ret && i < keys->n; i++)
+		if (!c->allowed.n || !sxdp_list_find(&c->allowed, &keys->keys[i]))
+			ret = sxdp_list_add(l, &keys->keys[i]);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	/* A sorted feed into a list of its own needs no sort (n log n at 10^7). */
+	if (others || !list_sorted(l))
+		sxdp_list_sort(l);
+	c->have_stored = c->have_lists = true;
+	return 0;
+}
+
 static int change_load(struct sxdp_store *s, const char *list, void *arg, struct change *c,
 		       struct sxdp_op_result *res, char *err, size_t errlen)
 {
@@ -621,6 +690,8 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 	 */
 	c->removal = res->changed || res->dropped;
 	c->first = true;
+	if (!ret && c->removal && !x->a->allow)
+		ret = load_lists(s, list, x->keys, x->a->origin, c, err, errlen);
 	return ret;
 }
 

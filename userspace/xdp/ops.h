@@ -10,14 +10,15 @@
  *
  *  - adds go live into the maps (O(entries added), no rebuild) unless the
  *    probe lengths or the capacity run out;
- *  - removals (unblock, expire, fleet removals) go live too, in
+ *  - a load builds one new generation from the keys it parsed and the
+ *    rest of the list (other origins' entries, the allowlist) read from
+ *    the store inside its transaction: its own keys are never read back;
+ *  - removals (unblock, expire, fleet removals) go live, in
  *    O(entries removed): a cuckoo filter of the filter backend deletes
  *    them (devfilter.c says why that stays safe when killed, and how it
  *    counts the entries that make each digest); the other backends note
  *    their keys in the generation's removed map, or delete them from its
- *    exact map (removed.c), until a bound makes it a rebuild. A feed
- *    refresh that drops entries builds one new generation from the store
- *    and swaps it in;
+ *    exact map (removed.c), until a bound makes it a rebuild;
  *  - an interface whose maps are behind the store (a command killed
  *    between its commit and its maps) is rebuilt from the store by the
  *    next operation on its list, before anything else.

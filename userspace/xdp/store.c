@@ -89,7 +89,6 @@ enum {
 	ST_UPDATE,	/* an existing one's attributes, if they differ */
 	ST_DELETE,
 	ST_BUMP,	/* the list's version */
-	ST_NEW_KEY,	/* replace_origin's set of new keys */
 	ST_HAS,		/* one entry, by the primary key (sxdp_store_has) */
 	ST_NR,
 };
@@ -106,9 +105,10 @@ static const char *const stmt_sql[ST_NR] = {
 		      "(?4 IS NULL OR origin = ?4)",
 	[ST_BUMP] = "INSERT INTO lists(name, version) VALUES (?1, 1) "
 		    "ON CONFLICT(name) DO UPDATE SET version = version + 1",
-	[ST_NEW_KEY] = "INSERT OR IGNORE INTO temp.sxdp_new(key) VALUES (?1)",
 	[ST_HAS] = "SELECT 1 FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3",
 };
+
+static const sqlite3_module batch_module;
 
 struct sxdp_store {
 	sqlite3 *db;
@@ -445,9 +445,11 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 		ret = migrate(s, err, errlen);
 	if (!ret)
 		ret = check_schema(s, err, errlen);
-	if (!ret)
-		ret = exec(s, "CREATE TEMP TABLE IF NOT EXISTS sxdp_new (key TEXT PRIMARY KEY)",
-			   err, errlen);
+	if (!ret) {
+		rc = sqlite3_create_module(s->db, "sxdp_batch", &batch_module, NULL);
+		if (rc != SQLITE_OK)
+			ret = sqlerr(s, rc, "sxdp_batch", err, errlen);
+	}
 	for (i = 0; !ret && i < ST_NR; i++) {
 		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					&s->st[i], NULL);
@@ -776,6 +778,46 @@ static int key_text_cmp(const void *a, const void *b, void *arena)
 		      (char *)arena + ((const struct key_text *)b)->off);
 }
 
+/* @v in decimal at @p; the end. */
+static char *put_u8(char *p, unsigned int v)
+{
+	if (v >= 100)
+		*p++ = '0' + v / 100;
+	if (v >= 10)
+		*p++ = '0' + v / 10 % 10;
+	*p++ = '0' + v % 10;
+	return p;
+}
+
+/*
+ * sxdp_format_entry(), with the kinds feeds are made of (IPv4 sources and
+ * prefixes) written directly: at 10^7 keys inet_ntop and snprintf were a
+ * tenth of a load. The same text (tests/unit store_test: key_text).
+ */
+size_t sxdp_store_key_text(const struct sieve_xdp_key *key, char *buf, size_t len)
+{
+	const unsigned char *a = (const unsigned char *)key->saddr;
+	char *p = buf;
+	int i;
+
+	if (key->family != SIEVE_XDP_V4 || len < sizeof("255.255.255.255/32") ||
+	    (key->kind != SIEVE_XDP_SRC && key->kind != SIEVE_XDP_PREFIX)) {
+		sxdp_format_entry(key, buf, len);
+		return strlen(buf);
+	}
+	for (i = 0; i < 4; i++) {
+		p = put_u8(p, a[i]);
+		*p++ = i < 3 ? '.' : '\0';
+	}
+	p--;
+	if (key->kind == SIEVE_XDP_PREFIX) {
+		*p++ = '/';
+		p = put_u8(p, key->prefix_len);
+		*p = '\0';
+	}
+	return p - buf;
+}
+
 static int key_texts_make(const struct sieve_xdp_key *keys, size_t n, struct key_texts *kt)
 {
 	size_t i, used = 0, cap = 32 * n + 128, len;
@@ -786,8 +828,7 @@ static int key_texts_make(const struct sieve_xdp_key *keys, size_t n, struct key
 	if (!kt->v || !kt->arena)
 		goto nomem;
 	for (i = 0; i < n; i++) {
-		sxdp_format_entry(&keys[i], text, sizeof(text));
-		len = strlen(text) + 1;
+		len = sxdp_store_key_text(&keys[i], text, sizeof(text)) + 1;
 		if (used + len > cap) {
 			char *grown = realloc(kt->arena, 2 * cap);
 
@@ -978,36 +1019,258 @@ static int origin_present(struct sxdp_store *s, const char *list,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "replace", err, errlen);
 }
 
-/* Deletes @a->origin's entries of @list not in temp.sxdp_new; *@gone: how many. */
-static int delete_not_new(struct sxdp_store *s, const char *list,
-			  const struct sxdp_store_attrs *a, size_t *gone, char *err, size_t errlen)
+/*
+ * A batch of keys as a table of one statement (a table-valued function,
+ * sxdp_batch(?)): a refresh writes its whole batch with one INSERT, one
+ * UPDATE and one DELETE instead of two statements per key, whose setup
+ * and teardown (bind, step, reset, the statement's own journal) cost more
+ * than the B-tree work itself at 10^6 keys. Rows come in text order (the
+ * B-trees' own, see key_texts). The batch is bound with
+ * sqlite3_bind_pointer() under the type name "sxdp_batch", which SQL
+ * cannot forge.
+ */
+struct batch {
+	const struct sieve_xdp_key *keys;
+	const struct key_texts *kt;
+	const struct sxdp_store_attrs *a;
+	size_t n;
+};
+
+enum { BATCH_KEY, BATCH_KIND, BATCH_EXP, BATCH_ARG };
+
+struct batch_cursor {
+	sqlite3_vtab_cursor base;
+	const struct batch *b;
+	size_t j, end;		/* the rows left: [j, end) */
+};
+
+static int batch_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			 sqlite3_vtab **vt, char **errp)
 {
-	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(key TEXT, kind INTEGER, exp INTEGER, "
+				      "batch HIDDEN)");
+
+	if (rc != SQLITE_OK)
+		return rc;
+	*vt = sqlite3_malloc(sizeof(**vt));
+	if (!*vt)
+		return SQLITE_NOMEM;
+	memset(*vt, 0, sizeof(**vt));
+	return SQLITE_OK;
+}
+
+static int batch_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+/*
+ * Only with its argument (the batch): there is no table without one. A
+ * key given is looked up (the batch is sorted by it), so that a join with
+ * the entries walks the entries and finds each key in O(log n), never the
+ * batch once per entry.
+ */
+#define BATCH_BY_KEY	1
+
+static int batch_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	int i, arg = -1, key = -1;
+
+	for (i = 0; i < info->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+
+		if (c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;
+		if (c->iColumn == BATCH_ARG) {
+			if (!c->usable)
+				return SQLITE_CONSTRAINT;
+			arg = i;
+		} else if (c->iColumn == BATCH_KEY && c->usable) {
+			key = i;
+		}
+	}
+	if (arg < 0)
+		return SQLITE_CONSTRAINT;
+	info->aConstraintUsage[arg].argvIndex = 1;
+	info->aConstraintUsage[arg].omit = 1;
+	if (key >= 0) {
+		info->aConstraintUsage[key].argvIndex = 2;
+		info->aConstraintUsage[key].omit = 1;
+		info->idxNum = BATCH_BY_KEY;
+		info->estimatedCost = 20;
+		info->estimatedRows = 1;
+		return SQLITE_OK;
+	}
+	info->estimatedCost = 1e7;
+	info->estimatedRows = 1000000;
+	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == BATCH_KEY &&
+	    !info->aOrderBy[0].desc)
+		info->orderByConsumed = 1;
+	return SQLITE_OK;
+}
+
+static int batch_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **cur)
+{
+	struct batch_cursor *c = sqlite3_malloc(sizeof(*c));
+
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*cur = &c->base;
+	return SQLITE_OK;
+}
+
+static int batch_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static int batch_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
+			sqlite3_value **argv)
+{
+	struct batch_cursor *c = (struct batch_cursor *)cur;
+	const struct key_texts *kt;
+	const char *key;
+	size_t lo, hi, mid;
+
+	c->b = argc >= 1 ? sqlite3_value_pointer(argv[0], "sxdp_batch") : NULL;
+	c->j = 0;
+	c->end = c->b ? c->b->n : 0;
+	if (!c->b || idx != BATCH_BY_KEY || argc != 2)
+		return SQLITE_OK;
+	key = (const char *)sqlite3_value_text(argv[1]);
+	kt = c->b->kt;
+	lo = 0;
+	hi = c->b->n;
+	while (key && lo < hi) {	/* the first >= key */
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(key_text(kt, mid), key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	c->j = lo;
+	for (hi = lo; key && hi < c->b->n && !strcmp(key_text(kt, hi), key); hi++)
+		;
+	c->end = hi;
+	return SQLITE_OK;
+}
+
+static int batch_next(sqlite3_vtab_cursor *cur)
+{
+	((struct batch_cursor *)cur)->j++;
+	return SQLITE_OK;
+}
+
+static int batch_eof(sqlite3_vtab_cursor *cur)
+{
+	struct batch_cursor *c = (struct batch_cursor *)cur;
+
+	return !c->b || c->j >= c->end;
+}
+
+static int batch_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct batch_cursor *c = (struct batch_cursor *)cur;
+	const struct batch *b = c->b;
+	size_t i = b->kt->v[c->j].i;
+	int64_t exp;
+
+	switch (col) {
+	case BATCH_KEY:
+		sqlite3_result_text(ctx, key_text(b->kt, c->j), -1, SQLITE_STATIC);
+		break;
+	case BATCH_KIND:
+		sqlite3_result_int(ctx, b->keys[i].kind);
+		break;
+	case BATCH_EXP:
+		exp = expiry_of(b->a, i);
+		if (exp)
+			sqlite3_result_int64(ctx, exp);
+		else
+			sqlite3_result_null(ctx);
+		break;
+	default:
+		sqlite3_result_null(ctx);
+	}
+	return SQLITE_OK;
+}
+
+static int batch_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64)((struct batch_cursor *)cur)->j;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module batch_module = {
+	.xConnect = batch_connect,
+	.xBestIndex = batch_best_index,
+	.xDisconnect = batch_disconnect,
+	.xOpen = batch_open,
+	.xClose = batch_close,
+	.xFilter = batch_filter,
+	.xNext = batch_next,
+	.xEof = batch_eof,
+	.xColumn = batch_column,
+	.xRowid = batch_rowid,
+};
+
+/*
+ * Runs @sql over batch @b: ?1 the list, ?2 now, ?3 the origin, ?4 the
+ * comment, ?5 allow, ?6 the batch. *@changes: the rows it changed.
+ */
+static int batch_exec(struct sxdp_store *s, const char *sql, const char *list,
+		      const struct batch *b, size_t *changes, char *err, size_t errlen)
+{
+	const struct sxdp_store_attrs *a = b->a;
+	sqlite3_stmt *st;
 	int rc;
 
-	rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?2 "
-				"AND allow = ?3 AND key NOT IN (SELECT key FROM temp.sxdp_new)", -1, &st,
-				NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, a->origin, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 3, a->allow);
-		rc = sqlite3_step(st);
-	}
-	if (rc == SQLITE_DONE)
-		*gone = sqlite3_changes(s->db);
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "replace", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, a->now);
+	sqlite3_bind_text(st, 3, a->origin, -1, SQLITE_STATIC);
+	if (a->comment)
+		sqlite3_bind_text(st, 4, a->comment, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, a->allow);
+	sqlite3_bind_pointer(st, 6, (void *)b, "sxdp_batch", NULL);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE && changes)
+		*changes = sqlite3_changes(s->db);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "replace", err, errlen);
 }
+
+/*
+ * A refresh in three statements over the batch: the origin's entries not
+ * in it go; its entries in it get its expiry and comment; the rest is
+ * inserted unless the key is there already (another origin's, or on the
+ * other list: left to it). A first load of an origin has nothing of its
+ * own to drop or update: only the insert.
+ */
+static const char *const replace_sql[] = {
+	"DELETE FROM entries WHERE list = ?1 AND origin = ?3 AND allow = ?5 AND "
+	"key NOT IN (SELECT key FROM sxdp_batch(?6))",
+	"UPDATE entries SET expires_at = b.exp, comment = ?4 FROM sxdp_batch(?6) AS b "
+	"WHERE entries.list = ?1 AND entries.key = b.key AND entries.allow = ?5 AND "
+	"entries.origin = ?3 AND (entries.expires_at IS NOT b.exp OR entries.comment IS NOT ?4)",
+	"INSERT INTO entries(list, kind, key, added_at, expires_at, origin, comment, allow) "
+	"SELECT ?1, kind, key, ?2, exp, ?3, ?4, ?5 FROM sxdp_batch(?6) WHERE true "
+	"ON CONFLICT DO NOTHING",
+};
 
 int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sieve_xdp_key *keys, size_t n,
 			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
 			      char *err, size_t errlen)
 {
-	bool own, is_new, changed = false;
-	size_t i, j, nnew = 0, gone = 0;
-	bool present = false;
+	size_t nnew = 0, gone = 0, updated = 0;
+	struct batch b = { keys, NULL, a, n };
+	bool own, present = false;
 	struct key_texts kt;
 	int ret;
 
@@ -1018,6 +1281,7 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	b.kt = &kt;
 	ret = call_begin(s, &own, err, errlen);
 	if (ret)
 		goto out;
@@ -1030,23 +1294,12 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		ret = -ENODATA;
 	}
 	if (!ret && present)
-		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
-	/* A first load has nothing of its origin to drop: no set of new keys. */
-	for (j = 0; !ret && present && j < n; j++) {
-		sqlite3_bind_text(s->st[ST_NEW_KEY], 1, key_text(&kt, j), -1, SQLITE_STATIC);
-		ret = step_done(s, s->st[ST_NEW_KEY], err, errlen);
-	}
+		ret = batch_exec(s, replace_sql[0], list, &b, &gone, err, errlen);
 	if (!ret && present)
-		ret = delete_not_new(s, list, a, &gone, err, errlen);
-	for (j = 0; !ret && j < n; j++) {
-		i = kt.v[j].i;
-		ret = upsert(s, list, &keys[i], key_text(&kt, j), expiry_of(a, i), a, true, &is_new,
-			     &changed, err, errlen);
-		nnew += is_new;
-	}
-	if (!ret && present)
-		ret = exec(s, "DELETE FROM temp.sxdp_new", err, errlen);
-	if (!ret && (changed || gone))
+		ret = batch_exec(s, replace_sql[1], list, &b, &updated, err, errlen);
+	if (!ret && n)
+		ret = batch_exec(s, replace_sql[2], list, &b, &nnew, err, errlen);
+	if (!ret && (nnew || updated || gone))
 		ret = bump(s, list, err, errlen);
 	ret = call_end(s, own, ret, err, errlen);
 	if (!ret && added)
@@ -1171,6 +1424,40 @@ int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
 		return sqlerr(s, rc, "read", err, errlen);
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, allow);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+
+		if (!key) {
+			seterr(err, errlen, "%s: an entry of list %s without key", s->path, list);
+			ret = -EINVAL;
+			break;
+		}
+		ret = list_add_text(s, l, key, err, errlen);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "read", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/*
+ * Two ranges of the origin index, below and above @origin: a load into a
+ * list of its own reads nothing, whatever its size.
+ */
+int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
+			   const char *origin, struct sxdp_list *l, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries WHERE list = ?1 AND origin < ?3 "
+				"AND allow = ?2 UNION ALL SELECT key FROM entries WHERE list = ?1 AND "
+				"origin > ?3 AND allow = ?2", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "read", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, allow);
+	sqlite3_bind_text(st, 3, origin, -1, SQLITE_STATIC);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(st, 0);
 

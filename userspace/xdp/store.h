@@ -191,6 +191,14 @@ int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
  */
 int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 		   const struct sieve_xdp_key *key, bool *found);
+/*
+ * The keys of @list's blocklist (@allow false) or allowlist held by origins
+ * other than @origin, appended to @l (a load's maps: the rest of the list).
+ */
+int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
+			   const char *origin, struct sxdp_list *l, char *err, size_t errlen);
+/* sxdp_format_entry(), faster for IPv4 sources and prefixes; the length. */
+size_t sxdp_store_key_text(const struct sieve_xdp_key *key, char *buf, size_t len);
 /* @list's version; 0 for a list never changed. */
 int sxdp_store_version(struct sxdp_store *s, const char *list, uint64_t *version);
 /* Entries of @list of @kind (-1: any) and @origin (NULL: any). */
