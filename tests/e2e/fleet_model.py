@@ -25,12 +25,14 @@ for FILE to hold the agent's PID (the agent is started against the proxy).
 Exit 0 when every step converged.
 
   fleet_model.py --redis 127.0.0.1:6379 --listen ADDR:PORT --proxy-only
-                 [--pad-allow N]
+                 [--pad-allow N] [--shift K]
 
 only proxies (until killed), adding to each page of an allowlist's
 ZSCAN (and ZRANGE) N members the follower's limits refuse (an allow of a
 service): a scan whose pages take long to judge, so that a stop lands while the
-follower judges one (the stop_mid_resync case).
+follower judges one (the stop_mid_resync case); with --shift, removing
+(ZREMRANGEBYRANK, no stream record) a blocklist's K lowest members just
+before each connection's second ZRANGE page of it (the range_shift case).
 """
 import argparse
 import collections
@@ -112,6 +114,7 @@ class Client:
 
 class Names(collections.deque):
     zscans = 0
+    blocks = 0		# ZRANGEs of a blocklist
     zranges = None	# (a deque) the requested (first, last) of each ZRANGE in flight
 
 
@@ -129,8 +132,9 @@ class Proxy:
     reply's cursor 0 becomes 7, so a scan never ends, and every ZRANGE
     reply is endless_range()'s."""
 
-    def __init__(self, listen, upstream, pad_allow=0):
+    def __init__(self, listen, upstream, pad_allow=0, shift=0):
         self.upstream = upstream
+        self.shift = shift
         self.pad = (b"$17\r\ntcp:192.0.2.10:22\r\n$3\r\ninf\r\n" * pad_allow, pad_allow)
         self.endless = False
         self.endless_ranges = 0	# ZRANGE replies made endless
@@ -183,6 +187,10 @@ class Proxy:
                         names.zranges.append((int(val[2]), int(val[3])))
                     except (IndexError, ValueError):
                         names.zranges.append((0, -1))
+                    names.blocks += names[-1] == b"ZRANGE"
+                    if self.shift and names.blocks == 2:
+                        # Before the blocklist's second page: its lowest members go, silently.
+                        Client(*self.upstream).cmd("ZREMRANGEBYRANK", val[1], 0, self.shift - 1)
                 names.zscans += names[-1].startswith(b"ZSCAN")
                 u.sendall(raw)
         except EOFError:
@@ -439,10 +447,11 @@ def main():
     p.add_argument("--agent-pid-file")
     p.add_argument("--proxy-only", action="store_true")
     p.add_argument("--pad-allow", type=int, default=0)
+    p.add_argument("--shift", type=int, default=0)
     a = p.parse_args()
     lh, lp = a.listen.rsplit(":", 1)
     uh, up = a.redis.rsplit(":", 1)
-    proxy = Proxy((lh, int(lp)), (uh, int(up)), a.pad_allow)
+    proxy = Proxy((lh, int(lp)), (uh, int(up)), a.pad_allow, a.shift)
     print("proxy ready", flush=True)
     while a.proxy_only:
         time.sleep(3600)	# until killed

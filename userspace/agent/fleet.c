@@ -395,6 +395,61 @@ static size_t anchor_after(const struct anchor *a, const redisReply *page)
 	return 0;
 }
 
+/* Sends the ZRANGE page of @key from rank @start; its reply is read later. */
+static int range_ask(struct sagent_fleet *f, const char *key, uint64_t start, char *err,
+		     size_t errlen)
+{
+	char first[24], last[24];
+	const char *argv[] = { "ZRANGE", key, first, last, "WITHSCORES" };
+	int done = 0;
+
+	snprintf(first, sizeof(first), "%" PRIu64, start);
+	snprintf(last, sizeof(last), "%" PRIu64, start + RANGE_COUNT - 1);
+	if (redisAppendCommandArgv(f->rc, 5, argv, NULL) != REDIS_OK)
+		done = -1;
+	while (!done)
+		if (redisBufferWrite(f->rc, &done) != REDIS_OK)
+			done = -1;
+	if (done > 0)
+		return 0;
+	snprintf(err, errlen, "%s", f->rc->errstr);
+	return -EIO;
+}
+
+/*
+ * One page @r (the @index-th, from 0) of range_set into @g: 0, 1 if the
+ * key is not a sorted set, 2 if the page is longer than asked or (after
+ * the first) does not hold @a, -errno with @err. A page as long as asked
+ * leaves its last pair in @a.
+ */
+static int range_page(struct sagent_fleet *f, struct fleet_list *l, bool allow,
+		      const redisReply *r, uint64_t index, struct anchor *a, int64_t now,
+		      struct gathered *g, char *err, size_t errlen)
+{
+	const char *key = l->set[allow];
+	size_t from = 0;
+
+	if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9)) {
+		skipped(l, SAGENT_SKIP_WRONG_TYPE, key);
+		return 1;
+	}
+	if (r->type != REDIS_REPLY_ARRAY || r->elements % 2) {
+		snprintf(err, errlen, "ZRANGE %s: %s", key,
+			 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
+		return -EIO;
+	}
+	/* Longer than asked, or the anchor gone. */
+	if (r->elements > 2 * RANGE_COUNT || (index && !(from = anchor_after(a, r))))
+		return 2;
+	if (gather_page(f, l, allow, r, from, now, g)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (r->elements == 2 * RANGE_COUNT && !anchor_set(a, r))
+		return 2;
+	return 0;
+}
+
 /*
  * The whole set of side @allow into @g by rank, as scan_set (its returns),
  * or 2: no whole set that way, @g emptied (scan it then).
@@ -416,59 +471,55 @@ static int range_set(struct sagent_fleet *f, struct fleet_list *l, bool allow, u
 		     struct gathered *g, char *err, size_t errlen)
 {
 	const char *key = l->set[allow];
-	char first[24], last[24];
-	const char *argv[] = { "ZRANGE", key, first, last, "WITHSCORES" };
 	uint64_t start = 0, pages = 0;
 	uint64_t max_pages = 2 * (card / (RANGE_COUNT - RANGE_OVERLAP)) + 4;
 	struct anchor a = { 0 };
 	int64_t now = time(NULL);
-	size_t from;
-	bool full;
+	bool full, asked;
 	redisReply *r;
 	int ret;
 
-	do {
-		snprintf(first, sizeof(first), "%" PRIu64, start);
-		snprintf(last, sizeof(last), "%" PRIu64, start + RANGE_COUNT - 1);
-		r = command(f, 5, argv);
-		if (!r) {
+	ret = range_ask(f, key, start, err, errlen);
+	asked = !ret;
+	while (!ret) {
+		if (redisGetReply(f->rc, (void **)&r) != REDIS_OK || !r) {
 			snprintf(err, errlen, "%s", f->rc->errstr);
 			ret = -EIO;
 			break;
 		}
-		ret = 0;
-		full = false;
-		if (r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "WRONGTYPE", 9)) {
-			skipped(l, SAGENT_SKIP_WRONG_TYPE, key);
-			ret = 1;
-		} else if (r->type != REDIS_REPLY_ARRAY || r->elements % 2) {
-			snprintf(err, errlen, "ZRANGE %s: %s", key,
-				 r->type == REDIS_REPLY_ERROR ? r->str : "an unexpected reply");
-			ret = -EIO;
-		} else if (++pages > max_pages || r->elements > 2 * RANGE_COUNT ||
-			   (pages > 1 && !(from = anchor_after(&a, r)))) {
-			/* Endless, longer than asked, or the anchor gone. */
-			ret = 2;
-		} else {
-			ret = gather_page(f, l, allow, r, pages > 1 ? from : 0, now, g);
-			if (ret)
-				snprintf(err, errlen, "out of memory");
-			/* A page as long as asked: there may be more. */
-			full = r->elements == 2 * RANGE_COUNT;
-			if (!ret && full && !anchor_set(&a, r))
-				ret = 2;
+		asked = false;
+		full = r->type == REDIS_REPLY_ARRAY && r->elements == 2 * RANGE_COUNT;
+		/* The next page asked before this one is judged: Redis serves it meanwhile. */
+		if (full && pages + 1 < max_pages) {
+			start += RANGE_COUNT - RANGE_OVERLAP;
+			ret = range_ask(f, key, start, err, errlen);
+			asked = !ret;
 		}
+		if (!ret)
+			ret = range_page(f, l, allow, r, pages, &a, now, g, err, errlen);
+		pages++;
 		freeReplyObject(r);
-		if (!ret && full && stopping(f)) {
+		/* Done (a page shorter than asked), or more pages than the size asks. */
+		if (!ret && !asked)
+			ret = full ? 2 : 3;
+		if (!ret && stopping(f)) {
 			snprintf(err, errlen, "stopping");
 			ret = -EINTR;
 		}
-		start += RANGE_COUNT - RANGE_OVERLAP;
-	} while (!ret && full);
+	}
+	/* A page asked still to come: read off the connection ZSCAN goes on with. */
+	if (asked && ret == 2) {
+		if (redisGetReply(f->rc, (void **)&r) != REDIS_OK || !r) {
+			snprintf(err, errlen, "%s", f->rc->errstr);
+			ret = -EIO;
+		} else {
+			freeReplyObject(r);
+		}
+	}
 	anchor_free(&a);
 	if (ret == 2)
 		g->keys.n = 0;
-	return ret;
+	return ret == 3 ? 0 : ret;
 }
 
 /*
