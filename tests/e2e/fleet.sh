@@ -434,8 +434,11 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 	# Through the model's proxy, which adds to each page of the allowlist's scan
 	# 10^5 members the follower refuses: it spends most of the allow side
 	# judging pages, where a stop once ended the scan as if whole.
-	in_rd timeout 900 python3 "$HERE/fleet_model.py" --redis 127.0.0.1:$REDIS_PORT \
-		--listen $REDIS_ADDR:$MODEL_PORT --proxy-only --pad-allow 100000 >"$WORK/proxy.out" 2>&1 &
+	# nsenter execs timeout, which passes a kill on: the proxy's port is free after it
+	# (in_rd's subshell would die alone, the proxy listening on into the next case).
+	nsenter --net=/run/netns/$RD timeout 900 python3 "$HERE/fleet_model.py" \
+		--redis 127.0.0.1:$REDIS_PORT --listen $REDIS_ADDR:$MODEL_PORT --proxy-only \
+		--pad-allow 100000 >"$WORK/proxy.out" 2>&1 &
 	PROXY_PID=$!
 	wait_for 10 grep -q "proxy ready" "$WORK/proxy.out" ||
 		{ fail "the proxy did not start: $(cat "$WORK/proxy.out")"; return; }
@@ -533,7 +536,7 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 	for k in 500 5000; do
 		hosts_reset
 		host_attach 1 || { fail "attach host 1"; return; }
-		# nsenter execs timeout, which passes the kill below on: the port is free again.
+		# As stop_mid_resync's: killed, the port is free for the next.
 		nsenter --net=/run/netns/$RD timeout 300 python3 "$HERE/fleet_model.py" \
 			--redis 127.0.0.1:$REDIS_PORT --listen $REDIS_ADDR:$MODEL_PORT --proxy-only \
 			--shift $k >"$WORK/proxy.out" 2>&1 &
