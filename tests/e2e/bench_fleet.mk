@@ -8,7 +8,7 @@
 # Root; about 10 minutes, 3 GB of memory at its peak. Writes
 # $(BUILD)/bench/fleet.txt. Where others run the e2e suite:
 # `flock /work/e2e.lock make bench-fleet`. FLEET_BENCH_N, FLEET_MEM_SIZES,
-# FLEET_SYNC_N, FLEET_SYNC_BACKENDS narrow it (tests/e2e/fleet_bench.sh).
+# FLEET_SYNC_N, FLEET_SYNC_BACKENDS, FLEET_BENCH_PARTS narrow it (tests/e2e/fleet_bench.sh).
 
 .PHONY: bench-fleet
 bench-fleet: $(BUILD)/sieve

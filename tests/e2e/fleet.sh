@@ -434,8 +434,11 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 	# Through the model's proxy, which adds to each page of the allowlist's scan
 	# 10^5 members the follower refuses: it spends most of the allow side
 	# judging pages, where a stop once ended the scan as if whole.
-	in_rd timeout 900 python3 "$HERE/fleet_model.py" --redis 127.0.0.1:$REDIS_PORT \
-		--listen $REDIS_ADDR:$MODEL_PORT --proxy-only --pad-allow 100000 >"$WORK/proxy.out" 2>&1 &
+	# nsenter execs timeout, which passes a kill on: the proxy's port is free after it
+	# (in_rd's subshell would die alone, the proxy listening on into the next case).
+	nsenter --net=/run/netns/$RD timeout 900 python3 "$HERE/fleet_model.py" \
+		--redis 127.0.0.1:$REDIS_PORT --listen $REDIS_ADDR:$MODEL_PORT --proxy-only \
+		--pad-allow 100000 >"$WORK/proxy.out" 2>&1 &
 	PROXY_PID=$!
 	wait_for 10 grep -q "proxy ready" "$WORK/proxy.out" ||
 		{ fail "the proxy did not start: $(cat "$WORK/proxy.out")"; return; }
@@ -506,6 +509,59 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 	kill $PROXY_PID; wait $PROXY_PID 2>/dev/null; PROXY_PID=
 }
 
+# A set read by rank while it shrinks (tests/e2e/fleet_model.py --shift):
+# 250000 blocked, read through the model's proxy, which before the follower's
+# second ZRANGE page removes the set's K lowest members silently (as a
+# producer's ZREMRANGEBYSCORE of expired members does). K within the pages'
+# overlap: the next page still holds the previous one's last member, so no
+# member the set kept is missed (all 250000, the K read before their removal
+# included, and no fallback); K past it: that anchor is gone, the set is read
+# again by ZSCAN (logged), and the store holds what the set holds then.
+case_range_shift() {
+	local n=250000 k d=$(host_dir 1) want log
+	python3 -c '
+import sys
+n, lst = int(sys.argv[1]), sys.argv[2]
+def cmd(*w):
+    return "*%d\r\n" % len(w) + "".join("$%d\r\n%s\r\n" % (len(x), x) for x in w)
+w = sys.stdout.write
+base = (172 << 24) | (16 << 16)
+for s in range(1, n + 1, 1000):
+    args = []
+    for a in range(base + s, base + min(s + 1000, n + 1)):
+        args += ["+inf", "%d.%d.%d.%d" % (a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255)]
+    w(cmd("ZADD", "sieve:{%s}:block" % lst, *args))
+w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
+      "expires", "+inf", "origin", "e2e"))' $n $LIST | rcli --pipe >/dev/null || { fail "loading Redis"; return; }
+	for k in 500 5000; do
+		hosts_reset
+		host_attach 1 || { fail "attach host 1"; return; }
+		# As stop_mid_resync's: killed, the port is free for the next.
+		nsenter --net=/run/netns/$RD timeout 300 python3 "$HERE/fleet_model.py" \
+			--redis 127.0.0.1:$REDIS_PORT --listen $REDIS_ADDR:$MODEL_PORT --proxy-only \
+			--shift $k >"$WORK/proxy.out" 2>&1 &
+		PROXY_PID=$!
+		wait_for 10 grep -q "proxy ready" "$WORK/proxy.out" ||
+			{ fail "the proxy did not start: $(cat "$WORK/proxy.out")"; return; }
+		conf_via_proxy
+		want=$(rcli ZCARD "sieve:{$LIST}:block")
+		[ $k = 500 ] || want=$((want - k))
+		agent_start 1; agent_ready 1 60 || return
+		wait_for 60 grep -q "fleet: list $LIST: .* in Redis" "$d/agent.log" ||
+			{ fail "K=$k: no resync in 60 s: $(tail -n 3 "$d/agent.log")"; return; }
+		log=$(grep -o "fleet: list $LIST: .* in Redis.*" "$d/agent.log" | head -n 1)
+		echo "    range_shift: $k removed before the second page: $log"
+		expect_eq "$(fleet_counts)" "0 $want" "K=$k: the fleet's entries (allowed blocked)"
+		case $k:$log in
+		500:*ZSCAN*) fail "K=500: read by ZSCAN, want by rank: $log";;
+		5000:*"a set by ZSCAN"*) ;;
+		5000:*) fail "K=5000: the anchor was gone, yet no ZSCAN: $log";;
+		esac
+		agent_stop 1
+		kill $PROXY_PID; wait $PROXY_PID 2>/dev/null; PROXY_PID=
+	done
+}
+
 # Log injection (issue 20, item 9): members and records that hold a newline
 # and a journal priority, ESC and invalid UTF-8 reach each agent's log as
 # one escaped line each, never as a line of their own; the metrics stay
@@ -535,7 +591,7 @@ case_log_injection() {
 
 
 CASES="block_unblock_ttl redis_killed host_cut_off bulk garbage wrong_password local_and_fleet
-	cli_publish list_moves hostile_model stop_mid_resync log_injection"
+	cli_publish list_moves hostile_model stop_mid_resync range_shift log_injection"
 
 main() {
 	local c

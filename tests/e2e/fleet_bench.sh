@@ -17,6 +17,9 @@
 #      ms from the agent's start to its live maps holding all 10^6, beside
 #      what the agent logs of its resync.
 #
+# FLEET_BENCH_PARTS (default "latency memory sync") runs only the parts
+# named, e.g. FLEET_BENCH_PARTS=sync for the initial sync alone.
+#
 # Usage: fleet_bench.sh SIEVE REPORT. Root; about 10 minutes and 3 GB of
 # memory at its peak (Redis with 10^7 members). Where others run the e2e
 # suite: `flock /work/e2e.lock make bench-fleet`.
@@ -33,6 +36,7 @@ N=${FLEET_BENCH_N:-1000}
 MEM_SIZES=${FLEET_MEM_SIZES:-1000000 10000000}
 SYNC_N=${FLEET_SYNC_N:-1000000}
 SYNC_BACKENDS=${FLEET_SYNC_BACKENDS:-blocked bloom-map}
+PARTS=${FLEET_BENCH_PARTS:-latency memory sync}
 
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 die() { echo "bench-fleet: $*" >&2; exit 2; }
@@ -147,6 +151,11 @@ bench_initial_sync() {
 say "bench-fleet, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, kernel $(uname -r)"
 fleet_setup || die "setting up the namespaces failed"
 redis_start || die "redis-server did not start"
-bench_latency
-bench_memory
-bench_initial_sync
+for part in $PARTS; do
+	case $part in
+	latency) bench_latency;;
+	memory) bench_memory;;
+	sync) bench_initial_sync;;
+	*) die "FLEET_BENCH_PARTS: no part $part (latency memory sync)";;
+	esac
+done

@@ -9,7 +9,8 @@ documented model: blocks, unblocks, allows, disallows, keys moving between
 the allowlist and the blocklist in both orders, garbage members (not
 entries, control characters, out of the host's limits), silent changes of
 the sets followed by a disconnect (a forced resync), plain disconnects, and
-phases in which the proxy makes every ZSCAN's cursor never end. After each
+phases in which the proxy makes every ZSCAN's cursor and every ZRANGE's
+pages never end. After each
 step the follower's store (`sieve xdp list` in the host's namespace) must
 equal, within a bounded wait, what Redis holds: the allow set's valid
 members allowed, the block set's others blocked, what the host's limits
@@ -24,12 +25,14 @@ for FILE to hold the agent's PID (the agent is started against the proxy).
 Exit 0 when every step converged.
 
   fleet_model.py --redis 127.0.0.1:6379 --listen ADDR:PORT --proxy-only
-                 [--pad-allow N]
+                 [--pad-allow N] [--shift K]
 
 only proxies (until killed), adding to each page of an allowlist's
-ZSCAN N members the follower's limits refuse (an allow of a service): a
-scan whose pages take long to judge, so that a stop lands while the
-follower judges one (the stop_mid_resync case).
+ZSCAN (and ZRANGE) N members the follower's limits refuse (an allow of a
+service): a scan whose pages take long to judge, so that a stop lands while the
+follower judges one (the stop_mid_resync case); with --shift, removing
+(ZREMRANGEBYRANK, no stream record) a blocklist's K lowest members just
+before each connection's second ZRANGE page of it (the range_shift case).
 """
 import argparse
 import collections
@@ -111,16 +114,30 @@ class Client:
 
 class Names(collections.deque):
     zscans = 0
+    blocks = 0		# ZRANGEs of a blocklist
+    zranges = None	# (a deque) the requested (first, last) of each ZRANGE in flight
+
+
+def endless_range(first, last):
+    """A ZRANGE reply as long as asked whose last pair is always the same:
+    the follower's anchor is found in every page, so its pages never end.
+    Its members are garbage (skipped)."""
+    n = max(0, min(last - first + 1, 200000))
+    pair = b"$7\r\nendless\r\n$3\r\ninf\r\n"
+    return b"*%d\r\n" % (2 * n) + pair * n
 
 
 class Proxy:
     """Forwards every connection to Redis; in endless mode every ZSCAN
-    reply's cursor 0 becomes 7, so a scan never ends."""
+    reply's cursor 0 becomes 7, so a scan never ends, and every ZRANGE
+    reply is endless_range()'s."""
 
-    def __init__(self, listen, upstream, pad_allow=0):
+    def __init__(self, listen, upstream, pad_allow=0, shift=0):
         self.upstream = upstream
+        self.shift = shift
         self.pad = (b"$17\r\ntcp:192.0.2.10:22\r\n$3\r\ninf\r\n" * pad_allow, pad_allow)
         self.endless = False
+        self.endless_ranges = 0	# ZRANGE replies made endless
         self.conns = []
         self.gave_up = []	# ZSCANs of each connection its client closed
         self.lock = threading.Lock()
@@ -142,6 +159,7 @@ class Proxy:
             with self.lock:
                 self.conns.append((c, u))
             names = Names()
+            names.zranges = collections.deque()
             threading.Thread(target=self.up, args=(c, u, names), daemon=True).start()
             threading.Thread(target=self.down, args=(c, u, names), daemon=True).start()
 
@@ -161,8 +179,18 @@ class Proxy:
             while True:
                 raw, val = read_raw(f)
                 names.append(val[0].upper() if isinstance(val, list) and val else b"")
-                if names[-1] == b"ZSCAN" and len(val) > 1 and val[1].endswith(b":allow"):
-                    names[-1] = b"ZSCAN-ALLOW"
+                if names[-1] in (b"ZSCAN", b"ZRANGE") and len(val) > 1 and \
+                        val[1].endswith(b":allow"):
+                    names[-1] += b"-ALLOW"
+                if names[-1].startswith(b"ZRANGE"):
+                    try:
+                        names.zranges.append((int(val[2]), int(val[3])))
+                    except (IndexError, ValueError):
+                        names.zranges.append((0, -1))
+                    names.blocks += names[-1] == b"ZRANGE"
+                    if self.shift and names.blocks == 2:
+                        # Before the blocklist's second page: its lowest members go, silently.
+                        Client(*self.upstream).cmd("ZREMRANGEBYRANK", val[1], 0, self.shift - 1)
                 names.zscans += names[-1].startswith(b"ZSCAN")
                 u.sendall(raw)
         except EOFError:
@@ -178,6 +206,14 @@ class Proxy:
             while True:
                 raw, val = read_raw(f)
                 name = names.popleft() if names else b""
+                rng = names.zranges.popleft() if name.startswith(b"ZRANGE") else None
+                if self.endless and rng and isinstance(val, list):
+                    raw = endless_range(*rng)
+                    with self.lock:
+                        self.endless_ranges += 1
+                if (self.pad[1] and name == b"ZRANGE-ALLOW" and isinstance(val, list)):
+                    raw = b"*%d\r\n" % (len(val) + 2 * self.pad[1]) + \
+                        raw[len(b"*%d\r\n" % len(val)):] + self.pad[0]
                 if (self.endless and name.startswith(b"ZSCAN") and isinstance(val, list) and
                         len(val) == 2 and val[0] == b"0"):
                     raw = b"*2\r\n$1\r\n7\r\n" + raw[len(b"*2\r\n$1\r\n0\r\n"):]
@@ -357,6 +393,7 @@ class Model:
         before = self.store()
         with self.proxy.lock:
             self.proxy.gave_up = []
+            self.proxy.endless_ranges = 0
         self.proxy.endless = True
         self.change("block", k, silent=True)
         self.change("disallow", k, silent=True)
@@ -369,6 +406,8 @@ class Model:
             raise AssertionError("seed %d: a ZSCAN without end was not given up in 20 s "
                                  "(connections closed after %s ZSCANs)" %
                                  (self.a.seed, self.proxy.gave_up))
+        if not self.proxy.endless_ranges:
+            raise AssertionError("seed %d: no ZRANGE read during the endless phase" % self.a.seed)
         if not self.alive():
             raise AssertionError("seed %d: the agent died on a ZSCAN without end" % self.a.seed)
         if self.store() != before:
@@ -408,10 +447,11 @@ def main():
     p.add_argument("--agent-pid-file")
     p.add_argument("--proxy-only", action="store_true")
     p.add_argument("--pad-allow", type=int, default=0)
+    p.add_argument("--shift", type=int, default=0)
     a = p.parse_args()
     lh, lp = a.listen.rsplit(":", 1)
     uh, up = a.redis.rsplit(":", 1)
-    proxy = Proxy((lh, int(lp)), (uh, int(up)), a.pad_allow)
+    proxy = Proxy((lh, int(lp)), (uh, int(up)), a.pad_allow, a.shift)
     print("proxy ready", flush=True)
     while a.proxy_only:
         time.sleep(3600)	# until killed
