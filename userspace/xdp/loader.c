@@ -491,6 +491,19 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 	 * lacks read as 0 (digest 0 among them, which rebuilds, see ops.c).
 	 */
 	memset(cfg, 0, sizeof(*cfg));
+	/*
+	 * Only a read-only handle opens maps of another layout: a newer one's
+	 * longer value would overrun @cfg, so it is refused before the copy.
+	 */
+	if (h->stale) {
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(h->cfg_fd, &info, &len))
+			return -errno;
+		if (info.value_size > sizeof(*cfg))
+			return -ESTALE;
+	}
 	if (bpf_map_lookup_elem(h->cfg_fd, &g, cfg))
 		return -errno;
 	/* Layout 0 is 1's bytes (sieve_xdp.h); a newer one is not ours to read. */

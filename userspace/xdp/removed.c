@@ -63,6 +63,13 @@ uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg)
 
 /* Keys one removal may look up: past it a rebuild is cheaper. */
 #define REMOVE_MAX_KEYS		65536
+/*
+ * Store lookups one removal may make (a key of probe length L asks every
+ * length down to the build's next: up to 24 for IPv4, 127 for IPv6):
+ * about 2 us each, so past this (a quarter of a second) a rebuild, which
+ * holds the list's lock for less.
+ */
+#define REMOVE_MAX_LOOKUPS	131072
 
 static bool bit_set(const __u32 *words, unsigned int bit)
 {
@@ -152,7 +159,7 @@ static void prefix_of(const struct sieve_xdp_key *key, unsigned int len,
  * stored at L; any other key is its own entry, which went.
  */
 static int still_made(const struct sieve_xdp_config *cfg, const struct sieve_xdp_key *key,
-		      sxdp_has_fn has, void *ctx, bool *found)
+		      sxdp_has_fn has, void *ctx, size_t *lookups, bool *found)
 {
 	bool v4 = key->family == SIEVE_XDP_V4;
 	const uint8_t *lens = v4 ? cfg->v4_lens : cfg->v6_lens;
@@ -168,6 +175,8 @@ static int still_made(const struct sieve_xdp_config *cfg, const struct sieve_xdp
 		if (l < key->prefix_len && sxdp_cpe_target(lens, nlens, l) == l &&
 		    !bit_set(live_bits(cfg, v4), l))
 			break;
+		if (++*lookups > REMOVE_MAX_LOOKUPS)
+			return 1;
 		prefix_of(key, l, &e);
 		ret = has(ctx, &e, found);
 		if (ret)
@@ -176,19 +185,31 @@ static int still_made(const struct sieve_xdp_config *cfg, const struct sieve_xdp
 	return 0;
 }
 
-/* Whether the removal needs a rebuild before anything is looked up. */
+/*
+ * Whether the removal needs a rebuild before anything is looked up. The
+ * config's kinds stay as they are on a live removal, and a port kind in
+ * use makes the program drop what it cannot read the ports of
+ * (dropped_unparsed); so does any kind, deep VLAN stacks. So removing a
+ * service or flow entry, or the last entries, rebuilds: the new
+ * generation's kinds are the store's. A source or prefix kind left set
+ * only costs a probe.
+ */
 static bool needs_rebuild(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
 			  const struct sxdp_list *gone)
 {
 	bool exact = cur->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY);
+	size_t i;
 
 	if ((cur->flags & SIEVE_XDP_F_FILTER) || cur->digest != SIEVE_XDP_DIGEST)
 		return true;
 	if (!exact && h->removed_fd <= 0)
 		return true;
 	/* More than the map may take: cheaper to rebuild than to look up. */
-	if (cur->removed + gone->n > sxdp_removed_max(cur))
+	if (cur->removed + gone->n > sxdp_removed_max(cur) || gone->n >= cur->entries)
 		return true;
+	for (i = 0; i < gone->n; i++)
+		if (gone->keys[i].kind == SIEVE_XDP_SERVICE || gone->keys[i].kind == SIEVE_XDP_FLOW)
+			return true;
 	return false;
 }
 
@@ -242,16 +263,16 @@ static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_
 	return ret;
 }
 
-/* The keys of @keys no remaining entry makes, into @out. */
+/* The keys of @keys no remaining entry makes, into @out; 1 past the lookups' bound. */
 static int unmade(const struct sieve_xdp_config *cfg, const struct sxdp_list *keys,
 		  sxdp_has_fn has, void *ctx, struct sxdp_list *out)
 {
-	size_t i;
+	size_t i, lookups = 0;
 	bool found;
 	int ret;
 
 	for (i = 0; i < keys->n; i++) {
-		ret = still_made(cfg, &keys->keys[i], has, ctx, &found);
+		ret = still_made(cfg, &keys->keys[i], has, ctx, &lookups, &found);
 		if (!ret && !found)
 			ret = sxdp_list_add(out, &keys->keys[i]);
 		if (ret)
