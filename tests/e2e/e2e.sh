@@ -1594,6 +1594,34 @@ case_live_unblock_bound() {
 	done
 }
 
+# The floor of a one-entry change (issue 21, item 4): a commit is durable
+# through one fsync of the log; besides it SQLite syncs the folder once per
+# connection (it created the log, as far as it knows), and that is all. A
+# block or unblock that syncs more (a checkpoint at close, a new log header
+# each time: the log not kept, keep_wal()) pays milliseconds for nothing;
+# one that syncs no log is not durable.
+syncs_of() {
+	local out=$WORK/syncs.$$
+	sv strace -f -y -o "$out" -e trace=fsync,fdatasync,sync_file_range,syncfs,sync \
+		"$SIEVE" xdp "$@" >/dev/null || { fail "strace $*"; return 1; }
+	echo "$(grep -cE '^[0-9]+ +(fsync|fdatasync|sync_file_range|syncfs|sync)\(' "$out")" \
+		"$(grep -cE '^[0-9]+ +(fsync|fdatasync)\([0-9]+</[^>]*/sieve\.db-wal>' "$out")"
+	rm -f "$out"
+}
+
+case_commit_syncs() {
+	local all wal
+	attach || return
+	# The first commit after an attach writes the log's header: warm up.
+	on block 198.51.100.77 >/dev/null || fail "block 198.51.100.77"
+	for op in block unblock; do
+		read -r all wal <<<"$(syncs_of $op -i $IF $A4)" || return
+		expect_eq "$wal" 1 "$op: fsyncs of the log"
+		[ "$all" -le 2 ] || fail "$op: $all syncs, want at most 2 (the log, the folder)"
+	done
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after block and unblock"
+}
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
@@ -1603,7 +1631,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	concurrent_attach_detach killed_commands ttl_expire feed_origins load_maps_from_feed
 	store_outlives_pins
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
-	live_unblock_bloom_map live_unblock_blocked live_unblock_bound
+	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check ${EXTRA_CASES:-}"
