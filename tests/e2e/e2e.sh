@@ -1597,10 +1597,13 @@ case_live_unblock_bound() {
 # A feed refresh that only drops keys is a removal like an unblock's
 # (ops.c): no new generation, the dropped sources' next packets pass, the
 # kept ones still drop, and a dropped host another origin's prefix covers
-# stays dropped. A refresh that adds keys still builds a generation.
+# stays dropped. A refresh that adds keys still builds a generation. In
+# exact mode the dropped keys leave the exact map.
 live_refresh_drop() {
 	local b=$1 gen out
-	attach --backend $b || return
+	shift
+	attach --backend $b "$@" || return
+	b="$b$*"
 	on block 198.51.100.56/29 >/dev/null || fail "$b: block the /29 (cli)"
 	printf '%s\n' $A4 $B4 198.51.100.32/28 198.51.100.59 198.51.100.96/30 192.0.2.0/24 \
 		>"$WORK/feed"
@@ -1623,7 +1626,9 @@ live_refresh_drop() {
 	sieve detach $IF >/dev/null; rm -rf "$SIEVE_STATE_DIR"
 }
 
-case_live_refresh_drop() { live_refresh_drop bloom-map; live_refresh_drop blocked; }
+case_live_refresh_drop() {
+	live_refresh_drop bloom-map; live_refresh_drop blocked; live_refresh_drop blocked --exact
+}
 
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
