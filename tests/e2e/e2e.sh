@@ -1622,6 +1622,42 @@ case_commit_syncs() {
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after block and unblock"
 }
 
+# A feed refresh that only drops keys is a removal like an unblock's
+# (ops.c): no new generation, the dropped sources' next packets pass, the
+# kept ones still drop, and a dropped host another origin's prefix covers
+# stays dropped. A refresh that adds keys still builds a generation. In
+# exact mode the dropped keys leave the exact map.
+live_refresh_drop() {
+	local b=$1 gen out
+	shift
+	attach --backend $b "$@" || return
+	b="$b$*"
+	on block 198.51.100.56/29 >/dev/null || fail "$b: block the /29 (cli)"
+	printf '%s\n' $A4 $B4 198.51.100.32/28 198.51.100.59 198.51.100.96/30 192.0.2.0/24 \
+		>"$WORK/feed"
+	on load --origin feed "$WORK/feed" >/dev/null || fail "$b: load"
+	expect_eq "$(pings $A4 $SV4 3)/$(pings $B4 $SV4 3)/$(pings 198.51.100.39 $SV4 3)/$(pings 198.51.100.59 $SV4 3)/$(pings 198.51.100.99 $SV4 3)/$(pings $C4 $SV4 3)" \
+		0/0/0/0/0/3 "$b: pings from A, B, the /28, .59, the /30, C after the load"
+	gen=$(generation)
+	printf '%s\n' $A4 198.51.100.96/30 192.0.2.0/24 >"$WORK/feed"
+	out=$(on load --origin feed "$WORK/feed") || fail "$b: refresh dropping B, the /28, .59"
+	case $out in *rebuilt*) fail "$b: the dropping refresh rebuilt: $out";; esac
+	expect_eq "$(generation)" "$gen" "$b: generation after the dropping refresh"
+	expect_eq "$(pings $A4 $SV4 3)/$(pings $B4 $SV4 3)/$(pings 198.51.100.39 $SV4 3)/$(pings 198.51.100.59 $SV4 3)/$(pings 198.51.100.99 $SV4 3)/$(pings $C4 $SV4 3)" \
+		0/3/3/0/0/3 "$b: pings from A, B (dropped), the /28 (dropped), .59 (dropped, in the cli /29), the /30, C"
+	expect_eq "$(status_field in_step)/$(status_field entries)" True/4 "$b: in step, entries"
+	printf '%s\n' $A4 198.51.100.96/30 $C4 >"$WORK/feed"
+	out=$(on load --origin feed "$WORK/feed") || fail "$b: refresh adding C"
+	case $out in *"1 rebuilt"*) ;; *) fail "$b: a refresh that adds did not rebuild: $out";; esac
+	expect_eq "$(pings $A4 $SV4 3)/$(pings $B4 $SV4 3)/$(pings $C4 $SV4 3)" 0/3/0 \
+		"$b: pings from A, B, C (added) after the adding refresh"
+	sieve detach $IF >/dev/null; rm -rf "$SIEVE_STATE_DIR"
+}
+
+case_live_refresh_drop() {
+	live_refresh_drop bloom-map; live_refresh_drop blocked; live_refresh_drop blocked --exact
+}
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
@@ -1631,7 +1667,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	concurrent_attach_detach killed_commands ttl_expire feed_origins load_maps_from_feed
 	store_outlives_pins
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
-	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs
+	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check ${EXTRA_CASES:-}"

@@ -356,6 +356,61 @@ out:
 	store_dir_clean(&d);
 }
 
+/*
+ * A refresh names the keys it dropped (ops.c takes a refresh that only
+ * drops out of the live maps with them): exactly the origin's entries not
+ * in the batch, no other origin's; past the bound, none and *over set,
+ * the refresh done all the same.
+ */
+static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
+{
+	struct sxdp_store_attrs cli = { .origin = "cli", .now = 1 };
+	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 1 };
+	struct sieve_xdp_key *keys = keys_src(0, 50);
+	struct sxdp_list gone = { 0 };
+	size_t added = 9, removed = 0, i;
+	struct sxdp_store *s;
+	struct store_dir d;
+	bool over = true;
+	char err[512];
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	/* cli: 0-9; feedA: 10-49, refreshed to 20-49, then to 30-49 past a bound of 5. */
+	sxdp_store_add(s, "l", keys, 10, &cli, NULL, err, sizeof(err));
+	sxdp_store_add(s, "l", keys + 10, 40, &fa, NULL, err, sizeof(err));
+	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 20, 30, &fa, &added, &removed,
+						  &gone, 100, &over, err, sizeof(err)),
+	       "replace: %s", err);
+	CHECKF(t, !added && removed == 10 && gone.n == 10 && !over,
+	       "added %zu removed %zu gone %zu over %d", added, removed, gone.n, over);
+	sxdp_list_sort(&gone);
+	for (i = 10; i < 20; i++)
+		CHECKF(t, sxdp_list_find(&gone, &keys[i]), "dropped key %zu not named", i);
+	CHECKF(t, !has(s, "l", &keys[15]) && has(s, "l", &keys[5]) && has(s, "l", &keys[20]),
+	       "the wrong keys went");
+	sxdp_list_free(&gone);
+	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 30, 20, &fa, &added, &removed,
+						  &gone, 5, &over, err, sizeof(err)),
+	       "replace past the bound: %s", err);
+	CHECKF(t, removed == 10 && over && !gone.n, "past the bound: removed %zu over %d gone %zu",
+	       removed, over, gone.n);
+	CHECKF(t, count(s, "l", -1, "feedA") == 20 && count(s, "l", -1, "cli") == 10,
+	       "past the bound: feedA %llu cli %llu",
+	       (unsigned long long)count(s, "l", -1, "feedA"),
+	       (unsigned long long)count(s, "l", -1, "cli"));
+	sxdp_list_free(&gone);
+	sxdp_store_close(s);
+out:
+	free(keys);
+	store_dir_clean(&d);
+}
+
 /* One entry's expiry and comment, through foreach. */
 struct entry_probe {
 	const char *key;
@@ -1993,6 +2048,7 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_round_trip),
 	CASE(sieve_unit_store_upsert),
 	CASE(sieve_unit_store_replace_origin),
+	CASE(sieve_unit_store_replace_origin_gone),
 	CASE(sieve_unit_store_replace_bulk),
 	CASE(sieve_unit_store_key_text),
 	CASE(sieve_unit_store_expire),

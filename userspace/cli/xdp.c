@@ -728,8 +728,12 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	printf("%s: loaded %zu entries from ", list, l.n);
 	sieve_escape(stdout, a.origin, strlen(a.origin), SIEVE_ESC_LOG);
 	printf(": %zu new, %zu no longer in it; store version %llu; "
-	       "%zu interface%s in step\n", r.changed, r.dropped,
+	       "%zu interface%s in step", r.changed, r.dropped,
 	       (unsigned long long)r.version, r.ifaces, r.ifaces == 1 ? "" : "s");
+	/* As print_result: a refresh that only drops goes live, no rebuild. */
+	if (r.rebuilt)
+		printf(" (%zu rebuilt)", r.rebuilt);
+	printf("\n");
 	stale_note(list, &r);
 out:
 	sxdp_store_close(s);

@@ -676,21 +676,44 @@ static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_
 	return 0;
 }
 
+/*
+ * Keys a refresh may drop and still go live: past them removed.c rebuilds
+ * anyway (it looks up at most 65536 candidate keys), so the load builds
+ * from its parsed keys instead of after its commit from the store.
+ */
+#define LOAD_GONE_MAX	65536
+
 static int change_load(struct sxdp_store *s, const char *list, void *arg, struct change *c,
 		       struct sxdp_op_result *res, char *err, size_t errlen)
 {
 	struct add_arg *x = arg;
+	bool over = false;
 	int ret;
 
-	ret = sxdp_store_replace_origin(s, list, x->keys->keys, x->keys->n, x->a, &res->changed,
-					&res->dropped, err, errlen);
+	ret = sxdp_store_replace_origin_gone(s, list, x->keys->keys, x->keys->n, x->a,
+					     &res->changed, &res->dropped,
+					     x->a->allow ? NULL : &c->removed, LOAD_GONE_MAX,
+					     &over, err, errlen);
+	if (ret)
+		return ret;
 	/*
-	 * A load is a bulk change: one generation whatever it did, which
-	 * also sizes the maps for the new list.
+	 * A blocklist refresh that only drops is a removal like an unblock's:
+	 * committed first, then its keys leave the live maps (remove_live) in
+	 * O(keys dropped), the generation kept.
+	 */
+	if (!x->a->allow && !res->changed && res->dropped && !over) {
+		c->removal = true;
+		c->gone = &c->removed;
+		return 0;
+	}
+	sxdp_list_free(&c->removed);
+	/*
+	 * Else a bulk change: one generation whatever it did, which also sizes
+	 * the maps for the new list, enforced before the commit.
 	 */
 	c->removal = res->changed || res->dropped;
 	c->first = true;
-	if (!ret && c->removal && !x->a->allow)
+	if (c->removal && !x->a->allow)
 		ret = load_lists(s, list, x->keys, x->a->origin, c, err, errlen);
 	return ret;
 }

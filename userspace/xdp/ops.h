@@ -13,6 +13,8 @@
  *  - a load builds one new generation from the keys it parsed and the
  *    rest of the list (other origins' entries, the allowlist) read from
  *    the store inside its transaction: its own keys are never read back;
+ *    a blocklist refresh that only drops keys (adds none) is a removal
+ *    instead, committed first and gone live like an unblock's;
  *  - removals (unblock, expire, fleet removals) go live, in
  *    O(entries removed): a cuckoo filter of the filter backend deletes
  *    them (devfilter.c says why that stays safe when killed, and how it

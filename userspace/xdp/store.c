@@ -1263,12 +1263,68 @@ static const char *const replace_sql[] = {
 	"ON CONFLICT DO NOTHING",
 };
 
+static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *text,
+			 char *err, size_t errlen);
+
+/*
+ * The refresh's DELETE, the keys of the entries it deletes appended to
+ * @l (RETURNING: the same one statement, O(keys dropped) more) while they
+ * number at most @max; past it @l is emptied and *@over set, and the
+ * rest only counted. *@changes: the rows deleted.
+ */
+static int batch_delete_gone(struct sxdp_store *s, const char *list, const struct batch *b,
+			     struct sxdp_list *l, size_t max, bool *over, size_t *changes,
+			     char *err, size_t errlen)
+{
+	const struct sxdp_store_attrs *a = b->a;
+	size_t rows = 0;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?3 AND "
+				"allow = ?5 AND key NOT IN (SELECT key FROM sxdp_batch(?6)) "
+				"RETURNING key", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "replace", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, a->origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, a->allow);
+	sqlite3_bind_pointer(st, 6, (void *)b, "sxdp_batch", NULL);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rows++;
+		if (ret || *over)
+			continue;	/* stepped to the end all the same: one statement */
+		if (rows > max) {
+			*over = true;
+			sxdp_list_free(l);
+			continue;
+		}
+		ret = list_add_text(s, l, (const char *)sqlite3_column_text(st, 0), err, errlen);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlerr(s, rc, "replace", err, errlen);
+	*changes = rows;
+	return ret;
+}
+
 int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sieve_xdp_key *keys, size_t n,
 			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
 			      char *err, size_t errlen)
 {
+	return sxdp_store_replace_origin_gone(s, list, keys, n, a, added, removed, NULL, 0,
+					      NULL, err, errlen);
+}
+
+int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
+				   const struct sieve_xdp_key *keys, size_t n,
+				   const struct sxdp_store_attrs *a, size_t *added,
+				   size_t *removed, struct sxdp_list *gone_keys, size_t gone_max,
+				   bool *gone_over, char *err, size_t errlen)
+{
 	size_t nnew = 0, gone = 0, updated = 0;
+	bool over = false;
 	struct batch b = { keys, NULL, a, n };
 	bool own, present = false;
 	struct key_texts kt;
@@ -1293,7 +1349,10 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		       "remove them all", list, a->origin);
 		ret = -ENODATA;
 	}
-	if (!ret && present)
+	if (!ret && present && gone_keys)
+		ret = batch_delete_gone(s, list, &b, gone_keys, gone_max, &over, &gone, err,
+					errlen);
+	else if (!ret && present)
 		ret = batch_exec(s, replace_sql[0], list, &b, &gone, err, errlen);
 	if (!ret && present)
 		ret = batch_exec(s, replace_sql[1], list, &b, &updated, err, errlen);
@@ -1306,6 +1365,8 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 		*added = nnew;
 	if (!ret && removed)
 		*removed = gone;
+	if (gone_over)
+		*gone_over = over;
 out:
 	key_texts_free(&kt);
 	return ret;

@@ -165,6 +165,17 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
 			      char *err, size_t errlen);
 /*
+ * The same; the keys of the entries that went appended to @gone_keys (may
+ * be NULL), unless more than @gone_max went: then @gone_keys is left
+ * empty and *@gone_over (may be NULL) set. A refresh that only drops
+ * takes them out of the live maps without a rebuild (ops.c).
+ */
+int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
+				   const struct sieve_xdp_key *keys, size_t n,
+				   const struct sxdp_store_attrs *a, size_t *added,
+				   size_t *removed, struct sxdp_list *gone_keys, size_t gone_max,
+				   bool *gone_over, char *err, size_t errlen);
+/*
  * Deletes @list's entries with expires_at <= @now; @expired (may be NULL)
  * gets their keys appended, so the maps can be rebuilt without them.
  */
