@@ -47,8 +47,11 @@ version_line="sieve $(cat "$top/VERSION") (ioctl ABI $(awk '$2 == "SIEVE_ABI_VER
 	"$top/include/uapi/linux/sieve.h"))"
 check "the version line is whole" grep -qxE 'sieve [0-9]+\.[0-9]+\.[0-9]+ \(ioctl ABI [0-9]+\)' <<<"$version_line"
 version_cases=("" "size" "size -n 10" "filter" "filter create" "filter clear" "snapshot query" "build")
-"$sieve" __complete | grep -q $'^command\txdp\t' && version_cases+=("xdp" "xdp attach" "xdp plan -n 5")
-"$sieve" __complete | grep -q $'^command\tagent\t' && version_cases+=("agent")
+# The table read whole first: `| grep -q` would stop reading at its match,
+# and under pipefail the writer's SIGPIPE would drop these cases silently.
+commands=$("$sieve" __complete)
+grep -q $'^command\txdp\t' <<<"$commands" && version_cases+=("xdp" "xdp attach" "xdp plan -n 5")
+grep -q $'^command\tagent\t' <<<"$commands" && version_cases+=("agent")
 for words in "${version_cases[@]}"; do
 	# shellcheck disable=SC2086
 	expect "sieve $words --version" 0 "$sieve" $words --version
