@@ -138,22 +138,8 @@ for p in $PACKAGES; do dpkg -L "$p" 2>/dev/null; done | sort -u >"$work/files"
 
 if purge; then ok "apt-get purge removes the four packages"; else not_ok "apt-get purge removes the four packages" "$(tail -n 30 "$work/purge.log")"; fi
 installed_here=0
-for p in $PACKAGES; do
-	check "$p is gone, configuration and all" \
-		sh -c "! dpkg-query -W -f='\${db:Status-Status}' $p 2>/dev/null | grep -qv '^not-installed$'"
-done
-# A folder they shared with other packages stays: it must have another owner.
-left=$(grep -vx "/." "$work/files" | while read -r f; do
-	if [ -d "$f" ]; then
-		dpkg-query -S "$f" >/dev/null 2>&1 || echo "$f"
-	elif [ -e "$f" ] || [ -L "$f" ]; then
-		echo "$f"
-	fi
-done)
-if [ -z "$left" ]; then ok "none of their files is left"; else not_ok "none of their files is left" $left; fi
-for d in /etc/sieve /var/lib/sieve /usr/lib/sieve "/usr/src/sieve-$version" /var/lib/dkms/sieve; do
-	check "no $d" test ! -e "$d"
-done
+check_purged "$work/files" /etc/sieve /var/lib/sieve /usr/lib/sieve "/usr/src/sieve-$version" \
+	/var/lib/dkms/sieve
 check "no sieve.ko under /lib/modules" sh -c "! find /lib/modules -name 'sieve.ko*' | grep -q ."
 check "no systemd link or state for sieve.service" \
 	sh -c "! find /etc/systemd /var/lib/systemd -name 'sieve.service*' 2>/dev/null | grep -q ."

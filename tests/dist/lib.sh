@@ -22,6 +22,30 @@ check_out() {
 	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "failed: $*" "$out"; fi
 }
 
+# check_purged FILES DIR...: after a purge of $PACKAGES, none is
+# installed, none of FILES (what `dpkg -L` listed before) is left but a
+# folder another package owns, and no DIR exists.
+check_purged() {
+	local files=$1 p d left
+	shift
+	for p in $PACKAGES; do
+		check "$p is gone, configuration and all" \
+			sh -c "! dpkg-query -W -f='\${db:Status-Status}' $p 2>/dev/null | grep -qv '^not-installed$'"
+	done
+	# A folder they shared with other packages stays: it must have another owner.
+	left=$(grep -vx "/." "$files" | while read -r f; do
+		if [ -d "$f" ]; then
+			dpkg-query -S "$f" >/dev/null 2>&1 || echo "$f"
+		elif [ -e "$f" ] || [ -L "$f" ]; then
+			echo "$f"
+		fi
+	done)
+	if [ -z "$left" ]; then ok "none of their files is left"; else not_ok "none of their files is left" $left; fi
+	for d in "$@"; do
+		check "no $d" test ! -e "$d"
+	done
+}
+
 finish() {
 	echo "$passed passed, $failed failed"
 	[ -z "${1:-}" ] || echo "$passed $failed" > "$1"

@@ -329,20 +329,6 @@ rmdir "$netns_pins" 2>/dev/null
 for p in $PACKAGES; do dpkg -L "$p" 2>/dev/null; done | sort -u >"$work/files"
 check_out "dpkg --purge removes the packages" purge
 installed_here=0
-for p in $PACKAGES; do
-	check "$p is gone, configuration and all" \
-		sh -c "! dpkg-query -W -f='\${db:Status-Status}' $p 2>/dev/null | grep -qv '^not-installed$'"
-done
-left=$(grep -vx "/." "$work/files" | while read -r f; do
-	if [ -d "$f" ]; then
-		dpkg-query -S "$f" >/dev/null 2>&1 || echo "$f"
-	elif [ -e "$f" ] || [ -L "$f" ]; then
-		echo "$f"
-	fi
-done)
-if [ -z "$left" ]; then ok "none of their files is left"; else not_ok "none of their files is left" $left; fi
-for d in /etc/sieve /var/lib/sieve /usr/lib/sieve; do
-	check "no $d" test ! -e "$d"
-done
+check_purged "$work/files" /etc/sieve /var/lib/sieve /usr/lib/sieve
 
 finish "$result_file"

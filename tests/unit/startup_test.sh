@@ -12,15 +12,8 @@ sieve=$(realpath "$sieve")
 agent=$(dirname "$sieve")/sieve-agent
 work=$(mktemp -d /tmp/sieve-startup.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; printf '#   %s\n' "$@"; }
-check() {	# check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
-}
+# ok, not_ok, check and finish: the counting the dist tests use.
+. "$(dirname "$0")/../dist/lib.sh"
 
 # The agent's libraries, and gnutls, which libmicrohttpd brings.
 AGENT_LIBS='libmicrohttpd|libsystemd|libhiredis|libinih|libgnutls'
@@ -103,6 +96,4 @@ for i in range($n): print('10.%d.%d.%d' % (i >> 16, (i >> 8) & 255, i & 255))" >
 	done
 fi
 
-echo "$passed passed, $failed failed"
-[ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
-[ "$failed" -eq 0 ]
+finish "$result_file"

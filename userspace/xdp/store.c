@@ -1469,22 +1469,12 @@ int sxdp_store_foreach(struct sxdp_store *s, const char *list,
 	return ret;
 }
 
-/*
- * Only the key: a rebuild reads every entry of a list, and at 10^7 the
- * other columns would cost seconds.
- */
-int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
-			 struct sxdp_list *l, char *err, size_t errlen)
+/* The keys @st's rows give (column 0), parsed and appended to @l; finalizes @st. */
+static int read_keys(struct sxdp_store *s, sqlite3_stmt *st, const char *list,
+		     struct sxdp_list *l, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries WHERE list = ?1 AND allow = ?2 "
-				"ORDER BY key", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return sqlerr(s, rc, "read", err, errlen);
-	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, allow);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(st, 0);
 
@@ -1502,6 +1492,25 @@ int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
 }
 
 /*
+ * Only the key: a rebuild reads every entry of a list, and at 10^7 the
+ * other columns would cost seconds.
+ */
+int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
+			 struct sxdp_list *l, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries WHERE list = ?1 AND allow = ?2 "
+				"ORDER BY key", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "read", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, allow);
+	return read_keys(s, st, list, l, err, errlen);
+}
+
+/*
  * Two ranges of the origin index, below and above @origin: a load into a
  * list of its own reads nothing, whatever its size.
  */
@@ -1509,7 +1518,7 @@ int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
 			   const char *origin, struct sxdp_list *l, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc, ret = 0;
+	int rc;
 
 	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries WHERE list = ?1 AND origin < ?3 "
 				"AND allow = ?2 UNION ALL SELECT key FROM entries WHERE list = ?1 AND "
@@ -1519,20 +1528,7 @@ int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, allow);
 	sqlite3_bind_text(st, 3, origin, -1, SQLITE_STATIC);
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(st, 0);
-
-		if (!key) {
-			seterr(err, errlen, "%s: an entry of list %s without key", s->path, list);
-			ret = -EINVAL;
-			break;
-		}
-		ret = list_add_text(s, l, key, err, errlen);
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = sqlerr(s, rc, "read", err, errlen);
-	sqlite3_finalize(st);
-	return ret;
+	return read_keys(s, st, list, l, err, errlen);
 }
 
 int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
