@@ -411,12 +411,13 @@ out:
 	store_dir_clean(&d);
 }
 
-/* One entry's expiry and comment, through foreach. */
+/* One entry's expiry, comment and origin, through foreach. */
 struct entry_probe {
 	const char *key;
 	bool found;
 	int64_t expires_at;
 	char comment[32];
+	char origin[32];
 };
 
 static int probe_cb(const struct sxdp_store_entry *e, void *ctx)
@@ -428,6 +429,7 @@ static int probe_cb(const struct sxdp_store_entry *e, void *ctx)
 	p->found = true;
 	p->expires_at = e->expires_at;
 	snprintf(p->comment, sizeof(p->comment), "%s", e->comment ? e->comment : "");
+	snprintf(p->origin, sizeof(p->origin), "%s", e->origin);
 	return 0;
 }
 
@@ -1897,33 +1899,17 @@ static void sieve_unit_store_bench(struct sieve_test *t)
 		bench_one(t, 1000000, true);
 }
 
-/* The expiry of @list's entry @key (-1 if absent), through foreach. */
-struct find_expiry {
-	char text[128];
-	int64_t expires;
-	char origin[32];
-};
-
-static int find_one(const struct sxdp_store_entry *e, void *ctx)
-{
-	struct find_expiry *x = ctx;
-
-	if (strcmp(e->key, x->text))
-		return 0;
-	x->expires = e->expires_at;
-	snprintf(x->origin, sizeof(x->origin), "%s", e->origin);
-	return 0;
-}
-
+/* The expiry of @list's entry @key (-1 if absent) and its origin. */
 static int64_t expiry_of_key(struct sxdp_store *s, const char *list,
 			     const struct sieve_xdp_key *key, char origin[32])
 {
-	struct find_expiry x = { .expires = -1 };
+	char text[128];
+	struct entry_probe p;
 
-	sxdp_format_entry(key, x.text, sizeof(x.text));
-	sxdp_store_foreach(s, list, find_one, &x, NULL, 0);
-	snprintf(origin, 32, "%s", x.origin);
-	return x.expires;
+	sxdp_format_entry(key, text, sizeof(text));
+	p = probe(s, list, text);
+	snprintf(origin, 32, "%s", p.origin);
+	return p.found ? p.expires_at : -1;
 }
 
 /*
