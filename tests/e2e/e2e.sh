@@ -772,9 +772,7 @@ case_load_maps_from_feed() {
 		on load --origin feed "$WORK/feed" >/dev/null || fail "$b: load"
 		expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)/$(pings $C4 $SV4)" 0/0/5 \
 			"$b: pings from A (cli), B (feed), C (allowed, in the feed)"
-		keys=$(on status -j | python3 -c "import json,sys
-d = json.load(sys.stdin)[0]
-print(d['keys'], d['entries'], d['in_step'])")
+		keys="$(status_field keys) $(status_field entries) $(status_field in_step)"
 		expect_eq "$keys" "4 4 True" "$b: keys, entries, in step after the load"
 		expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
 			"198.51.100.100:cli 198.51.100.2:cli 198.51.100.200:feed 198.51.100.3:feed 203.0.113.0/24:feed " \
@@ -783,9 +781,7 @@ print(d['keys'], d['entries'], d['in_step'])")
 		on load --origin feed "$WORK/feed" >/dev/null || fail "$b: reload"
 		expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)/$(pings $C4 $SV4)" 0/5/5 \
 			"$b: pings from A, B (dropped by the feed), C after the reload"
-		keys=$(on status -j | python3 -c "import json,sys
-d = json.load(sys.stdin)[0]
-print(d['keys'], d['entries'], d['in_step'])")
+		keys="$(status_field keys) $(status_field entries) $(status_field in_step)"
 		expect_eq "$keys" "2 2 True" "$b: keys, entries, in step after the reload"
 		on unblock $A4 >/dev/null || fail "$b: unblock A"
 		expect_eq "$(pings $A4 $SV4)" 5 "$b: pings from A after the unblock"
