@@ -757,6 +757,80 @@ case_feed_origins() {
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after f1 emptied"
 }
 
+# A feed's default origin is its file's base name: the same file loaded
+# through another path is the same origin, so a delisting refresh through
+# either unblocks. A store from before (origins recorded as the path as
+# typed) is taken over by the first refresh under the base name. Stdin has
+# no name: `load -` needs --origin, and two piped feeds keep theirs apart.
+case_feed_default_origin() {
+	local out err rc before
+	attach || return
+	mkdir -p "$WORK/etc"
+	printf '%s\n' $A4 $B4 >"$WORK/etc/drop.txt"
+	on load "$WORK/etc/drop.txt" >/dev/null || fail "load by absolute path"
+	(cd "$WORK/etc" && on load ./drop.txt >/dev/null) || fail "load by relative path"
+	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+		"198.51.100.2:drop.txt 198.51.100.3:drop.txt " "origins after two paths"
+	printf '%s\n' $A4 >"$WORK/etc/drop.txt"
+	(cd "$WORK/etc" && on load ./drop.txt >/dev/null) || fail "delisting refresh"
+	expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)" 0/5 "pings from A (listed), B (delisted)"
+	# The upgrade: an origin an older sieve recorded as the path typed.
+	on unblock $A4 >/dev/null 2>&1
+	printf '%s\n' $A4 $B4 >"$WORK/etc/up.txt"
+	on load --origin /etc/sieve/up.txt "$WORK/etc/up.txt" >/dev/null || fail "load as a path"
+	printf '%s\n' $A4 >"$WORK/etc/up.txt"
+	out=$(on load "$WORK/etc/up.txt") || fail "refresh under the base name"
+	case $out in *"took over 2 entries"*"/etc/sieve/up.txt"*) ;;
+	*) fail "the refresh does not say it took over the path's entries: $out";; esac
+	expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)" 0/5 "pings from A, B (delisted) after the upgrade"
+	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+		"198.51.100.2:up.txt " "origins after the upgrade"
+	# Stdin: refused without --origin, in one line, nothing changed.
+	before=$(on list | cut -f3,4 | sort)
+	err=$(printf '%s\n' $C4 | on load - 2>&1 >/dev/null); rc=$?
+	expect_eq $rc 2 "exit code of load - without --origin"
+	expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "lines of its error"
+	case $err in *"--origin"*) ;; *) fail "the error does not name --origin: $err";; esac
+	expect_eq "$(on list | cut -f3,4 | sort)" "$before" "the list after the refused load -"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, not loaded"
+	printf '%s\n' $C4 | on load --origin pipe1 - >/dev/null || fail "load - --origin pipe1"
+	printf '%s\n' 198.51.100.200 | on load --origin pipe2 - >/dev/null ||
+		fail "load - --origin pipe2"
+	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+		"198.51.100.100:pipe1 198.51.100.2:up.txt 198.51.100.200:pipe2 " "two piped feeds"
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, in pipe1 beside pipe2"
+}
+
+# A feed whose every entry another origin holds (the same feed under another
+# name) never drops them: the refresh says so, and names that origin.
+case_feed_held_warning() {
+	local err
+	attach || return
+	printf '%s\n' $A4 $B4 >"$WORK/feed.txt"
+	on load --origin spamhaus "$WORK/feed.txt" >/dev/null || fail "load as spamhaus"
+	err=$(on load "$WORK/feed.txt" 2>&1 >/dev/null) || fail "load under its base name"
+	case $err in *warning*"feed.txt"*"spamhaus"*) ;; *) fail "no warning naming spamhaus: $err";; esac
+	expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "lines of the warning"
+	err=$(on load --origin spamhaus "$WORK/feed.txt" 2>&1 >/dev/null) || fail "refresh spamhaus"
+	expect_eq "$err" "" "a refresh of the origin that holds them warns of nothing"
+}
+
+# An entry a feed lists comes back at the feed's next refresh: unblock says
+# so (exit 0 all the same), and not for an entry blocked by hand.
+case_unblock_feed_note() {
+	local err
+	attach || return
+	printf '%s\n' $A4 >"$WORK/f6"
+	on load --origin f6 "$WORK/f6" >/dev/null || fail "load f6"
+	on block $C4 >/dev/null || fail "block C"
+	err=$(on unblock $A4 $C4 2>&1 >/dev/null) || fail "unblock A and C: exit $?"
+	expect_eq "$err" "sieve: default: $A4 is also listed by feed f6; it will return at its next refresh; use \`sieve xdp allow\` for a lasting exception" \
+		"the note of unblock"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after unblock"
+	on load --origin f6 "$WORK/f6" >/dev/null || fail "refresh f6"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after f6's refresh"
+}
+
 # A load fills the maps from the keys it parsed, not from the store read
 # back: what they hold must still be the list the store holds. Other
 # origins' entries stay enforced, a key the feed lists but the operator
@@ -1660,7 +1734,8 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
-	concurrent_attach_detach killed_commands ttl_expire feed_origins load_maps_from_feed
+	concurrent_attach_detach killed_commands ttl_expire feed_origins feed_default_origin
+	feed_held_warning unblock_feed_note load_maps_from_feed
 	store_outlives_pins
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop

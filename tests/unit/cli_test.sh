@@ -314,6 +314,38 @@ if $has_xdp; then
 import json, sys
 d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
 assert d[0]["entries"][0]["origin"] == "e\ufffd\n\"x\x1b", d' <"$work/out"
+	# Feeds (issue 22, items 5 and 6): the default origin is the file's base
+	# name; an older sieve's path origin is taken over; stdin needs a name;
+	# a feed all held by another origin, and an unblock a feed will undo, are said.
+	fst="$work/fst"; mkdir -p "$work/etc"
+	printf '192.0.2.1
+192.0.2.2
+' >"$work/etc/drop.txt"
+	expect "load as a path origin (0.4's default)" 0 "$sieve" xdp load --state-dir "$fst" \
+		--origin /etc/sieve/drop.txt "$work/etc/drop.txt"
+	printf '192.0.2.1
+' >"$work/etc/drop.txt"
+	expect "refresh under the default origin" 0 "$sieve" xdp load --state-dir "$fst" \
+		"$work/etc/drop.txt"
+	check "it took over the path's entries and dropped the delisted one" \
+		grep -qxF 'default: took over 2 entries of origin /etc/sieve/drop.txt: the same file, recorded by its path (sieve 0.4 and older)' <<<"$out"
+	expect "list after the takeover" 0 "$sieve" xdp list --state-dir "$fst"
+	check "one entry left, of origin drop.txt" \
+		test "$(cut -f3,4 <<<"$out")" = "$(printf '192.0.2.1\tdrop.txt')"
+	expect_refused "load - without --origin" "$sieve" xdp load --state-dir "$fst" - \
+		< <(printf '192.0.2.9\n')
+	check "the error names --origin" grep -q -- "give --origin NAME" <<<"$err"
+	expect "a refused load - changed nothing" 0 "$sieve" xdp list --state-dir "$fst"
+	check "the list after it" test "$(cut -f3 <<<"$out")" = 192.0.2.1
+	expect "load the same file as another origin" 0 "$sieve" xdp load --state-dir "$fst" \
+		--origin other "$work/etc/drop.txt"
+	check "warns: every entry held by drop.txt, in one line" test "$err" = \
+		"sieve: warning: default: every entry of other is held by another origin (1 of 1 by drop.txt), which a refresh of it never drops: the same feed under another name? load it with --origin drop.txt"
+	expect "block by hand" 0 "$sieve" xdp block --state-dir "$fst" 192.0.2.5
+	expect "unblock a feed's entry and a hand block: exit 0" 0 "$sieve" xdp unblock \
+		--state-dir "$fst" 192.0.2.1 192.0.2.5
+	check "unblock says the feed's entry will return, in one line" test "$err" = \
+		"sieve: default: 192.0.2.1 is also listed by feed drop.txt; it will return at its next refresh; use \`sieve xdp allow\` for a lasting exception"
 	# --fleet: refused before anything is sent (no Redis is needed to see these).
 	printf '[fleet]\nredis = 127.0.0.1:1\nlists = edge\n' >"$work/fleet.conf"
 	printf '[agent]\n' >"$work/nofleet.conf"
@@ -388,7 +420,7 @@ if $has_xdp; then
 		grep -qx "sieve: $work/drop:3: 1.10.16.1/20: host bits set after the prefix length" "$work/err"
 	printf 'create s list:set\nadd s x\nadd t 192.0.2.0/24\n' >"$work/ipset"
 	expect_refused "xdp load - of ipset (auto): an add to a set never created" \
-		"$sieve" xdp load - <"$work/ipset"
+		"$sieve" xdp load --origin ipset - <"$work/ipset"
 	check "the error names line 3 of stdin" grep -q -- "^sieve: -:3: add to a set that was never created" "$work/err"
 fi
 expect_refused "an unknown option's name in the error" "$sieve" size --frobnicate

@@ -609,6 +609,67 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 	return ret;
 }
 
+/*
+ * Unblocking an entry a feed holds lasts until the feed's next refresh,
+ * which puts it back: unblock says so, and points to allow. The store
+ * keeps one origin per entry, so a key blocked by hand that a feed also
+ * lists (the feed left it to cli) is not caught: its refresh brings it
+ * back all the same.
+ */
+#define FEED_NOTES_MAX	10
+
+struct feed_notes {
+	struct { char *key, *origin; } v[FEED_NOTES_MAX];
+	size_t n, more;
+};
+
+/* Origins that are no feed: a change by hand, and the fleet's sync (agent/fleet.c). */
+static bool origin_is_feed(const char *origin)
+{
+	return strcmp(origin, "cli") && strcmp(origin, "fleet");
+}
+
+static int feed_note(const char *key, const char *origin, void *ctx)
+{
+	struct feed_notes *x = ctx;
+
+	if (!origin_is_feed(origin))
+		return 0;
+	if (x->n == FEED_NOTES_MAX) {
+		x->more++;
+		return 0;
+	}
+	x->v[x->n].key = strdup(key);
+	x->v[x->n].origin = strdup(origin);
+	x->n++;
+	return x->v[x->n - 1].key && x->v[x->n - 1].origin ? 0 : -ENOMEM;
+}
+
+static void feed_notes_print(const char *list, struct feed_notes *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		fprintf(stderr, "sieve: %s: %s is also listed by feed ", list, x->v[i].key);
+		sieve_escape(stderr, x->v[i].origin, strlen(x->v[i].origin), SIEVE_ESC_LOG);
+		fprintf(stderr, "; it will return at its next refresh; use `sieve xdp allow` "
+			"for a lasting exception\n");
+	}
+	if (x->more)
+		fprintf(stderr, "sieve: %s: and %zu more entries listed by feeds: they will "
+			"return at their next refresh too\n", list, x->more);
+}
+
+static void feed_notes_free(struct feed_notes *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		free(x->v[i].key);
+		free(x->v[i].origin);
+	}
+}
+
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */
 static int change_entries(const struct cli_command *cmd, enum change_op op, int argc,
 			  char **argv)
@@ -616,6 +677,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	bool allow = op == CHANGE_ALLOW || op == CHANGE_DISALLOW;
 	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
 	struct sxdp_store_attrs a = { .origin = "cli", .allow = allow };
+	struct feed_notes notes = { 0 };
 	struct sxdp_list l = { 0 };
 	struct sxdp_op_result r;
 	struct sxdp_store *s = NULL;
@@ -639,6 +701,13 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 		ret = target_list(&o, s, list);
 	if (ret)
 		goto out;
+	/* Read before the entries go, with them their origins. */
+	if (op == CHANGE_UNBLOCK &&
+	    sxdp_store_origins_of(s, list, false, l.keys, l.n, feed_note, &notes, err,
+				  sizeof(err))) {
+		ret = cli_error("%s: %s", list, err[0] ? err : "out of memory");
+		goto out;
+	}
 	a.now = time(NULL);
 	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
 	a.comment = o.comment;
@@ -654,8 +723,10 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (r.missing)
 		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
 		       allow ? "allowlist" : "list");
+	feed_notes_print(list, &notes);
 	ret = r.missing ? EXIT_ABSENT : EXIT_OK;
 out:
+	feed_notes_free(&notes);
 	sxdp_store_close(s);
 	sxdp_list_free(&l);
 	return ret;
@@ -681,6 +752,40 @@ static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
 	return change_entries(cmd, CHANGE_DISALLOW, argc, argv);
 }
 
+/*
+ * After a load: the origins of an older sieve it took over (their path
+ * was its default origin), and a feed whose every entry another origin
+ * holds (the same feed under another name: this refresh never drops
+ * them). Notes, not errors: the load is done.
+ */
+static void load_notes(struct sxdp_store *s, const char *list, const struct sxdp_store_attrs *a,
+		       const struct sxdp_list *l, const struct sxdp_op_result *r)
+{
+	const struct sxdp_adopted *ad = &r->adopted;
+	char holder[300], err[512];
+	size_t held = 0;
+
+	if (ad->entries) {
+		printf("%s: took over %zu entries of origin ", list, ad->entries);
+		sieve_escape(stdout, ad->first, strlen(ad->first), SIEVE_ESC_LOG);
+		if (ad->origins > 1)
+			printf(" and %zu other%s", ad->origins - 1, ad->origins > 2 ? "s" : "");
+		printf(": the same file, recorded by its path (sieve 0.4 and older)\n");
+	}
+	if (r->changed || !l->n ||
+	    sxdp_store_held_by(s, list, a->allow, a->origin, l->keys, l->n, holder,
+			       sizeof(holder), &held, err, sizeof(err)) || !held)
+		return;
+	fprintf(stderr, "sieve: warning: %s: every entry of ", list);
+	sieve_escape(stderr, a->origin, strlen(a->origin), SIEVE_ESC_LOG);
+	fprintf(stderr, " is held by another origin (%zu of %zu by ", held, l->n);
+	sieve_escape(stderr, holder, strlen(holder), SIEVE_ESC_LOG);
+	fprintf(stderr, "), which a refresh of it never drops: the same feed under another "
+		"name? load it with --origin ");
+	sieve_escape(stderr, holder, strlen(holder), SIEVE_ESC_LOG);
+	fprintf(stderr, "\n");
+}
+
 static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
 	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
@@ -694,6 +799,10 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	/* Before stdin is read: a second unnamed feed would replace the first. */
+	if (!o.origin && !sxdp_feed_origin(o.args[0]))
+		return cli_error("load -: stdin has no name for the next refresh to find its "
+				 "entries by: give --origin NAME");
 	if (sxdp_feed_read(o.args[0], o.format, &l, &info, err, sizeof(err))) {
 		ret = cli_error("%s", err);
 		goto out;
@@ -709,7 +818,9 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 		ret = target_list(&o, s, list);
 	if (ret)
 		goto out;
-	a.origin = o.origin ? o.origin : strcmp(o.args[0], "-") ? o.args[0] : "stdin";
+	a.origin = o.origin ? o.origin : sxdp_feed_origin(o.args[0]);
+	a.adopt_path = strcmp(o.args[0], "-") ? o.args[0] : NULL;
+	a.adopt_base = !o.origin;
 	a.now = time(NULL);
 	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
 	a.comment = o.comment;
@@ -735,6 +846,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 		printf(" (%zu rebuilt)", r.rebuilt);
 	printf("\n");
 	stale_note(list, &r);
+	load_notes(s, list, &a, &l, &r);
 out:
 	sxdp_store_close(s);
 	sxdp_list_free(&l);

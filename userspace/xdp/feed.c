@@ -371,3 +371,13 @@ int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errl
 {
 	return sxdp_feed_read(path, SXDP_FORMAT_PLAIN, l, NULL, err, errlen);
 }
+
+const char *sxdp_feed_origin(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!strcmp(path, "-"))
+		return NULL;
+	/* "dir/": no base name, and no file to read either; the path then. */
+	return slash && slash[1] ? slash + 1 : path;
+}

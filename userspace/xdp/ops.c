@@ -690,10 +690,13 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 	bool over = false;
 	int ret;
 
-	ret = sxdp_store_replace_origin_gone(s, list, x->keys->keys, x->keys->n, x->a,
-					     &res->changed, &res->dropped,
-					     x->a->allow ? NULL : &c->removed, LOAD_GONE_MAX,
-					     &over, err, errlen);
+	/* In the refresh's transaction: what it took over, it may drop. */
+	ret = sxdp_store_adopt_origins(s, list, x->a, &res->adopted, err, errlen);
+	if (!ret)
+		ret = sxdp_store_replace_origin_gone(s, list, x->keys->keys, x->keys->n,
+						     x->a, &res->changed, &res->dropped,
+						     x->a->allow ? NULL : &c->removed,
+						     LOAD_GONE_MAX, &over, err, errlen);
 	if (ret)
 		return ret;
 	/*

@@ -55,6 +55,7 @@ struct sxdp_op_result {
 	size_t ifaces;		/* interfaces brought to that version */
 	size_t rebuilt;		/* of which by a new generation */
 	size_t stale;		/* left as they were: an older program's maps (attach upgrades) */
+	struct sxdp_adopted adopted;	/* load: origins of an older sieve taken over */
 };
 
 /* block (@a->allow false) or allow: adds @keys to @list. */
@@ -71,7 +72,8 @@ int sxdp_op_remove_own(struct sxdp_store *s, const char *list, bool allow, const
 		       size_t errlen);
 /*
  * load: @list's entries of origin @a->origin on @a's side (blocked or
- * allowed) become @keys.
+ * allowed) become @keys, after it took over the origins an older sieve
+ * recorded for the same file (@a->adopt_path, sxdp_store_adopt_origins).
  */
 int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
 		 const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,

@@ -1839,3 +1839,211 @@ int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 	*found = rc == SQLITE_ROW;
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lookup", NULL, 0);
 }
+
+/*
+ * Whether origin @o is one an older sieve recorded for the file @a is
+ * loaded from (sxdp_store_adopt_origins): a path, not @a's origin, and
+ * the path as typed or, with @a->adopt_base, one of the same base name.
+ */
+static bool adoptable(const struct sxdp_store_attrs *a, const char *o)
+{
+	const char *slash = strrchr(o, '/');
+
+	if (!slash || !strcmp(o, a->origin))
+		return false;
+	if (a->adopt_path && !strcmp(o, a->adopt_path))
+		return true;
+	return a->adopt_base && !strcmp(slash + 1, a->origin);
+}
+
+/*
+ * The list's origins one at a time, in order, each an index seek
+ * (entries_origin): a list of 10^7 entries has a handful of origins, and
+ * a GROUP BY would read every entry. *@next: the origin after @after
+ * (malloc'd), NULL past the last.
+ */
+static int next_origin(struct sxdp_store *s, sqlite3_stmt *st, const char *list,
+		       const char *after, char **next, char *err, size_t errlen)
+{
+	int rc;
+
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, after, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*next = NULL;
+	if (rc == SQLITE_ROW) {
+		*next = strdup((const char *)sqlite3_column_text(st, 0));
+		if (!*next)
+			rc = SQLITE_NOMEM;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sqlerr(s, rc, "reading the origins", err, errlen);
+	return 0;
+}
+
+/* Gives @from's entries of @list to @to; *@moved: how many. */
+static int rename_origin(struct sxdp_store *s, const char *list, const char *from,
+			 const char *to, size_t *moved, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "UPDATE entries SET origin = ?3 WHERE list = ?1 AND "
+				"origin = ?2", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "adopt", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, to, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		*moved = sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "adopt", err, errlen);
+}
+
+int sxdp_store_adopt_origins(struct sxdp_store *s, const char *list,
+			     const struct sxdp_store_attrs *a, struct sxdp_adopted *r,
+			     char *err, size_t errlen)
+{
+	char *o = NULL, *next = NULL;
+	sqlite3_stmt *st;
+	size_t moved;
+	bool own;
+	int rc, ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!a->adopt_path && !a->adopt_base)
+		return 0;
+	ret = call_begin(s, &own, err, errlen);
+	if (ret)
+		return ret;
+	rc = sqlite3_prepare_v2(s->db, "SELECT origin FROM entries WHERE list = ?1 AND "
+				"origin > ?2 ORDER BY origin LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return call_end(s, own, sqlerr(s, rc, "adopt", err, errlen), err, errlen);
+	ret = next_origin(s, st, list, "", &o, err, errlen);
+	while (!ret && o) {
+		moved = 0;
+		if (adoptable(a, o))
+			ret = rename_origin(s, list, o, a->origin, &moved, err, errlen);
+		if (!ret && moved && !r->origins++)
+			snprintf(r->first, sizeof(r->first), "%s", o);
+		r->entries += moved;
+		if (!ret)
+			ret = next_origin(s, st, list, o, &next, err, errlen);
+		free(o);
+		o = ret ? NULL : next;
+	}
+	free(o);
+	sqlite3_finalize(st);
+	if (!ret && r->entries)
+		ret = bump(s, list, err, errlen);
+	if (ret)
+		memset(r, 0, sizeof(*r));
+	return call_end(s, own, ret, err, errlen);
+}
+
+/*
+ * Runs @sql over @keys as sxdp_batch(?3), ?1 the list, ?2 allow; @cb gets
+ * each row (its columns 0 and 1 as text).
+ */
+static int batch_rows(struct sxdp_store *s, const char *sql, const char *list, bool allow,
+		      const struct sieve_xdp_key *keys, size_t n,
+		      int (*cb)(const char *c0, const char *c1, int64_t c2, void *ctx),
+		      void *ctx, char *err, size_t errlen)
+{
+	const struct sxdp_store_attrs a = { .origin = "" };
+	struct batch b = { keys, NULL, &a, n };
+	struct key_texts kt;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	if (key_texts_make(keys, n, &kt)) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	b.kt = &kt;
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		key_texts_free(&kt);
+		return sqlerr(s, rc, "lookup", err, errlen);
+	}
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, allow);
+	sqlite3_bind_pointer(st, 3, &b, "sxdp_batch", NULL);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		ret = cb((const char *)sqlite3_column_text(st, 0),
+			 (const char *)sqlite3_column_text(st, 1), sqlite3_column_int64(st, 2),
+			 ctx);
+	sqlite3_finalize(st);
+	key_texts_free(&kt);
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "lookup", err, errlen);
+	return ret;
+}
+
+struct holder_arg {
+	char *holder;
+	size_t len;
+	size_t *held;
+};
+
+static int holder_row(const char *origin, const char *unused, int64_t count, void *ctx)
+{
+	struct holder_arg *x = ctx;
+
+	snprintf(x->holder, x->len, "%s", origin ? origin : "");
+	*x->held = (size_t)count;
+	return 0;
+}
+
+int sxdp_store_held_by(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+		       const struct sieve_xdp_key *keys, size_t n, char *holder, size_t len,
+		       size_t *held, char *err, size_t errlen)
+{
+	const struct sxdp_store_attrs a = { .origin = origin, .allow = allow };
+	struct holder_arg x = { holder, len, held };
+	bool present = false;
+	int ret;
+
+	*held = 0;
+	if (len)
+		*holder = '\0';
+	if (!n)
+		return 0;
+	ret = origin_present(s, list, &a, &present, err, errlen);
+	if (ret || present)
+		return ret;
+	return batch_rows(s, "SELECT e.origin, NULL, count(*) AS c FROM sxdp_batch(?3) AS b "
+			  "JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND e.allow = ?2 "
+			  "GROUP BY e.origin ORDER BY c DESC, e.origin LIMIT 1", list, allow,
+			  keys, n, holder_row, &x, err, errlen);
+}
+
+struct origins_arg {
+	int (*cb)(const char *key, const char *origin, void *ctx);
+	void *ctx;
+};
+
+static int origins_row(const char *key, const char *origin, int64_t unused, void *ctx)
+{
+	struct origins_arg *x = ctx;
+
+	return key && origin ? x->cb(key, origin, x->ctx) : 0;
+}
+
+int sxdp_store_origins_of(struct sxdp_store *s, const char *list, bool allow,
+			  const struct sieve_xdp_key *keys, size_t n,
+			  int (*cb)(const char *key, const char *origin, void *ctx), void *ctx,
+			  char *err, size_t errlen)
+{
+	struct origins_arg x = { cb, ctx };
+
+	if (!n)
+		return 0;
+	return batch_rows(s, "SELECT DISTINCT e.key, e.origin, 0 FROM sxdp_batch(?3) AS b "
+			  "JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND e.allow = ?2 "
+			  "ORDER BY e.key", list, allow, keys, n, origins_row, &x, err, errlen);
+}

@@ -82,6 +82,13 @@ struct sxdp_store_attrs {
 	 * likely a failed download than a list emptied on purpose.
 	 */
 	bool refuse_empty;
+	/*
+	 * A load of a file (sxdp_store_adopt_origins): the path as typed
+	 * (NULL: stdin, or no file), and whether @origin is the default, the
+	 * file's base name.
+	 */
+	const char *adopt_path;
+	bool adopt_base;
 };
 
 /* An interface enforcing a list: a row of the attachments table. */
@@ -175,6 +182,40 @@ int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 				   const struct sxdp_store_attrs *a, size_t *added,
 				   size_t *removed, struct sxdp_list *gone_keys, size_t gone_max,
 				   bool *gone_over, char *err, size_t errlen);
+/*
+ * An older sieve named a feed by the path as typed, so one file loaded
+ * through two paths (./drop.txt, /etc/sieve/drop.txt) was two origins,
+ * and a refresh through one never dropped what the other held. A load of
+ * @a->adopt_path first takes over, as @a->origin, @list's entries (either
+ * side) of the origins recorded as a path (with a '/') that is
+ * @a->adopt_path as typed or, with @a->adopt_base, whose base name is
+ * @a->origin. One index seek per origin of the list, one UPDATE per
+ * origin taken over; the list's version goes up if it took any.
+ */
+struct sxdp_adopted {
+	size_t entries;		/* entries taken over */
+	size_t origins;		/* of how many origins */
+	char first[300];	/* the first of them (cut short past this) */
+};
+
+int sxdp_store_adopt_origins(struct sxdp_store *s, const char *list,
+			     const struct sxdp_store_attrs *a, struct sxdp_adopted *r,
+			     char *err, size_t errlen);
+/*
+ * After a refresh of @origin with @keys: if @list holds no entry of
+ * @origin on @allow's side while other origins hold some of @keys there
+ * (likely the same feed loaded under another name: the refresh leaves
+ * them to it and never drops them), the origin that holds most of them in
+ * @holder and how many in *@held; *@held 0 otherwise.
+ */
+int sxdp_store_held_by(struct sxdp_store *s, const char *list, bool allow, const char *origin,
+		       const struct sieve_xdp_key *keys, size_t n, char *holder, size_t len,
+		       size_t *held, char *err, size_t errlen);
+/* @cb for each of @keys on @list's @allow side, with its origin, in key text order. */
+int sxdp_store_origins_of(struct sxdp_store *s, const char *list, bool allow,
+			  const struct sieve_xdp_key *keys, size_t n,
+			  int (*cb)(const char *key, const char *origin, void *ctx), void *ctx,
+			  char *err, size_t errlen);
 /*
  * Deletes @list's entries with expires_at <= @now; @expired (may be NULL)
  * gets their keys appended, so the maps can be rebuilt without them.

@@ -87,6 +87,13 @@ const char *sxdp_format_name(enum sxdp_format fmt);
  */
 int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
 		   struct sxdp_feed_info *info, char *err, size_t errlen);
+/*
+ * The origin a load of @path gets by default: its base name, so that the
+ * same feed loaded through another path (./drop.txt, /etc/sieve/drop.txt)
+ * is the same origin. NULL for "-": stdin has no name to find it by at
+ * the next refresh, the caller names it. Points into @path.
+ */
+const char *sxdp_feed_origin(const char *path);
 /* A plain file: the list's own format (plan FILE). */
 int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
 
