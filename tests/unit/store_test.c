@@ -2029,12 +2029,97 @@ static void sieve_unit_store_dir_owner(struct sieve_test *t)
 	store_dir_clean(&d);
 }
 
+/* An origin per key, appended "KEY=ORIGIN " to @ctx (sxdp_store_origins_of). */
+static int origin_cat(const char *key, const char *origin, void *ctx)
+{
+	size_t len = strlen(ctx);
+
+	snprintf((char *)ctx + len, 512 - len, "%s=%s ", key, origin);
+	return 0;
+}
+
+/*
+ * Issue 22, item 5: a load under a file's base name takes over the
+ * origins an older sieve recorded as the path typed (any path of that base
+ * name under the default, only the path typed under --origin), on its own
+ * side and list only; a refresh whose keys another origin holds names it.
+ */
+static void sieve_unit_store_adopt_origins(struct sieve_test *t)
+{
+	static const char *const origins[] = {
+		"/etc/sieve/drop.txt", "./drop.txt", "x/notdrop.txt", "drop.txt", "cli",
+		"/other/feed", "drop.txt/",
+	};
+	struct sxdp_store_attrs a = { .now = 1 };
+	struct sieve_xdp_key *keys = keys_src(0, 10);
+	struct sxdp_adopted r;
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512], seen[512] = "", holder[64];
+	size_t i, held;
+	uint64_t v;
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(origins); i++) {
+		a.origin = origins[i];
+		sxdp_store_add(s, "l", &keys[i], 1, &a, NULL, err, sizeof(err));
+	}
+	a.origin = "/etc/sieve/drop.txt";
+	sxdp_store_add(s, "m", &keys[7], 1, &a, NULL, err, sizeof(err));
+	a.allow = true;
+	a.origin = "/etc/allow/drop.txt";
+	sxdp_store_add(s, "l", &keys[8], 1, &a, NULL, err, sizeof(err));
+	v = version(s, "l");
+	/* The default origin: both paths of the base name, nothing else. */
+	a = (struct sxdp_store_attrs){ .origin = "drop.txt", .adopt_path = "feeds/drop.txt",
+				       .adopt_base = true };
+	CHECKF(t, !sxdp_store_adopt_origins(s, "l", &a, &r, err, sizeof(err)), "adopt: %s", err);
+	CHECKF(t, r.entries == 2 && r.origins == 2 && !strcmp(r.first, "./drop.txt"),
+	       "took %zu entries of %zu origins, first %s", r.entries, r.origins, r.first);
+	CHECKF(t, count(s, "l", -1, "drop.txt") == 3 && count(s, "l", -1, "x/notdrop.txt") == 1 &&
+	       count(s, "l", -1, "drop.txt/") == 1 && count(s, "l", -1, "/other/feed") == 1 &&
+	       count(s, "m", -1, "/etc/sieve/drop.txt") == 1 &&
+	       count(s, "l", -1, "/etc/allow/drop.txt") == 1, "took the wrong origins");
+	CHECKF(t, version(s, "l") == v + 1, "version %llu after %llu",
+	       (unsigned long long)version(s, "l"), (unsigned long long)v);
+	/* Again: nothing left to take, no version. */
+	CHECKF(t, !sxdp_store_adopt_origins(s, "l", &a, &r, err, sizeof(err)) && !r.entries &&
+	       version(s, "l") == v + 1, "a second adopt took %zu", r.entries);
+	/* --origin: only the path as typed. */
+	a = (struct sxdp_store_attrs){ .origin = "feed5", .adopt_path = "/other/feed" };
+	CHECKF(t, !sxdp_store_adopt_origins(s, "l", &a, &r, err, sizeof(err)) &&
+	       r.entries == 1 && count(s, "l", -1, "feed5") == 1 &&
+	       count(s, "l", -1, "x/notdrop.txt") == 1, "adopt the typed path: %zu", r.entries);
+	/* Held by another origin: named, with how many; not when the origin has entries. */
+	CHECKF(t, !sxdp_store_held_by(s, "l", false, "nobody", keys, 5, holder, sizeof(holder),
+				      &held, err, sizeof(err)) && held == 3 &&
+	       !strcmp(holder, "drop.txt"), "held by %s: %zu (%s)", holder, held, err);
+	CHECKF(t, !sxdp_store_held_by(s, "l", false, "drop.txt", keys, 5, holder,
+				      sizeof(holder), &held, err, sizeof(err)) && !held,
+	       "an origin with entries: held %zu", held);
+	CHECKF(t, !sxdp_store_origins_of(s, "l", false, keys + 3, 3, origin_cat, seen, err,
+					 sizeof(err)) &&
+	       !strcmp(seen, "10.0.0.3=drop.txt 10.0.0.4=cli 10.0.0.5=feed5 "), "origins: %s",
+	       seen);
+	sxdp_store_close(s);
+out:
+	free(keys);
+	store_dir_clean(&d);
+}
+
 const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_dir_owner),
 	CASE(sieve_unit_store_round_trip),
 	CASE(sieve_unit_store_upsert),
 	CASE(sieve_unit_store_replace_origin),
 	CASE(sieve_unit_store_replace_origin_gone),
+	CASE(sieve_unit_store_adopt_origins),
 	CASE(sieve_unit_store_replace_bulk),
 	CASE(sieve_unit_store_key_text),
 	CASE(sieve_unit_store_expire),

@@ -269,7 +269,8 @@ static const struct cli_option opt_ttl = {
 	.set = set_ttl, .accepts = "a positive number of s, m, h or d, up to 10 years",
 };
 static const struct cli_option opt_origin = {
-	"origin", 0, "NAME", "the feed's name: a reload replaces only its entries (default: FILE)",
+	"origin", 0, "NAME",
+	"the feed's name: a reload replaces only its entries (default: FILE's base name)",
 	.set = set_origin, .accepts = "1 to 256 characters",
 };
 static const struct cli_option opt_allow_empty = {
@@ -1548,7 +1549,9 @@ static const struct cli_command xdp_unblock_command = {
 	.details = "  Their keys that no remaining entry makes are noted as removed in the\n"
 		   "  live generation (in exact mode, deleted from its exact map): no\n"
 		   "  rebuild, until the removed keys pass a quarter of the capacity.\n"
-		   "  Exit 1 if an entry was not on the list (the others are removed).",
+		   "  Exit 1 if an entry was not on the list (the others are removed).\n"
+		   "  An entry a feed holds returns at the feed's next load: unblock says\n"
+		   "  so on standard error (exit unchanged); allow is a lasting exception.",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
 	.run = cmd_unblock,
 };
@@ -1573,8 +1576,12 @@ static const struct cli_command xdp_disallow_command = {
 static const struct cli_command xdp_load_command = {
 	"xdp load", "replace a feed's entries in a list from a file, atomically",
 	.args = "FILE|-", .min_args = 1, .max_args = 1,
-	.details = "  The entries of origin --origin (default: FILE's name) become FILE's;\n"
-		   "  other origins' entries (blocks, other feeds) stay. plain: one entry per\n"
+	.details = "  The entries of origin --origin (default: FILE's base name, so any\n"
+		   "  path to it is one feed; - needs --origin) become FILE's; other\n"
+		   "  origins' entries (blocks, other feeds) stay. Feeds of the same base\n"
+		   "  name need --origin apart. Entries an older sieve recorded under a\n"
+		   "  path of that base name (its default) are taken over first. A FILE\n"
+		   "  whose every entry another origin holds is warned of. plain: one entry per\n"
 		   "  line (see block), '#' starts a comment. netset: FireHOL lists,\n"
 		   "  addresses and prefixes only. drop: Spamhaus DROP, \"PREFIX ; SBLnnn\",\n"
 		   "  ';' comments. ipset: `ipset save`, the adds of hash:ip and hash:net\n"

@@ -1882,20 +1882,21 @@ static int next_origin(struct sxdp_store *s, sqlite3_stmt *st, const char *list,
 	return 0;
 }
 
-/* Gives @from's entries of @list to @to; *@moved: how many. */
-static int rename_origin(struct sxdp_store *s, const char *list, const char *from,
+/* Gives @from's entries of @list on @allow's side to @to; *@moved: how many. */
+static int rename_origin(struct sxdp_store *s, const char *list, bool allow, const char *from,
 			 const char *to, size_t *moved, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	rc = sqlite3_prepare_v2(s->db, "UPDATE entries SET origin = ?3 WHERE list = ?1 AND "
-				"origin = ?2", -1, &st, NULL);
+				"origin = ?2 AND allow = ?4", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sqlerr(s, rc, "adopt", err, errlen);
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, from, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, to, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, allow);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
 		*moved = sqlite3_changes(s->db);
@@ -1927,7 +1928,8 @@ int sxdp_store_adopt_origins(struct sxdp_store *s, const char *list,
 	while (!ret && o) {
 		moved = 0;
 		if (adoptable(a, o))
-			ret = rename_origin(s, list, o, a->origin, &moved, err, errlen);
+			ret = rename_origin(s, list, a->allow, o, a->origin, &moved, err,
+					    errlen);
 		if (!ret && moved && !r->origins++)
 			snprintf(r->first, sizeof(r->first), "%s", o);
 		r->entries += moved;

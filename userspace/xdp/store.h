@@ -186,8 +186,8 @@ int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
  * An older sieve named a feed by the path as typed, so one file loaded
  * through two paths (./drop.txt, /etc/sieve/drop.txt) was two origins,
  * and a refresh through one never dropped what the other held. A load of
- * @a->adopt_path first takes over, as @a->origin, @list's entries (either
- * side) of the origins recorded as a path (with a '/') that is
+ * @a->adopt_path first takes over, as @a->origin, @list's entries on
+ * @a's side of the origins recorded as a path (with a '/') that is
  * @a->adopt_path as typed or, with @a->adopt_base, whose base name is
  * @a->origin. One index seek per origin of the list, one UPDATE per
  * origin taken over; the list's version goes up if it took any.
