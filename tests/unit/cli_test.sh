@@ -342,6 +342,11 @@ assert d[0]["entries"][0]["origin"] == "e\ufffd\n\"x\x1b", d' <"$work/out"
 	check "warns: every entry held by drop.txt, in one line" test "$err" = \
 		"sieve: warning: default: every entry of other is held by another origin (1 of 1 by drop.txt), which a refresh of it never drops: the same feed under another name? load it with --origin drop.txt"
 	expect "block by hand" 0 "$sieve" xdp block --state-dir "$fst" 192.0.2.5
+	printf '192.0.2.5\n' >"$work/hand.txt"
+	expect "load a feed of a key blocked by hand" 0 "$sieve" xdp load --state-dir "$fst" \
+		"$work/hand.txt"
+	check "warns, with no --origin hint for cli" test "$err" = \
+		"sieve: warning: default: every entry of hand.txt is held by another origin (1 of 1 by cli), which a refresh of it never drops"
 	expect "unblock a feed's entry and a hand block: exit 0" 0 "$sieve" xdp unblock \
 		--state-dir "$fst" 192.0.2.1 192.0.2.5
 	check "unblock says the feed's entry will return, in one line" test "$err" = \

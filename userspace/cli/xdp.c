@@ -781,9 +781,12 @@ static void load_notes(struct sxdp_store *s, const char *list, const struct sxdp
 	sieve_escape(stderr, a->origin, strlen(a->origin), SIEVE_ESC_LOG);
 	fprintf(stderr, " is held by another origin (%zu of %zu by ", held, l->n);
 	sieve_escape(stderr, holder, strlen(holder), SIEVE_ESC_LOG);
-	fprintf(stderr, "), which a refresh of it never drops: the same feed under another "
-		"name? load it with --origin ");
-	sieve_escape(stderr, holder, strlen(holder), SIEVE_ESC_LOG);
+	fprintf(stderr, "), which a refresh of it never drops");
+	/* Entries blocked by hand or by the fleet are no feed to load under. */
+	if (origin_is_feed(holder)) {
+		fprintf(stderr, ": the same feed under another name? load it with --origin ");
+		sieve_escape(stderr, holder, strlen(holder), SIEVE_ESC_LOG);
+	}
 	fprintf(stderr, "\n");
 }
 
