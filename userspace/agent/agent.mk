@@ -78,6 +78,9 @@ $(UNIT_DIR)/agent/%.o: userspace/agent/%.c $(AGENT_HDRS)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 $(UNIT_DIR)/fleet_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(UNIT_DIR)/fleet_test.o: $(AGENT_HDRS)
+# The order of a setting's sources (tests/unit/settings_test.c).
+$(UNIT_DIR)/settings_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
+$(UNIT_DIR)/settings_test.o: $(AGENT_HDRS)
 $(UNIT_BIN): $(UNIT_AGENT_OBJS)
 UNIT_LDLIBS += -lbpf -lelf -lz -linih $(AGENT_LDLIBS)
 
