@@ -36,8 +36,8 @@
 #define SAGENT_MAX_NEVER_BLOCK	64
 
 /*
- * The settings of sieve.conf(5), one field each; defaults in
- * sagent_config_defaults().
+ * The settings of sieve.conf(5), one field each; their defaults, and the
+ * order of their sources, are settings.c's table (settings.h).
  *
  *   [agent]   state_dir = /var/lib/sieve        the store and the snapshots
  *             expire_interval = 10s             s, m, h units; 1s to 1h
