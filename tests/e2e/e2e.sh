@@ -1190,6 +1190,25 @@ print(s['list'], s['backend'], s['exact'], s['max_probes'], s['entries'], s['in_
 		404 "another path of the agent's endpoint"
 }
 
+# The packaged sieve.conf sets state_dir = /var/lib/sieve; SIEVE_STATE_DIR
+# (exported above) still chooses the store, for the CLI and the agent
+# alike (issue 22, item 3): after a reboot the agent restores what the CLI
+# blocked, from the CLI's store. The case's settings are put back after.
+case_agent_packaged_conf() {
+	local saved=$WORK/agent.conf.saved
+	rm -f "$saved"; [ -e "$AGENT_CONF" ] && cp "$AGENT_CONF" "$saved"
+	cp "$HERE/../../dist/sieve.conf" "$AGENT_CONF"
+	attach && on block $A4 >/dev/null || fail "attach and block A"
+	reboot_pins
+	agent_start
+	if agent_ready 30; then
+		grep -qF "starting: store $SIEVE_STATE_DIR/sieve.db," "$AGENT_LOG" ||
+			fail "the agent's store is not SIEVE_STATE_DIR's: $(grep -o 'starting: .*' "$AGENT_LOG")"
+		expect_eq "$(pings $A4 $SV4)" 0 "pings from A after the agent's restore"
+	fi
+	rm -f "$AGENT_CONF"; [ -e "$saved" ] && mv "$saved" "$AGENT_CONF"
+}
+
 # Stop the agent the hard way under traffic: nothing blocked gets through,
 # the CLI works without it, and a new agent adopts the maps as they run.
 kill_agent() {
@@ -1741,7 +1760,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
-	agent_metrics_abuse agent_enforcement_check ${EXTRA_CASES:-}"
+	agent_metrics_abuse agent_enforcement_check agent_packaged_conf ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

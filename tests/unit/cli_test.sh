@@ -531,10 +531,36 @@ check "dedup of a long line: names the line" grep -q "line 1: longer than 4096 b
 
 # sieve agent --check: the settings of sieve.conf, and each kind of bad one as FILE:LINE.
 printf '; sieve.conf\n[agent]\nstate_dir = /srv/sieve\nexpire_interval = 2m\n[metrics]\nlisten = [::1]:9100\nrefresh_interval = 3s\n[filters]\npersistent = seen, urls\n  ips\npersistent = urls tmp.1\nsave_interval = 0\n' >"$work/good.conf"
-expect "agent --check a good file" 0 "$sieve" agent --check --config "$work/good.conf"
-check "agent --check: every setting as given" test "$out" = "$(printf 'state_dir = /srv/sieve\nexpire_interval = 120000ms\nlisten = [::1]:9100\nrefresh_interval = 3000ms\npersistent = seen urls ips tmp.1\nsave_interval = 0s')"
-expect "agent --check --state-dir over the file" 0 "$sieve" agent --check --config "$work/good.conf" --state-dir /tmp/st
-check "agent --check: --state-dir wins" grep -qx 'state_dir = /tmp/st' <<<"$out"
+# Each value with where it came from, in the file's own units, by section.
+g=$work/good.conf
+expect "agent --check a good file" 0 env -u SIEVE_STATE_DIR -u SIEVE_CONFIG "$sieve" agent --check --config "$g"
+check "agent --check: every setting as written, its origin, by section" test "$out" = "\
+; file $g (command line --config)
+[agent]
+state_dir = /srv/sieve  ; file $g:3 [agent]
+expire_interval = 2m  ; file $g:4 [agent]
+
+[metrics]
+listen = [::1]:9100  ; file $g:6 [metrics]
+refresh_interval = 3s  ; file $g:7 [metrics]
+
+[filters]
+persistent = seen urls ips tmp.1  ; file $g:9,10,11 [filters]
+save_interval = 0  ; file $g:12 [filters]
+
+[fleet]
+redis =  ; default (none)
+user =  ; default (none)
+password_file =  ; default (none)
+lists =  ; default (none)
+retry_max = 30s  ; default
+stream_maxlen = 1000000  ; default
+broadest_block = /8 /12  ; default
+broadest_allow = /16 /32  ; default
+never_block =  ; default (none)"
+expect "agent --check --state-dir over the file" 0 "$sieve" agent --check --config "$g" --state-dir /tmp/st
+check "agent --check: --state-dir wins, over the file's line" \
+	grep -qxF "state_dir = /tmp/st  ; command line --state-dir, over file $g:3 [agent]" <<<"$out"
 bad_conf() {	# bad_conf LINE CONTENT WANT
 	printf '%b' "$2" >"$work/bad.conf"
 	expect_refused "agent: $3" "$sieve" agent --check --config "$work/bad.conf"
@@ -561,12 +587,27 @@ bad_conf 2 "[agent]\nstate_dir = /$(head -c 250 /dev/zero | tr '\0' a)\n" "line 
 # [fleet]: the Redis address, the password file's mode, the lists.
 printf 's3cret\n' >"$work/pass" && chmod 600 "$work/pass"
 printf '[fleet]\nredis = [::1]:6380\nuser = sieve\npassword_file = %s\nlists = edge, core\n  edge\nretry_max = 5s\nstream_maxlen = 5000\n' "$work/pass" >"$work/fleet.conf"
-expect "agent --check a [fleet] section" 0 "$sieve" agent --check --config "$work/fleet.conf"
-check "agent --check: the [fleet] settings as given" grep -qzF "$(printf 'redis = [::1]:6380\nuser = sieve\npassword_file = %s\nlists = edge core\nretry_max = 5000ms\nstream_maxlen = 5000' "$work/pass")" <<<"$out"
-check "agent --check: the [fleet] limits' defaults" grep -qzF "$(printf 'broadest_block = /8 /12\nbroadest_allow = /16 /32\nnever_block =\n')" <<<"$out"
-printf 'broadest_block = 16 /48\nbroadest_allow = /24 64\nnever_block = 192.0.2.0/24, 2001:db8::/32\n' >>"$work/fleet.conf"
-expect "agent --check [fleet] limits" 0 "$sieve" agent --check --config "$work/fleet.conf"
-check "agent --check: the [fleet] limits as given" grep -qzF "$(printf 'broadest_block = /16 /48\nbroadest_allow = /24 /64\nnever_block = 192.0.2.0/24 2001:db8::/32\n')" <<<"$out"
+f=$work/fleet.conf
+expect "agent --check a [fleet] section" 0 "$sieve" agent --check --config "$f"
+check "agent --check: the [fleet] settings as given" grep -qzF "\
+redis = [::1]:6380  ; file $f:2 [fleet]
+user = sieve  ; file $f:3 [fleet]
+password_file = $work/pass  ; file $f:4 [fleet]
+lists = edge core  ; file $f:5,6 [fleet]
+retry_max = 5s  ; file $f:7 [fleet]
+stream_maxlen = 5000  ; file $f:8 [fleet]" <<<"$out"
+check "agent --check: the [fleet] limits' defaults" grep -qzF "\
+broadest_block = /8 /12  ; default
+broadest_allow = /16 /32  ; default
+never_block =  ; default (none)
+" <<<"$out"
+printf 'broadest_block = 16 /48\nbroadest_allow = /24 64\nnever_block = 192.0.2.0/24, 2001:db8::/32\n' >>"$f"
+expect "agent --check [fleet] limits" 0 "$sieve" agent --check --config "$f"
+check "agent --check: the [fleet] limits as written" grep -qzF "\
+broadest_block = 16 /48  ; file $f:9 [fleet]
+broadest_allow = /24 64  ; file $f:10 [fleet]
+never_block = 192.0.2.0/24 2001:db8::/32  ; file $f:11 [fleet]
+" <<<"$out"
 bad_conf 2 '[fleet]\nbroadest_allow = /0.5 /32\n' "broadest_allow = /0.5 /32: not two prefix lengths"
 bad_conf 2 '[fleet]\nnever_block = 192.0.2.1/24\n' "never_block: '192.0.2.1/24' is not an address or a prefix"
 bad_conf 2 '[fleet]\nredis = localhost\nlists = a\n' "redis = localhost: not HOST:PORT"
@@ -582,6 +623,74 @@ expect_refused "agent: [fleet] redis without lists" "$sieve" agent --check --con
 check "agent: [fleet] redis without lists: says so" grep -qF "redis is set but lists is not" <<<"$err"
 expect_refused "agent --config of a missing file" "$sieve" agent --check --config "$work/none.conf"
 check "agent: a missing file is named" grep -qF "$work/none.conf: No such file or directory" <<<"$err"
+
+# One order of sources for sieve and the agent (issue 22, item 3): the
+# command line, then the environment, then sieve.conf, then the default.
+# The packaged file sets state_dir: SIEVE_STATE_DIR must still win, for
+# both, so that the CLI changes the store the agent restores.
+pkg=$top/dist/sieve.conf
+es=$work/order/env-st fs=$work/order/file-st cs=$work/order/cl-st
+mkdir -p "$work/order"
+printf '[agent]\nstate_dir = %s\n' "$fs" >"$work/order/st.conf"
+expect "agent --check: the packaged file and SIEVE_STATE_DIR" 0 \
+	env -u SIEVE_CONFIG SIEVE_STATE_DIR="$es" "$sieve" agent --check --config "$pkg"
+check "agent: SIEVE_STATE_DIR over the packaged file's state_dir" \
+	grep -qxE "state_dir = $es  ; environment SIEVE_STATE_DIR, over file $pkg:[0-9]+ \[agent\]" <<<"$out"
+expect "agent --check: SIEVE_CONFIG names the file" 0 \
+	env -u SIEVE_STATE_DIR SIEVE_CONFIG="$work/order/st.conf" "$sieve" agent --check
+check "agent: SIEVE_CONFIG's file, said so" \
+	grep -qxF "; file $work/order/st.conf (environment SIEVE_CONFIG)" <<<"$out"
+check "agent: the file's state_dir over the default" \
+	grep -qxF "state_dir = $fs  ; file $work/order/st.conf:2 [agent]" <<<"$out"
+expect "agent --check: --config over SIEVE_CONFIG" 0 env -u SIEVE_STATE_DIR \
+	SIEVE_CONFIG="$work/order/none.conf" "$sieve" agent --check --config "$work/order/st.conf"
+expect_refused "agent: SIEVE_CONFIG of a missing file" \
+	env SIEVE_CONFIG="$work/order/none.conf" "$sieve" agent --check
+expect "agent --check: --state-dir over SIEVE_STATE_DIR and the file" 0 \
+	env SIEVE_STATE_DIR="$es" "$sieve" agent --check --config "$pkg" --state-dir "$cs"
+check "agent: --state-dir wins, said so" \
+	grep -qxE "state_dir = $cs  ; command line --state-dir, over file $pkg:[0-9]+ \[agent\]" <<<"$out"
+expect_refused "agent: a relative SIEVE_STATE_DIR" \
+	env SIEVE_STATE_DIR=var/lib "$sieve" agent --check --config /dev/null
+check "agent: a relative SIEVE_STATE_DIR is named" \
+	grep -qF "environment SIEVE_STATE_DIR: state_dir = var/lib: not an absolute path" <<<"$err"
+if $has_xdp; then
+	expect "xdp list: the packaged file and SIEVE_STATE_DIR" 0 \
+		env SIEVE_CONFIG="$pkg" SIEVE_STATE_DIR="$es" "$sieve" xdp list
+	check "xdp: the store of SIEVE_STATE_DIR, the agent's" test -f "$es/sieve.db"
+	expect "xdp list: SIEVE_CONFIG's state_dir" 0 \
+		env -u SIEVE_STATE_DIR SIEVE_CONFIG="$work/order/st.conf" "$sieve" xdp list
+	check "xdp: the file's state_dir, the agent's" test -f "$fs/sieve.db"
+	rm -rf "$es"
+	expect "xdp list: --state-dir over SIEVE_STATE_DIR and the file" 0 \
+		env SIEVE_CONFIG="$work/order/st.conf" SIEVE_STATE_DIR="$es" "$sieve" xdp list \
+		--state-dir "$cs"
+	check "xdp: the store of --state-dir, no other" \
+		sh -c "test -f '$cs/sieve.db' && ! test -e '$es'"
+	# From a folder of the test's: a build that took it would make var/lib there.
+	expect_refused "xdp: a relative SIEVE_STATE_DIR" \
+		env -C "$work/order" SIEVE_STATE_DIR=var/lib "$(realpath "$sieve")" xdp list
+	check "xdp: a relative SIEVE_STATE_DIR is named" \
+		grep -qF "environment SIEVE_STATE_DIR: state_dir = var/lib: not an absolute path" <<<"$err"
+	printf '[agent]\n[bogus]\n' >"$work/order/bad.conf"
+	expect_refused "xdp: a bad file is an error, not another store" \
+		env -u SIEVE_STATE_DIR SIEVE_CONFIG="$work/order/bad.conf" "$sieve" xdp list
+	check "xdp: the bad file's line" grep -qF "$work/order/bad.conf:2: unknown section [bogus]" <<<"$err"
+fi
+
+# The packaged sieve.conf passes, and so does its [fleet] example once
+# uncommented (a password file of ours in place of the example's).
+expect "agent --check: the packaged sieve.conf" 0 "$sieve" agent --check --config "$pkg"
+chmod 600 "$work/pass"
+sed -e '/^#\[fleet\]/,$ s/^#\([a-z_[]\)/\1/' -e "s|^password_file = .*|password_file = $work/pass|" \
+	"$pkg" >"$work/order/fleet.conf"
+check "the packaged [fleet] example has its section" grep -qx '\[fleet\]' "$work/order/fleet.conf"
+expect "agent --check: the packaged [fleet] example, uncommented" 0 \
+	"$sieve" agent --check --config "$work/order/fleet.conf"
+for key in redis user password_file lists retry_max stream_maxlen broadest_block broadest_allow \
+	never_block; do
+	check "the [fleet] example sets $key" grep -qE "^$key = .*; file " <<<"$out"
+done
 
 echo "$passed passed, $failed failed"
 [ -z "$result_file" ] || echo "$passed $failed" > "$result_file"

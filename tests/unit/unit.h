@@ -50,6 +50,7 @@ SIEVE_CASE_TABLE(sieve_digest_cases);
 SIEVE_CASE_TABLE(sieve_metrics_cases);
 SIEVE_CASE_TABLE(sieve_escape_cases);
 SIEVE_CASE_TABLE(sieve_fleet_cases);
+SIEVE_CASE_TABLE(sieve_settings_cases);
 
 /* ---- Keys: key (set, i) is a pure function of both ------------------------ */
 

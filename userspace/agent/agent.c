@@ -79,23 +79,14 @@ void sagent_log(int level, const char *fmt, ...)
 /* ---- settings ---- */
 
 /*
- * The settings from the file (the defaults when the default file does not
- * exist), --state-dir over them. -errno with the reason in @err.
+ * The settings in force: the command line, the environment, the file,
+ * the defaults, in the order sieve's commands use too (settings.c).
+ * -errno with the reason in @err.
  */
 static int load_config(const struct agent_opts *o, struct sagent_config *c, char *err,
 		       size_t errlen)
 {
-	const char *path = o->config ? o->config : SAGENT_CONFIG_FILE;
-	int ret;
-
-	ret = sagent_config_load(path, c, err, errlen);
-	if (ret == -ENOENT && !o->config) {
-		sagent_config_defaults(c);
-		ret = 0;
-	}
-	if (!ret && o->state_dir)
-		snprintf(c->state_dir, sizeof(c->state_dir), "%s", o->state_dir);
-	return ret;
+	return sagent_settings_resolve(&o->cl, SAGENT_NEED_ALL, c, err, errlen);
 }
 
 /* ---- timers ---- */
@@ -303,7 +294,7 @@ static void reload(struct sagent *ag, struct loop *L)
 	ag->cfg = next;
 	arm_timers(ag, L);
 	sagent_restore_all(ag, false, &r);
-	sagent_log(SAGENT_INFO, "reloaded %s", L->o->config ? L->o->config : SAGENT_CONFIG_FILE);
+	sagent_log(SAGENT_INFO, "reloaded %s", next.file.path);
 	sd_notify(0, "READY=1");
 }
 
@@ -454,41 +445,6 @@ out:
 
 /* ---- the command (its table: command.c) ---- */
 
-static void print_config(const struct sagent_config *c)
-{
-	char name[300];
-	unsigned int i;
-
-	printf("state_dir = %s\nexpire_interval = %ums\n", c->state_dir, c->expire_interval_ms);
-	if (c->metrics_on)
-		printf(strchr(c->metrics_addr, ':') ? "listen = [%s]:%u\n" : "listen = %s:%u\n",
-		       c->metrics_addr, c->metrics_port);
-	else
-		printf("listen = off\n");
-	printf("refresh_interval = %ums\n", c->metrics_refresh_ms);
-	printf("persistent =");
-	for (i = 0; i < c->nr_persistent; i++)
-		printf(" %s", c->persistent[i]);
-	printf("\nsave_interval = %us\n", c->save_interval_s);
-	if (!c->fleet.on)
-		return;
-	printf("redis = %s\nuser = %s\npassword_file = %s\nlists =",
-	       sagent_redis_name(&c->fleet, name, sizeof(name)), c->fleet.user,
-	       c->fleet.password_file);
-	for (i = 0; i < c->fleet.nr_lists; i++)
-		printf(" %s", c->fleet.lists[i]);
-	printf("\nretry_max = %ums\nstream_maxlen = %" PRIu64 "\n", c->fleet.retry_max_ms,
-	       c->fleet.stream_maxlen);
-	printf("broadest_block = /%u /%u\nbroadest_allow = /%u /%u\nnever_block =",
-	       c->fleet.broadest_block[0], c->fleet.broadest_block[1], c->fleet.broadest_allow[0],
-	       c->fleet.broadest_allow[1]);
-	for (i = 0; i < c->fleet.nr_never_block; i++) {
-		sxdp_format_entry(&c->fleet.never_block[i], name, sizeof(name));
-		printf(" %s", name);
-	}
-	printf("\n");
-}
-
 int sagent_main(int argc, char **argv)
 {
 	static struct sagent ag;	/* stats are read by the metrics thread: not on a stack */
@@ -501,13 +457,12 @@ int sagent_main(int argc, char **argv)
 		return ret;
 	ag.start_ns = sagent_now_ns();
 	ag.stats.started_at = time(NULL);
-	ag.config_path = o.config ? o.config : SAGENT_CONFIG_FILE;
 	if (load_config(&o, &ag.cfg, err, sizeof(err))) {
 		sagent_log(SAGENT_ERR, "%s", err);
 		return EXIT_ERROR;
 	}
 	if (o.check) {
-		print_config(&ag.cfg);
+		sagent_settings_print(stdout, &ag.cfg);
 		return EXIT_OK;
 	}
 	if (geteuid()) {

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "settings.h"
 #include "store.h"
 
 #define SAGENT_CONFIG_FILE	"/etc/sieve/sieve.conf"
@@ -35,8 +36,8 @@
 #define SAGENT_MAX_NEVER_BLOCK	64
 
 /*
- * The settings of sieve.conf(5), one field each; defaults in
- * sagent_config_defaults().
+ * The settings of sieve.conf(5), one field each; their defaults, and the
+ * order of their sources, are settings.c's table (settings.h).
  *
  *   [agent]   state_dir = /var/lib/sieve        the store and the snapshots
  *             expire_interval = 10s             s, m, h units; 1s to 1h
@@ -80,6 +81,9 @@ struct sagent_config {
 		unsigned int nr_never_block;
 		struct sieve_xdp_key never_block[SAGENT_MAX_NEVER_BLOCK];	/* prefixes */
 	} fleet;
+	/* Where each value came from, and the file read (settings.h). */
+	struct sagent_origin origin[SAGENT_NR_SETTINGS];
+	struct sagent_config_file file;
 };
 
 /* What the fleet's changes say (the stream's op field). */
@@ -143,10 +147,13 @@ struct sagent_stats {
 	struct sagent_fleet_stats fleet;
 };
 
-/* config.c */
+/* config.c: the file's reader (the order of sources: settings.c). */
 void sagent_config_defaults(struct sagent_config *c);
 /* -EINVAL with "FILE:LINE: reason" in err; -errno if the file cannot be read. */
 int sagent_config_load(const char *path, struct sagent_config *c, char *err, size_t errlen);
+/* One value of setting @id (enum sagent_setting_id) read as the file's: -EINVAL, reason in @err. */
+int sagent_config_set(struct sagent_config *c, int id, const char *value, char *err,
+		      size_t errlen);
 
 /* metrics.c: an HTTP server on its own thread; stats may be updated meanwhile. */
 struct sagent_metrics;
@@ -175,7 +182,6 @@ int sagent_filters_save(const struct sagent_config *c, struct sagent_stats *stat
 struct sxdp_store;
 struct sagent {
 	struct sagent_config cfg;
-	const char *config_path;
 	struct sxdp_store *store;	/* opened once, at start */
 	struct sagent_stats stats;
 	int64_t start_ns;		/* CLOCK_MONOTONIC at start */
@@ -291,8 +297,7 @@ int sagent_main(int argc, char **argv);
  */
 struct cli_command;
 struct agent_opts {
-	const char *config;	/* --config; NULL: SAGENT_CONFIG_FILE, if it exists */
-	const char *state_dir;	/* --state-dir, over the file's */
+	struct sagent_cmdline cl;	/* --config, --state-dir (settings.h) */
 	bool check;
 };
 int sagent_run(const struct cli_command *cmd, int argc, char **argv);

@@ -4,15 +4,18 @@
 # XDP loader it drives (userspace/xdp/xdp.mk, read before this file).
 # Settings are read with inih, readiness told to systemd with libsystemd's
 # sd_notify, metrics served with libmicrohttpd, the fleet followed and
-# published to with hiredis. The sieve CLI links none of these: only the
-# command's table (command.c); `sieve agent` and `--fleet` exec
-# sieve-agent (userspace/cli/agent_exec.c, agent.h).
+# published to with hiredis. The sieve CLI links none of these but inih:
+# the command's table (command.c), and the settings' reader (config.c)
+# with the order of their sources (settings.c), so that it finds the store
+# the agent uses; `sieve agent` and `--fleet` exec sieve-agent
+# (userspace/cli/agent_exec.c, agent.h).
 
 AGENT_DIR := $(BUILD)/agent
 AGENT_SRCS := $(wildcard userspace/agent/*.c)
 AGENT_OBJS := $(patsubst userspace/agent/%.c,$(AGENT_DIR)/%.o,$(AGENT_SRCS))
 AGENT_CFLAGS := $(XDP_CFLAGS) -I$(TOP)/userspace/agent -I$(TOP)/userspace/cli
-AGENT_HDRS := userspace/agent/agent.h userspace/agent/metrics.h userspace/cli/cli.h $(XDP_HDRS)
+AGENT_HDRS := userspace/agent/agent.h userspace/agent/metrics.h userspace/agent/settings.h \
+	userspace/cli/cli.h $(XDP_HDRS)
 AGENT_LDLIBS := -lmicrohttpd -lpthread
 
 $(AGENT_DIR)/%.o: userspace/agent/%.c $(AGENT_HDRS) $(CORE_HDRS) $(wildcard userspace/lib/*.h)
@@ -30,7 +33,8 @@ $(AGENT_PROG): $(AGENT_OBJS) $(XDP_OBJS) $(AGENT_CLI_OBJS) $(BUILD)/libsieve.a
 user: $(AGENT_PROG)
 INSTALL_PROGS += $(AGENT_PROG)
 
-CLI_EXTRA_OBJS += $(AGENT_DIR)/command.o
+CLI_EXTRA_OBJS += $(AGENT_DIR)/command.o $(AGENT_DIR)/config.o $(AGENT_DIR)/settings.o
+CLI_LDLIBS += -linih
 $(BUILD)/cli/agent_exec.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(BUILD)/cli/agent_exec.o: $(AGENT_HDRS)
 DEB_PACKAGES += libinih-dev libsystemd-dev libmicrohttpd-dev libhiredis-dev prometheus curl
@@ -66,13 +70,17 @@ $(UNIT_DIR)/metrics_test.o: $(AGENT_HDRS)
 # The fleet's rules and the settings they come from (tests/unit/fleet_test.c);
 # float-cast-overflow too, which -fsanitize=undefined leaves out: a score
 # converted out of int64_t's range fails the suite.
-UNIT_AGENT_OBJS += $(UNIT_DIR)/agent/fleet_rules.o $(UNIT_DIR)/agent/config.o
+UNIT_AGENT_OBJS += $(UNIT_DIR)/agent/fleet_rules.o $(UNIT_DIR)/agent/config.o \
+	$(UNIT_DIR)/agent/settings.o
 $(UNIT_DIR)/agent/fleet_rules.o: UNIT_SANFLAGS += $(if $(UNIT_SANITIZE),-fsanitize=float-cast-overflow)
 $(UNIT_DIR)/agent/%.o: userspace/agent/%.c $(AGENT_HDRS)
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 $(UNIT_DIR)/fleet_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 $(UNIT_DIR)/fleet_test.o: $(AGENT_HDRS)
+# The order of a setting's sources (tests/unit/settings_test.c).
+$(UNIT_DIR)/settings_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
+$(UNIT_DIR)/settings_test.o: $(AGENT_HDRS)
 $(UNIT_BIN): $(UNIT_AGENT_OBJS)
 UNIT_LDLIBS += -lbpf -lelf -lz -linih $(AGENT_LDLIBS)
 

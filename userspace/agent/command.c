@@ -12,26 +12,27 @@
 
 static int set_config(void *opts, const char *arg)
 {
-	((struct agent_opts *)opts)->config = arg;
+	((struct agent_opts *)opts)->cl.config = arg;
 	return *arg ? 0 : -EINVAL;
 }
 
 static int set_state_dir(void *opts, const char *arg)
 {
-	((struct agent_opts *)opts)->state_dir = arg;
+	((struct agent_opts *)opts)->cl.set[SAGENT_STATE_DIR] = arg;
 	return *arg == '/' ? 0 : -EINVAL;
 }
 
 static const struct cli_option opt_config = {
-	"config", 'c', "FILE", "the settings (default " SAGENT_CONFIG_FILE ", if it exists)",
+	"config", 'c', "FILE",
+	"the settings (default $SIEVE_CONFIG, else " SAGENT_CONFIG_FILE " if it exists)",
 	.set = set_config, .accepts = "a file",
 };
 static const struct cli_option opt_state_dir = {
-	"state-dir", 0, "DIR", "the store's folder, over the file's state_dir",
+	"state-dir", 0, "DIR", "the store's folder, over $SIEVE_STATE_DIR and the file's state_dir",
 	.set = set_state_dir, .accepts = "an absolute path",
 };
 static const struct cli_option opt_check = {
-	"check", 0, NULL, "check the settings, print them, and exit",
+	"check", 0, NULL, "check the settings, print each with where it came from, and exit",
 	CLI_FLAG(struct agent_opts, check),
 };
 
@@ -48,7 +49,9 @@ const struct cli_command agent_command = {
 		   "  (Type=notify). SIGHUP reloads the settings (a bad file keeps the old\n"
 		   "  ones), SIGTERM stops. Enforcement never depends on it: the programs\n"
 		   "  and maps keep dropping when it stops. A bad setting: FILE:LINE: reason,\n"
-		   "  exit 2. Settings: see sieve.conf(5).",
+		   "  exit 2. Settings: see sieve.conf(5); each is taken from the command\n"
+		   "  line, else the environment, else the file, else its default, as\n"
+		   "  sieve's commands take it (--check prints where each came from).",
 	.options = CLI_OPTIONS(&opt_config, &opt_state_dir, &opt_check),
 	.max_args = 0,
 	.run = sagent_run,

@@ -6,8 +6,8 @@
  *   [agent]
  *   state_dir = /var/lib/sieve
  *	The folder of the store (sieve.db) and of the filters' snapshots. An
- *	absolute path. Default: $SIEVE_STATE_DIR if set, else /var/lib/sieve;
- *	`sieve agent --state-dir` overrides both. Read at start only: a
+ *	absolute path. $SIEVE_STATE_DIR overrides it, and --state-dir both,
+ *	for the CLI as for the agent (settings.c). Read at start only: a
  *	reload that changes it is logged and takes effect at the next start.
  *   expire_interval = 10s
  *	How often entries past their TTL are removed (`sieve xdp expire` on
@@ -79,6 +79,10 @@
  * Debian builds it): a longer one is an error, not cut in two. An error is "FILE:LINE: reason"; the first one is reported and
  * the whole file is refused: the agent does not start, or a reload keeps
  * the settings it had.
+ *
+ * The defaults, and which keys the environment or the command line may
+ * override, are settings.c's table; this file reads values, whatever their
+ * source, and notes the lines they came from.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -95,37 +99,6 @@
 #include <linux/sieve.h>
 
 #include "agent.h"
-
-#define DEFAULT_STATE_DIR	"/var/lib/sieve"
-#define DEFAULT_LISTEN_ADDR	"127.0.0.1"
-#define DEFAULT_LISTEN_PORT	9477
-
-void sagent_config_defaults(struct sagent_config *c)
-{
-	const char *env = getenv("SIEVE_STATE_DIR");
-
-	memset(c, 0, sizeof(*c));
-	/* As the CLI: the store its commands use is the one the agent restores. */
-	snprintf(c->state_dir, sizeof(c->state_dir), "%s", env && *env ? env : DEFAULT_STATE_DIR);
-	c->expire_interval_ms = 10 * 1000;
-	c->metrics_on = true;
-	snprintf(c->metrics_addr, sizeof(c->metrics_addr), "%s", DEFAULT_LISTEN_ADDR);
-	c->metrics_port = DEFAULT_LISTEN_PORT;
-	c->metrics_refresh_ms = 1000;
-	c->save_interval_s = 5 * 60;
-	c->fleet.retry_max_ms = 30 * 1000;
-	c->fleet.stream_maxlen = 1000000;
-	/*
-	 * A /8 is the broadest block IANA hands an RIR in IPv4 (a /12 in IPv6):
-	 * no abuse list names more at once, and a slice of the whole Internet
-	 * (a /1 .. /7) stays a local decision. Allows exempt from every local
-	 * block, so they stop at one organisation's size: a /16, an LIR's /32.
-	 */
-	c->fleet.broadest_block[0] = 8;
-	c->fleet.broadest_block[1] = 12;
-	c->fleet.broadest_allow[0] = 16;
-	c->fleet.broadest_allow[1] = 32;
-}
 
 /* One parse: the file, the line being read, and the first error. */
 struct parse {
@@ -568,23 +541,83 @@ static void set_fleet(struct parse *p, const char *key, const char *v)
 	}
 }
 
+static void set_value(struct parse *p, const char *section, const char *key, const char *v)
+{
+	if (!*section)
+		fail(p, "%s: a key before any [section]", key);
+	else if (!strcmp(section, "agent"))
+		set_agent(p, key, v);
+	else if (!strcmp(section, "metrics"))
+		set_metrics(p, key, v);
+	else if (!strcmp(section, "filters"))
+		set_filters(p, key, v);
+	else if (!strcmp(section, "fleet"))
+		set_fleet(p, key, v);
+	/* else: an unknown section, reported at its header */
+}
+
+/*
+ * Where a key of the file came from, for `sieve agent --check`: its line
+ * (every line of a key whose values add up, the last of any other) and
+ * its value as written, units and all.
+ */
+static void note_origin(struct parse *p, const char *section, const char *key, const char *v)
+{
+	int id = sagent_setting_find(section, key);
+	struct sagent_origin *o;
+
+	if (id < 0)
+		return;
+	o = &p->c->origin[id];
+	if (o->from != SAGENT_FROM_FILE || !sagent_settings[id].adds_up)
+		o->nr_lines = 0;
+	o->from = SAGENT_FROM_FILE;
+	if (o->nr_lines < SAGENT_ORIGIN_LINES)
+		o->lines[o->nr_lines] = p->line;
+	o->nr_lines++;
+	snprintf(o->text, sizeof(o->text), "%s", v);
+}
+
 /* inih's handler: returns 1 always; errors are kept in @p with their line. */
 static int on_key(void *user, const char *section, const char *key, const char *value)
 {
 	struct parse *p = user;
 
-	if (!*section)
-		fail(p, "%s: a key before any [section]", key);
-	else if (!strcmp(section, "agent"))
-		set_agent(p, key, value);
-	else if (!strcmp(section, "metrics"))
-		set_metrics(p, key, value);
-	else if (!strcmp(section, "filters"))
-		set_filters(p, key, value);
-	else if (!strcmp(section, "fleet"))
-		set_fleet(p, key, value);
-	/* else: an unknown section, reported at its header */
+	set_value(p, section, key, value);
+	note_origin(p, section, key, value);
 	return 1;
+}
+
+/*
+ * The defaults are the table's values as the file would write them, read
+ * by the file's own parser: what --check prints as a default is what is
+ * in force.
+ */
+void sagent_config_defaults(struct sagent_config *c)
+{
+	struct parse p = { .c = c };
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < SAGENT_NR_SETTINGS; i++)
+		if (sagent_settings[i].dflt[0])
+			set_value(&p, sagent_settings[i].section, sagent_settings[i].key,
+				  sagent_settings[i].dflt);
+	/* A default the parser refuses is a bug of this program, never of a file. */
+	if (p.err_line || p.err[0])
+		abort();
+}
+
+int sagent_config_set(struct sagent_config *c, int id, const char *value, char *err,
+		      size_t errlen)
+{
+	struct parse p = { .c = c };
+
+	set_value(&p, sagent_settings[id].section, sagent_settings[id].key, value);
+	if (!p.err[0])
+		return 0;
+	snprintf(err, errlen, "%s", p.err);
+	return -EINVAL;
 }
 
 int sagent_config_load(const char *path, struct sagent_config *c, char *err, size_t errlen)

@@ -2,7 +2,7 @@
 /*
  * What sieve hands to sieve-agent (userspace/agent/agent.h): the agent
  * and the fleet's publishing, whose libraries (libmicrohttpd, libsystemd,
- * hiredis, inih) the CLI does not load. sieve-agent is looked for beside
+ * hiredis) the CLI does not load. sieve-agent is looked for beside
  * this program's own file (/proc/self/exe, links resolved): build/ in the
  * source tree, BINDIR once installed; never on $PATH, so that a root
  * shell's PATH cannot choose what runs.

@@ -132,7 +132,7 @@ static int set_list(void *opts, const char *arg)
 static int set_state_dir(void *opts, const char *arg)
 {
 	((struct xdp_opts *)opts)->state_dir = arg;
-	return *arg ? 0 : -EINVAL;
+	return *arg == '/' ? 0 : -EINVAL;
 }
 
 static int set_origin(void *opts, const char *arg)
@@ -261,8 +261,8 @@ static const struct cli_option opt_attach_list = {
 	.set = set_list, .accepts = "1-64 of A-Z a-z 0-9 _ . -",
 };
 static const struct cli_option opt_state_dir = {
-	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else " SXDP_STORE_DIR ")",
-	.set = set_state_dir, .accepts = "a folder",
+	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else sieve.conf's "
+	"state_dir, else " SXDP_STORE_DIR ")", .set = set_state_dir, .accepts = "an absolute path",
 };
 static const struct cli_option opt_ttl = {
 	"ttl", 0, "TTL", "expire after TTL: 90s, 10m, 2h, 7d (default: never)",
@@ -364,10 +364,17 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
 	       o->backend;
 }
 
+/* The store by the agent's order too (settings.h): --state-dir, $SIEVE_STATE_DIR, the file. */
 static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 {
-	char err[512] = "";
-	int ret = sxdp_store_open(o->state_dir, s, err, sizeof(err));
+	struct sagent_cmdline cl = { .config = o->config };
+	char err[512] = "", dir[4096];
+	int ret;
+
+	cl.set[SAGENT_STATE_DIR] = o->state_dir;
+	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
+	if (!ret)
+		ret = sxdp_store_open(dir, s, err, sizeof(err));
 
 	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
 }
@@ -570,7 +577,9 @@ static const enum sagent_fleet_op fleet_ops[] = {
 static int publish_entries(const struct xdp_opts *o, enum change_op op,
 			   const struct sxdp_list *l)
 {
-	const char *path = o->config ? o->config : getenv("SIEVE_CONFIG");
+	struct sagent_cmdline cl = { .config = o->config };
+	enum sagent_source from;
+	const char *path = sagent_config_path(&cl, &from);
 	char origin[300], host[256] = "", expires[24], *text;
 	const char *list = o->list ? o->list : SXDP_DEFAULT_LIST;
 	char **argv;
@@ -581,8 +590,6 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 		return cli_error("--fleet publishes to a list: give --list LIST, not -i");
 	if (o->comment)
 		return cli_error("--comment stays on this host: it is not published with --fleet");
-	if (!path || !*path)
-		path = SAGENT_CONFIG_FILE;
 	snprintf(expires, sizeof(expires), "%lld",
 		 o->ttl ? (long long)time(NULL) + (long long)o->ttl : 0LL);
 	gethostname(host, sizeof(host) - 1);

@@ -386,8 +386,7 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	struct stat stbuf;
 	int fd, rc, i, ret;
 
-	if (!state_dir)
-		state_dir = getenv("SIEVE_STATE_DIR");
+	/* $SIEVE_STATE_DIR and sieve.conf are the caller's: settings.c, one order for all. */
 	if (!state_dir || !*state_dir)
 		state_dir = SXDP_STORE_DIR;
 	s = calloc(1, sizeof(*s));
