@@ -6,6 +6,8 @@
 # 0; it exits 1 when a block is reported done but not enforced (a sieve
 # whose `block` does nothing); and whichever way it ends (success, that
 # failure, SIGTERM) it leaves no namespace, pin folder or store behind.
+# Then the README's quick start for the blocklist, run as written (its
+# names made this run's own): the pings it promises, and nothing left.
 #
 # Usage: demo.sh SIEVE RESULTS_FILE [CASE_SUBSTRING]
 set -u
@@ -25,7 +27,7 @@ cleanup() {
 	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	# What a failed case's demo may have left, named by this run's tags.
 	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
-		case $ns in sieve-demo-*-$TAG*) ip netns del "$ns";; esac
+		case $ns in sieve-demo-*-$TAG* | qs-*-$TAG) ip netns del "$ns";; esac
 	done
 	rm -rf "$WORK"
 }
@@ -49,7 +51,7 @@ pin_folder() {
 # Nothing of the demo tagged $1 is left: namespaces, pins (folder $2, if
 # known), the store (its TMPDIR, $3).
 check_clean() {
-	ip netns list | grep -q "sieve-demo-.*-$1\b" && fail "namespaces left: $(ip netns list | grep "$1")"
+	ip netns list 2>/dev/null | grep -q "sieve-demo-.*-$1\b" && fail "namespaces left: $(ip netns list 2>/dev/null | grep "$1")"
 	ls -d "$PIN_ROOT"/netns-*/"svdemo$1" 2>/dev/null | grep -q . && fail "pins of svdemo$1 left"
 	[ -n "$2" ] && [ -e "$2" ] && fail "pin folder $2 left"
 	[ -z "$(ls -A "$3")" ] || fail "store left in $3: $(ls -A "$3")"
@@ -102,7 +104,30 @@ case_demo_xdp_killed() {
 	check_clean $t "$folder" "$tmp"
 }
 
-CASES="demo_xdp demo_xdp_unenforced demo_xdp_killed"
+# The README's block from `ip netns add qs-cl` to `ip netns del qs-sv`,
+# names given this run's tag, run with the CLI under test first on PATH
+# and a store of its own; the ping summaries in order and each step's line.
+case_readme_quick_start() {
+	local t=$TAG out summary folder=
+	awk '/^    ip netns add qs-cl/ { on = 1 } on { print substr($0, 5) } on && /ip netns del qs-sv/ { exit }' \
+		"$HERE/../../README.md" |
+		sed -e "s/qs-cl/qs-cl-$t/g; s/qs-sv/qs-sv-$t/g; s/veth-cl/vqc$t/g; s/veth-sv/vqs$t/g" \
+		>"$WORK/quick.sh"
+	[ "$(grep -c . "$WORK/quick.sh")" -ge 15 ] || { fail "no quick start found in README.md"; return; }
+	mkdir -p "$WORK/qs-state"
+	out=$(PATH=$(dirname "$SIEVE"):$PATH SIEVE_STATE_DIR=$WORK/qs-state timeout 120 bash "$WORK/quick.sh" 2>&1)
+	summary=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' <<<"$out" | tr '\n' ' ')
+	[ "$summary" = "3 0 3 " ] || fail "pings received: '$summary', want '3 0 3 '"
+	for line in "vqs$t: attached" "default: blocked 1;" "dropped_source +3 pkts" \
+		"default: unblocked 1;" "vqs$t: detached"; do
+		grep -Eq "$line" <<<"$out" || fail "no line '$line' in the quick start's output"
+	done
+	[ $case_failed = 0 ] || sed 's/^/      /' <<<"$out" | tail -n 40
+	ip netns list 2>/dev/null | grep -q "qs-.*-$t" && fail "the quick start left its namespaces"
+	ls -d "$PIN_ROOT"/netns-*/"vqs$t" 2>/dev/null | grep -q . && fail "the quick start left pins"
+}
+
+CASES="demo_xdp demo_xdp_unenforced demo_xdp_killed readme_quick_start"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "test-e2e needs root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2

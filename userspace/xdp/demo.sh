@@ -96,7 +96,7 @@ ping_from $OTHER none
 must allow $OTHER
 ping_from $OTHER all
 
-say "Unblock: traffic flows again (taken out of the live maps, no rebuild)"
+say "Unblock: traffic flows again at once"
 must unblock $CLIENT 198.51.100.0/24
 ping_from $CLIENT all
 
