@@ -107,7 +107,7 @@ case_demo_xdp_killed() {
 # The README's block from `ip netns add qs-cl` to `ip netns del qs-sv`,
 # names given this run's tag, run with the CLI under test first on PATH
 # and a store of its own; the ping summaries in order and each step's line.
-case_readme_quick_start() {
+case_demo_readme_quick_start() {
 	local t=$TAG out summary folder=
 	awk '/^    ip netns add qs-cl/ { on = 1 } on { print substr($0, 5) } on && /ip netns del qs-sv/ { exit }' \
 		"$HERE/../../README.md" |
@@ -127,7 +127,7 @@ case_readme_quick_start() {
 	ls -d "$PIN_ROOT"/netns-*/"vqs$t" 2>/dev/null | grep -q . && fail "the quick start left pins"
 }
 
-CASES="demo_xdp demo_xdp_unenforced demo_xdp_killed readme_quick_start"
+CASES="demo_xdp demo_xdp_unenforced demo_xdp_killed demo_readme_quick_start"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "test-e2e needs root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2
