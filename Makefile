@@ -175,8 +175,8 @@ man:
 DEB_PACKAGES := make gcc libc6-dev clang llvm libbpf-dev libelf-dev zlib1g-dev \
 	linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
 	pkg-config python3 libsqlite3-dev groff-base pahole linux-source-6.1
-deps:
-	$(Q)missing=""; for p in $(DEB_PACKAGES); do \
+# $(call deps_install,PACKAGES): installs those of PACKAGES not installed.
+deps_install = missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -186,6 +186,8 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
 		|| { echo "make deps: apt-get install$$missing failed" >&2; exit 2; }; \
 	fi
+deps:
+	$(Q)$(call deps_install,$(DEB_PACKAGES))
 
 # Every suite writes "PASSED FAILED" to $(RESULTS)/<suite>; `make test`
 # runs them all, even after a failure, and sums them up.
