@@ -23,6 +23,7 @@
 #include "ops.h"
 #include "xdp.h"
 #include "backend.h"
+#include "xdp_enforce.h"
 
 #define MAX_IFACES	64
 
@@ -655,6 +656,9 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
 		       allow ? "allowlist" : "list");
 	ret = r.missing ? EXIT_ABSENT : EXIT_OK;
+	/* Not enforced everywhere outranks entries that were not there. */
+	if (xdp_report_unreached(list, &r))
+		ret = EXIT_NOT_ENFORCED;
 out:
 	sxdp_store_close(s);
 	sxdp_list_free(&l);
@@ -735,6 +739,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 		printf(" (%zu rebuilt)", r.rebuilt);
 	printf("\n");
 	stale_note(list, &r);
+	ret = xdp_report_unreached(list, &r);
 out:
 	sxdp_store_close(s);
 	sxdp_list_free(&l);
@@ -768,7 +773,7 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 	struct xdp_opts o;
 	char **lists = NULL, err[512] = "";
 	size_t n = 0, i, total = 0;
-	int ret = parse_xdp_opts(cmd, argc, argv, &o);
+	int ret = parse_xdp_opts(cmd, argc, argv, &o), enforced = EXIT_OK;
 
 	if (ret >= 0)
 		return ret;
@@ -783,10 +788,14 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 			ret = cli_error("%s: %s", lists[i], err[0] ? err : strerror(-ret));
 		else if (r.changed)
 			print_result(lists[i], "expired", &r);
+		if (!ret && r.changed && xdp_report_unreached(lists[i], &r))
+			enforced = EXIT_NOT_ENFORCED;
 		total += r.changed;
 	}
 	if (!ret && !total)
 		printf("nothing was due\n");
+	if (!ret)
+		ret = enforced;
 	sxdp_store_names_free(lists, n);
 	sxdp_store_close(s);
 	return ret;
