@@ -507,16 +507,6 @@ static int target_list(const struct xdp_opts *o, struct sxdp_store *s,
 	return 0;
 }
 
-/* Interfaces a change did not reach: they run an older sieve's program. */
-static void stale_note(const char *list, const struct sxdp_op_result *r)
-{
-	if (r->stale)
-		fprintf(stderr, "sieve: warning: %s: %zu interface%s run%s an older sieve's program, "
-			"with maps of another layout, left as they were: sieve xdp attach IFACE "
-			"replaces it (sieve xdp status names them)\n", list, r->stale,
-			r->stale == 1 ? "" : "s", r->stale == 1 ? "s" : "");
-}
-
 /* One line after a change. */
 static void print_result(const char *list, const char *what, const struct sxdp_op_result *r)
 {
@@ -525,7 +515,6 @@ static void print_result(const char *list, const char *what, const struct sxdp_o
 	if (r->rebuilt)
 		printf(" (%zu rebuilt)", r->rebuilt);
 	printf("\n");
-	stale_note(list, r);
 }
 
 /* Parses every ENTRY argument before anything is changed. */
@@ -741,7 +730,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	if (r.rebuilt)
 		printf(" (%zu rebuilt)", r.rebuilt);
 	printf("\n");
-	stale_note(list, &r);
+	/* Interfaces it did not reach (an older program's too: r.stale). */
 	ret = xdp_report_unreached(list, &r);
 out:
 	sxdp_store_close(s);
