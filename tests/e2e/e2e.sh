@@ -902,6 +902,11 @@ case_unreached_reboot() {
 	on load --origin one "$WORK/one.feed" >/dev/null 2>"$WORK/err"
 	expect_eq $? 3 "exit status of a load after the reboot"
 	grep -q "default: $IF: recorded, NOT enforcing" "$WORK/err" || fail "load: $(cat "$WORK/err")"
+	on block --ttl 1s 192.0.2.77 >/dev/null 2>&1
+	sleep 1.1
+	on expire >/dev/null 2>"$WORK/err"
+	expect_eq $? 3 "exit status of an expiry after the reboot"
+	grep -q "default: $IF: recorded, NOT enforcing" "$WORK/err" || fail "expire: $(cat "$WORK/err")"
 	expect_eq "$(on list | cut -f3 | sort)" "$(printf '%s\n' $A4 $B4 $C4 | sort)" \
 		"the store kept the changes"
 	out=$(sieve status 2>&1); rc=$?
