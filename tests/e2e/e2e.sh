@@ -921,6 +921,92 @@ db.commit()
 PY
 }
 
+# A change that a recorded attachment cannot reach (issue 22, items 1
+# and 2). `ip netns exec` mounts a /sys of its own, without the BPF
+# filesystem: the store keeps the change, the command names the
+# attachment and why, exit 3 (it said "0 interfaces in step", exit 0);
+# status there says NOT enforcing, exit 3 (it said "no interface has the
+# blocklist", exit 1). From the host namespace status lists the
+# attachment of $SV's namespace (it found none) and a change reaches it.
+netns_exec() { ip netns exec $SV "$SIEVE" xdp "$@"; }
+case_unreached_netns_exec() {
+	local out err rc ns
+	ns=$(stat -Lc %i /run/netns/$SV)
+	attach || return
+	err=$(netns_exec block $A4 2>&1 >/dev/null); rc=$?
+	expect_eq $rc 3 "exit status of a block under ip netns exec"
+	case $err in *"default: $IF: recorded, NOT enforcing: no BPF filesystem"*) ;;
+	*) fail "the block names $IF and why: $err";; esac
+	case $(on list) in *"$A4"*) ;; *) fail "the store did not keep the block: $(on list)";; esac
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A: the block did not reach the maps"
+	netns_exec unblock $C4 >/dev/null 2>&1
+	expect_eq $? 3 "an unblock of an entry not on the list, not reached: 3 outranks 1"
+	out=$(netns_exec status 2>&1); rc=$?
+	expect_eq $rc 3 "exit status of status under ip netns exec"
+	case $out in *"$IF: list default, recorded, NOT enforcing: no BPF filesystem"*) ;;
+	*) fail "status under ip netns exec: $out";; esac
+	expect_eq "$(netns_exec status -j | python3 -c "import json,sys
+print([(s['iface'], s['netns'], s['state']) for s in json.load(sys.stdin)])")" \
+		"[('$IF', $ns, 'not-enforcing')]" "status -j under ip netns exec"
+	# The host's namespace: the attachment is $SV's, its maps behind (status rebuilds them).
+	out=$("$SIEVE" xdp status 2>&1); rc=$?
+	expect_eq $rc 0 "exit status of status from the host namespace"
+	case $out in *"$IF (netns $ns): "*"state: enforcing"*) ;;
+	*) fail "status from the host namespace: $out";; esac
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A once status rebuilt the maps"
+	out=$("$SIEVE" xdp block $C4 2>&1); rc=$?
+	expect_eq $rc 0 "exit status of a block from the host namespace"
+	case $out in *"1 interface in step"*) ;; *) fail "the block from the host: $out";; esac
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, blocked from the host namespace"
+}
+
+# After a reboot without the agent (pins gone, the store still records the
+# attachment): changes are kept, name the attachment, exit 3; status says
+# it is NOT enforcing, exit 3; attach brings it back, enforcing, exit 0.
+case_unreached_reboot() {
+	local out err rc
+	attach || return
+	on block $A4 >/dev/null || fail "block A"
+	reboot_pins
+	err=$(on block $C4 2>&1 >/dev/null); rc=$?
+	expect_eq $rc 3 "exit status of a block after the reboot"
+	case $err in *"default: $IF: recorded, NOT enforcing: its pins are gone"*) ;;
+	*) fail "the block names $IF and why: $err";; esac
+	printf '%s\n' $B4 >"$WORK/one.feed"
+	on load --origin one "$WORK/one.feed" >/dev/null 2>"$WORK/err"
+	expect_eq $? 3 "exit status of a load after the reboot"
+	grep -q "default: $IF: recorded, NOT enforcing" "$WORK/err" || fail "load: $(cat "$WORK/err")"
+	on block --ttl 1s 192.0.2.77 >/dev/null 2>&1
+	sleep 1.1
+	on expire >/dev/null 2>"$WORK/err"
+	expect_eq $? 3 "exit status of an expiry after the reboot"
+	grep -q "default: $IF: recorded, NOT enforcing" "$WORK/err" || fail "expire: $(cat "$WORK/err")"
+	expect_eq "$(on list | cut -f3 | sort)" "$(printf '%s\n' $A4 $B4 $C4 | sort)" \
+		"the store kept the changes"
+	out=$(sieve status 2>&1); rc=$?
+	expect_eq $rc 3 "exit status of status after the reboot"
+	case $out in *"$IF: list default, recorded, NOT enforcing: its pins are gone"*) ;;
+	*) fail "status after the reboot: $out";; esac
+	expect_eq "$(on status -j | python3 -c "import json,sys
+print([(s['iface'], s['list'], s['recorded'], s['state']) for s in json.load(sys.stdin)])")" \
+		"[('$IF', 'default', True, 'not-enforcing')]" "status -j after the reboot"
+	sieve attach $IF >/dev/null || fail "attach again"
+	expect_eq "$(pings $C4 $SV4)" 0 "pings from C after attach, from the store"
+	expect_eq "$(pings $B4 $SV4)" 0 "pings from B, of the feed loaded meanwhile"
+	out=$(on status); rc=$?
+	expect_eq $rc 0 "exit status of status after attach"
+	case $out in *"state: enforcing"*) ;; *) fail "status after attach: $out";; esac
+	on unblock $A4 >/dev/null; expect_eq $? 0 "an unblock that reaches every attachment"
+}
+
+# Nothing attached, nothing recorded: status says so, exit 1; -j prints [].
+case_status_empty() {
+	local out rc
+	out=$(sieve status -j); rc=$?
+	expect_eq "$out/$rc" "[]/1" "status -j with nothing attached"
+	sieve status >/dev/null 2>&1; expect_eq $? 1 "status with nothing attached"
+}
+
 # Maps behind the store (a command killed between its commit and its
 # maps, made here by writing the store directly): the next command finds
 # them behind and rebuilds.
@@ -1756,6 +1842,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	concurrent_attach_detach killed_commands ttl_expire feed_origins feed_default_origin
 	feed_held_warning unblock_feed_note load_maps_from_feed
 	store_outlives_pins
+	unreached_netns_exec unreached_reboot status_empty
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug

@@ -21,6 +21,11 @@ enum {
 	EXIT_OK = 0,
 	EXIT_ABSENT = 1,	/* a query found nothing */
 	EXIT_ERROR = 2,		/* bad usage or a failed operation */
+	/*
+	 * xdp: a change stored, or a status read, while a recorded
+	 * attachment of the list does not enforce it (xdp_enforce.c).
+	 */
+	EXIT_NOT_ENFORCED = 3,
 };
 
 /**

@@ -4,7 +4,10 @@
  * store (SQLite, --state-dir); an interface enforces one list. A change to
  * a list reaches every interface enforcing it (ops.h). Reports act on an
  * interface (-i IFACE), or on every interface that has the blocklist when
- * -i is not given. Exit codes as everywhere: 0, 1 not present, 2 error.
+ * -i is not given. Exit codes as everywhere: 0, 1 not present, 2 error;
+ * and 3, EXIT_NOT_ENFORCED: a change kept in the store that a recorded
+ * attachment of the list does not enforce, or status of such an
+ * attachment (xdp_enforce.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -23,6 +26,7 @@
 #include "ops.h"
 #include "xdp.h"
 #include "backend.h"
+#include "xdp_enforce.h"
 
 #define MAX_IFACES	64
 
@@ -511,16 +515,6 @@ static int target_list(const struct xdp_opts *o, struct sxdp_store *s,
 	return 0;
 }
 
-/* Interfaces a change did not reach: they run an older sieve's program. */
-static void stale_note(const char *list, const struct sxdp_op_result *r)
-{
-	if (r->stale)
-		fprintf(stderr, "sieve: warning: %s: %zu interface%s run%s an older sieve's program, "
-			"with maps of another layout, left as they were: sieve xdp attach IFACE "
-			"replaces it (sieve xdp status names them)\n", list, r->stale,
-			r->stale == 1 ? "" : "s", r->stale == 1 ? "s" : "");
-}
-
 /* One line after a change. */
 static void print_result(const char *list, const char *what, const struct sxdp_op_result *r)
 {
@@ -529,7 +523,6 @@ static void print_result(const char *list, const char *what, const struct sxdp_o
 	if (r->rebuilt)
 		printf(" (%zu rebuilt)", r->rebuilt);
 	printf("\n");
-	stale_note(list, r);
 }
 
 /* Parses every ENTRY argument before anything is changed. */
@@ -733,6 +726,9 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 		       allow ? "allowlist" : "list");
 	feed_notes_print(list, &notes);
 	ret = r.missing ? EXIT_ABSENT : EXIT_OK;
+	/* Not enforced everywhere outranks entries that were not there. */
+	if (xdp_report_unreached(list, &r))
+		ret = EXIT_NOT_ENFORCED;
 out:
 	feed_notes_free(&notes);
 	sxdp_store_close(s);
@@ -856,8 +852,9 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	if (r.rebuilt)
 		printf(" (%zu rebuilt)", r.rebuilt);
 	printf("\n");
-	stale_note(list, &r);
 	load_notes(s, list, &a, &l, &r);
+	/* Interfaces it did not reach (an older program's too: r.stale). */
+	ret = xdp_report_unreached(list, &r);
 out:
 	sxdp_store_close(s);
 	sxdp_list_free(&l);
@@ -891,7 +888,7 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 	struct xdp_opts o;
 	char **lists = NULL, err[512] = "";
 	size_t n = 0, i, total = 0;
-	int ret = parse_xdp_opts(cmd, argc, argv, &o);
+	int ret = parse_xdp_opts(cmd, argc, argv, &o), enforced = EXIT_OK;
 
 	if (ret >= 0)
 		return ret;
@@ -906,10 +903,14 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 			ret = cli_error("%s: %s", lists[i], err[0] ? err : strerror(-ret));
 		else if (r.changed)
 			print_result(lists[i], "expired", &r);
+		if (!ret && r.changed && xdp_report_unreached(lists[i], &r))
+			enforced = EXIT_NOT_ENFORCED;
 		total += r.changed;
 	}
 	if (!ret && !total)
 		printf("nothing was due\n");
+	if (!ret)
+		ret = enforced;
 	sxdp_store_names_free(lists, n);
 	sxdp_store_close(s);
 	return ret;
@@ -1005,16 +1006,6 @@ static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 	sxdp_store_names_free(lists, n);
 	sxdp_store_close(s);
 	return ret;
-}
-
-static int no_iface_absent(const struct xdp_opts *o)
-{
-	char names[MAX_IFACES][IF_NAMESIZE];
-
-	if (o->iface || target_ifaces(o, names))
-		return 0;
-	fprintf(stderr, "sieve: no interface has the blocklist\n");
-	return 1;
 }
 
 static void print_lens(const uint8_t *lens, unsigned int n)
@@ -1177,14 +1168,28 @@ struct status_info {
 	double fpr;
 	char filter[32];		/* the filter backend's filter */
 	struct sxdp_prog prog;		/* the program running; id 0: none */
+	enum sxdp_enforce state;	/* whether it enforces its list (status_state) */
 };
+
+/* The mode: queried here, or the recorded one of another namespace's interface. */
+static const char *status_mode(struct sxdp_handle *h, const struct status_info *si)
+{
+	return !h->ifindex && si->a.mode[0] ? si->a.mode : sxdp_mode(h);
+}
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
+	char why[SXDP_WHY_MAX];
+
 	json_object(NULL);
 	json_str("iface", h->ifname);
-	json_str("mode", sxdp_mode(h));
+	json_u64("netns", h->netns);
+	json_bool("recorded", si->a.list[0]);
+	json_str("state", sxdp_enforce_word(si->state));
+	if (si->state != SXDP_ENFORCING)
+		json_str("why", sxdp_enforce_why(si->state, h->ifname, 0, why, sizeof(why)));
+	json_str("mode", status_mode(h, si));
 	json_str("list", si->a.list);
 	json_u64("store_version", si->version);
 	json_u64("maps_version", c->store_version);
@@ -1228,9 +1233,10 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
-	char line[256];
+	char line[256], label[64];
 
-	printf("%s: %s mode, %s backend, %s, %s, generation %u\n", h->ifname, sxdp_mode(h),
+	printf("%s: %s mode, %s backend, %s, %s, generation %u\n",
+	       xdp_iface_label(h->netns, h->ifname, label, sizeof(label)), status_mode(h, si),
 	       sxdp_backend_name(c->flags), c->flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
 	       c->flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open", c->gen_seq);
 	printf("  list %s, store version %llu; the maps hold version %llu%s\n",
@@ -1261,6 +1267,11 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 				  "reach it until `sieve xdp attach` replaces it" : "");
 	else
 		printf("  program: none runs\n");
+	if (si->state == SXDP_ENFORCING)
+		printf("  state: enforcing\n");
+	else
+		printf("  state: %s: %s\n", si->state == SXDP_BEHIND ? "behind" : "NOT enforcing",
+		       sxdp_enforce_why(si->state, h->ifname, 0, line, sizeof(line)));
 }
 
 /*
@@ -1293,7 +1304,22 @@ static int status_store(struct sxdp_store *s, struct sxdp_handle *h,
 struct status_arg {
 	bool json;
 	struct sxdp_store *s;
+	bool detached;		/* the interface's link runs on no interface */
 };
+
+/* Whether the interface enforces its list, once status_store synced it. */
+static enum sxdp_enforce status_state(const struct sxdp_handle *h,
+				      const struct sieve_xdp_config *c,
+				      const struct status_info *si, bool detached)
+{
+	if (h->stale)
+		return SXDP_OLDER_PROG;
+	if (detached)
+		return SXDP_DETACHED;
+	if (si->a.list[0] && c->store_version != si->version)
+		return SXDP_BEHIND;
+	return SXDP_ENFORCING;
+}
 
 static int do_status(struct sxdp_handle *h, void *arg)
 {
@@ -1316,11 +1342,96 @@ static int do_status(struct sxdp_handle *h, void *arg)
 	if ((c.flags & SIEVE_XDP_F_FILTER) &&
 	    sxdp_filter_name_of(c.filter.id, si.filter, sizeof(si.filter)))
 		snprintf(si.filter, sizeof(si.filter), "(gone)");
+	si.state = status_state(h, &c, &si, sa->detached);
 	if (sa->json)
 		print_status_json(h, &c, &si);
 	else
 		print_status_text(h, &c, &si);
-	return EXIT_OK;
+	return si.state == SXDP_ENFORCING ? EXIT_OK : EXIT_NOT_ENFORCED;
+}
+
+/*
+ * One interface of status: recorded in the store (@list) or only pinned
+ * in this namespace (@list NULL). A recorded one whose maps cannot be
+ * read gets a line saying why it does not enforce its list.
+ */
+static int status_one(struct status_arg *sa, uint64_t netns, const char *ifname,
+		      const char *list)
+{
+	char why[SXDP_WHY_MAX];
+	struct sxdp_handle h;
+	enum sxdp_enforce st;
+	int err, ret;
+
+	st = sxdp_pins_state(netns, ifname, &err);
+	if (st == SXDP_ENFORCING || st == SXDP_DETACHED) {
+		err = sxdp_open_reader_ns(netns, ifname, &h);
+		if (!err) {
+			sa->detached = st == SXDP_DETACHED;
+			ret = do_status(&h, sa);
+			sxdp_close(&h);
+			return ret;
+		}
+		st = SXDP_UNREADABLE;
+	}
+	if (list) {
+		xdp_status_unenforced(sa->json, netns, ifname, list, st, err);
+		return EXIT_NOT_ENFORCED;
+	}
+	if (st == SXDP_PINS_GONE)
+		return cli_error("the blocklist is not attached to %s (sieve xdp attach %s)",
+				 ifname, ifname);
+	return cli_error("%s: %s", ifname, sxdp_enforce_why(st, ifname, err, why, sizeof(why)));
+}
+
+static bool is_recorded(const struct sxdp_attachment *a, size_t n, uint64_t netns,
+			const char *ifname)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].netns == netns && !strcmp(a[i].iface, ifname))
+			return true;
+	return false;
+}
+
+/*
+ * Every attachment the store records, of every namespace (-i: this
+ * namespace's IFACE), then this namespace's pinned interfaces without a
+ * record. The worst exit status; EXIT_ABSENT if there is none.
+ */
+static int status_all(const struct xdp_opts *o, struct status_arg *sa)
+{
+	char names[MAX_IFACES][IF_NAMESIZE], err[512] = "";
+	struct sxdp_attachment *a = NULL;
+	int n_pinned, i, ret = EXIT_OK, worst = EXIT_OK;
+	size_t n = 0, j, shown = 0;
+
+	if (sxdp_store_attachments(sa->s, NULL, &a, &n, err, sizeof(err)))
+		return cli_error("%s", err);
+	for (j = 0; ret != EXIT_ERROR && j < n; j++) {
+		if (o->iface && (a[j].netns != sxdp_netns() || strcmp(a[j].iface, o->iface)))
+			continue;
+		ret = status_one(sa, a[j].netns, a[j].iface, a[j].list);
+		shown++;
+		if (ret > worst)
+			worst = ret;
+	}
+	n_pinned = target_ifaces(o, names);
+	for (i = 0; ret != EXIT_ERROR && i < n_pinned; i++) {
+		if (is_recorded(a, n, sxdp_netns(), names[i]))
+			continue;
+		ret = status_one(sa, sxdp_netns(), names[i], NULL);
+		shown++;
+		if (ret > worst)
+			worst = ret;
+	}
+	free(a);
+	if (ret == EXIT_ERROR)
+		return ret;
+	if (!shown && !o->json)
+		fprintf(stderr, "sieve: no interface has the blocklist\n");
+	return shown ? worst : EXIT_ABSENT;
 }
 
 static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
@@ -1333,14 +1444,13 @@ static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
 		return ret;
 	if (need_root("status"))
 		return EXIT_ERROR;
-	if (no_iface_absent(&o))
-		return EXIT_ABSENT;
 	if (open_store(&o, &sa.s))
 		return EXIT_ERROR;
 	sa.json = o.json;
+	/* Always the array, [] when there is nothing. */
 	if (o.json)
 		json_array(NULL);
-	ret = for_each_iface(&o, "status", do_status, &sa);
+	ret = status_all(&o, &sa);
 	if (o.json)
 		json_end_all();
 	sxdp_store_close(sa.s);
@@ -1548,7 +1658,9 @@ static const struct cli_command xdp_block_command = {
 		   "  Protocols: tcp, udp, sctp. One store transaction, then added to the\n"
 		   "  live maps of every interface enforcing the list; past the planned\n"
 		   "  capacity a bigger generation is built and swapped in. An entry\n"
-		   "  already there takes the new --ttl and --comment.",
+		   "  already there takes the new --ttl and --comment. Exit 3 if a\n"
+		   "  recorded interface of the list does not enforce it (each named, with\n"
+		   "  why); the store keeps the change (so for every change).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
 			       &opt_fleet, &opt_config),
 	.run = cmd_block,
@@ -1641,7 +1753,12 @@ static const struct cli_command xdp_status_command = {
 	"xdp status", "interfaces, lists, mode, entries, memory, expected rate",
 	.details = "  The store version of the list each generation holds, and the running\n"
 		   "  program's id and tag; maps found behind the store are rebuilt.\n"
-		   "  Exit 1 if no interface has the blocklist.",
+		   "  Every attachment the store records, of every namespace, then this\n"
+		   "  namespace's pinned interfaces without a record; each with its state:\n"
+		   "  enforcing, behind, or NOT enforcing and why (pins gone, no BPF\n"
+		   "  filesystem here, an older program, its link detached). -j: [] when\n"
+		   "  there is none. Exit 0 every interface enforces its list, 1 there is\n"
+		   "  none, 3 one does not enforce it.",
 	.options = CLI_OPTIONS(&opt_iface, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_status,
 };
@@ -1659,7 +1776,11 @@ const struct cli_command xdp_command = {
 	"xdp", "XDP blocklist: attach, block, allow, load, expire, list, status, stats",
 	.details = "  Drops packets by source, source prefix, service or flow, with a BPF\n"
 		   "  bloom filter. Without -i, a command acts on every interface that has\n"
-		   "  the blocklist.",
+		   "  the blocklist.\n"
+		   "  Exit status: 0 done, 1 not present, 2 an error, 3 a change kept in\n"
+		   "  the store that a recorded attachment of the list does not enforce\n"
+		   "  (each named, with why: pins gone after a reboot, `ip netns exec`\n"
+		   "  hiding /sys/fs/bpf...), or status of such an attachment.",
 	.subcommands = (const struct cli_command *const[]){
 		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
 		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,

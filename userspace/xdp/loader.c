@@ -424,6 +424,14 @@ int sxdp_open_reader(const char *ifname, struct sxdp_handle *h)
 	return open_dir(dir, sxdp_netns(), ifname, true, h);
 }
 
+int sxdp_open_reader_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h)
+{
+	char dir[192];
+
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
+	return open_dir(dir, netns, ifname, true, h);
+}
+
 bool sxdp_layout_current(int map_fd, size_t value_size)
 {
 	struct bpf_map_info info = { 0 };

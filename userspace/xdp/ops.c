@@ -19,6 +19,7 @@ struct locked_iface {
 	bool open;		/* h holds its maps */
 	bool behind;		/* its maps are not at the store's version */
 	bool stale;		/* an older program's maps: never written (-ESTALE) */
+	int open_err;		/* why its maps did not open: -errno, or 0 */
 	struct sxdp_handle h;
 };
 
@@ -151,6 +152,7 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
 			continue;
 		open_ret = sxdp_open_ns(L->a[i].netns, L->a[i].iface, &f->h);
 		f->stale = open_ret == -ESTALE;
+		f->open_err = open_ret;
 		if (open_ret)
 			continue;
 		f->open = true;
@@ -501,6 +503,48 @@ static int enforce_first(struct sxdp_store *s, const char *list, struct list_loc
 }
 
 /*
+ * The recorded attachments of @L that do not enforce the list, into
+ * @res: without pins (a reboot, or no BPF filesystem in this mount
+ * namespace), an older program's, unreadable, or a link that runs on no
+ * interface (whose maps took the change, for no program).
+ */
+static void note_unreached(const struct list_lock *L, struct sxdp_op_result *res)
+{
+	struct sxdp_unreached *u;
+	enum sxdp_enforce st;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < L->n; i++) {
+		const struct locked_iface *f = &L->ifs[i];
+
+		if (f->lock_fd < 0) {
+			st = sxdp_pins_state(L->a[i].netns, L->a[i].iface, &err);
+			/* Gone since the lock was tried: gone all the same. */
+			if (st == SXDP_ENFORCING)
+				st = SXDP_PINS_GONE;
+		} else if (f->stale) {
+			st = SXDP_OLDER_PROG;
+		} else if (!f->open) {
+			st = SXDP_UNREADABLE;
+			err = f->open_err;
+		} else {
+			st = sxdp_pins_state(L->a[i].netns, L->a[i].iface, &err);
+			if (st == SXDP_ENFORCING)
+				continue;
+		}
+		if (res->unreached < SXDP_UNREACHED_MAX) {
+			u = &res->unreached_ifs[res->unreached];
+			u->netns = L->a[i].netns;
+			snprintf(u->iface, sizeof(u->iface), "%s", L->a[i].iface);
+			u->state = st;
+			u->err = err;
+		}
+		res->unreached++;
+	}
+}
+
+/*
  * The frame of every operation: lock, @change in the store's transaction,
  * then each interface, before the commit for an add or a load
  * (enforce_first), after it for the rest. An error in the store rolls back
@@ -544,6 +588,8 @@ static int run_op(struct sxdp_store *s, const char *list,
 			first = ret;
 		ret = 0;
 	}
+	if (!ret)
+		note_unreached(&L, res);
 	list_unlock(&L);
 	sxdp_list_free(&c.stored);
 	sxdp_list_free(&c.fresh);

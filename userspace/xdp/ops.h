@@ -43,6 +43,7 @@
 #ifndef SIEVE_XDP_OPS_H
 #define SIEVE_XDP_OPS_H
 
+#include "enforce.h"
 #include "store.h"
 #include "xdp.h"
 
@@ -56,6 +57,14 @@ struct sxdp_op_result {
 	size_t rebuilt;		/* of which by a new generation */
 	size_t stale;		/* left as they were: an older program's maps (attach upgrades) */
 	struct sxdp_adopted adopted;	/* load: origins of an older sieve taken over */
+	/*
+	 * Recorded attachments of the list that do not enforce it after the
+	 * change (pins gone, no BPF filesystem here, an older program, a link
+	 * detached...): the store has the change all the same. The first
+	 * SXDP_UNREACHED_MAX of them, with why.
+	 */
+	size_t unreached;
+	struct sxdp_unreached unreached_ifs[SXDP_UNREACHED_MAX];
 };
 
 /* block (@a->allow false) or allow: adds @keys to @list. */

@@ -263,6 +263,8 @@ int sxdp_open_dir(const char *dir, uint64_t netns, const char *ifname, struct sx
  * goes (fields are only ever appended), its counters by their own size.
  */
 int sxdp_open_reader(const char *ifname, struct sxdp_handle *h);
+/* The same, of @ifname in namespace @netns (status: every recorded attachment). */
+int sxdp_open_reader_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
 /* Whether the map holds values of @value_size: this sieve's layout. */
 bool sxdp_layout_current(int map_fd, size_t value_size);
 void sxdp_close(struct sxdp_handle *h);
