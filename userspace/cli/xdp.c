@@ -22,6 +22,7 @@
 #include "json.h"
 #include "ops.h"
 #include "xdp.h"
+#include "xdp_json.h"
 #include "backend.h"
 
 #define MAX_IFACES	64
@@ -437,16 +438,23 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 		return ret;
 	if (need_root("detaching") || open_store(&o, &s))
 		return EXIT_ERROR;
+	if (o.json)
+		xdp_json_begin("detach", "interfaces");
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
 		ret = sxdp_detach(s, o.args[i], err, sizeof(err));
 		if (ret < 0) {
 			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
+		} else if (o.json) {
+			xdp_json_detached(o.args[i], !ret);
+			ret = EXIT_OK;
 		} else {
 			printf("%s: %s\n", o.args[i], ret ? "was not attached" : "detached");
 			ret = EXIT_OK;
 		}
 	}
+	if (o.json)
+		xdp_json_end();
 	sxdp_store_close(s);
 	return ret;
 }
@@ -609,6 +617,30 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 	return ret;
 }
 
+static const char *const change_op_name[] = {
+	[CHANGE_BLOCK] = "block", [CHANGE_UNBLOCK] = "unblock",
+	[CHANGE_ALLOW] = "allow", [CHANGE_DISALLOW] = "disallow",
+};
+
+/* -j of a change of @given entries (xdp_json.h); the warnings still on stderr. */
+static void json_change(struct sxdp_store *s, enum change_op op, const char *list,
+			size_t given, const struct sxdp_op_result *r)
+{
+	struct xdp_json_counts c = { .missing = r->missing };
+
+	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW) {
+		/* An entry already there takes the new --ttl and --comment. */
+		c.added = r->changed;
+		c.updated = given > r->changed ? given - r->changed : 0;
+	} else {
+		c.removed = r->changed;
+	}
+	xdp_json_begin(change_op_name[op], "lists");
+	xdp_json_list(s, list, &c, r);
+	xdp_json_end();
+	stale_note(list, r);
+}
+
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */
 static int change_entries(const struct cli_command *cmd, enum change_op op, int argc,
 			  char **argv)
@@ -625,6 +657,8 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (ret >= 0)
 		return ret;
 	ret = parse_entries(&o, allow, &l);
+	if (!ret && o.fleet && o.json)
+		ret = cli_error("-j: --fleet prints what sieve-agent reports, as text");
 	if (!ret && o.fleet) {
 		ret = publish_entries(&o, op, &l);
 		goto out;
@@ -650,8 +684,11 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
 		goto out;
 	}
-	print_result(list, change_done[op], &r);
-	if (r.missing)
+	if (o.json)
+		json_change(s, op, list, l.n, &r);
+	else
+		print_result(list, change_done[op], &r);
+	if (r.missing && !o.json)
 		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
 		       allow ? "allowlist" : "list");
 	ret = r.missing ? EXIT_ABSENT : EXIT_OK;
@@ -681,6 +718,19 @@ static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
 	return change_entries(cmd, CHANGE_DISALLOW, argc, argv);
 }
 
+/* -j of a load of @given entries: new ones added, the origin's others removed. */
+static void json_load(struct sxdp_store *s, const char *list, size_t given,
+		      const struct sxdp_op_result *r)
+{
+	struct xdp_json_counts c = { .added = r->changed, .removed = r->dropped };
+
+	c.updated = given > r->changed ? given - r->changed : 0;
+	xdp_json_begin("load", "lists");
+	xdp_json_list(s, list, &c, r);
+	xdp_json_end();
+	stale_note(list, r);
+}
+
 static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
 	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
@@ -700,7 +750,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	}
 	/* Said before loading, so it is there whatever the interfaces do. */
 	if (info.skipped)
-		printf("%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
+		fprintf(o.json ? stderr : stdout, "%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
 		       o.args[0], sxdp_format_name(info.format), info.skipped);
 	ret = need_root("loading");
 	if (!ret)
@@ -723,6 +773,10 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	}
 	if (ret) {
 		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
+		goto out;
+	}
+	if (o.json) {
+		json_load(s, list, l.n, &r);
 		goto out;
 	}
 	printf("%s: loaded %zu entries from ", list, l.n);
@@ -777,15 +831,23 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 		ret = open_store(&o, &s);
 	if (!ret)
 		ret = target_lists(&o, s, &lists, &n);
+	if (!ret && o.json)
+		xdp_json_begin("expire", "lists");
 	for (i = 0; !ret && i < n; i++) {
 		ret = sxdp_op_expire(s, lists[i], time(NULL), &r, err, sizeof(err));
 		if (ret)
 			ret = cli_error("%s: %s", lists[i], err[0] ? err : strerror(-ret));
+		else if (o.json)
+			/* Every list looked at, what expired in it or not. */
+			xdp_json_list(s, lists[i], &(struct xdp_json_counts){ .removed = r.changed },
+				      &r);
 		else if (r.changed)
 			print_result(lists[i], "expired", &r);
 		total += r.changed;
 	}
-	if (!ret && !total)
+	if (o.json)
+		xdp_json_end();
+	else if (!ret && !total)
 		printf("nothing was due\n");
 	sxdp_store_names_free(lists, n);
 	sxdp_store_close(s);
@@ -1413,7 +1475,7 @@ static const struct cli_command xdp_detach_command = {
 	.args = "IFACE...", .min_args = 1, .max_args = -1,
 	.details = "  Idempotent: an interface without the blocklist is left alone. The\n"
 		   "  list stays in the store.",
-	.options = CLI_OPTIONS(&opt_state_dir),
+	.options = CLI_OPTIONS(&opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_detach,
 };
 static const struct cli_command xdp_block_command = {
@@ -1427,7 +1489,7 @@ static const struct cli_command xdp_block_command = {
 		   "  capacity a bigger generation is built and swapped in. An entry\n"
 		   "  already there takes the new --ttl and --comment.",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
-			       &opt_fleet, &opt_config),
+			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_block,
 };
 static const struct cli_command xdp_unblock_command = {
@@ -1437,7 +1499,8 @@ static const struct cli_command xdp_unblock_command = {
 		   "  live generation (in exact mode, deleted from its exact map): no\n"
 		   "  rebuild, until the removed keys pass a quarter of the capacity.\n"
 		   "  Exit 1 if an entry was not on the list (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_unblock,
 };
 static const struct cli_command xdp_allow_command = {
@@ -1448,14 +1511,15 @@ static const struct cli_command xdp_allow_command = {
 		   "  allowed); service and flow entries still apply. Checked only after a\n"
 		   "  hit, so passing traffic pays nothing.",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
-			       &opt_fleet, &opt_config),
+			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_allow,
 };
 static const struct cli_command xdp_disallow_command = {
 	"xdp disallow", "remove allowlist entries",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the allowlist (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_disallow,
 };
 static const struct cli_command xdp_load_command = {
@@ -1476,7 +1540,7 @@ static const struct cli_command xdp_load_command = {
 		   "  --allow-empty: a failed download is the usual cause. So is a last\n"
 		   "  line without its line end (a cut file).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
-			       &opt_comment, &opt_allow_empty, &opt_state_dir),
+			       &opt_comment, &opt_allow_empty, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_load,
 };
 static const struct cli_command xdp_expire_command = {
@@ -1484,7 +1548,7 @@ static const struct cli_command xdp_expire_command = {
 	.details = "  Every list (or -i's, or --list), each in one transaction and one\n"
 		   "  rebuild. Idempotent and cheap when nothing is due: meant to run\n"
 		   "  periodically.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_expire,
 };
 static const struct cli_command xdp_list_command = {

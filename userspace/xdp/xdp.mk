@@ -32,9 +32,10 @@ $(XDP_DIR)/%.o: userspace/xdp/%.c $(XDP_HDRS) $(XDP_SKEL) $(XDP_FILTER_SKEL) $(X
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(XDP_CFLAGS) -c $< -o $@
 
-# The CLI's `sieve xdp` commands see the loader's headers.
-$(BUILD)/cli/xdp.o: SIEVE_CFLAGS += $(XDP_CFLAGS)
-$(BUILD)/cli/xdp.o: $(XDP_HDRS)
+# The CLI's `sieve xdp` commands (userspace/cli/xdp*.c) see the loader's headers.
+XDP_CLI_OBJS := $(filter $(BUILD)/cli/xdp%,$(CLI_OBJS))
+$(XDP_CLI_OBJS): SIEVE_CFLAGS += $(XDP_CFLAGS)
+$(XDP_CLI_OBJS): $(XDP_HDRS)
 
 CLI_EXTRA_OBJS += $(XDP_OBJS)
 # What every program linking XDP_OBJS needs (the store: SQLite).
