@@ -23,6 +23,7 @@
 #include "ops.h"
 #include "xdp.h"
 #include "xdp_json.h"
+#include "xdp_list.h"
 #include "backend.h"
 
 #define MAX_IFACES	64
@@ -43,6 +44,8 @@ struct xdp_opts {
 	const char *state_dir;	/* --state-dir */
 	const char *origin;	/* load --origin */
 	const char *comment;	/* block/allow --comment */
+	const char *kind;	/* list --kind */
+	bool all;		/* stats --watch --all: the rows at zero too */
 	uint64_t ttl;		/* seconds; 0: never expires */
 	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED, SIEVE_XDP_F_FILTER or 0 */
 	const char *filter;	/* --backend filter:NAME */
@@ -146,6 +149,12 @@ static int set_config(void *opts, const char *arg)
 {
 	((struct xdp_opts *)opts)->config = arg;
 	return *arg ? 0 : -EINVAL;
+}
+
+static int set_kind(void *opts, const char *arg)
+{
+	((struct xdp_opts *)opts)->kind = arg;
+	return xdp_kind_ok(arg) ? 0 : -EINVAL;
 }
 
 static int set_comment(void *opts, const char *arg)
@@ -856,6 +865,7 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 
 struct list_arg {
 	bool json;
+	bool headed;		/* the text's header line is out */
 	int64_t now;
 	const char *list;
 };
@@ -879,16 +889,24 @@ static int list_one(const struct sxdp_store_entry *e, void *arg)
 
 	if (e->expires_at)
 		print_left(left, sizeof(left), e->expires_at - la->now);
-	snprintf(kind, sizeof(kind), "%s%s", e->allow ? "allow-" : "", sxdp_kind_name(e->kind));
+	xdp_kind_text(e, kind, sizeof(kind));
 	if (!la->json) {
+		/* Before the first entry: an empty list prints nothing. */
+		if (!la->headed)
+			printf("LIST\tKIND\tENTRY\tORIGIN\tEXPIRES\tCOMMENT\n");
+		la->headed = true;
 		/*
-		 * The origin comes from outside (--origin, the fleet's
-		 * publishers): controls (ESC, a newline) and invalid UTF-8
-		 * are shown escaped, as in the agent's log lines.
+		 * The origin and the comment come from outside (--origin, the
+		 * fleet's publishers, --comment): controls (ESC, a tab, a
+		 * newline) and invalid UTF-8 are shown escaped, as in the
+		 * agent's log lines, so a row stays one line of six columns.
 		 */
 		printf("%s\t%s\t%s\t", la->list, kind, e->key);
 		sieve_escape(stdout, e->origin, strlen(e->origin), SIEVE_ESC_LOG);
-		printf("\t%s\n", left);
+		printf("\t%s\t", left);
+		if (e->comment)
+			sieve_escape(stdout, e->comment, strlen(e->comment), SIEVE_ESC_LOG);
+		printf("\n");
 		return 0;
 	}
 	json_object(NULL);
@@ -907,12 +925,33 @@ static int list_one(const struct sxdp_store_entry *e, void *arg)
 	return 0;
 }
 
+/* @list's entries that --origin and --kind take, sorted by number (xdp_list.c). */
+static int list_rows(struct sxdp_store *s, const char *list, struct xdp_rows *rows,
+		     struct list_arg *la)
+{
+	char err[512] = "";
+	size_t i;
+	int ret = sxdp_store_foreach(s, list, xdp_rows_add, rows, err, sizeof(err));
+
+	if (rows->nomem)
+		ret = cli_error("out of memory");
+	else if (ret)
+		ret = cli_error("%s", err[0] ? err : strerror(-ret));
+	if (!ret)
+		xdp_rows_sort(rows);
+	for (i = 0; !ret && i < rows->n; i++)
+		list_one(&rows->v[i].e, la);
+	xdp_rows_clear(rows);
+	return ret;
+}
+
 static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct list_arg la = { 0 };
+	struct xdp_rows rows = { 0 };
 	struct sxdp_store *s = NULL;
 	struct xdp_opts o;
-	char **lists = NULL, err[512] = "";
+	char **lists = NULL;
 	size_t n = 0, i;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
@@ -923,6 +962,8 @@ static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 		ret = target_lists(&o, s, &lists, &n);
 	la.json = o.json;
 	la.now = time(NULL);
+	rows.origin = o.origin;
+	rows.kind = o.kind;
 	if (!ret && o.json)
 		json_array(NULL);
 	for (i = 0; !ret && i < n; i++) {
@@ -932,8 +973,7 @@ static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 			json_str("list", lists[i]);
 			json_array("entries");
 		}
-		if (sxdp_store_foreach(s, lists[i], list_one, &la, err, sizeof(err)))
-			ret = cli_error("%s", err);
+		ret = list_rows(s, lists[i], &rows, &la);
 		if (o.json) {
 			json_end();
 			json_end();
@@ -1551,11 +1591,26 @@ static const struct cli_command xdp_expire_command = {
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_expire,
 };
+static const struct cli_option opt_list_origin = {
+	"origin", 0, "ORIGIN", "only the entries of this origin (cli, a feed's, fleet)",
+	.set = set_origin, .accepts = "1 to 256 characters",
+};
+static const struct cli_option opt_kind = {
+	"kind", 0, "KIND", "only the entries of this KIND", .set = set_kind,
+	.accepts = "source, prefix, service, flow, allow-source or allow-prefix",
+	.choices = "source prefix service flow allow-source allow-prefix",
+};
 static const struct cli_command xdp_list_command = {
 	"xdp list", "print the entries of the lists",
-	.details = "  Every list in the store, or -i's, or --list: one entry a line, LIST,\n"
-		   "  KIND (allow-... for the allowlist), ENTRY, ORIGIN and the time left.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
+	.details = "  Every list in the store, or -i's, or --list: a header line, then one\n"
+		   "  entry a line, tab-separated: LIST, KIND (allow-... for the allowlist),\n"
+		   "  ENTRY, ORIGIN, EXPIRES (the time left, or never) and COMMENT (empty\n"
+		   "  if none); nothing if no entry. The blocklist first, then the\n"
+		   "  allowlist; sources and prefixes by address (IPv4 first, a prefix\n"
+		   "  before the addresses in it), then services and flows, by address and\n"
+		   "  port.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_list_origin, &opt_kind, &opt_state_dir,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_list,
 };
 static const struct cli_command xdp_plan_command = {
