@@ -1654,6 +1654,72 @@ case_live_refresh_drop() {
 	live_refresh_drop bloom-map; live_refresh_drop blocked; live_refresh_drop blocked --exact
 }
 
+# -j of the changes (issue 22, item 9): JSON FIELD=VALUE... of the document
+# on stdin, "ok" or what differs. Keys: op, and lists[0]'s (list, added,
+# updated, removed, missing), and iface/state/in_step of its interface $IF.
+json_fields() {
+	python3 -c '
+import json, sys
+want = dict(a.split("=", 1) for a in sys.argv[2:])
+d = json.load(sys.stdin)
+got = {"op": d["op"]}
+if "lists" in d:
+	l = d["lists"][0]
+	got.update({k: str(l[k]) for k in ("list", "added", "updated", "removed", "missing")})
+	me = [i for i in l["interfaces"] if i["iface"] == sys.argv[1]]
+	if me:
+		got["state"] = me[0]["state"]
+		got["in_step"] = str(me[0].get("maps_version") == l["store_version"])
+else:
+	got.update({i["iface"]: i["result"] for i in d["interfaces"]})
+bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+print("ok" if not bad else bad)' $IF "$@"
+}
+
+case_json_changes() {
+	local out
+	attach || return
+	expect_eq "$(on block -j $A4 | json_fields op=block list=default added=1 updated=0 \
+		state=enforcing in_step=True)" ok "block -j"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after block -j"
+	expect_eq "$(on block -p $A4 --comment again | json_fields added=0 updated=1 \
+		state=enforcing)" ok "block -p of an entry there: updated"
+	out=$(on unblock -j $A4 $B4); expect_eq $? 1 "unblock -j of one not there: exit 1"
+	expect_eq "$(json_fields op=unblock removed=1 missing=1 state=enforcing in_step=True \
+		<<<"$out")" ok "unblock -j"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after unblock -j"
+	on block 198.51.100.0/24 >/dev/null || fail "block the /24"
+	expect_eq "$(on allow -j $A4 | json_fields op=allow added=1 state=enforcing)" ok "allow -j"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from allowed A"
+	expect_eq "$(on disallow -j $A4 | json_fields op=disallow removed=1 state=enforcing \
+		in_step=True)" ok "disallow -j"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A once disallowed"
+	printf '%s\n%s\n' $B4 $C4 >"$WORK/j.feed"
+	expect_eq "$(on load -j --origin jf "$WORK/j.feed" | json_fields op=load added=2 \
+		state=enforcing in_step=True)" ok "load -j"
+	printf '%s\n' $B4 >"$WORK/j.feed"
+	expect_eq "$(on load -j --origin jf "$WORK/j.feed" | json_fields op=load added=0 updated=1 \
+		removed=1 state=enforcing in_step=True)" ok "load -j of a shorter feed"
+	on block --ttl 1s $SV6 >/dev/null || fail "block --ttl 1s"
+	sleep 1.2
+	expect_eq "$(on expire -j | json_fields op=expire removed=1 state=enforcing in_step=True)" \
+		ok "expire -j"
+	expect_eq "$(sieve detach -j $IF | json_fields op=detach $IF=detached)" ok "detach -j"
+	expect_eq "$(sieve detach -j $IF | json_fields $IF=not_attached)" ok "detach -j again"
+}
+
+# stats --watch in text: the counters that did not move are left out, but
+# packets; --all prints them (issue 22, item 9).
+case_stats_watch_compact() {
+	local out
+	attach || return
+	out=$(on stats --watch --interval 1 --count 1)
+	grep -Eq '^  packets ' <<<"$out" || fail "--watch: no packets row: $out"
+	grep -q 'dropped_flow' <<<"$out" && fail "--watch: the dropped_flow row at zero: $out"
+	out=$(on stats --watch --interval 1 --count 1 --all)
+	expect_eq "$(grep -c ' pps ' <<<"$out")" 13 "--watch --all: every counter's row"
+}
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
@@ -1666,7 +1732,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
-	agent_metrics_abuse agent_enforcement_check ${EXTRA_CASES:-}"
+	agent_metrics_abuse agent_enforcement_check json_changes stats_watch_compact ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

@@ -311,6 +311,9 @@ static const struct cli_option opt_interval = {
 	"interval", 0, "S", "--watch: seconds between prints (default 1)",
 	.set = set_interval, .accepts = "1 to 3600 seconds",
 };
+static const struct cli_option opt_all = {
+	"all", 0, NULL, "--watch: also the counters that did not move", CLI_FLAG(struct xdp_opts, all),
+};
 static const struct cli_option opt_count = {
 	"count", 0, "N", "--watch: stop after N prints", .set = set_count,
 	.accepts = "a positive integer",
@@ -1354,6 +1357,7 @@ struct stats_arg {
 	struct sieve_xdp_stats prev[MAX_IFACES];
 	int index;
 	bool quiet;		/* a baseline round: remember, print nothing */
+	bool all;		/* --all: the rates at zero too */
 	double seconds;		/* 0: totals, else rates over this long */
 };
 
@@ -1366,9 +1370,13 @@ static void counter_rates(const struct sieve_xdp_stats *s, const struct sieve_xd
 	*bytes = (s->c[i].bytes - prev->c[i].bytes) / seconds;
 }
 
-/* One line a counter: totals in packets and bytes, rates in pps and bit/s. */
+/*
+ * One line a counter: totals in packets and bytes, rates in pps and bit/s.
+ * Rates leave out the counters that did not move (but packets, the
+ * total), unless @all: a watch is read for what changes.
+ */
 static void print_stats_text(const char *ifname, const struct sieve_xdp_stats *s,
-			     const struct sieve_xdp_stats *prev, double seconds)
+			     const struct sieve_xdp_stats *prev, double seconds, bool all)
 {
 	static const char *const si[] = { "", "k", "M", "G", "T" };
 	double packets, bytes, bits;
@@ -1383,6 +1391,9 @@ static void print_stats_text(const char *ifname, const struct sieve_xdp_stats *s
 			continue;
 		}
 		counter_rates(s, prev, seconds, i, &packets, &bytes);
+		if (!all && i != SIEVE_XDP_PACKETS && s->c[i].packets == prev->c[i].packets &&
+		    s->c[i].bytes == prev->c[i].bytes)
+			continue;
 		/* Links are rated in bits: 1000-based units, as ip and ethtool do. */
 		for (bits = bytes * 8, p = 0; bits >= 1000 && p < 4; p++)
 			bits /= 1000;
@@ -1392,14 +1403,15 @@ static void print_stats_text(const char *ifname, const struct sieve_xdp_stats *s
 }
 
 static void print_stats(const char *ifname, const struct sieve_xdp_stats *s,
-			const struct sieve_xdp_stats *prev, double seconds, struct list_arg *la)
+			const struct sieve_xdp_stats *prev, double seconds, bool all,
+			struct list_arg *la)
 {
 	double packets, bytes;
 	char key[48];
 	int i;
 
 	if (!la->json) {
-		print_stats_text(ifname, s, prev, seconds);
+		print_stats_text(ifname, s, prev, seconds, all);
 		return;
 	}
 	json_object(NULL);
@@ -1430,7 +1442,7 @@ static int do_stats(struct sxdp_handle *h, void *arg)
 	if (sa->index < MAX_IFACES) {
 		if (!sa->quiet)
 			print_stats(h->ifname, &s, &sa->prev[sa->index], sa->seconds,
-				    &sa->out);
+				    sa->all, &sa->out);
 		sa->prev[sa->index] = s;
 	}
 	sa->index++;
@@ -1454,6 +1466,9 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	sa.out.json = o.json;
+	sa.all = o.all;
+	if (o.all && !o.watch)
+		return cli_usage_error(cmd, "--all goes with --watch");
 	if (!o.watch) {
 		if (o.json)
 			json_array(NULL);
@@ -1640,8 +1655,10 @@ static const struct cli_command xdp_stats_command = {
 	.details = "  Bytes are whole frames as XDP sees them (Ethernet header included).\n"
 		   "  --watch prints the rates every S seconds, N times or until interrupted:\n"
 		   "  packets and bits per second (with -j: packets and bytes per second, one\n"
-		   "  JSON array a line).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, CLI_JSON_OPTIONS),
+		   "  JSON array a line, every counter). The text leaves out the counters\n"
+		   "  that did not move in the interval, but packets; --all shows them.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, &opt_all,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_stats,
 };
 
