@@ -1607,7 +1607,7 @@ static const struct cli_command xdp_expire_command = {
 	.run = cmd_expire,
 };
 static const struct cli_option opt_list_origin = {
-	"origin", 0, "ORIGIN", "only the entries of this origin (cli, a feed's, fleet)",
+	"origin", 0, "NAME", "only the entries of this origin (cli, a feed's, fleet)",
 	.set = set_origin, .accepts = "1 to 256 characters",
 };
 static const struct cli_option opt_kind = {
