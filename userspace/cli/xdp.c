@@ -670,7 +670,8 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 		return ret;
 	ret = parse_entries(&o, allow, &l);
 	if (!ret && o.fleet && o.json)
-		ret = cli_error("-j: --fleet prints what sieve-agent reports, as text");
+		ret = cli_usage_error(cmd, "-j does not go with --fleet (sieve-agent reports "
+				      "the publish, as text)");
 	if (!ret && o.fleet) {
 		ret = publish_entries(&o, op, &l);
 		goto out;
@@ -762,8 +763,10 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	}
 	/* Said before loading, so it is there whatever the interfaces do. */
 	if (info.skipped)
-		fprintf(o.json ? stderr : stdout, "%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
-		       o.args[0], sxdp_format_name(info.format), info.skipped);
+		/* With -j, stdout holds the document alone. */
+		fprintf(o.json ? stderr : stdout,
+			"%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
+			o.args[0], sxdp_format_name(info.format), info.skipped);
 	ret = need_root("loading");
 	if (!ret)
 		ret = open_store(&o, &s);
