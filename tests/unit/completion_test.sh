@@ -195,6 +195,8 @@ if $has_xdp; then
 		"$fake xdp attach --backend filter:" "$fake" xdp attach --backend filter :
 	expect_typed "--backend filter:sp" "spam.v4" \
 		"$fake xdp attach --backend filter:sp" "$fake" xdp attach --backend filter : sp
+	expect_typed "--backend=filter:sp, as bash splits it" "spam.v4" \
+		"$fake xdp attach --backend=filter:sp" "$fake" xdp attach --backend = filter : sp
 	expect_comp "--backend, no device: the backends" "bloom-map blocked" sieve xdp attach --backend ""
 fi
 

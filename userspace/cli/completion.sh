@@ -117,13 +117,14 @@ _sieve_typed_word()
 	printf '%s' "${line##*[[:space:]]}"
 }
 
-# COMPREPLY: the WORDS ($1) that start with the word as typed, less what
-# bash already holds before its last ':' (as bash-completion's
-# __ltrim_colon_completions).
+# COMPREPLY: the WORDS ($1) that start with the word as typed (less a
+# leading "--option=", $2), less what bash already holds before its last
+# ':' (as bash-completion's __ltrim_colon_completions).
 _sieve_reply_colon_words()
 {
 	local typed w
 	typed=$(_sieve_typed_word)
+	typed=${typed#"${2-}"}
 	COMPREPLY=($(compgen -W "$1" -- "$typed"))
 	if [[ $typed == *:* && $COMP_WORDBREAKS == *:* ]]; then
 		typed=${typed%"${typed##*:}"}
@@ -194,7 +195,11 @@ _sieve()
 	w=${COMP_LINE:0:COMP_POINT}
 	w=${w%"$(_sieve_typed_word)"}
 	if [[ $(_sieve_typed_word) == filter:* && $w =~ (^|[[:space:]])--backend[[:space:]]+$ ]]; then
-		_sieve_complete_kind "backend:" ""
+		_sieve_reply_colon_words "$(_sieve_filter_names | sed 's/^/filter:/')"
+		return 0
+	fi
+	if [[ $(_sieve_typed_word) == --backend=filter:* ]]; then
+		_sieve_reply_colon_words "$(_sieve_filter_names | sed 's/^/filter:/')" --backend=
 		return 0
 	fi
 	# Walk the words before the cursor: commands, options (with their
