@@ -1696,6 +1696,11 @@ case_json_changes() {
 	expect_eq "$(on disallow -j $A4 | json_fields op=disallow removed=1 state=enforcing \
 		in_step=True)" ok "disallow -j"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A once disallowed"
+	# Under `ip netns exec`, a mount namespace without the pins: the
+	# document says the interface is recorded and not enforcing, whatever
+	# the exit code.
+	expect_eq "$(ip netns exec $SV "$SIEVE" xdp block -j -i $IF 192.0.2.77 2>/dev/null |
+		json_fields added=1 state=not_enforcing)" ok "block -j with the pins out of reach"
 	printf '%s\n%s\n' $B4 $C4 >"$WORK/j.feed"
 	expect_eq "$(on load -j --origin jf "$WORK/j.feed" | json_fields op=load added=2 \
 		state=enforcing in_step=True)" ok "load -j"
