@@ -130,17 +130,20 @@ $(CLI_STATIC): $$(CLI_VM_OBJS) $(BUILD)/libsieve.a
 
 # `make install PREFIX=/usr/local DESTDIR=`: libsieve (static, shared,
 # pkg-config file), its header and <linux/sieve.h>, the CLI and the
-# programs it runs, beside it (INSTALL_PROGS: sieve-agent).
+# programs it runs, beside it (INSTALL_PROGS: sieve-agent), and the README
+# in DOCDIR, where sieve.conf(5) sends the reader.
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DOCDIR ?= $(PREFIX)/share/doc/sieve
 INSTALL_PROGS ?=
 install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve $$(INSTALL_PROGS)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/linux \
-		$(DESTDIR)$(BINDIR)
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
 	$(Q)install -m 0644 $(BUILD)/libsieve.a $(DESTDIR)$(LIBDIR)/
 	$(Q)install -m 0755 $(BUILD)/libsieve.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf libsieve.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)

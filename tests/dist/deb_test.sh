@@ -85,6 +85,8 @@ done
 # sieve
 check "sieve --version says $version" sh -c "/usr/bin/sieve --version | grep -q '^sieve $version '"
 check "the bash completion is installed" test -f /usr/share/bash-completion/completions/sieve
+check "the README is in /usr/share/doc/sieve, where sieve.conf(5) points" \
+	sh -c "zcat /usr/share/doc/sieve/README.md.gz | cmp -s - '$here/../../README.md'"
 for page in man8/sieve.8 man8/sieve-xdp.8 man8/sieve-filter.8 man8/sieve-agent.8 man5/sieve.conf.5 man3/libsieve.3; do
 	check "man page $page is installed" test -f /usr/share/man/$page.gz
 done

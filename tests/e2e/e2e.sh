@@ -40,6 +40,8 @@ sieve() { sv "$SIEVE" xdp "$@"; }
 # have the blocklist on interfaces of its own, and no -i means all of them
 # for the reports (changes go to the list -i enforces).
 on() { local sub=$1; shift; sieve "$sub" -i $IF "$@"; }
+# The first interface's list in text, past its header line: LIST KIND ENTRY ORIGIN EXPIRES COMMENT.
+list_rows() { on list "$@" | sed 1d; }
 
 fail() { echo "    FAIL: $*"; case_failed=1; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
@@ -285,7 +287,7 @@ case_bad_file_loads_nothing() {
 	local err; err=$(on load "$WORK/bad" 2>&1 >/dev/null); local rc=$?
 	expect_eq $rc 2 "exit code of a bad load"
 	case $err in *"$WORK/bad:2: "*) ;; *) fail "error names file:line: $err";; esac
-	expect_eq "$(on list | cut -f3)" $A4 "list after a refused load"
+	expect_eq "$(list_rows | cut -f3)" $A4 "list after a refused load"
 }
 
 # Feeds in their own formats reach the maps: DROP with --format, ipset save by auto.
@@ -294,7 +296,7 @@ case_load_feeds() {
 	printf '; Spamhaus DROP List\r\n; Last-Modified: today\r\n198.51.100.0/30 ; SBL1\r\n%s\r\n' \
 		'2001:db8:e2e::/126 ; SBL2' >"$WORK/drop"
 	on load --origin feed --format drop "$WORK/drop" >/dev/null || fail "load --format drop"
-	expect_eq "$(on list | cut -f3 | sort | tr '\n' ' ')" "198.51.100.0/30 2001:db8:e2e::/126 " \
+	expect_eq "$(list_rows | cut -f3 | sort | tr '\n' ' ')" "198.51.100.0/30 2001:db8:e2e::/126 " \
 		"list after loading a DROP file"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, in a DROP prefix"
 	expect_eq "$(pings $A6 $SV6)" 0 "pings from A6, in a DROPv6 prefix"
@@ -303,7 +305,7 @@ case_load_feeds() {
 		"create all list:set size 8" "add all bl" >"$WORK/ipset"
 	local out; out=$(on load --origin feed "$WORK/ipset") || fail "load an ipset save (auto)"
 	case $out in *"hash:net: 1"*) ;; *) fail "the skipped add is counted: $out";; esac
-	expect_eq "$(on list | cut -f3)" 198.51.100.96/28 "list after loading an ipset save"
+	expect_eq "$(list_rows | cut -f3)" 198.51.100.96/28 "list after loading an ipset save"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, in the hash:net"
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A, no longer listed"
 }
@@ -404,7 +406,7 @@ print(sorted(s['list'] for s in json.load(sys.stdin) if s['iface'] in ('$IF', '$
 		"['default', 'second']" "the lists of our interfaces in status -j"
 	# No -i and no --list: the list "default".
 	sieve block 192.0.2.99 >/dev/null || fail "block on the default list"
-	expect_eq "$(sieve list -i $IF | cut -f1,3; sieve list -i $IF2 | cut -f1,3)" \
+	expect_eq "$(sieve list -i $IF | sed 1d | cut -f1,3; sieve list -i $IF2 | sed 1d | cut -f1,3)" \
 		"$(printf 'default\t192.0.2.99\nsecond\t203.0.113.2')" "each list has its entry"
 	# Two interfaces on one list: a block reaches both.
 	sieve attach $IF2 --list default >/dev/null || fail "switch $IF2 to the default list"
@@ -487,7 +489,7 @@ print(sum(v for k, v in d.items() if k.startswith('dropped') and not k.endswith(
 
 # The list of the first interface, sorted, against WANT (one entry a line).
 expect_list() {
-	local got; got=$(on list | cut -f3 | sort)
+	local got; got=$(list_rows | cut -f3 | sort)
 	[ "$got" = "$1" ] || fail "$2: missing $(comm -13 <(echo "$got") <(echo "$1") | wc -l)" \
 		"($(comm -13 <(echo "$got") <(echo "$1") | head -n 3 | tr '\n' ' ')...)," \
 		"unexpected $(comm -23 <(echo "$got") <(echo "$1") | wc -l)"
@@ -574,9 +576,9 @@ case_concurrent_loads() {
 		[ -s "$f" ] && fail "$(wc -l <"$f") commands failed, e.g. $(head -n 1 "$f"): $(head -n 1 "$f.err")"
 	done
 	for p in 0 1 2 3; do
-		[ "$(on list | cut -f3 | sort)" = "$(cat "$WORK/list.$p")" ] && winner=$p
+		[ "$(list_rows | cut -f3 | sort)" = "$(cat "$WORK/list.$p")" ] && winner=$p
 	done
-	[ -n "$winner" ] || { fail "the list is none of the four loaded: $(on list | wc -l) entries"; return; }
+	[ -n "$winner" ] || { fail "the list is none of the four loaded: $(list_rows | wc -l) entries"; return; }
 	expect_eq "$(on status -j | python3 -c "import json,sys
 s = json.load(sys.stdin)[0]
 print(s['entries'], s['exact'], s['bloom_bytes'] > 0)")" "20 False True" \
@@ -632,12 +634,12 @@ case_concurrent_attach_detach() {
 
 # The feed entries of the store, sorted (one a line).
 feed_entries() {
-	on list | awk -F'\t' '$4 == "feed" { print $3 }' | sort
+	list_rows | awk -F'\t' '$4 == "feed" { print $3 }' | sort
 }
 
 # Is ENTRY on the first interface's list?
 listed() {
-	on list | cut -f3 | grep -qx "$1"
+	list_rows | cut -f3 | grep -qx "$1"
 }
 
 # Trials of commands killed (SIGKILL) at random points, under traffic:
@@ -711,9 +713,9 @@ case_ttl_expire() {
 	attach || return
 	on block --ttl 2s $A4 >/dev/null || fail "block --ttl 2s"
 	on block --ttl 1h $C4 >/dev/null || fail "block --ttl 1h"
-	case $(on list | grep "	$A4	") in *"	0m0"[12]s|*"	due") ;; *) fail "time left of $A4: $(on list)";; esac
+	case $(list_rows | grep "	$A4	" | cut -f5) in 0m0[12]s|due) ;; *) fail "time left of $A4: $(on list)";; esac
 	# A slow host may list it a second or more after the block: 59m..s then.
-	case $(on list | grep "	$C4	") in *"	59m"[0-5][0-9]s|*"	1h00m") ;; *) fail "time left of $C4: $(on list)";; esac
+	case $(list_rows | grep "	$C4	" | cut -f5) in 59m[0-5][0-9]s|1h00m) ;; *) fail "time left of $C4: $(on list)";; esac
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A before its TTL"
 	sleep 2.2
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after its TTL, before expire"
@@ -721,7 +723,7 @@ case_ttl_expire() {
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after expire"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, not due"
 	expect_eq "$(on expire)" "nothing was due" "a second expire"
-	expect_eq "$(on list | cut -f3)" $C4 "the list after expire"
+	expect_eq "$(list_rows | cut -f3)" $C4 "the list after expire"
 }
 
 # A feed refresh replaces only its own entries: manual blocks and other feeds stay.
@@ -733,14 +735,14 @@ case_feed_origins() {
 	on load --origin f2 "$WORK/f2" >/dev/null || fail "load f2"
 	printf '%s\n' $C4 >"$WORK/f1"
 	on load --origin f1 "$WORK/f1" >/dev/null || fail "reload f1"
-	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+	expect_eq "$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')" \
 		"198.51.100.100:f1 198.51.100.2:cli 198.51.100.200:f2 " "entries and origins"
 	expect_eq "$(pings $B4 $SV4)" 5 "pings from B, gone from f1"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, new in f1"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, blocked by hand"
 	# Refreshes that would empty f1 by mistake: refused (exit 2), nothing changed.
 	local before rc err what
-	before=$(on list | cut -f3,4 | sort | tr '\t\n' ': ')
+	before=$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')
 	printf '# a feed\n\n# whose download failed\n' >"$WORK/f1.comments"
 	printf '198.51.100.100\n10.0.0.0/2' >"$WORK/f1.cut"
 	for what in /dev/null "$WORK/f1.comments" "$WORK/f1.cut"; do
@@ -750,7 +752,7 @@ case_feed_origins() {
 		*"would remove every entry of origin f1"*|*"last line has no line end"*) ;;
 		*) fail "the error for $what: $err";;
 		esac
-		expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" "$before" "the list after $what"
+		expect_eq "$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')" "$before" "the list after $what"
 		expect_eq "$(pings $C4 $SV4)" 0 "pings from C after the refused $what"
 	done
 	on load --origin f1 --allow-empty /dev/null >/dev/null || fail "load f1 empty --allow-empty"
@@ -848,7 +850,7 @@ case_load_maps_from_feed() {
 			"$b: pings from A (cli), B (feed), C (allowed, in the feed)"
 		keys="$(status_field keys) $(status_field entries) $(status_field in_step)"
 		expect_eq "$keys" "4 4 True" "$b: keys, entries, in step after the load"
-		expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+		expect_eq "$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')" \
 			"198.51.100.100:cli 198.51.100.2:cli 198.51.100.200:feed 198.51.100.3:feed 203.0.113.0/24:feed " \
 			"$b: entries and origins after the load"
 		printf '%s\n' $C4 198.51.100.200 >"$WORK/feed"
@@ -1047,7 +1049,7 @@ case_allowlist() {
 	expect_eq $rc 2 "block of an allowed source"
 	case $err in *"is allowed in list default"*) ;; *) fail "block of an allowed source: $err";; esac
 	on disallow $A4 >/dev/null; expect_eq $? 1 "disallow of an entry not on the allowlist"
-	expect_eq "$(on list | awk -F'\t' '$2 ~ /^allow-/ { print $3 }' | sort | tr '\n' ' ')" \
+	expect_eq "$(list_rows | awk -F'\t' '$2 ~ /^allow-/ { print $3 }' | sort | tr '\n' ' ')" \
 		"198.51.100.96/27 2001:db8:e2e::2 " "the allowlist"
 	# Pins gone (a reboot): attach restores the allowlist from the store.
 	ip -n $SV link set dev $IF xdp off 2>/dev/null; ip -n $SV link set dev $IF xdpgeneric off 2>/dev/null
@@ -1833,6 +1835,77 @@ case_live_refresh_drop() {
 	live_refresh_drop bloom-map; live_refresh_drop blocked; live_refresh_drop blocked --exact
 }
 
+# -j of the changes (issue 22, item 9): JSON FIELD=VALUE... of the document
+# on stdin, "ok" or what differs. Keys: op, and lists[0]'s (list, added,
+# updated, removed, missing), and iface/state/in_step of its interface $IF.
+json_fields() {
+	python3 -c '
+import json, sys
+want = dict(a.split("=", 1) for a in sys.argv[2:])
+d = json.load(sys.stdin)
+got = {"op": d["op"]}
+if "lists" in d:
+	l = d["lists"][0]
+	got.update({k: str(l[k]) for k in ("list", "added", "updated", "removed", "missing")})
+	me = [i for i in l["interfaces"] if i["iface"] == sys.argv[1]]
+	if me:
+		got["state"] = me[0]["state"]
+		got["in_step"] = str(me[0].get("maps_version") == l["store_version"])
+else:
+	got.update({i["iface"]: i["result"] for i in d["interfaces"]})
+bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+print("ok" if not bad else bad)' $IF "$@"
+}
+
+case_json_changes() {
+	local out
+	attach || return
+	expect_eq "$(on block -j $A4 | json_fields op=block list=default added=1 updated=0 \
+		state=enforcing in_step=True)" ok "block -j"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after block -j"
+	expect_eq "$(on block -p $A4 --comment again | json_fields added=0 updated=1 \
+		state=enforcing)" ok "block -p of an entry there: updated"
+	out=$(on unblock -j $A4 $B4); expect_eq $? 1 "unblock -j of one not there: exit 1"
+	expect_eq "$(json_fields op=unblock removed=1 missing=1 state=enforcing in_step=True \
+		<<<"$out")" ok "unblock -j"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after unblock -j"
+	on block 198.51.100.0/24 >/dev/null || fail "block the /24"
+	expect_eq "$(on allow -j $A4 | json_fields op=allow added=1 state=enforcing)" ok "allow -j"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from allowed A"
+	expect_eq "$(on disallow -j $A4 | json_fields op=disallow removed=1 state=enforcing \
+		in_step=True)" ok "disallow -j"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A once disallowed"
+	# Under `ip netns exec`, a mount namespace without the pins: the
+	# document says the interface is recorded and not enforcing, whatever
+	# the exit code.
+	expect_eq "$(ip netns exec $SV "$SIEVE" xdp block -j -i $IF 192.0.2.77 2>/dev/null |
+		json_fields added=1 state=not_enforcing)" ok "block -j with the pins out of reach"
+	printf '%s\n%s\n' $B4 $C4 >"$WORK/j.feed"
+	expect_eq "$(on load -j --origin jf "$WORK/j.feed" | json_fields op=load added=2 \
+		state=enforcing in_step=True)" ok "load -j"
+	printf '%s\n' $B4 >"$WORK/j.feed"
+	expect_eq "$(on load -j --origin jf "$WORK/j.feed" | json_fields op=load added=0 updated=1 \
+		removed=1 state=enforcing in_step=True)" ok "load -j of a shorter feed"
+	on block --ttl 1s $SV6 >/dev/null || fail "block --ttl 1s"
+	sleep 1.2
+	expect_eq "$(on expire -j | json_fields op=expire removed=1 state=enforcing in_step=True)" \
+		ok "expire -j"
+	expect_eq "$(sieve detach -j $IF | json_fields op=detach $IF=detached)" ok "detach -j"
+	expect_eq "$(sieve detach -j $IF | json_fields $IF=not_attached)" ok "detach -j again"
+}
+
+# stats --watch in text: the counters that did not move are left out, but
+# packets; --all prints them (issue 22, item 9).
+case_stats_watch_compact() {
+	local out
+	attach || return
+	out=$(on stats --watch --interval 1 --count 1)
+	grep -Eq '^  packets ' <<<"$out" || fail "--watch: no packets row: $out"
+	grep -q 'dropped_flow' <<<"$out" && fail "--watch: the dropped_flow row at zero: $out"
+	out=$(on stats --watch --interval 1 --count 1 --all)
+	expect_eq "$(grep -c ' pps ' <<<"$out")" 13 "--watch --all: every counter's row"
+}
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
@@ -1847,7 +1920,8 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
-	agent_metrics_abuse agent_enforcement_check agent_packaged_conf ${EXTRA_CASES:-}"
+	agent_metrics_abuse agent_enforcement_check agent_packaged_conf json_changes stats_watch_compact
+	${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

@@ -35,8 +35,8 @@ trap fleet_cleanup EXIT
 host_drops() { [ "$(pings $1 "$2" 2)" = 0 ]; }
 host_delivers() { [ "$(pings $1 "$2" 2)" = 2 ]; }
 
-# The entries and origins of host I's list, "ENTRY:ORIGIN" sorted, one a line.
-origins() { hxdp $1 list --list $LIST | awk -F'\t' '{ print $3 ":" $4 }' | sort; }
+# The entries and origins of host I's list (past the header), "ENTRY:ORIGIN" sorted.
+origins() { hxdp $1 list --list $LIST | awk -F'\t' 'NR > 1 { print $3 ":" $4 }' | sort; }
 
 # Every agent reports METRIC (LABEL=VALUE...) >= MIN.
 expect_metric_all() {
@@ -317,7 +317,7 @@ case_cli_publish() {
 }
 
 # The kind, entry and origin of host I's list, "KIND:ENTRY:ORIGIN" sorted.
-kinds() { hxdp $1 list --list $LIST | awk -F'\t' '{ print $2 ":" $3 ":" $4 }' | sort; }
+kinds() { hxdp $1 list --list $LIST | awk -F'\t' 'NR > 1 { print $2 ":" $3 ":" $4 }' | sort; }
 
 # Keys moving between the fleet's allowlist and blocklist, live and across a
 # resync, in both orders: each host ends where Redis has the key (a key in

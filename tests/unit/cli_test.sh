@@ -268,6 +268,95 @@ expect_help_options() {
 	if [ "$got" = "$want" ]; then ok "$cmd --help lists its options"; else
 		not_ok "$cmd --help lists its options" "got:  $got" "want: $want"; fi
 }
+# json_has NAME KEY=VALUE...: the last stdout is a JSON document (as
+# python3's json parses it) whose op and first list (or, for detach, whose
+# interfaces' results) have these values.
+json_has() {
+	local name=$1
+	shift
+	check "$name" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+flat = {"op": d["op"]}
+for k, v in (d["lists"][0] if d.get("lists") else {}).items():
+	flat[k] = v
+for i in d.get("interfaces", []) if "lists" not in d else []:
+	flat[i["iface"]] = i["result"]
+for kv in sys.argv[2:]:
+	k, v = kv.split("=", 1)
+	assert str(flat.get(k)) == v, (k, flat.get(k), v)' "$work/out" "$@"
+}
+
+# -j of every change of `sieve xdp` (issue 22, item 9), on a store alone.
+xdp_json_tests() {
+	local st=$work/jst
+	expect "block -j" 0 "$sieve" xdp block -j --state-dir "$st" 192.0.2.1 198.51.100.0/24
+	json_has "block -j: op, list, counts, version, interfaces" op=block list=default added=2 \
+		updated=0 removed=0 missing=0 store_version=1 interfaces_in_step=0 interfaces=[]
+	expect "block -j again" 0 "$sieve" xdp block -j --state-dir "$st" 192.0.2.1 192.0.2.2
+	json_has "block -j of one there: updated" added=1 updated=1 store_version=2
+	expect "unblock -j, one missing" 1 "$sieve" xdp unblock -j --state-dir "$st" 192.0.2.1 192.0.2.9
+	json_has "unblock -j: removed and missing" op=unblock removed=1 missing=1
+	expect "allow -j" 0 "$sieve" xdp allow -p --state-dir "$st" 198.51.100.7
+	json_has "allow -p: indented, the same fields" op=allow added=1
+	expect "disallow -j" 0 "$sieve" xdp disallow -j --state-dir "$st" 198.51.100.7
+	json_has "disallow -j" op=disallow removed=1 missing=0
+	printf '203.0.113.1\n203.0.113.2\n' >"$work/j.feed"
+	expect "load -j" 0 "$sieve" xdp load -j --state-dir "$st" --origin jf "$work/j.feed"
+	json_has "load -j: added" op=load added=2 removed=0
+	printf '203.0.113.1\n' >"$work/j.feed"
+	expect "load -j, a shorter feed" 0 "$sieve" xdp load -j --state-dir "$st" --origin jf \
+		"$work/j.feed"
+	json_has "load -j: the one kept updated, the other removed" added=0 updated=1 removed=1
+	expect "expire -j, nothing due" 0 "$sieve" xdp expire -j --state-dir "$st"
+	json_has "expire -j: each list, at its version" op=expire list=default removed=0 \
+		store_version=7
+	expect "detach -j" 0 "$sieve" xdp detach -j --state-dir "$st" lo
+	json_has "detach -j: each interface's result" op=detach lo=not_attached
+	expect_refused "block -j --fleet" "$sieve" xdp block -j --fleet 192.0.2.1 \
+		--config "$work/none.conf"
+	expect_refused "stats --all without --watch" "$sieve" xdp stats --all
+}
+
+# list: a header, the comment, numeric order, --origin and --kind (issue 22, item 9).
+xdp_list_tests() {
+	local st=$work/lst
+	expect "list of an empty store" 0 "$sieve" xdp list --state-dir "$st"
+	check "list of an empty store: nothing, not even the header" test -z "$out"
+	expect "block in text order" 0 "$sieve" xdp block --state-dir "$st" 10.0.0.10 10.0.0.9 \
+		2001:db8::10 2001:db8::9 10.0.0.0/8 9.0.0.1 tcp:192.0.2.1:8080 tcp:192.0.2.1:443 \
+		--comment "$(printf 'ssh\tscan')"
+	expect "allow" 0 "$sieve" xdp allow --state-dir "$st" 10.1.0.1
+	printf '10.0.0.5\n' >"$work/l.feed"
+	expect "load a feed" 0 "$sieve" xdp load --state-dir "$st" --origin lf "$work/l.feed"
+	expect "list" 0 "$sieve" xdp list --state-dir "$st"
+	check "list: a header line first" test "$(head -n 1 <<<"$out")" = \
+		"$(printf 'LIST\tKIND\tENTRY\tORIGIN\tEXPIRES\tCOMMENT')"
+	check "list: by number, a prefix first, v4 before v6, ports as numbers, then allowed" \
+		test "$(tail -n +2 <<<"$out" | cut -f 3 | tr '\n' ' ')" = \
+		"9.0.0.1 10.0.0.0/8 10.0.0.5 10.0.0.9 10.0.0.10 2001:db8::9 2001:db8::10 tcp:192.0.2.1:443 tcp:192.0.2.1:8080 10.1.0.1 "
+	check "list: the comment, escaped, in the sixth column" \
+		grep -qxP 'default\tsource\t10\.0\.0\.9\tcli\tnever\tssh\\x09scan' <<<"$out"
+	check "list: six columns a row" test "$(awk -F '\t' 'NF != 6' <<<"$out" | wc -l)" -eq 0
+	expect "list --origin" 0 "$sieve" xdp list --state-dir "$st" --origin lf
+	check "list --origin: only that origin's" test "$(tail -n +2 <<<"$out" | cut -f 3)" = 10.0.0.5
+	expect "list --kind" 0 "$sieve" xdp list --state-dir "$st" --kind prefix
+	check "list --kind prefix: only prefixes" test "$(tail -n +2 <<<"$out" | cut -f 3)" = 10.0.0.0/8
+	expect "list --kind allow-source -j" 0 "$sieve" xdp list -j --state-dir "$st" --kind allow-source
+	check "list -j --kind: the filter applies to JSON" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [e["entry"] for e in d[0]["entries"]] == ["10.1.0.1"], d' <"$work/out"
+	expect "list -j, sorted" 0 "$sieve" xdp list -j --state-dir "$st" --kind source
+	check "list -j: the same numeric order" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [e["entry"] for e in d[0]["entries"]] == ["9.0.0.1", "10.0.0.5", "10.0.0.9", "10.0.0.10", "2001:db8::9", "2001:db8::10"], d' <"$work/out"
+	expect_refused "list --kind of no kind" "$sieve" xdp list --state-dir "$st" --kind bogus
+	check "list --kind: says which kinds there are" grep -q "allow-prefix" <<<"$err"
+	expect "list --origin of no entry" 0 "$sieve" xdp list --state-dir "$st" --origin nobody
+	check "list --origin of no entry: nothing" test -z "$out"
+}
 sizing="--type --capacity --fpr"
 create="$sizing --bits --hashes --buckets --fp-bits --seed --scalable --growth --max-layers"
 # shellcheck disable=SC2086
@@ -286,10 +375,16 @@ if $has_xdp; then
 	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open --backend \
 		--capacity --max-probes --force --list --state-dir --json --pretty
 	expect_help_options "xdp plan" --entries --format --fpr --max-probes --json --pretty
-	expect_help_options "xdp stats" --iface --watch --interval --count --json --pretty
-	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config
+	expect_help_options "xdp stats" --iface --watch --interval --count --all --json --pretty
+	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config \
+		--json --pretty
 	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment \
-		--allow-empty
+		--allow-empty --json --pretty
+	expect_help_options "xdp list" --iface --list --origin --kind --state-dir --json --pretty
+	for c in unblock allow disallow expire detach; do
+		[[ $(help_options xdp $c) == *--json*--pretty* ]] ||
+			not_ok "xdp $c --help lists -j and -p" "$(help_options xdp $c)"
+	done
 	# Text from outside in an error stays one escaped line (issue 20, item 9):
 	# a newline and a journal priority, ESC, invalid UTF-8.
 	expect_refused "block of an entry with control characters" "$sieve" xdp block \
@@ -308,7 +403,7 @@ if $has_xdp; then
 		grep -qxF 'default: loaded 1 entries from e\xff\x0a"x\x1b: 1 new, 0 no longer in it; store version 1; 0 interfaces in step' <<<"$out"
 	expect "list of the hostile origin" 0 "$sieve" xdp list --state-dir "$work/st"
 	check "list shows the origin escaped: one line, no ESC" \
-		grep -qP '^default\tsource\t192\.0\.2\.7\te\\xff\\x0a"x\\x1b\tnever$' <<<"$out"
+		grep -qP '^default\tsource\t192\.0\.2\.7\te\\xff\\x0a"x\\x1b\tnever\t$' <<<"$out"
 	expect "list -j of the hostile origin" 0 "$sieve" xdp list -j --state-dir "$work/st"
 	check "list -j: valid UTF-8 JSON, the origin escaped" python3 -c '
 import json, sys
@@ -331,12 +426,12 @@ assert d[0]["entries"][0]["origin"] == "e\ufffd\n\"x\x1b", d' <"$work/out"
 		grep -qxF 'default: took over 2 entries of origin /etc/sieve/drop.txt: the same file, recorded by its path (sieve 0.4 and older)' <<<"$out"
 	expect "list after the takeover" 0 "$sieve" xdp list --state-dir "$fst"
 	check "one entry left, of origin drop.txt" \
-		test "$(cut -f3,4 <<<"$out")" = "$(printf '192.0.2.1\tdrop.txt')"
+		test "$(tail -n +2 <<<"$out" | cut -f3,4)" = "$(printf '192.0.2.1\tdrop.txt')"
 	expect_refused "load - without --origin" "$sieve" xdp load --state-dir "$fst" - \
 		< <(printf '192.0.2.9\n')
 	check "the error names --origin" grep -q -- "give --origin NAME" <<<"$err"
 	expect "a refused load - changed nothing" 0 "$sieve" xdp list --state-dir "$fst"
-	check "the list after it" test "$(cut -f3 <<<"$out")" = 192.0.2.1
+	check "the list after it" test "$(tail -n +2 <<<"$out" | cut -f3)" = 192.0.2.1
 	expect "load the same file as another origin" 0 "$sieve" xdp load --state-dir "$fst" \
 		--origin other "$work/etc/drop.txt"
 	check "warns: every entry held by drop.txt, in one line" test "$err" = \
@@ -351,6 +446,8 @@ assert d[0]["entries"][0]["origin"] == "e\ufffd\n\"x\x1b", d' <"$work/out"
 		--state-dir "$fst" 192.0.2.1 192.0.2.5
 	check "unblock says the feed's entry will return, in one line" test "$err" = \
 		"sieve: default: 192.0.2.1 is also listed by feed drop.txt; it will return at its next refresh; use \`sieve xdp allow\` for a lasting exception"
+	xdp_json_tests
+	xdp_list_tests
 	# --fleet: refused before anything is sent (no Redis is needed to see these).
 	printf '[fleet]\nredis = 127.0.0.1:1\nlists = edge\n' >"$work/fleet.conf"
 	printf '[agent]\n' >"$work/nofleet.conf"

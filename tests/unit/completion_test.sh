@@ -8,6 +8,8 @@ set -uo pipefail
 sieve=${1:?usage: completion_test.sh PATH/TO/sieve PATH/TO/COMPLETION [RESULT_FILE]}
 completion=${2:?usage: completion_test.sh PATH/TO/sieve PATH/TO/COMPLETION [RESULT_FILE]}
 result_file=${3:-}
+# The tests below cd: a relative path would not name it there.
+case $sieve in */*) sieve=$(cd "$(dirname "$sieve")" && pwd)/$(basename "$sieve") ;; esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
@@ -25,6 +27,28 @@ comp() {
 	COMPREPLY=()
 	_sieve sieve "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
 	printf '%s\n' "${COMPREPLY[@]}" | sed '/^$/d' | sort | tr '\n' ' '
+}
+# comp_typed "LINE" WORD...: as comp, for the line as typed when bash split
+# it into WORDs at a ':' (COMP_WORDBREAKS): "a b:c" arrives as a b : c.
+comp_typed() {
+	local line=$1
+	shift
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMP_LINE=$line
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_sieve sieve "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	printf '%s\n' "${COMPREPLY[@]}" | sed '/^$/d' | sort | tr '\n' ' '
+}
+# expect_typed NAME "WANTED REPLIES" "LINE" WORD...: comp_typed's replies.
+expect_typed() {
+	local name=$1 want got
+	# shellcheck disable=SC2086
+	want=$(printf '%s\n' $2 | sed '/^$/d' | sort | tr '\n' ' ')
+	shift 2
+	got=$(comp_typed "$@")
+	if [ "$got" = "$want" ]; then ok "$name"; else not_ok "$name" "line: $1" "got:  $got" "want: $want"; fi
 }
 # expect_comp NAME "WANTED REPLIES" WORD...: exactly these replies.
 expect_comp() {
@@ -162,6 +186,19 @@ expect_comp "filter info after -j" "seen spam.v4" "$fake" filter info -j ""
 expect_comp "filter create NAME: a new name, none offered" "" "$fake" filter create ""
 expect_comp "filter import NAME: a new name" "" "$fake" filter import ""
 expect_comp "no device: no names, no error" "" sieve filter destroy ""
+if $has_xdp; then
+	expect_comp "--backend: the backends and filter:NAME of the device's filters" \
+		"bloom-map blocked filter:seen filter:spam.v4" "$fake" xdp attach --backend ""
+	expect_comp "--backend f" "filter:seen filter:spam.v4" "$fake" xdp attach --backend f
+	# bash splits filter:s at ':': the reply is what follows the colon.
+	expect_typed "--backend filter:, as bash splits it" "seen spam.v4" \
+		"$fake xdp attach --backend filter:" "$fake" xdp attach --backend filter :
+	expect_typed "--backend filter:sp" "spam.v4" \
+		"$fake xdp attach --backend filter:sp" "$fake" xdp attach --backend filter : sp
+	expect_typed "--backend=filter:sp, as bash splits it" "spam.v4" \
+		"$fake xdp attach --backend=filter:sp" "$fake" xdp attach --backend = filter : sp
+	expect_comp "--backend, no device: the backends" "bloom-map blocked" sieve xdp attach --backend ""
+fi
 
 mkdir -p "$work/dir/sub.d"
 : >"$work/dir/keys.txt"
@@ -173,6 +210,31 @@ expect_comp "dedup [FILE|-]" "keys.txt" sieve dedup ke
 expect_comp "filter export NAME FILE" "keys.txt" "$fake" filter export seen ke
 expect_comp "snapshot query FILE KEY: keys are not files" "" sieve snapshot query keys.txt k
 if $has_xdp; then
+	# unblock ENTRY: the list's entries, from `sieve xdp list` (disallow: the allowlist's).
+	st=$work/st
+	"$sieve" xdp block --state-dir "$st" 192.0.2.1 tcp:192.0.2.9:22 2001:db8::1 >/dev/null
+	"$sieve" xdp block --state-dir "$st" --list other 198.51.100.1 >/dev/null
+	"$sieve" xdp allow --state-dir "$st" 10.9.9.9 >/dev/null
+	expect_comp "unblock ENTRY: the list's entries" "192.0.2.1 tcp:192.0.2.9:22 2001:db8::1" \
+		"$sieve" xdp unblock --state-dir "$st" ""
+	expect_comp "unblock ENTRY...: again after one" "192.0.2.1 tcp:192.0.2.9:22 2001:db8::1" \
+		"$sieve" xdp unblock --state-dir "$st" 192.0.2.1 ""
+	expect_comp "unblock --list: that list's" "198.51.100.1" \
+		"$sieve" xdp unblock --list other --state-dir "$st" ""
+	expect_comp "unblock by prefix" "192.0.2.1" "$sieve" xdp unblock --state-dir "$st" 19
+	expect_typed "unblock 2001:db8, as bash splits it at ':'" "db8::1" \
+		"$sieve xdp unblock --state-dir $st 2001:db8" "$sieve" xdp unblock --state-dir "$st" 2001 : db8
+	expect_typed "unblock tcp:, as bash splits it" "192.0.2.9:22" \
+		"$sieve xdp unblock --state-dir $st tcp:" "$sieve" xdp unblock --state-dir "$st" tcp :
+	expect_comp "disallow ENTRY: the allowlist's entries" "10.9.9.9" \
+		"$sieve" xdp disallow --state-dir "$st" ""
+	expect_comp "unblock, --state-dir=DIR as bash splits it" "192.0.2.1 tcp:192.0.2.9:22 2001:db8::1" \
+		"$sieve" xdp unblock --state-dir = "$st" ""
+	SIEVE_STATE_DIR=$st expect_comp "unblock, \$SIEVE_STATE_DIR's store" \
+		"192.0.2.1 tcp:192.0.2.9:22 2001:db8::1" "$sieve" xdp unblock ""
+	expect_comp "unblock, no store: nothing, no error" "" "$sieve" xdp unblock --state-dir "$work/none" ""
+	if [ -e "$work/none" ]; then not_ok "a Tab makes no store" "$(ls -la "$work/none")"; else
+		ok "a Tab makes no store"; fi
 	expect_comp "--state-dir DIR: folders only" "sub.d" sieve xdp list --state-dir ""
 	expect_comp "xdp load FILE" "keys.txt kfile" sieve xdp load --format plain k
 fi

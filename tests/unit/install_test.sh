@@ -26,6 +26,8 @@ for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.0 include/libsieve.h \
 	include/linux/sieve.h lib/pkgconfig/sieve.pc bin/sieve bin/sieve-agent; do
 	check "installed $f" test -e "$root$prefix/$f"
 done
+check "the README is in share/doc/sieve, as sieve.conf(5) says" \
+	cmp -s "$root$prefix/share/doc/sieve/README.md" "$(dirname "$0")/../../README.md"
 check "libsieve.so.0 is a link to the versioned library" test -L "$lib/libsieve.so.0"
 check "the shared library's soname is libsieve.so.0" \
 	sh -c "readelf -d '$lib/libsieve.so' | grep -q 'SONAME.*\[libsieve.so.0\]'"

@@ -10,7 +10,9 @@
 # table: FILE and KEYFILE files, DIR folders, IFACE the interfaces of
 # /sys/class/net, an option's CHOICES column its words, and NAME, DST and
 # SRC of a `filter` command the names `sieve filter list` prints (but for
-# create and import, whose NAME is a new one).
+# create and import, whose NAME is a new one); BACKEND its words and
+# filter:NAME of those names; ENTRY of `xdp unblock` the entries of the
+# list `sieve xdp list` prints (of `xdp disallow`, the allowlist's).
 set -eu
 sieve=${1:?usage: completion.sh PATH/TO/sieve}
 table=$("$sieve" __complete)
@@ -29,6 +31,8 @@ function kind(meta, cmd) {
 	else if (meta == "IFACE") k = "iface"
 	else if (cmd ~ /^filter / && cmd !~ /^filter (create|import)$/ &&
 		 (meta == "NAME" || meta == "DST" || meta == "SRC")) k = "filter"
+	else if (cmd == "xdp unblock" && meta == "ENTRY") k = "entry"
+	else if (cmd == "xdp disallow" && meta == "ENTRY") k = "allowed"
 	else k = "none"
 	return k rep
 }
@@ -62,10 +66,15 @@ $1 == "command" {
 	parent = $2; sub(/ ?[^ ]+$/, "", parent)
 	if ($2 != "") sub_of[parent] = sub_of[parent] (sub_of[parent] == "" ? "" : " ") word($2)
 }
+# The store'"'"'s default folder, from --state-dir'"'"'s help: "(default ..., else DIR)".
+$1 == "option" && $3 == "--state-dir" && match($6, /else \/[^)]*/) {
+	store_dir = substr($6, RSTART + 5, RLENGTH - 5)
+}
 $1 == "option" {
 	opts[$2] = opts[$2] (opts[$2] == "" ? "" : " ") $3 ($4 == "" ? "" : " " $4)
 	if ($5 != "") {
-		v = $7 != "" ? "w:" $7 : kind($5, $2)
+		# --backend: its words, and filter:NAME for the device'"'"'s filters.
+		v = $5 == "BACKEND" ? "backend:" $7 : $7 != "" ? "w:" $7 : kind($5, $2)
 		entry("_sieve_val", $2 " " $3, v)
 		if ($4 != "") entry("_sieve_val", $2 " " $4, v)
 	}
@@ -84,6 +93,11 @@ END {
 	n = split("_sieve_sub _sieve_opts _sieve_val _sieve_args", names, " ")
 	for (i = 1; i <= n; i++)
 		printf "declare -gA %s=(\n%s)\n", names[i], lines[names[i]]
+	if (store_dir ~ /[^A-Za-z0-9_.\/-]/) {
+		print "completion.sh: unexpected characters in \"" store_dir "\"" > "/dev/stderr"
+		bad = 1
+	}
+	printf "declare -g _sieve_store_dir=%s\n", store_dir
 	exit bad
 }'
 
@@ -95,12 +109,71 @@ _sieve_filter_names()
 	"${COMP_WORDS[0]}" filter list 2>/dev/null | awk '$1 != "ID" { print $2 }'
 }
 
-# COMPREPLY: the words of KIND (file, dir, iface, filter, none, "w:WORDS")
-# that start with $2, each after the prefix $3 (for --option=value).
+# The word being completed as typed: bash splits words at ':' too
+# (COMP_WORDBREAKS), so that filter:NA and 2001:db8::1 arrive in pieces.
+_sieve_typed_word()
+{
+	local line=${COMP_LINE:0:COMP_POINT}
+	printf '%s' "${line##*[[:space:]]}"
+}
+
+# COMPREPLY: the WORDS ($1) that start with the word as typed (less a
+# leading "--option=", $2), less what bash already holds before its last
+# ':' (as bash-completion's __ltrim_colon_completions).
+_sieve_reply_colon_words()
+{
+	local typed w
+	typed=$(_sieve_typed_word)
+	typed=${typed#"${2-}"}
+	COMPREPLY=($(compgen -W "$1" -- "$typed"))
+	if [[ $typed == *:* && $COMP_WORDBREAKS == *:* ]]; then
+		typed=${typed%"${typed##*:}"}
+		for w in "${!COMPREPLY[@]}"; do COMPREPLY[w]=${COMPREPLY[w]#"$typed"}; done
+	fi
+}
+
+# The entries of the list the command line names (--list, -i, --state-dir),
+# of the allowlist if $1 is allow, that start with $2 (awk picks them: a
+# feed's 100000 entries are too many for compgen): `sieve xdp list`, at most 2 s, nothing
+# if it cannot read the store. A store that is not there is left so: list
+# would make one, and a Tab makes nothing.
+_sieve_xdp_entries()
+{
+	local i w dir=${SIEVE_STATE_DIR:-$_sieve_store_dir} args=()
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		--list|-i|--iface|--state-dir)
+			[ "${COMP_WORDS[i + 1]-}" = = ] && ((i++))
+			[ "$w" = --state-dir ] && dir=${COMP_WORDS[i + 1]-}
+			args+=("$w" "${COMP_WORDS[i + 1]-}") ;;
+		esac
+	done
+	[ -n "$dir" ] && [ -r "$dir/sieve.db" ] || return 0
+	# A change without --list or -i goes to the list "default" (list alone shows all).
+	[[ " ${args[*]} " == *" --list "* || " ${args[*]} " == *" -i "* ||
+	   " ${args[*]} " == *" --iface "* ]] || args+=(--list default)
+	timeout 2 "${COMP_WORDS[0]}" xdp list "${args[@]}" </dev/null 2>/dev/null |
+		awk -F '\t' -v allow="${1-}" -v p="${2-}" \
+			'NR > 1 && ($2 ~ /^allow-/) == (allow != "") && index($3, p) == 1 { print $3 }'
+}
+
+# COMPREPLY: the words of KIND (file, dir, iface, filter, entry, allowed,
+# none, "w:WORDS", "backend:WORDS") that start with $2, each after the
+# prefix $3 (for --option=value).
 _sieve_complete_kind()
 {
 	local kind=${1%...} cur=$2 prefix=${3-} w
 	case $kind in
+	entry) _sieve_reply_colon_words "$(_sieve_xdp_entries "" "$(_sieve_typed_word)")"; return ;;
+	allowed) _sieve_reply_colon_words "$(_sieve_xdp_entries allow "$(_sieve_typed_word)")"; return ;;
+	backend:*)
+		w=$(_sieve_filter_names | sed 's/^/filter:/')
+		if [ -z "$prefix" ]; then
+			_sieve_reply_colon_words "${kind#backend:} $w"
+			return
+		fi
+		COMPREPLY=($(compgen -W "${kind#backend:} $w" -- "$cur")) ;;
 	file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
 	dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
 	iface) COMPREPLY=($(compgen -W "$(command ls /sys/class/net 2>/dev/null)" -- "$cur")) ;;
@@ -117,6 +190,18 @@ _sieve()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} cmd=sieve w i nargs=0 endopts="" kinds
 	COMPREPLY=()
+	# "--backend filter:NA", as bash splits it at ':': the walk below would
+	# take the pieces for arguments.
+	w=${COMP_LINE:0:COMP_POINT}
+	w=${w%"$(_sieve_typed_word)"}
+	if [[ $(_sieve_typed_word) == filter:* && $w =~ (^|[[:space:]])--backend[[:space:]]+$ ]]; then
+		_sieve_reply_colon_words "$(_sieve_filter_names | sed 's/^/filter:/')"
+		return 0
+	fi
+	if [[ $(_sieve_typed_word) == --backend=filter:* ]]; then
+		_sieve_reply_colon_words "$(_sieve_filter_names | sed 's/^/filter:/')" --backend=
+		return 0
+	fi
 	# Walk the words before the cursor: commands, options (with their
 	# values: "--opt VALUE", and "--opt = VALUE" as bash splits at '='),
 	# and positional arguments.

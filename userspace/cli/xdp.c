@@ -25,6 +25,8 @@
 #include "json.h"
 #include "ops.h"
 #include "xdp.h"
+#include "xdp_json.h"
+#include "xdp_list.h"
 #include "backend.h"
 #include "xdp_enforce.h"
 
@@ -46,6 +48,8 @@ struct xdp_opts {
 	const char *state_dir;	/* --state-dir */
 	const char *origin;	/* load --origin */
 	const char *comment;	/* block/allow --comment */
+	const char *kind;	/* list --kind */
+	bool all;		/* stats --watch --all: the rows at zero too */
 	uint64_t ttl;		/* seconds; 0: never expires */
 	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED, SIEVE_XDP_F_FILTER or 0 */
 	const char *filter;	/* --backend filter:NAME */
@@ -149,6 +153,12 @@ static int set_config(void *opts, const char *arg)
 {
 	((struct xdp_opts *)opts)->config = arg;
 	return *arg ? 0 : -EINVAL;
+}
+
+static int set_kind(void *opts, const char *arg)
+{
+	((struct xdp_opts *)opts)->kind = arg;
+	return xdp_kind_ok(arg) ? 0 : -EINVAL;
 }
 
 static int set_comment(void *opts, const char *arg)
@@ -306,6 +316,9 @@ static const struct cli_option opt_interval = {
 	"interval", 0, "S", "--watch: seconds between prints (default 1)",
 	.set = set_interval, .accepts = "1 to 3600 seconds",
 };
+static const struct cli_option opt_all = {
+	"all", 0, NULL, "--watch: also the counters that did not move", CLI_FLAG(struct xdp_opts, all),
+};
 static const struct cli_option opt_count = {
 	"count", 0, "N", "--watch: stop after N prints", .set = set_count,
 	.accepts = "a positive integer",
@@ -449,16 +462,23 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 		return ret;
 	if (need_root("detaching") || open_store(&o, &s))
 		return EXIT_ERROR;
+	if (o.json)
+		xdp_json_begin("detach", "interfaces");
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
 		ret = sxdp_detach(s, o.args[i], err, sizeof(err));
 		if (ret < 0) {
 			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
+		} else if (o.json) {
+			xdp_json_detached(o.args[i], !ret);
+			ret = EXIT_OK;
 		} else {
 			printf("%s: %s\n", o.args[i], ret ? "was not attached" : "detached");
 			ret = EXIT_OK;
 		}
 	}
+	if (o.json)
+		xdp_json_end();
 	sxdp_store_close(s);
 	return ret;
 }
@@ -671,6 +691,29 @@ static void feed_notes_free(struct feed_notes *x)
 	}
 }
 
+static const char *const change_op_name[] = {
+	[CHANGE_BLOCK] = "block", [CHANGE_UNBLOCK] = "unblock",
+	[CHANGE_ALLOW] = "allow", [CHANGE_DISALLOW] = "disallow",
+};
+
+/* -j of a change of @given entries (xdp_json.h); the warnings still on stderr. */
+static void json_change(struct sxdp_store *s, enum change_op op, const char *list,
+			size_t given, const struct sxdp_op_result *r)
+{
+	struct xdp_json_counts c = { .missing = r->missing };
+
+	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW) {
+		/* An entry already there takes the new --ttl and --comment. */
+		c.added = r->changed;
+		c.updated = given > r->changed ? given - r->changed : 0;
+	} else {
+		c.removed = r->changed;
+	}
+	xdp_json_begin(change_op_name[op], "lists");
+	xdp_json_list(s, list, &c, r);
+	xdp_json_end();
+}
+
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */
 static int change_entries(const struct cli_command *cmd, enum change_op op, int argc,
 			  char **argv)
@@ -688,6 +731,9 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (ret >= 0)
 		return ret;
 	ret = parse_entries(&o, allow, &l);
+	if (!ret && o.fleet && o.json)
+		ret = cli_usage_error(cmd, "-j does not go with --fleet (sieve-agent reports "
+				      "the publish, as text)");
 	if (!ret && o.fleet) {
 		ret = publish_entries(&o, op, &l);
 		goto out;
@@ -720,8 +766,11 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
 		goto out;
 	}
-	print_result(list, change_done[op], &r);
-	if (r.missing)
+	if (o.json)
+		json_change(s, op, list, l.n, &r);
+	else
+		print_result(list, change_done[op], &r);
+	if (r.missing && !o.json)
 		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
 		       allow ? "allowlist" : "list");
 	feed_notes_print(list, &notes);
@@ -763,18 +812,18 @@ static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
  * them). Notes, not errors: the load is done.
  */
 static void load_notes(struct sxdp_store *s, const char *list, const struct sxdp_store_attrs *a,
-		       const struct sxdp_list *l, const struct sxdp_op_result *r)
+		       const struct sxdp_list *l, const struct sxdp_op_result *r, FILE *out)
 {
 	const struct sxdp_adopted *ad = &r->adopted;
 	char holder[300], err[512];
 	size_t held = 0;
 
 	if (ad->entries) {
-		printf("%s: took over %zu entries of origin ", list, ad->entries);
-		sieve_escape(stdout, ad->first, strlen(ad->first), SIEVE_ESC_LOG);
+		fprintf(out, "%s: took over %zu entries of origin ", list, ad->entries);
+		sieve_escape(out, ad->first, strlen(ad->first), SIEVE_ESC_LOG);
 		if (ad->origins > 1)
-			printf(" and %zu other%s", ad->origins - 1, ad->origins > 2 ? "s" : "");
-		printf(": the same file, recorded by its path (sieve 0.4 and older)\n");
+			fprintf(out, " and %zu other%s", ad->origins - 1, ad->origins > 2 ? "s" : "");
+		fprintf(out, ": the same file, recorded by its path (sieve 0.4 and older)\n");
 	}
 	if (r->changed || !l->n ||
 	    sxdp_store_held_by(s, list, a->allow, a->origin, l->keys, l->n, holder,
@@ -791,6 +840,18 @@ static void load_notes(struct sxdp_store *s, const char *list, const struct sxdp
 		sieve_escape(stderr, holder, strlen(holder), SIEVE_ESC_LOG);
 	}
 	fprintf(stderr, "\n");
+}
+
+/* -j of a load of @given entries: new ones added, the origin's others removed. */
+static void json_load(struct sxdp_store *s, const char *list, size_t given,
+		      const struct sxdp_op_result *r)
+{
+	struct xdp_json_counts c = { .added = r->changed, .removed = r->dropped };
+
+	c.updated = given > r->changed ? given - r->changed : 0;
+	xdp_json_begin("load", "lists");
+	xdp_json_list(s, list, &c, r);
+	xdp_json_end();
 }
 
 static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
@@ -816,8 +877,10 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	}
 	/* Said before loading, so it is there whatever the interfaces do. */
 	if (info.skipped)
-		printf("%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
-		       o.args[0], sxdp_format_name(info.format), info.skipped);
+		/* With -j, stdout holds the document alone. */
+		fprintf(o.json ? stderr : stdout,
+			"%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
+			o.args[0], sxdp_format_name(info.format), info.skipped);
 	ret = need_root("loading");
 	if (!ret)
 		ret = open_store(&o, &s);
@@ -843,6 +906,11 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 		ret = cli_error("%s: %s", list, err[0] ? err : strerror(-ret));
 		goto out;
 	}
+	if (o.json) {
+		json_load(s, list, l.n, &r);
+		load_notes(s, list, &a, &l, &r, stderr);
+		goto report;
+	}
 	printf("%s: loaded %zu entries from ", list, l.n);
 	sieve_escape(stdout, a.origin, strlen(a.origin), SIEVE_ESC_LOG);
 	printf(": %zu new, %zu no longer in it; store version %llu; "
@@ -852,7 +920,8 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	if (r.rebuilt)
 		printf(" (%zu rebuilt)", r.rebuilt);
 	printf("\n");
-	load_notes(s, list, &a, &l, &r);
+	load_notes(s, list, &a, &l, &r, stdout);
+report:
 	/* Interfaces it did not reach (an older program's too: r.stale). */
 	ret = xdp_report_unreached(list, &r);
 out:
@@ -897,17 +966,25 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 		ret = open_store(&o, &s);
 	if (!ret)
 		ret = target_lists(&o, s, &lists, &n);
+	if (!ret && o.json)
+		xdp_json_begin("expire", "lists");
 	for (i = 0; !ret && i < n; i++) {
 		ret = sxdp_op_expire(s, lists[i], time(NULL), &r, err, sizeof(err));
 		if (ret)
 			ret = cli_error("%s: %s", lists[i], err[0] ? err : strerror(-ret));
+		else if (o.json)
+			/* Every list looked at, what expired in it or not. */
+			xdp_json_list(s, lists[i], &(struct xdp_json_counts){ .removed = r.changed },
+				      &r);
 		else if (r.changed)
 			print_result(lists[i], "expired", &r);
 		if (!ret && r.changed && xdp_report_unreached(lists[i], &r))
 			enforced = EXIT_NOT_ENFORCED;
 		total += r.changed;
 	}
-	if (!ret && !total)
+	if (o.json)
+		xdp_json_end();
+	else if (!ret && !total)
 		printf("nothing was due\n");
 	if (!ret)
 		ret = enforced;
@@ -918,6 +995,7 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 
 struct list_arg {
 	bool json;
+	bool headed;		/* the text's header line is out */
 	int64_t now;
 	const char *list;
 };
@@ -941,16 +1019,24 @@ static int list_one(const struct sxdp_store_entry *e, void *arg)
 
 	if (e->expires_at)
 		print_left(left, sizeof(left), e->expires_at - la->now);
-	snprintf(kind, sizeof(kind), "%s%s", e->allow ? "allow-" : "", sxdp_kind_name(e->kind));
+	xdp_kind_text(e, kind, sizeof(kind));
 	if (!la->json) {
+		/* Before the first entry: an empty list prints nothing. */
+		if (!la->headed)
+			printf("LIST\tKIND\tENTRY\tORIGIN\tEXPIRES\tCOMMENT\n");
+		la->headed = true;
 		/*
-		 * The origin comes from outside (--origin, the fleet's
-		 * publishers): controls (ESC, a newline) and invalid UTF-8
-		 * are shown escaped, as in the agent's log lines.
+		 * The origin and the comment come from outside (--origin, the
+		 * fleet's publishers, --comment): controls (ESC, a tab, a
+		 * newline) and invalid UTF-8 are shown escaped, as in the
+		 * agent's log lines, so a row stays one line of six columns.
 		 */
 		printf("%s\t%s\t%s\t", la->list, kind, e->key);
 		sieve_escape(stdout, e->origin, strlen(e->origin), SIEVE_ESC_LOG);
-		printf("\t%s\n", left);
+		printf("\t%s\t", left);
+		if (e->comment)
+			sieve_escape(stdout, e->comment, strlen(e->comment), SIEVE_ESC_LOG);
+		printf("\n");
 		return 0;
 	}
 	json_object(NULL);
@@ -969,12 +1055,33 @@ static int list_one(const struct sxdp_store_entry *e, void *arg)
 	return 0;
 }
 
+/* @list's entries that --origin and --kind take, sorted by number (xdp_list.c). */
+static int list_rows(struct sxdp_store *s, const char *list, struct xdp_rows *rows,
+		     struct list_arg *la)
+{
+	char err[512] = "";
+	size_t i;
+	int ret = sxdp_store_foreach(s, list, xdp_rows_add, rows, err, sizeof(err));
+
+	if (rows->nomem)
+		ret = cli_error("out of memory");
+	else if (ret)
+		ret = cli_error("%s", err[0] ? err : strerror(-ret));
+	if (!ret)
+		xdp_rows_sort(rows);
+	for (i = 0; !ret && i < rows->n; i++)
+		list_one(&rows->v[i].e, la);
+	xdp_rows_clear(rows);
+	return ret;
+}
+
 static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct list_arg la = { 0 };
+	struct xdp_rows rows = { 0 };
 	struct sxdp_store *s = NULL;
 	struct xdp_opts o;
-	char **lists = NULL, err[512] = "";
+	char **lists = NULL;
 	size_t n = 0, i;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o);
 
@@ -985,6 +1092,8 @@ static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 		ret = target_lists(&o, s, &lists, &n);
 	la.json = o.json;
 	la.now = time(NULL);
+	rows.origin = o.origin;
+	rows.kind = o.kind;
 	if (!ret && o.json)
 		json_array(NULL);
 	for (i = 0; !ret && i < n; i++) {
@@ -994,8 +1103,7 @@ static int cmd_list(const struct cli_command *cmd, int argc, char **argv)
 			json_str("list", lists[i]);
 			json_array("entries");
 		}
-		if (sxdp_store_foreach(s, lists[i], list_one, &la, err, sizeof(err)))
-			ret = cli_error("%s", err);
+		ret = list_rows(s, lists[i], &rows, &la);
 		if (o.json) {
 			json_end();
 			json_end();
@@ -1485,6 +1593,7 @@ struct stats_arg {
 	struct sieve_xdp_stats prev[MAX_IFACES];
 	int index;
 	bool quiet;		/* a baseline round: remember, print nothing */
+	bool all;		/* --all: the rates at zero too */
 	double seconds;		/* 0: totals, else rates over this long */
 };
 
@@ -1497,9 +1606,13 @@ static void counter_rates(const struct sieve_xdp_stats *s, const struct sieve_xd
 	*bytes = (s->c[i].bytes - prev->c[i].bytes) / seconds;
 }
 
-/* One line a counter: totals in packets and bytes, rates in pps and bit/s. */
+/*
+ * One line a counter: totals in packets and bytes, rates in pps and bit/s.
+ * Rates leave out the counters that did not move (but packets, the
+ * total), unless @all: a watch is read for what changes.
+ */
 static void print_stats_text(const char *ifname, const struct sieve_xdp_stats *s,
-			     const struct sieve_xdp_stats *prev, double seconds)
+			     const struct sieve_xdp_stats *prev, double seconds, bool all)
 {
 	static const char *const si[] = { "", "k", "M", "G", "T" };
 	double packets, bytes, bits;
@@ -1514,6 +1627,9 @@ static void print_stats_text(const char *ifname, const struct sieve_xdp_stats *s
 			continue;
 		}
 		counter_rates(s, prev, seconds, i, &packets, &bytes);
+		if (!all && i != SIEVE_XDP_PACKETS && s->c[i].packets == prev->c[i].packets &&
+		    s->c[i].bytes == prev->c[i].bytes)
+			continue;
 		/* Links are rated in bits: 1000-based units, as ip and ethtool do. */
 		for (bits = bytes * 8, p = 0; bits >= 1000 && p < 4; p++)
 			bits /= 1000;
@@ -1523,14 +1639,15 @@ static void print_stats_text(const char *ifname, const struct sieve_xdp_stats *s
 }
 
 static void print_stats(const char *ifname, const struct sieve_xdp_stats *s,
-			const struct sieve_xdp_stats *prev, double seconds, struct list_arg *la)
+			const struct sieve_xdp_stats *prev, double seconds, bool all,
+			struct list_arg *la)
 {
 	double packets, bytes;
 	char key[48];
 	int i;
 
 	if (!la->json) {
-		print_stats_text(ifname, s, prev, seconds);
+		print_stats_text(ifname, s, prev, seconds, all);
 		return;
 	}
 	json_object(NULL);
@@ -1561,7 +1678,7 @@ static int do_stats(struct sxdp_handle *h, void *arg)
 	if (sa->index < MAX_IFACES) {
 		if (!sa->quiet)
 			print_stats(h->ifname, &s, &sa->prev[sa->index], sa->seconds,
-				    &sa->out);
+				    sa->all, &sa->out);
 		sa->prev[sa->index] = s;
 	}
 	sa->index++;
@@ -1585,6 +1702,9 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	sa.out.json = o.json;
+	sa.all = o.all;
+	if (o.all && !o.watch)
+		return cli_usage_error(cmd, "--all goes with --watch");
 	if (!o.watch) {
 		if (o.json)
 			json_array(NULL);
@@ -1646,7 +1766,7 @@ static const struct cli_command xdp_detach_command = {
 	.args = "IFACE...", .min_args = 1, .max_args = -1,
 	.details = "  Idempotent: an interface without the blocklist is left alone. The\n"
 		   "  list stays in the store.",
-	.options = CLI_OPTIONS(&opt_state_dir),
+	.options = CLI_OPTIONS(&opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_detach,
 };
 static const struct cli_command xdp_block_command = {
@@ -1662,7 +1782,7 @@ static const struct cli_command xdp_block_command = {
 		   "  recorded interface of the list does not enforce it (each named, with\n"
 		   "  why); the store keeps the change (so for every change).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
-			       &opt_fleet, &opt_config),
+			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_block,
 };
 static const struct cli_command xdp_unblock_command = {
@@ -1674,7 +1794,8 @@ static const struct cli_command xdp_unblock_command = {
 		   "  Exit 1 if an entry was not on the list (the others are removed).\n"
 		   "  An entry a feed holds returns at the feed's next load: unblock says\n"
 		   "  so on standard error (exit unchanged); allow is a lasting exception.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_unblock,
 };
 static const struct cli_command xdp_allow_command = {
@@ -1685,14 +1806,15 @@ static const struct cli_command xdp_allow_command = {
 		   "  allowed); service and flow entries still apply. Checked only after a\n"
 		   "  hit, so passing traffic pays nothing.",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
-			       &opt_fleet, &opt_config),
+			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_allow,
 };
 static const struct cli_command xdp_disallow_command = {
 	"xdp disallow", "remove allowlist entries",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the allowlist (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_disallow,
 };
 static const struct cli_command xdp_load_command = {
@@ -1717,7 +1839,7 @@ static const struct cli_command xdp_load_command = {
 		   "  --allow-empty: a failed download is the usual cause. So is a last\n"
 		   "  line without its line end (a cut file).",
 	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
-			       &opt_comment, &opt_allow_empty, &opt_state_dir),
+			       &opt_comment, &opt_allow_empty, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_load,
 };
 static const struct cli_command xdp_expire_command = {
@@ -1725,14 +1847,29 @@ static const struct cli_command xdp_expire_command = {
 	.details = "  Every list (or -i's, or --list), each in one transaction and one\n"
 		   "  rebuild. Idempotent and cheap when nothing is due: meant to run\n"
 		   "  periodically.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_expire,
+};
+static const struct cli_option opt_list_origin = {
+	"origin", 0, "NAME", "only the entries of this origin (cli, a feed's, fleet)",
+	.set = set_origin, .accepts = "1 to 256 characters",
+};
+static const struct cli_option opt_kind = {
+	"kind", 0, "KIND", "only the entries of this KIND", .set = set_kind,
+	.accepts = "source, prefix, service, flow, allow-source or allow-prefix",
+	.choices = "source prefix service flow allow-source allow-prefix",
 };
 static const struct cli_command xdp_list_command = {
 	"xdp list", "print the entries of the lists",
-	.details = "  Every list in the store, or -i's, or --list: one entry a line, LIST,\n"
-		   "  KIND (allow-... for the allowlist), ENTRY, ORIGIN and the time left.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
+	.details = "  Every list in the store, or -i's, or --list: a header line, then one\n"
+		   "  entry a line, tab-separated: LIST, KIND (allow-... for the allowlist),\n"
+		   "  ENTRY, ORIGIN, EXPIRES (the time left, or never) and COMMENT (empty\n"
+		   "  if none); nothing if no entry. The blocklist first, then the\n"
+		   "  allowlist; sources and prefixes by address (IPv4 first, a prefix\n"
+		   "  before the addresses in it), then services and flows, by address and\n"
+		   "  port.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_list_origin, &opt_kind, &opt_state_dir,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_list,
 };
 static const struct cli_command xdp_plan_command = {
@@ -1767,8 +1904,10 @@ static const struct cli_command xdp_stats_command = {
 	.details = "  Bytes are whole frames as XDP sees them (Ethernet header included).\n"
 		   "  --watch prints the rates every S seconds, N times or until interrupted:\n"
 		   "  packets and bits per second (with -j: packets and bytes per second, one\n"
-		   "  JSON array a line).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, CLI_JSON_OPTIONS),
+		   "  JSON array a line, every counter). The text leaves out the counters\n"
+		   "  that did not move in the interval, but packets; --all shows them.",
+	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, &opt_all,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_stats,
 };
 
