@@ -43,6 +43,7 @@ struct xdp_opts {
 	const char *origin;	/* load --origin */
 	const char *comment;	/* block/allow --comment */
 	uint64_t ttl;		/* seconds; 0: never expires */
+	bool ttl_given;		/* --ttl, a TTL or never: else a re-block keeps the expiry */
 	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED, SIEVE_XDP_F_FILTER or 0 */
 	const char *filter;	/* --backend filter:NAME */
 	bool backend_given;
@@ -156,17 +157,25 @@ static int set_comment(void *opts, const char *arg)
 /* Ten years: past that a TTL is a typo, and never is what was meant. */
 #define MAX_TTL		(10ULL * 366 * 86400)
 
-/* "90", "90s", "10m", "2h", "7d". */
+/*
+ * "90s", "10m", "2h", "7d" or "never". A bare number is refused: 10 could
+ * mean seconds, minutes or (to fail2ban users) anything.
+ */
 static int set_ttl(void *opts, const char *arg)
 {
 	static const struct { char unit; uint64_t secs; } units[] = {
 		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
 	};
 	struct xdp_opts *o = opts;
-	uint64_t n = 0, mul = 1;
+	uint64_t n = 0;
 	const char *p = arg;
 	size_t i;
 
+	o->ttl_given = true;
+	if (!strcmp(arg, "never")) {
+		o->ttl = 0;
+		return 0;
+	}
 	if (*p < '0' || *p > '9')
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -174,14 +183,11 @@ static int set_ttl(void *opts, const char *arg)
 		if (n > MAX_TTL)
 			return -EINVAL;
 	}
-	if (*p) {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]) && units[i].unit != *p; i++)
-			;
-		if (i == sizeof(units) / sizeof(units[0]) || p[1])
-			return -EINVAL;
-		mul = units[i].secs;
-	}
-	o->ttl = n * mul;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]) && units[i].unit != *p; i++)
+		;
+	if (!*p || i == sizeof(units) / sizeof(units[0]) || p[1])
+		return -EINVAL;
+	o->ttl = n * units[i].secs;
 	return o->ttl && o->ttl <= MAX_TTL ? 0 : -EINVAL;
 }
 
@@ -265,8 +271,10 @@ static const struct cli_option opt_state_dir = {
 	.set = set_state_dir, .accepts = "a folder",
 };
 static const struct cli_option opt_ttl = {
-	"ttl", 0, "TTL", "expire after TTL: 90s, 10m, 2h, 7d (default: never)",
-	.set = set_ttl, .accepts = "a positive number of s, m, h or d, up to 10 years",
+	"ttl", 0, "TTL", "expire after TTL: 90s, 10m, 2h, 7d, or never (default: a new entry never, "
+	"one there keeps its expiry)",
+	.set = set_ttl, .accepts = "a number with its unit (s, m, h or d: 90s, 10m, 2h, 7d), "
+	"up to 10 years, or never",
 };
 static const struct cli_option opt_origin = {
 	"origin", 0, "NAME", "the feed's name: a reload replaces only its entries (default: FILE)",
@@ -326,9 +334,10 @@ static int parse_xdp_opts(const struct cli_command *cmd, int argc, char **argv,
 	return -1;
 }
 
-static int need_root(const char *what)
+/* @cmd: the command's name ("xdp block"): "sieve xdp block needs root (...)". */
+static int need_root(const char *cmd)
 {
-	return geteuid() ? cli_error("%s needs root (BPF maps and XDP)", what) : 0;
+	return geteuid() ? cli_error("sieve %s needs root (BPF maps and XDP)", cmd) : 0;
 }
 
 /* The interfaces to act on: -i, or all that have the blocklist. */
@@ -371,18 +380,57 @@ static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
 }
 
+/*
+ * What an attach again changed, from the records before and after: ", "
+ * separated in @buf ("" for nothing), and each field's name in JSON.
+ */
+static void attach_changes(const struct sxdp_attachment *was, const struct sxdp_attachment *now,
+			   bool json, char *buf, size_t len)
+{
+	static const struct { uint32_t flag; const char *name, *on, *off; } flags[] = {
+		{ SIEVE_XDP_F_EXACT, "exact", "exact", "bloom-only" },
+		{ SIEVE_XDP_F_FAIL_CLOSED, "fail_closed", "fail-closed", "fail-open" },
+	};
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+#define CHANGED(name, fmt, ...) do {						\
+		if (json)							\
+			json_str(NULL, name);					\
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s" fmt,		\
+			      n ? ", " : "", __VA_ARGS__);			\
+	} while (0)
+	if (strcmp(was->list, now->list))
+		CHANGED("list", "list %s (was %s)", now->list, was->list);
+	if (strcmp(was->backend, now->backend))
+		CHANGED("backend", "%s backend (was %s)", now->backend, was->backend);
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if ((was->flags ^ now->flags) & flags[i].flag)
+			CHANGED(flags[i].name, "%s (was %s)",
+				now->flags & flags[i].flag ? flags[i].on : flags[i].off,
+				was->flags & flags[i].flag ? flags[i].on : flags[i].off);
+	if (was->fpp_ppb != now->fpp_ppb)
+		CHANGED("target_fpr", "target rate %.3g (was %.3g)", now->fpp_ppb / 1e9,
+			was->fpp_ppb / 1e9);
+	if (was->max_probes != now->max_probes)
+		CHANGED("max_probes", "max probes %u (was %u)", now->max_probes, was->max_probes);
+#undef CHANGED
+}
+
 static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 {
+	struct sxdp_attachment rec_was, rec_now;
 	struct sxdp_attach_opts ao;
 	struct sxdp_store *s;
 	struct sxdp_prog prog, was;
 	struct xdp_opts o;
-	char err[512];
+	char err[512], changes[256];
+	bool recorded;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("attaching") || open_store(&o, &s))
+	if (need_root(cmd->name) || open_store(&o, &s))
 		return EXIT_ERROR;
 	ao = (struct sxdp_attach_opts){
 		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
@@ -396,7 +444,12 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		/* What ran before, for the message of an upgrade. */
 		if (sxdp_prog_running(sxdp_netns(), o.args[i], &was))
 			snprintf(was.tag, sizeof(was.tag), "?");
+		/* And its settings, to say what an attach again changed. */
+		recorded = !sxdp_store_attach_get(s, sxdp_netns(), o.args[i], &rec_was, NULL, 0);
 		ret = sxdp_attach(s, o.args[i], &ao, err, sizeof(err));
+		if (ret < 0 || !recorded ||
+		    sxdp_store_attach_get(s, sxdp_netns(), o.args[i], &rec_now, NULL, 0))
+			rec_now = rec_was;
 		if (ret < 0) {
 			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
 		} else if (o.json) {
@@ -409,16 +462,26 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 				json_str("prog_tag", prog.tag);
 			if (ret == SXDP_UPGRADED)
 				json_str("replaced_tag", was.tag);
+			json_array("changed");
+			attach_changes(&rec_was, &rec_now, true, changes, sizeof(changes));
+			json_end();
 			json_end();
 			ret = EXIT_OK;
 		} else if (ret == SXDP_UPGRADED) {
 			if (sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
 				snprintf(prog.tag, sizeof(prog.tag), "?");
+			attach_changes(&rec_was, &rec_now, false, changes, sizeof(changes));
 			printf("%s: already attached; upgraded: it ran another build's program "
-			       "(tag %s), now this sieve's (tag %s)\n", o.args[i], was.tag, prog.tag);
+			       "(tag %s), now this sieve's (tag %s)%s%s\n", o.args[i], was.tag, prog.tag,
+			       changes[0] ? "; now " : "", changes);
+			ret = EXIT_OK;
+		} else if (ret == SXDP_ALREADY) {
+			attach_changes(&rec_was, &rec_now, false, changes, sizeof(changes));
+			printf("%s: already attached%s%s\n", o.args[i], changes[0] ? "; now " : "",
+			       changes);
 			ret = EXIT_OK;
 		} else {
-			printf("%s: %s\n", o.args[i], ret == SXDP_ALREADY ? "already attached" : "attached");
+			printf("%s: attached\n", o.args[i]);
 			ret = EXIT_OK;
 		}
 	}
@@ -435,7 +498,7 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("detaching") || open_store(&o, &s))
+	if (need_root(cmd->name) || open_store(&o, &s))
 		return EXIT_ERROR;
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
@@ -462,8 +525,11 @@ static int for_each_iface(const struct xdp_opts *o, const char *what,
 	if (need_root(what))
 		return EXIT_ERROR;
 	n = target_ifaces(o, names);
-	if (!n)
-		return cli_error("no interface has the blocklist (sieve xdp attach IFACE)");
+	/* Exit 1, as status's: nothing to report is "not present", not an error. */
+	if (!n) {
+		cli_error("no interface has the blocklist (sieve xdp attach IFACE)");
+		return EXIT_ABSENT;
+	}
 	for (i = 0; i < n; i++) {
 		if (open_iface(names[i], &h))
 			return EXIT_ERROR;
@@ -513,10 +579,13 @@ static void stale_note(const char *list, const struct sxdp_op_result *r)
 			r->stale == 1 ? "" : "s", r->stale == 1 ? "s" : "");
 }
 
-/* One line after a change. */
+/* One line after a change; "updated N" when entries there already changed. */
 static void print_result(const char *list, const char *what, const struct sxdp_op_result *r)
 {
-	printf("%s: %s %zu; store version %llu; %zu interface%s in step", list, what, r->changed,
+	printf("%s: %s %zu", list, what, r->changed);
+	if (r->updated)
+		printf(", updated %zu (expiry, origin or comment)", r->updated);
+	printf("; store version %llu; %zu interface%s in step",
 	       (unsigned long long)r->version, r->ifaces, r->ifaces == 1 ? "" : "s");
 	if (r->rebuilt)
 		printf(" (%zu rebuilt)", r->rebuilt);
@@ -632,7 +701,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (!ret && o.config)
 		ret = cli_error("--config goes with --fleet");
 	if (!ret)
-		ret = need_root(change_done[op]);
+		ret = need_root(cmd->name);
 	if (!ret)
 		ret = open_store(&o, &s);
 	if (!ret)
@@ -641,6 +710,8 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 		goto out;
 	a.now = time(NULL);
 	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
+	/* The re-ban rule (sxdp_store_add): without --ttl an entry keeps its expiry. */
+	a.keep_expiry = !o.ttl_given;
 	a.comment = o.comment;
 	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW)
 		ret = sxdp_op_add(s, list, &l, &a, &r, err, sizeof(err));
@@ -681,9 +752,21 @@ static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
 	return change_entries(cmd, CHANGE_DISALLOW, argc, argv);
 }
 
+/* A file's bad lines (sxdp_feed_read), one error line each. */
+#define FEED_ERR_MAX	4096
+
+static int feed_errors(char *err)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		cli_error("%s", line);
+	return EXIT_ERROR;
+}
+
 static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
-	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
+	char list[SXDP_LIST_NAME_MAX + 1], err[FEED_ERR_MAX] = "";
 	struct sxdp_store_attrs a = { 0 };
 	struct sxdp_list l = { 0 };
 	struct sxdp_feed_info info;
@@ -695,14 +778,14 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (sxdp_feed_read(o.args[0], o.format, &l, &info, err, sizeof(err))) {
-		ret = cli_error("%s", err);
+		ret = feed_errors(err);
 		goto out;
 	}
 	/* Said before loading, so it is there whatever the interfaces do. */
 	if (info.skipped)
 		printf("%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
 		       o.args[0], sxdp_format_name(info.format), info.skipped);
-	ret = need_root("loading");
+	ret = need_root(cmd->name);
 	if (!ret)
 		ret = open_store(&o, &s);
 	if (!ret)
@@ -772,7 +855,7 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	ret = need_root("expiring");
+	ret = need_root(cmd->name);
 	if (!ret)
 		ret = open_store(&o, &s);
 	if (!ret)
@@ -1006,11 +1089,11 @@ static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes
 		     struct sieve_xdp_config *c)
 {
 	struct sxdp_list l = { 0 }, keys = { 0 };
-	char err[512];
+	char err[FEED_ERR_MAX];
 	int ret;
 
 	if (sxdp_feed_read(path, fmt, &l, NULL, err, sizeof(err)))
-		return cli_error("%s", err);
+		return feed_errors(err);
 	*c = (struct sieve_xdp_config){ .max_probes = max_probes };
 	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
 	sxdp_list_free(&l);
@@ -1208,7 +1291,7 @@ static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("status"))
+	if (need_root(cmd->name))
 		return EXIT_ERROR;
 	if (no_iface_absent(&o))
 		return EXIT_ABSENT;
@@ -1217,7 +1300,7 @@ static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
 	sa.json = o.json;
 	if (o.json)
 		json_array(NULL);
-	ret = for_each_iface(&o, "status", do_status, &sa);
+	ret = for_each_iface(&o, cmd->name, do_status, &sa);
 	if (o.json)
 		json_end_all();
 	sxdp_store_close(sa.s);
@@ -1355,7 +1438,7 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 	if (!o.watch) {
 		if (o.json)
 			json_array(NULL);
-		ret = for_each_iface(&o, "stats", do_stats, &sa);
+		ret = for_each_iface(&o, cmd->name, do_stats, &sa);
 		if (o.json)
 			json_end_all();
 		return ret;
@@ -1364,7 +1447,7 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	/* The first round only takes the baseline. */
 	sa.quiet = true;
-	ret = for_each_iface(&o, "stats", do_stats, &sa);
+	ret = for_each_iface(&o, cmd->name, do_stats, &sa);
 	sa.quiet = false;
 	sa.seconds = o.interval;
 	for (round = 0; !ret && !exiting && (!o.count || round < o.count); round++) {
@@ -1375,7 +1458,7 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 		/* With -j, one JSON array a line. */
 		if (o.json)
 			json_array(NULL);
-		ret = for_each_iface(&o, "stats", do_stats, &sa);
+		ret = for_each_iface(&o, cmd->name, do_stats, &sa);
 		if (o.json)
 			json_end_all();
 		else
