@@ -2,7 +2,8 @@
 /*
  * `sieve xdp ...`: the XDP blocklist. Entries live in named lists in the
  * store (SQLite, --state-dir); an interface enforces one list. A change to
- * a list reaches every interface enforcing it (ops.h). Reports act on an
+ * a list reaches every interface enforcing it (ops.h): the list is --list,
+ * or the one -i IFACE enforces, else "default". Reports act on an
  * interface (-i IFACE), or on every interface that has the blocklist when
  * -i is not given. Exit codes as everywhere: 0, 1 not present, 2 error.
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/if_link.h>
 
 #include "cli.h"
@@ -49,6 +51,7 @@ struct xdp_opts {
 	bool backend_given;
 	bool fleet;		/* block/unblock/allow/disallow --fleet: publish */
 	const char *config;	/* --config: the settings with [fleet] */
+	const char *cmd;	/* the command's name, "xdp list", for messages */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
@@ -211,6 +214,16 @@ static const struct cli_option opt_iface = {
 	"iface", 'i', "IFACE", "this interface (default: every one with the blocklist)",
 	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
 };
+/* A change's -i: it names a list, the one IFACE enforces (target_list). */
+static const struct cli_option opt_change_iface = {
+	"iface", 'i', "IFACE", "the list IFACE enforces (default: --list, else \"default\")",
+	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
+};
+/* expire's and list's -i: the same, and every list without it (target_lists). */
+static const struct cli_option opt_lists_iface = {
+	"iface", 'i', "IFACE", "the list IFACE enforces (default: every list)",
+	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
+};
 static const struct cli_option opt_entries = {
 	"entries", 'n', "ENTRIES", "entries to plan for (default 65536)",
 	.set = set_entries, .accepts = "a positive integer",
@@ -327,6 +340,7 @@ static int parse_xdp_opts(const struct cli_command *cmd, int argc, char **argv,
 	if (ret >= 0)
 		return ret;
 	o->json = a.json;
+	o->cmd = cmd->name;
 	o->args = a.args;
 	o->nargs = a.nargs;
 	if ((o->exact && o->no_exact) || (o->fail_closed && o->fail_open))
@@ -374,9 +388,20 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
 
 static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 {
+	const char *dir = o->state_dir ? o->state_dir : getenv("SIEVE_STATE_DIR");
+	struct stat st;
 	char err[512] = "";
 	int ret = sxdp_store_open(o->state_dir, s, err, sizeof(err));
 
+	if (!dir || !*dir)
+		dir = SXDP_STORE_DIR;
+	/*
+	 * Not "sieve.db: Permission denied" but what to do about it: only its
+	 * owner opens a store (sxdp_store_open), root's unless made by another.
+	 */
+	if ((ret == -EACCES || ret == -EPERM) && geteuid() &&
+	    (stat(dir, &st) || st.st_uid == 0))
+		return cli_error("sieve %s needs root: the store in %s is root's", o->cmd, dir);
 	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
 }
 
@@ -1508,8 +1533,11 @@ static const struct cli_command xdp_block_command = {
 		   "  Protocols: tcp, udp, sctp. One store transaction, then added to the\n"
 		   "  live maps of every interface enforcing the list; past the planned\n"
 		   "  capacity a bigger generation is built and swapped in. An entry\n"
-		   "  already there takes the new --ttl and --comment.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
+		   "  already there takes the new --comment and keeps the later expiry (a\n"
+		   "  re-ban extends, never shortens): a longer --ttl extends it, a shorter\n"
+		   "  one does not, no --ttl keeps it, --ttl never makes it permanent. To\n"
+		   "  shorten one: unblock it, then block it with the shorter --ttl.",
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
 			       &opt_fleet, &opt_config),
 	.run = cmd_block,
 };
@@ -1520,7 +1548,7 @@ static const struct cli_command xdp_unblock_command = {
 		   "  live generation (in exact mode, deleted from its exact map): no\n"
 		   "  rebuild, until the removed keys pass a quarter of the capacity.\n"
 		   "  Exit 1 if an entry was not on the list (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
 	.run = cmd_unblock,
 };
 static const struct cli_command xdp_allow_command = {
@@ -1530,7 +1558,7 @@ static const struct cli_command xdp_allow_command = {
 		   "  a source or prefix entry would drop passes (and is counted as\n"
 		   "  allowed); service and flow entries still apply. Checked only after a\n"
 		   "  hit, so passing traffic pays nothing.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
 			       &opt_fleet, &opt_config),
 	.run = cmd_allow,
 };
@@ -1538,7 +1566,7 @@ static const struct cli_command xdp_disallow_command = {
 	"xdp disallow", "remove allowlist entries",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the allowlist (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config),
 	.run = cmd_disallow,
 };
 static const struct cli_command xdp_load_command = {
@@ -1558,7 +1586,7 @@ static const struct cli_command xdp_load_command = {
 		   "  every entry of its origin is refused, nothing changed, unless\n"
 		   "  --allow-empty: a failed download is the usual cause. So is a last\n"
 		   "  line without its line end (a cut file).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
 			       &opt_comment, &opt_allow_empty, &opt_state_dir),
 	.run = cmd_load,
 };
@@ -1567,14 +1595,14 @@ static const struct cli_command xdp_expire_command = {
 	.details = "  Every list (or -i's, or --list), each in one transaction and one\n"
 		   "  rebuild. Idempotent and cheap when nothing is due: meant to run\n"
 		   "  periodically.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir),
+	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &opt_state_dir),
 	.run = cmd_expire,
 };
 static const struct cli_command xdp_list_command = {
 	"xdp list", "print the entries of the lists",
 	.details = "  Every list in the store, or -i's, or --list: one entry a line, LIST,\n"
 		   "  KIND (allow-... for the allowlist), ENTRY, ORIGIN and the time left.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
+	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_list,
 };
 static const struct cli_command xdp_plan_command = {
@@ -1612,8 +1640,11 @@ static const struct cli_command xdp_stats_command = {
 const struct cli_command xdp_command = {
 	"xdp", "XDP blocklist: attach, block, allow, load, expire, list, status, stats",
 	.details = "  Drops packets by source, source prefix, service or flow, with a BPF\n"
-		   "  bloom filter. Without -i, a command acts on every interface that has\n"
-		   "  the blocklist.",
+		   "  bloom filter. A change (block, unblock, allow, disallow, load) goes to\n"
+		   "  a list, --list or the one -i IFACE enforces, else \"default\", and\n"
+		   "  reaches every interface enforcing that list. Without -i, status and\n"
+		   "  stats report every interface that has the blocklist; list and expire\n"
+		   "  act on every list.",
 	.subcommands = (const struct cli_command *const[]){
 		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
 		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,
