@@ -504,6 +504,12 @@ static void sieve_unit_store_reban(struct sieve_test *t)
 	sxdp_store_add(s, "l", keys, 1, &a, NULL, err, sizeof(err));
 	CHECKF(t, probe(s, "l", "10.0.0.0").expires_at == 0, "a due entry re-added: %lld",
 	       (long long)probe(s, "l", "10.0.0.0").expires_at);
+	/* The fleet's mirror (only_own) copies the fleet's expiry as it is. */
+	a = (struct sxdp_store_attrs){ .origin = "cli", .now = 2000, .expires_at = 2500,
+				       .only_own = true };
+	sxdp_store_add(s, "l", keys, 1, &a, NULL, err, sizeof(err));
+	CHECKF(t, probe(s, "l", "10.0.0.0").expires_at == 2500, "the fleet's mirror: %lld",
+	       (long long)probe(s, "l", "10.0.0.0").expires_at);
 	sxdp_store_close(s);
 out:
 	sxdp_list_free(&fresh);
@@ -1348,8 +1354,11 @@ static void sieve_unit_store_add_fresh(struct sieve_test *t)
 	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 0 && version(s, "l") == 2, "a repeated add_fresh: %zu fresh, "
 	       "version %llu", fresh.n, (unsigned long long)version(s, "l"));
-	/* Updates only: nothing fresh, one bump. */
-	a.expires_at = 900;
+	/*
+	 * Updates only: nothing fresh, one bump. (A comment: an expiry of 900
+	 * would not shorten their never, the re-ban rule.)
+	 */
+	a.comment = "third";
 	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 0 && version(s, "l") == 3, "updates only: %zu fresh, version %llu",
 	       fresh.n, (unsigned long long)version(s, "l"));

@@ -101,9 +101,12 @@ enum {
  * that says never (?5 NULL, ?10 0: `--ttl never`) makes it permanent. An
  * entry already due (?4 now) is banned afresh: it takes ?5. Shortening is
  * an unblock and a block (fail2ban's and CrowdSec's re-bans extend only).
+ * An only_own add (?8: the agent mirroring the fleet's state, where the
+ * publisher's expiry is the fleet's) takes ?5 as it is: a mirror that kept
+ * a later one would drift from the fleet.
  */
 #define RE_BAN_EXPIRY							\
-	"(CASE WHEN expires_at <= ?4 THEN ?5 WHEN ?10 THEN expires_at "	\
+	"(CASE WHEN ?8 OR expires_at <= ?4 THEN ?5 WHEN ?10 THEN expires_at "	\
 	"WHEN expires_at IS NULL OR ?5 IS NULL THEN NULL "		\
 	"ELSE max(expires_at, ?5) END)"
 

@@ -133,8 +133,8 @@ bool sxdp_store_in_tx(const struct sxdp_store *s);
  * Adds @n keys to @list (created if new), to its allowlist if @a->allow.
  * A key already there gets @a's origin and comment, keeping its added_at,
  * and the later of its expiry and @a's (never is the latest; @a->
- * keep_expiry: its own; one already due: @a's): a re-ban extends, never
- * shortens. *@added: new keys. -EEXIST if a key is on the other list
+ * keep_expiry: its own; one already due, or @a->only_own, the fleet's
+ * mirror: @a's): a re-ban extends, never shortens. *@added: new keys. -EEXIST if a key is on the other list
  * (blocked and allowed at once would make no sense): unblock or disallow
  * it first.
  */
