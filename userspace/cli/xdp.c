@@ -471,6 +471,8 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 			snprintf(was.tag, sizeof(was.tag), "?");
 		/* And its settings, to say what an attach again changed. */
 		recorded = !sxdp_store_attach_get(s, sxdp_netns(), o.args[i], &rec_was, NULL, 0);
+		if (!recorded)
+			rec_was = (struct sxdp_attachment){ 0 };
 		ret = sxdp_attach(s, o.args[i], &ao, err, sizeof(err));
 		if (ret < 0 || !recorded ||
 		    sxdp_store_attach_get(s, sxdp_netns(), o.args[i], &rec_now, NULL, 0))
@@ -1501,7 +1503,8 @@ static const struct cli_command xdp_attach_command = {
 		   "  and records the attachment in the store. Default: native mode where\n"
 		   "  the driver has it, bloom-only, fail-open. Again on an attached\n"
 		   "  interface: applies the settings given (--no-exact and --fail-open turn\n"
-		   "  them off, --list switches lists), keeps the others and the mode, exit 0;\n"
+		   "  them off, --list switches lists), keeps the others and the mode, says\n"
+		   "  what it changed (\"already attached; now exact (was bloom-only)\"), exit 0;\n"
 		   "  an older sieve program running there is replaced by this one on the\n"
 		   "  running link, no moment without a program (\"upgraded\").\n"
 		   "  Another XDP program on the interface is replaced only with --force.\n"
