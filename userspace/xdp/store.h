@@ -134,9 +134,9 @@ bool sxdp_store_in_tx(const struct sxdp_store *s);
  * A key already there gets @a's origin and comment, keeping its added_at,
  * and the later of its expiry and @a's (never is the latest; @a->
  * keep_expiry: its own; one already due, or @a->only_own, the fleet's
- * mirror: @a's): a re-ban extends, never shortens. *@added: new keys. -EEXIST if a key is on the other list
- * (blocked and allowed at once would make no sense): unblock or disallow
- * it first.
+ * mirror: @a's): a re-ban extends, never shortens. *@added: new keys.
+ * -EEXIST if a key is on the other list (blocked and allowed at once would
+ * make no sense): unblock or disallow it first.
  */
 int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
 		   size_t n, const struct sxdp_store_attrs *a, size_t *added,
