@@ -344,7 +344,7 @@ static void sieve_unit_feed_list_sort(struct sieve_test *t)
  */
 static void sieve_unit_feed_every_bad_line(struct sieve_test *t)
 {
-	char text[1024] = "192.0.2.1\n", want[128], *line, *save = NULL;
+	char text[1024] = "192.0.2.1\n", want[256], *line, *save = NULL;
 	struct feed_file ff;
 	unsigned int i, n = 0;
 	size_t len = strlen(text);
@@ -364,6 +364,13 @@ static void sieve_unit_feed_every_bad_line(struct sieve_test *t)
 		CHECKF(t, !strcmp(line, want), "report line %u: '%s', want '%s'", n, line, want);
 	}
 	CHECKF(t, n == 11, "%u report lines, want 10 and the rest counted", n);
+	sxdp_list_free(&ff.l);
+	/* A long line is quoted to its first 80 characters. */
+	memset(text, 'x', 200);
+	strcpy(text + 200, " y\n");
+	ret = feed_try(&ff, text, SXDP_FORMAT_PLAIN);
+	snprintf(want, sizeof(want), "%s:1: %.80s...: one entry per line", ff.path, text);
+	CHECKF(t, ret == -EINVAL && !strcmp(ff.err, want), "a long line: '%s'", ff.err);
 	sxdp_list_free(&ff.l);
 }
 

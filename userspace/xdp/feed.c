@@ -314,14 +314,14 @@ static int read_line(struct feed_file *ff, char *buf)
 static int feed_line(struct feed_file *ff, const struct feed_format *fmt, struct feed_read *r,
 		     char *line, unsigned int lineno, struct sxdp_list *l)
 {
+	char *entry = NULL, *text = trim(line), quote[FEED_QUOTE_MAX + 4];
 	struct sieve_xdp_key key;
-	char *entry = NULL, quote[FEED_QUOTE_MAX + 4];
 	const char *why;
 	int ret;
 
 	/* The line as it was, for its report: the parser cuts comments off. */
-	snprintf(quote, sizeof(quote), "%.*s%s", FEED_QUOTE_MAX, trim(line),
-		 strlen(trim(line)) > FEED_QUOTE_MAX ? "..." : "");
+	snprintf(quote, sizeof(quote), "%.*s%s", FEED_QUOTE_MAX, text,
+		 strlen(text) > FEED_QUOTE_MAX ? "..." : "");
 	ret = fmt->parse(r, line, &entry, &why);
 	if (ret == -EINVAL)
 		return bad_line(ff, lineno, "%s: %s", quote, why);
