@@ -348,10 +348,15 @@ case_exact_mode() {
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A, exact"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, exact"
 	case $(on status) in *"exact map"*) ;; *) fail "status shows no exact map";; esac
-	sieve attach $IF >/dev/null || fail "attach again without options"
+	expect_eq "$(sieve attach $IF)" "$IF: already attached" "attach again without options"
 	case $(on status) in *", exact,"*) ;; *) fail "a bare re-attach dropped --exact";; esac
-	sieve attach $IF --no-exact >/dev/null || fail "attach --no-exact"
-	case $(on status) in *"bloom-only"*) ;; *) fail "--no-exact did not apply";; esac
+	# Attach again says what it changed, not only "already attached" (issue 22).
+	expect_eq "$(sieve attach $IF --no-exact --fail-closed)" \
+		"$IF: already attached; now bloom-only (was exact), fail-closed (was fail-open)" \
+		"attach --no-exact --fail-closed"
+	case $(on status) in *"bloom-only, fail-closed"*) ;; *) fail "--no-exact did not apply";; esac
+	expect_eq "$(sieve attach $IF --exact -j | python3 -c 'import json,sys; print(json.load(sys.stdin)["changed"])')" \
+		"['exact']" "attach --exact -j: what changed"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from blocked A after the switch (list kept)"
 }
 
@@ -717,6 +722,10 @@ case_ttl_expire() {
 	# A slow host may list it a second or more after the block: 59m..s then.
 	case $(list_rows | grep "	$C4	" | cut -f5) in 59m[0-5][0-9]s|1h00m) ;; *) fail "time left of $C4: $(on list)";; esac
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A before its TTL"
+	# The re-ban rule: re-blocking C with a shorter TTL, or none, keeps its
+	# hour (before, --ttl 2s made it expire below, and C passed again).
+	case $(on block $C4) in "default: blocked 0;"*) ;; *) fail "re-block of C without --ttl";; esac
+	case $(on block --ttl 2s $C4) in "default: blocked 0;"*) ;; *) fail "re-block of C, --ttl 2s";; esac
 	sleep 2.2
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after its TTL, before expire"
 	case $(on expire) in *"expired 1;"*) ;; *) fail "expire did not remove one entry";; esac

@@ -15,7 +15,7 @@
 
 struct feed_file {
 	char path[32];
-	char err[512];
+	char err[4096];
 	struct sxdp_list l;
 	struct sxdp_feed_info info;
 };
@@ -134,7 +134,9 @@ static void sieve_unit_feed_drop(struct sieve_test *t)
 	sxdp_list_free(&ff.l);
 	expect_refused(t, "; DROP\n1.10.16.0/20 ; SBL1\n1.10.16.1/20 ; SBL2\n", SXDP_FORMAT_DROP, 3,
 		       "1.10.16.1/20: host bits set");
-	expect_refused(t, "1.10.16.0/20 SBL1\n", SXDP_FORMAT_DROP, 1, "one entry per line");
+	/* The line's text is in its report: which line it was shows at a glance. */
+	expect_refused(t, "1.10.16.0/20 SBL1\n", SXDP_FORMAT_DROP, 1,
+		       ": 1.10.16.0/20 SBL1: one entry per line");
 	expect_refused(t, "udp:192.0.2.1:53 ; SBL1\n", SXDP_FORMAT_DROP, 1,
 		       "addresses and prefixes only");
 }
@@ -336,6 +338,42 @@ static void sieve_unit_feed_list_sort(struct sieve_test *t)
 	}
 }
 
+/*
+ * Every bad line is reported, one a line: the first ten, then how many
+ * more; the good lines among them change nothing (issue 22).
+ */
+static void sieve_unit_feed_every_bad_line(struct sieve_test *t)
+{
+	char text[1024] = "192.0.2.1\n", want[256], *line, *save = NULL;
+	struct feed_file ff;
+	unsigned int i, n = 0;
+	size_t len = strlen(text);
+	int ret;
+
+	for (i = 2; i <= 16; i++)
+		len += snprintf(text + len, sizeof(text) - len, "bad%u x\n192.0.2.%u\n", i, i);
+	ret = feed_try(&ff, text, SXDP_FORMAT_PLAIN);
+	CHECKF(t, ret == -EINVAL && ff.l.n == 1 && feed_has(&ff, "192.0.2.99"),
+	       "a file of 15 bad lines: %d, %zu entries", ret, ff.l.n);
+	for (line = strtok_r(ff.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		if (n < 10)
+			snprintf(want, sizeof(want), "%s:%u: bad%u x: one entry per line", ff.path,
+				 2 * n + 2, n + 2);
+		else
+			snprintf(want, sizeof(want), "%s: ... and 5 more bad lines", ff.path);
+		CHECKF(t, !strcmp(line, want), "report line %u: '%s', want '%s'", n, line, want);
+	}
+	CHECKF(t, n == 11, "%u report lines, want 10 and the rest counted", n);
+	sxdp_list_free(&ff.l);
+	/* A long line is quoted to its first 80 characters. */
+	memset(text, 'x', 200);
+	strcpy(text + 200, " y\n");
+	ret = feed_try(&ff, text, SXDP_FORMAT_PLAIN);
+	snprintf(want, sizeof(want), "%s:1: %.80s...: one entry per line", ff.path, text);
+	CHECKF(t, ret == -EINVAL && !strcmp(ff.err, want), "a long line: '%s'", ff.err);
+	sxdp_list_free(&ff.l);
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_feed_cases[] = {
@@ -348,6 +386,7 @@ const struct sieve_test_case sieve_feed_cases[] = {
 	CASE(sieve_unit_feed_names_and_limits),
 	CASE(sieve_unit_feed_truncated),
 	CASE(sieve_unit_feed_list_sort),
+	CASE(sieve_unit_feed_every_bad_line),
 };
 
 const unsigned int sieve_feed_cases_n = ARRAY_SIZE(sieve_feed_cases);

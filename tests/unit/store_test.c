@@ -442,6 +442,82 @@ static struct entry_probe probe(struct sxdp_store *s, const char *list, const ch
 }
 
 /*
+ * The re-ban rule (issue 22): a re-add keeps the later expiry. A longer
+ * TTL extends, a shorter one does not shorten, an add without an expiry
+ * of its own (keep_expiry) keeps the one there rather than making it
+ * permanent, never (0) makes it permanent, and an entry already due is
+ * banned afresh. Each step says whether it counted as an update.
+ */
+static void sieve_unit_store_reban(struct sieve_test *t)
+{
+	static const struct {
+		int64_t now, expires_at;
+		bool keep;
+		int64_t want;		/* the expiry after; 0 never */
+		size_t updated;
+	} steps[] = {
+		{ 1000, 2000, false, 2000, 0 },	/* a new entry: its own TTL */
+		{ 1100, 5000, false, 5000, 1 },	/* longer: extends */
+		{ 1200, 3000, false, 5000, 0 },	/* shorter: kept */
+		{ 1300, 0, true, 5000, 0 },	/* no TTL given: kept, not permanent */
+		{ 1400, 0, false, 0, 1 },	/* never: permanent */
+		{ 1500, 9000, false, 0, 0 },	/* a TTL does not shorten never */
+		{ 1600, 0, true, 0, 0 },
+	};
+	struct sieve_xdp_key *keys = keys_src(0, 1);
+	struct sxdp_list fresh = { 0 };
+	struct sxdp_store_attrs a;
+	struct sxdp_store *s;
+	struct store_dir d;
+	size_t i, updated;
+	char err[512];
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		a = (struct sxdp_store_attrs){ .origin = "cli", .now = steps[i].now,
+					       .expires_at = steps[i].expires_at,
+					       .keep_expiry = steps[i].keep };
+		updated = 99;
+		CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 1, &a, &fresh, &updated, err,
+						sizeof(err)), "step %zu: %s", i, err);
+		CHECKF(t, probe(s, "l", "10.0.0.0").expires_at == steps[i].want &&
+		       updated == steps[i].updated,
+		       "step %zu: expiry %lld (want %lld), updated %zu (want %zu)", i,
+		       (long long)probe(s, "l", "10.0.0.0").expires_at, (long long)steps[i].want,
+		       updated, steps[i].updated);
+	}
+	CHECKF(t, fresh.n == 1, "new keys: %zu, want the first add's", fresh.n);
+	/* Shortening: an unblock, then a block with the shorter TTL. */
+	CHECKF(t, !sxdp_store_remove(s, "l", keys, 1, NULL, err, sizeof(err)), "unblock: %s", err);
+	a = (struct sxdp_store_attrs){ .origin = "cli", .now = 1700, .expires_at = 1800 };
+	sxdp_store_add(s, "l", keys, 1, &a, NULL, err, sizeof(err));
+	CHECKF(t, probe(s, "l", "10.0.0.0").expires_at == 1800, "unblock+block: %lld",
+	       (long long)probe(s, "l", "10.0.0.0").expires_at);
+	/* Due (1800 <= now) and not yet expired: a re-add without a TTL bans afresh, for good. */
+	a = (struct sxdp_store_attrs){ .origin = "cli", .now = 1900, .keep_expiry = true };
+	sxdp_store_add(s, "l", keys, 1, &a, NULL, err, sizeof(err));
+	CHECKF(t, probe(s, "l", "10.0.0.0").expires_at == 0, "a due entry re-added: %lld",
+	       (long long)probe(s, "l", "10.0.0.0").expires_at);
+	/* The fleet's mirror (only_own) copies the fleet's expiry as it is. */
+	a = (struct sxdp_store_attrs){ .origin = "cli", .now = 2000, .expires_at = 2500,
+				       .only_own = true };
+	sxdp_store_add(s, "l", keys, 1, &a, NULL, err, sizeof(err));
+	CHECKF(t, probe(s, "l", "10.0.0.0").expires_at == 2500, "the fleet's mirror: %lld",
+	       (long long)probe(s, "l", "10.0.0.0").expires_at);
+	sxdp_store_close(s);
+out:
+	sxdp_list_free(&fresh);
+	free(keys);
+	store_dir_clean(&d);
+}
+
+/*
  * A refresh is one statement per step over the whole batch: a refresh of
  * a large feed gives its kept entries the feed's new expiry (per key) and
  * comment, takes the new ones, drops the rest, and costs O(n log n), not
@@ -1262,7 +1338,7 @@ static void sieve_unit_store_add_fresh(struct sieve_test *t)
 	 */
 	a.comment = "again";
 	sxdp_list_add(&fresh, &keys[29]);
-	ret = sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, err, sizeof(err));
+	ret = sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, NULL, err, sizeof(err));
 	CHECKF(t, !ret && fresh.n == 6 && !memcmp(&fresh.keys[0], &keys[29], sizeof(keys[29])),
 	       "add_fresh: %d, %zu keys %s", ret, fresh.n, err);
 	sxdp_list_sort(&fresh);
@@ -1275,31 +1351,34 @@ static void sieve_unit_store_add_fresh(struct sieve_test *t)
 	       (unsigned long long)version(s, "l"));
 	sxdp_list_free(&fresh);
 	/* The same again: nothing new, nothing changed, no bump. */
-	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, err, sizeof(err)) &&
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 0 && version(s, "l") == 2, "a repeated add_fresh: %zu fresh, "
 	       "version %llu", fresh.n, (unsigned long long)version(s, "l"));
-	/* Updates only: nothing fresh, one bump. */
-	a.expires_at = 900;
-	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, err, sizeof(err)) &&
+	/*
+	 * Updates only: nothing fresh, one bump. (A comment: an expiry of 900
+	 * would not shorten their never, the re-ban rule.)
+	 */
+	a.comment = "third";
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 0 && version(s, "l") == 3, "updates only: %zu fresh, version %llu",
 	       fresh.n, (unsigned long long)version(s, "l"));
 	/* A key twice in one batch is fresh once: the live maps get it once. */
 	batch[0] = keys[20];
 	batch[1] = keys[20];
 	batch[2] = keys[21];
-	CHECKF(t, !sxdp_store_add_fresh(s, "l", batch, 3, &a, &fresh, err, sizeof(err)) &&
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", batch, 3, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 2 && version(s, "l") == 4, "a duplicate: %zu fresh, version %llu",
 	       fresh.n, (unsigned long long)version(s, "l"));
 	sxdp_list_free(&fresh);
 	/* Allowlist keys are fresh on their side too. */
 	a.allow = true;
-	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys + 22, 1, &a, &fresh, err, sizeof(err)) &&
+	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys + 22, 1, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 1 && version(s, "l") == 5, "allow: %zu fresh", fresh.n);
 	sxdp_list_free(&fresh);
 	/* A conflict: -EEXIST, and nothing of the batch stays in the store. */
 	batch[0] = keys[23];
 	batch[1] = keys[0];
-	ret = sxdp_store_add_fresh(s, "l", batch, 2, &a, &fresh, err, sizeof(err));
+	ret = sxdp_store_add_fresh(s, "l", batch, 2, &a, &fresh, NULL, err, sizeof(err));
 	CHECKF(t, ret == -EEXIST && !has_on(s, "l", true, &keys[23]) &&
 	       !has_on(s, "l", false, &keys[23]) && version(s, "l") == 5,
 	       "add_fresh conflict: %d, version %llu", ret, (unsigned long long)version(s, "l"));
@@ -2117,6 +2196,7 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_dir_owner),
 	CASE(sieve_unit_store_round_trip),
 	CASE(sieve_unit_store_upsert),
+	CASE(sieve_unit_store_reban),
 	CASE(sieve_unit_store_replace_origin),
 	CASE(sieve_unit_store_replace_origin_gone),
 	CASE(sieve_unit_store_adopt_origins),

@@ -2,7 +2,8 @@
 /*
  * `sieve xdp ...`: the XDP blocklist. Entries live in named lists in the
  * store (SQLite, --state-dir); an interface enforces one list. A change to
- * a list reaches every interface enforcing it (ops.h). Reports act on an
+ * a list reaches every interface enforcing it (ops.h): the list is --list,
+ * or the one -i IFACE enforces, else "default". Reports act on an
  * interface (-i IFACE), or on every interface that has the blocklist when
  * -i is not given. Exit codes as everywhere: 0, 1 not present, 2 error;
  * and 3, EXIT_NOT_ENFORCED: a change kept in the store that a recorded
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/if_link.h>
 
 #include "cli.h"
@@ -51,11 +53,13 @@ struct xdp_opts {
 	const char *kind;	/* list --kind */
 	bool all;		/* stats --watch --all: the rows at zero too */
 	uint64_t ttl;		/* seconds; 0: never expires */
+	bool ttl_given;		/* --ttl, a TTL or never: else a re-block keeps the expiry */
 	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED, SIEVE_XDP_F_FILTER or 0 */
 	const char *filter;	/* --backend filter:NAME */
 	bool backend_given;
 	bool fleet;		/* block/unblock/allow/disallow --fleet: publish */
 	const char *config;	/* --config: the settings with [fleet] */
+	const char *cmd;	/* the command's name, "xdp list", for messages */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
 };
@@ -170,17 +174,25 @@ static int set_comment(void *opts, const char *arg)
 /* Ten years: past that a TTL is a typo, and never is what was meant. */
 #define MAX_TTL		(10ULL * 366 * 86400)
 
-/* "90", "90s", "10m", "2h", "7d". */
+/*
+ * "90s", "10m", "2h", "7d" or "never". A bare number is refused: 10 could
+ * mean seconds, minutes or (to fail2ban users) anything.
+ */
 static int set_ttl(void *opts, const char *arg)
 {
 	static const struct { char unit; uint64_t secs; } units[] = {
 		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
 	};
 	struct xdp_opts *o = opts;
-	uint64_t n = 0, mul = 1;
+	uint64_t n = 0;
 	const char *p = arg;
 	size_t i;
 
+	o->ttl_given = true;
+	if (!strcmp(arg, "never")) {
+		o->ttl = 0;
+		return 0;
+	}
 	if (*p < '0' || *p > '9')
 		return -EINVAL;
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -188,14 +200,11 @@ static int set_ttl(void *opts, const char *arg)
 		if (n > MAX_TTL)
 			return -EINVAL;
 	}
-	if (*p) {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]) && units[i].unit != *p; i++)
-			;
-		if (i == sizeof(units) / sizeof(units[0]) || p[1])
-			return -EINVAL;
-		mul = units[i].secs;
-	}
-	o->ttl = n * mul;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]) && units[i].unit != *p; i++)
+		;
+	if (!*p || i == sizeof(units) / sizeof(units[0]) || p[1])
+		return -EINVAL;
+	o->ttl = n * units[i].secs;
 	return o->ttl && o->ttl <= MAX_TTL ? 0 : -EINVAL;
 }
 
@@ -217,6 +226,16 @@ static int set_backend(void *opts, const char *arg)
 
 static const struct cli_option opt_iface = {
 	"iface", 'i', "IFACE", "this interface (default: every one with the blocklist)",
+	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
+};
+/* A change's -i: it names a list, the one IFACE enforces (target_list). */
+static const struct cli_option opt_change_iface = {
+	"iface", 'i', "IFACE", "the list IFACE enforces (default: --list, else \"default\")",
+	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
+};
+/* expire's and list's -i: the same, and every list without it (target_lists). */
+static const struct cli_option opt_lists_iface = {
+	"iface", 'i', "IFACE", "the list IFACE enforces (default: every list)",
 	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
 };
 static const struct cli_option opt_entries = {
@@ -279,8 +298,10 @@ static const struct cli_option opt_state_dir = {
 	"state_dir, else " SXDP_STORE_DIR ")", .set = set_state_dir, .accepts = "an absolute path",
 };
 static const struct cli_option opt_ttl = {
-	"ttl", 0, "TTL", "expire after TTL: 90s, 10m, 2h, 7d (default: never)",
-	.set = set_ttl, .accepts = "a positive number of s, m, h or d, up to 10 years",
+	"ttl", 0, "TTL", "expire after TTL: 90s, 10m, 2h, 7d, or never (default: a new entry never, "
+	"one there keeps its expiry)",
+	.set = set_ttl, .accepts = "a number with its unit (s, m, h or d: 90s, 10m, 2h, 7d), "
+	"up to 10 years, or never",
 };
 static const struct cli_option opt_origin = {
 	"origin", 0, "NAME",
@@ -337,6 +358,7 @@ static int parse_xdp_opts(const struct cli_command *cmd, int argc, char **argv,
 	if (ret >= 0)
 		return ret;
 	o->json = a.json;
+	o->cmd = cmd->name;
 	o->args = a.args;
 	o->nargs = a.nargs;
 	if ((o->exact && o->no_exact) || (o->fail_closed && o->fail_open))
@@ -344,9 +366,10 @@ static int parse_xdp_opts(const struct cli_command *cmd, int argc, char **argv,
 	return -1;
 }
 
-static int need_root(const char *what)
+/* @cmd: the command's name ("xdp block"): "sieve xdp block needs root (...)". */
+static int need_root(const char *cmd)
 {
-	return geteuid() ? cli_error("%s needs root (BPF maps and XDP)", what) : 0;
+	return geteuid() ? cli_error("sieve %s needs root (BPF maps and XDP)", cmd) : 0;
 }
 
 /* The interfaces to act on: -i, or all that have the blocklist. */
@@ -386,28 +409,75 @@ static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 {
 	struct sagent_cmdline cl = { .config = o->config };
 	char err[512] = "", dir[4096];
+	struct stat st;
 	int ret;
 
 	cl.set[SAGENT_STATE_DIR] = o->state_dir;
 	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
-	if (!ret)
-		ret = sxdp_store_open(dir, s, err, sizeof(err));
-
+	if (ret)
+		return cli_error("%s", err[0] ? err : strerror(-ret));
+	ret = sxdp_store_open(dir, s, err, sizeof(err));
+	/*
+	 * Not "sieve.db: Permission denied" but what to do about it: only its
+	 * owner opens a store (sxdp_store_open), root's unless made by another.
+	 */
+	if ((ret == -EACCES || ret == -EPERM) && geteuid() &&
+	    (stat(dir, &st) || st.st_uid == 0))
+		return cli_error("sieve %s needs root: the store in %s is root's", o->cmd, dir);
 	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
+}
+
+/*
+ * What an attach again changed, from the records before and after: ", "
+ * separated in @buf ("" for nothing), and each field's name in JSON.
+ */
+static void attach_changes(const struct sxdp_attachment *was, const struct sxdp_attachment *now,
+			   bool json, char *buf, size_t len)
+{
+	static const struct { uint32_t flag; const char *name, *on, *off; } flags[] = {
+		{ SIEVE_XDP_F_EXACT, "exact", "exact", "bloom-only" },
+		{ SIEVE_XDP_F_FAIL_CLOSED, "fail_closed", "fail-closed", "fail-open" },
+	};
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+#define CHANGED(name, fmt, ...) do {						\
+		if (json)							\
+			json_str(NULL, name);					\
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s" fmt,		\
+			      n ? ", " : "", __VA_ARGS__);			\
+	} while (0)
+	if (strcmp(was->list, now->list))
+		CHANGED("list", "list %s (was %s)", now->list, was->list);
+	if (strcmp(was->backend, now->backend))
+		CHANGED("backend", "%s backend (was %s)", now->backend, was->backend);
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if ((was->flags ^ now->flags) & flags[i].flag)
+			CHANGED(flags[i].name, "%s (was %s)",
+				now->flags & flags[i].flag ? flags[i].on : flags[i].off,
+				was->flags & flags[i].flag ? flags[i].on : flags[i].off);
+	if (was->fpp_ppb != now->fpp_ppb)
+		CHANGED("target_fpr", "target rate %.3g (was %.3g)", now->fpp_ppb / 1e9,
+			was->fpp_ppb / 1e9);
+	if (was->max_probes != now->max_probes)
+		CHANGED("max_probes", "max probes %u (was %u)", now->max_probes, was->max_probes);
+#undef CHANGED
 }
 
 static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 {
+	struct sxdp_attachment rec_was, rec_now;
 	struct sxdp_attach_opts ao;
 	struct sxdp_store *s;
 	struct sxdp_prog prog, was;
 	struct xdp_opts o;
-	char err[512];
+	char err[512], changes[256];
+	bool recorded;
 	int ret = parse_xdp_opts(cmd, argc, argv, &o), i;
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("attaching") || open_store(&o, &s))
+	if (need_root(cmd->name) || open_store(&o, &s))
 		return EXIT_ERROR;
 	ao = (struct sxdp_attach_opts){
 		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
@@ -421,7 +491,14 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		/* What ran before, for the message of an upgrade. */
 		if (sxdp_prog_running(sxdp_netns(), o.args[i], &was))
 			snprintf(was.tag, sizeof(was.tag), "?");
+		/* And its settings, to say what an attach again changed. */
+		recorded = !sxdp_store_attach_get(s, sxdp_netns(), o.args[i], &rec_was, NULL, 0);
+		if (!recorded)
+			rec_was = (struct sxdp_attachment){ 0 };
 		ret = sxdp_attach(s, o.args[i], &ao, err, sizeof(err));
+		if (ret < 0 || !recorded ||
+		    sxdp_store_attach_get(s, sxdp_netns(), o.args[i], &rec_now, NULL, 0))
+			rec_now = rec_was;
 		if (ret < 0) {
 			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
 		} else if (o.json) {
@@ -434,16 +511,26 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 				json_str("prog_tag", prog.tag);
 			if (ret == SXDP_UPGRADED)
 				json_str("replaced_tag", was.tag);
+			json_array("changed");
+			attach_changes(&rec_was, &rec_now, true, changes, sizeof(changes));
+			json_end();
 			json_end();
 			ret = EXIT_OK;
 		} else if (ret == SXDP_UPGRADED) {
 			if (sxdp_prog_running(sxdp_netns(), o.args[i], &prog))
 				snprintf(prog.tag, sizeof(prog.tag), "?");
+			attach_changes(&rec_was, &rec_now, false, changes, sizeof(changes));
 			printf("%s: already attached; upgraded: it ran another build's program "
-			       "(tag %s), now this sieve's (tag %s)\n", o.args[i], was.tag, prog.tag);
+			       "(tag %s), now this sieve's (tag %s)%s%s\n", o.args[i], was.tag, prog.tag,
+			       changes[0] ? "; now " : "", changes);
+			ret = EXIT_OK;
+		} else if (ret == SXDP_ALREADY) {
+			attach_changes(&rec_was, &rec_now, false, changes, sizeof(changes));
+			printf("%s: already attached%s%s\n", o.args[i], changes[0] ? "; now " : "",
+			       changes);
 			ret = EXIT_OK;
 		} else {
-			printf("%s: %s\n", o.args[i], ret == SXDP_ALREADY ? "already attached" : "attached");
+			printf("%s: attached\n", o.args[i]);
 			ret = EXIT_OK;
 		}
 	}
@@ -460,7 +547,7 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("detaching") || open_store(&o, &s))
+	if (need_root(cmd->name) || open_store(&o, &s))
 		return EXIT_ERROR;
 	if (o.json)
 		xdp_json_begin("detach", "interfaces");
@@ -494,8 +581,11 @@ static int for_each_iface(const struct xdp_opts *o, const char *what,
 	if (need_root(what))
 		return EXIT_ERROR;
 	n = target_ifaces(o, names);
-	if (!n)
-		return cli_error("no interface has the blocklist (sieve xdp attach IFACE)");
+	/* Exit 1, as status's: nothing to report is "not present", not an error. */
+	if (!n) {
+		cli_error("no interface has the blocklist (sieve xdp attach IFACE)");
+		return EXIT_ABSENT;
+	}
 	for (i = 0; i < n; i++) {
 		if (open_iface(names[i], &h))
 			return EXIT_ERROR;
@@ -535,10 +625,13 @@ static int target_list(const struct xdp_opts *o, struct sxdp_store *s,
 	return 0;
 }
 
-/* One line after a change. */
+/* One line after a change; "updated N" when entries there already changed. */
 static void print_result(const char *list, const char *what, const struct sxdp_op_result *r)
 {
-	printf("%s: %s %zu; store version %llu; %zu interface%s in step", list, what, r->changed,
+	printf("%s: %s %zu", list, what, r->changed);
+	if (r->updated)
+		printf(", updated %zu (expiry, origin or comment)", r->updated);
+	printf("; store version %llu; %zu interface%s in step",
 	       (unsigned long long)r->version, r->ifaces, r->ifaces == 1 ? "" : "s");
 	if (r->rebuilt)
 		printf(" (%zu rebuilt)", r->rebuilt);
@@ -703,9 +796,9 @@ static void json_change(struct sxdp_store *s, enum change_op op, const char *lis
 	struct xdp_json_counts c = { .missing = r->missing };
 
 	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW) {
-		/* An entry already there takes the new --ttl and --comment. */
+		/* Entries there already whose expiry, origin or comment changed. */
 		c.added = r->changed;
-		c.updated = given > r->changed ? given - r->changed : 0;
+		c.updated = r->updated;
 	} else {
 		c.removed = r->changed;
 	}
@@ -741,7 +834,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (!ret && o.config)
 		ret = cli_error("--config goes with --fleet");
 	if (!ret)
-		ret = need_root(change_done[op]);
+		ret = need_root(cmd->name);
 	if (!ret)
 		ret = open_store(&o, &s);
 	if (!ret)
@@ -757,6 +850,8 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	}
 	a.now = time(NULL);
 	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
+	/* The re-ban rule (sxdp_store_add): without --ttl an entry keeps its expiry. */
+	a.keep_expiry = !o.ttl_given;
 	a.comment = o.comment;
 	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW)
 		ret = sxdp_op_add(s, list, &l, &a, &r, err, sizeof(err));
@@ -854,9 +949,21 @@ static void json_load(struct sxdp_store *s, const char *list, size_t given,
 	xdp_json_end();
 }
 
+/* A file's bad lines (sxdp_feed_read), one error line each. */
+#define FEED_ERR_MAX	4096
+
+static int feed_errors(char *err)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		cli_error("%s", line);
+	return EXIT_ERROR;
+}
+
 static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
-	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
+	char list[SXDP_LIST_NAME_MAX + 1], err[FEED_ERR_MAX] = "";
 	struct sxdp_store_attrs a = { 0 };
 	struct sxdp_list l = { 0 };
 	struct sxdp_feed_info info;
@@ -872,7 +979,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 		return cli_error("load -: stdin has no name for the next refresh to find its "
 				 "entries by: give --origin NAME");
 	if (sxdp_feed_read(o.args[0], o.format, &l, &info, err, sizeof(err))) {
-		ret = cli_error("%s", err);
+		ret = feed_errors(err);
 		goto out;
 	}
 	/* Said before loading, so it is there whatever the interfaces do. */
@@ -881,7 +988,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 		fprintf(o.json ? stderr : stdout,
 			"%s: %s: skipped the adds of sets other than hash:ip and hash:net: %zu\n",
 			o.args[0], sxdp_format_name(info.format), info.skipped);
-	ret = need_root("loading");
+	ret = need_root(cmd->name);
 	if (!ret)
 		ret = open_store(&o, &s);
 	if (!ret)
@@ -961,7 +1068,7 @@ static int cmd_expire(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	ret = need_root("expiring");
+	ret = need_root(cmd->name);
 	if (!ret)
 		ret = open_store(&o, &s);
 	if (!ret)
@@ -1228,11 +1335,11 @@ static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes
 		     struct sieve_xdp_config *c)
 {
 	struct sxdp_list l = { 0 }, keys = { 0 };
-	char err[512];
+	char err[FEED_ERR_MAX];
 	int ret;
 
 	if (sxdp_feed_read(path, fmt, &l, NULL, err, sizeof(err)))
-		return cli_error("%s", err);
+		return feed_errors(err);
 	*c = (struct sieve_xdp_config){ .max_probes = max_probes };
 	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
 	sxdp_list_free(&l);
@@ -1550,7 +1657,7 @@ static int cmd_status(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (need_root("status"))
+	if (need_root(cmd->name))
 		return EXIT_ERROR;
 	if (open_store(&o, &sa.s))
 		return EXIT_ERROR;
@@ -1708,7 +1815,7 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 	if (!o.watch) {
 		if (o.json)
 			json_array(NULL);
-		ret = for_each_iface(&o, "stats", do_stats, &sa);
+		ret = for_each_iface(&o, cmd->name, do_stats, &sa);
 		if (o.json)
 			json_end_all();
 		return ret;
@@ -1717,7 +1824,7 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	/* The first round only takes the baseline. */
 	sa.quiet = true;
-	ret = for_each_iface(&o, "stats", do_stats, &sa);
+	ret = for_each_iface(&o, cmd->name, do_stats, &sa);
 	sa.quiet = false;
 	sa.seconds = o.interval;
 	for (round = 0; !ret && !exiting && (!o.count || round < o.count); round++) {
@@ -1728,7 +1835,7 @@ static int cmd_stats(const struct cli_command *cmd, int argc, char **argv)
 		/* With -j, one JSON array a line. */
 		if (o.json)
 			json_array(NULL);
-		ret = for_each_iface(&o, "stats", do_stats, &sa);
+		ret = for_each_iface(&o, cmd->name, do_stats, &sa);
 		if (o.json)
 			json_end_all();
 		else
@@ -1746,7 +1853,8 @@ static const struct cli_command xdp_attach_command = {
 		   "  and records the attachment in the store. Default: native mode where\n"
 		   "  the driver has it, bloom-only, fail-open. Again on an attached\n"
 		   "  interface: applies the settings given (--no-exact and --fail-open turn\n"
-		   "  them off, --list switches lists), keeps the others and the mode, exit 0;\n"
+		   "  them off, --list switches lists), keeps the others and the mode, says\n"
+		   "  what it changed (\"already attached; now exact (was bloom-only)\"), exit 0;\n"
 		   "  an older sieve program running there is replaced by this one on the\n"
 		   "  running link, no moment without a program (\"upgraded\").\n"
 		   "  Another XDP program on the interface is replaced only with --force.\n"
@@ -1778,10 +1886,13 @@ static const struct cli_command xdp_block_command = {
 		   "  Protocols: tcp, udp, sctp. One store transaction, then added to the\n"
 		   "  live maps of every interface enforcing the list; past the planned\n"
 		   "  capacity a bigger generation is built and swapped in. An entry\n"
-		   "  already there takes the new --ttl and --comment. Exit 3 if a\n"
-		   "  recorded interface of the list does not enforce it (each named, with\n"
-		   "  why); the store keeps the change (so for every change).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
+		   "  already there takes the new --comment and keeps the later expiry (a\n"
+		   "  re-ban extends, never shortens): a longer --ttl extends it, a shorter\n"
+		   "  one does not, no --ttl keeps it, --ttl never makes it permanent. To\n"
+		   "  shorten one: unblock it, then block it with the shorter --ttl.\n"
+		   "  Exit 3 if a recorded interface of the list does not enforce it (each\n"
+		   "  named, with why); the store keeps the change (so for every change).",
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
 			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_block,
 };
@@ -1794,7 +1905,7 @@ static const struct cli_command xdp_unblock_command = {
 		   "  Exit 1 if an entry was not on the list (the others are removed).\n"
 		   "  An entry a feed holds returns at the feed's next load: unblock says\n"
 		   "  so on standard error (exit unchanged); allow is a lasting exception.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_unblock,
 };
@@ -1805,7 +1916,7 @@ static const struct cli_command xdp_allow_command = {
 		   "  a source or prefix entry would drop passes (and is counted as\n"
 		   "  allowed); service and flow entries still apply. Checked only after a\n"
 		   "  hit, so passing traffic pays nothing.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
 			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_allow,
 };
@@ -1813,7 +1924,7 @@ static const struct cli_command xdp_disallow_command = {
 	"xdp disallow", "remove allowlist entries",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the allowlist (the others are removed).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_disallow,
 };
@@ -1838,7 +1949,7 @@ static const struct cli_command xdp_load_command = {
 		   "  every entry of its origin is refused, nothing changed, unless\n"
 		   "  --allow-empty: a failed download is the usual cause. So is a last\n"
 		   "  line without its line end (a cut file).",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
 			       &opt_comment, &opt_allow_empty, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_load,
 };
@@ -1847,7 +1958,7 @@ static const struct cli_command xdp_expire_command = {
 	.details = "  Every list (or -i's, or --list), each in one transaction and one\n"
 		   "  rebuild. Idempotent and cheap when nothing is due: meant to run\n"
 		   "  periodically.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
+	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_expire,
 };
 static const struct cli_option opt_list_origin = {
@@ -1868,7 +1979,7 @@ static const struct cli_command xdp_list_command = {
 		   "  allowlist; sources and prefixes by address (IPv4 first, a prefix\n"
 		   "  before the addresses in it), then services and flows, by address and\n"
 		   "  port.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_list, &opt_list_origin, &opt_kind, &opt_state_dir,
+	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &opt_list_origin, &opt_kind, &opt_state_dir,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_list,
 };
@@ -1914,8 +2025,11 @@ static const struct cli_command xdp_stats_command = {
 const struct cli_command xdp_command = {
 	"xdp", "XDP blocklist: attach, block, allow, load, expire, list, status, stats",
 	.details = "  Drops packets by source, source prefix, service or flow, with a BPF\n"
-		   "  bloom filter. Without -i, a command acts on every interface that has\n"
-		   "  the blocklist.\n"
+		   "  bloom filter. A change (block, unblock, allow, disallow, load) goes to\n"
+		   "  a list, --list or the one -i IFACE enforces, else \"default\", and\n"
+		   "  reaches every interface enforcing that list. Without -i, status and\n"
+		   "  stats report every interface that has the blocklist; list and expire\n"
+		   "  act on every list.\n"
 		   "  Exit status: 0 done, 1 not present, 2 an error, 3 a change kept in\n"
 		   "  the store that a recorded attachment of the list does not enforce\n"
 		   "  (each named, with why: pins gone after a reboot, `ip netns exec`\n"

@@ -85,8 +85,14 @@ static int parse_endpoint(const char *s, __be32 addr[4], __be16 *port, const cha
 		if (!colon)
 			return *why = "expected ADDRESS:PORT", 0;
 		alen = colon - s;
-		if (memchr(s, ':', alen))
-			return *why = "an IPv6 address with a port goes in brackets: [2001:db8::1]:22", 0;
+		if (memchr(s, ':', alen)) {
+			/* The hint is the entry as it should be written, its own port. */
+			static __thread char hint[128];
+
+			snprintf(hint, sizeof(hint), "an IPv6 address with a port goes in brackets: "
+				 "[%.*s]:%s", (int)(alen < 64 ? alen : 64), s, colon + 1);
+			return *why = hint, 0;
+		}
 	}
 	if (alen >= sizeof(buf))
 		return *why = "address too long", 0;

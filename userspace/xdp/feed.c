@@ -11,8 +11,10 @@
  *   drop    Spamhaus DROP/EDROP/DROPv6: "1.10.16.0/20 ; SBL256894", ';' (and '#') comments
  *   ipset   `ipset save`: the adds of hash:ip and hash:net sets
  *
- * Every file is all or nothing: the first bad line stops the read with
- * "FILE:LINE: reason" and the caller's list is left as it was. An entry on
+ * Every file is all or nothing: a bad line refuses the file, the caller's
+ * list left as it was. The read goes on to report every bad line, one
+ * "FILE:LINE: TEXT: reason" a line (the first FEED_BAD_MAX, then how many
+ * more): a feed with a few is fixed in one pass, not one per run. An entry on
  * a last line without its line end is such a line: a download cut short
  * ends mid-line, and a cut entry may still parse (10.0.0.0/24 cut to
  * 10.0.0.0/2), so it is refused, not taken.
@@ -20,6 +22,7 @@
 #define _GNU_SOURCE		/* strcasestr */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,10 @@
 /* Lines auto keeps before deciding; a head of only comments past it is plain. */
 #define FEED_HEAD_MAX	64
 #define IPSET_NAME_MAX	32	/* IPSET_MAXNAMELEN, with its NUL */
+/* Bad lines reported one by one; past them only counted. */
+#define FEED_BAD_MAX	10
+/* Of a bad line, the text quoted in its report. */
+#define FEED_QUOTE_MAX	80
 
 /* The kinds a feed of addresses may hold. */
 #define ADDR_KINDS	(1U << SIEVE_XDP_SRC | 1U << SIEVE_XDP_PREFIX)
@@ -247,15 +254,36 @@ static enum sxdp_format sniff_line(const char *line)
 	return *line && *line != '#' ? SXDP_FORMAT_PLAIN : SXDP_FORMAT_AUTO;
 }
 
-/* One file being read; err gets the first error. */
+/* One file being read; err gets the errors, one a line ('\n' between). */
 struct feed_file {
 	const char *path;
 	FILE *f;
 	unsigned int lineno;
 	unsigned int cut_line;	/* the last line, when it has no line end */
+	unsigned int nbad;	/* bad lines so far */
 	char *err;
 	size_t errlen;
 };
+
+/* Bad line @lineno: "FILE:LINE: " and @fmt appended to err (the first FEED_BAD_MAX). */
+static int __attribute__((format(printf, 3, 4)))
+bad_line(struct feed_file *ff, unsigned int lineno, const char *fmt, ...)
+{
+	size_t used = strlen(ff->err);
+	va_list ap;
+	int n;
+
+	if (ff->nbad++ >= FEED_BAD_MAX || used + 1 >= ff->errlen)
+		return -EINVAL;
+	n = snprintf(ff->err + used, ff->errlen - used, "%s%s:%u: ", used ? "\n" : "",
+		     ff->path, lineno);
+	if (n < 0 || (size_t)n >= ff->errlen - used)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(ff->err + used + n, ff->errlen - used - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
 
 /* The next line without its line end ("\n" or "\r\n"): 1, 0 at the end, or -errno. */
 static int read_line(struct feed_file *ff, char *buf)
@@ -273,8 +301,8 @@ static int read_line(struct feed_file *ff, char *buf)
 	if (len && buf[len - 1] == '\n')
 		buf[--len] = '\0';
 	else if (!feof(ff->f))
-		return snprintf(ff->err, ff->errlen, "%s:%u: line too long", ff->path,
-				ff->lineno), -EINVAL;
+		/* -EFBIG: the read stops (feed_lines() makes it -EINVAL). */
+		return bad_line(ff, ff->lineno, "line too long"), -EFBIG;
 	else
 		ff->cut_line = ff->lineno;
 	if (len && buf[len - 1] == '\r')
@@ -286,25 +314,29 @@ static int read_line(struct feed_file *ff, char *buf)
 static int feed_line(struct feed_file *ff, const struct feed_format *fmt, struct feed_read *r,
 		     char *line, unsigned int lineno, struct sxdp_list *l)
 {
+	char *entry = NULL, *text = trim(line), quote[FEED_QUOTE_MAX + 4];
 	struct sieve_xdp_key key;
-	char *entry = NULL;
 	const char *why;
-	int ret = fmt->parse(r, line, &entry, &why);
+	int ret;
 
+	/* The line as it was, for its report: the parser cuts comments off. */
+	snprintf(quote, sizeof(quote), "%.*s%s", FEED_QUOTE_MAX, text,
+		 strlen(text) > FEED_QUOTE_MAX ? "..." : "");
+	ret = fmt->parse(r, line, &entry, &why);
+	if (ret == -EINVAL)
+		return bad_line(ff, lineno, "%s: %s", quote, why);
 	if (ret)
 		return snprintf(ff->err, ff->errlen, "%s:%u: %s", ff->path, lineno, why), ret;
 	if (!entry)
 		return 0;
 	if (lineno == ff->cut_line)
-		return snprintf(ff->err, ff->errlen, "%s:%u: %s: the last line has no line end "
-				"(a file cut short?)", ff->path, lineno, entry), -EINVAL;
+		return bad_line(ff, lineno, "%s: the last line has no line end (a file cut short?)",
+				entry);
 	if (sxdp_parse_entry(entry, &key, &why))
-		return snprintf(ff->err, ff->errlen, "%s:%u: %s: %s", ff->path, lineno, entry,
-				why), -EINVAL;
+		return bad_line(ff, lineno, "%s: %s", entry, why);
 	if (!(fmt->kinds & 1U << key.kind))
-		return snprintf(ff->err, ff->errlen,
-				"%s:%u: %s: a %s file holds addresses and prefixes only",
-				ff->path, lineno, entry, fmt->name), -EINVAL;
+		return bad_line(ff, lineno, "%s: a %s file holds addresses and prefixes only", entry,
+				fmt->name);
 	return sxdp_list_add(l, &key);
 }
 
@@ -329,11 +361,20 @@ static int feed_lines(struct feed_file *ff, enum sxdp_format *fmt, struct feed_r
 		if (*fmt == SXDP_FORMAT_AUTO)
 			*fmt = SXDP_FORMAT_PLAIN;	/* only comments, or nothing */
 	}
-	for (i = 0; ret >= 0 && i < nhead; i++)
+	/* A bad line (-EINVAL from feed_line) is counted and the read goes on. */
+	for (i = 0; (ret >= 0 || ret == -EINVAL) && i < nhead; i++)
 		ret = feed_line(ff, &formats[*fmt], r, head[i], i + 1, l);
 	free(head);
-	while (ret >= 0 && (ret = read_line(ff, line)) > 0)
+	while ((ret >= 0 || ret == -EINVAL) && (ret = read_line(ff, line)) > 0)
 		ret = feed_line(ff, &formats[*fmt], r, line, ff->lineno, l);
+	if ((ret >= 0 && ff->nbad) || ret == -EFBIG)
+		ret = -EINVAL;
+	if (ff->nbad > FEED_BAD_MAX) {
+		size_t used = strlen(ff->err);
+
+		snprintf(ff->err + used, ff->errlen - used, "\n%s: ... and %u more bad lines",
+			 ff->path, ff->nbad - FEED_BAD_MAX);
+	}
 	return ret;
 }
 
@@ -341,6 +382,9 @@ int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
 		   struct sxdp_feed_info *info, char *err, size_t errlen)
 {
 	struct feed_file ff = { .path = path, .err = err, .errlen = errlen };
+
+	if (errlen)
+		err[0] = '\0';
 	struct sxdp_list tmp = { 0 };
 	struct feed_read r = { 0 };
 	int ret;

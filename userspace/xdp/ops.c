@@ -612,8 +612,8 @@ static int change_add(struct sxdp_store *s, const char *list, void *arg, struct 
 	struct sxdp_list fresh = { 0 };
 	int ret;
 
-	ret = sxdp_store_add_fresh(s, list, x->keys->keys, x->keys->n, x->a, &fresh, err,
-				   errlen);
+	ret = sxdp_store_add_fresh(s, list, x->keys->keys, x->keys->n, x->a, &fresh,
+				   &res->updated, err, errlen);
 	res->changed = fresh.n;
 	c->first = true;
 	/* An allowlist entry goes to the trie, not the bloom maps. */

@@ -50,6 +50,7 @@
 /* What an operation did. */
 struct sxdp_op_result {
 	size_t changed;		/* entries added, removed or expired */
+	size_t updated;		/* block/allow: entries there already, changed (expiry, origin, comment) */
 	size_t missing;		/* unblock/disallow: not on the list */
 	size_t dropped;		/* load: entries of the origin no longer in the feed */
 	uint64_t version;	/* the list's store version after it */

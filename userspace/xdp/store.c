@@ -93,13 +93,33 @@ enum {
 	ST_NR,
 };
 
+/*
+ * The re-ban rule: an add of a key already there keeps the later expiry,
+ * NULL (never) being the latest. A shorter TTL does not shorten it, an add
+ * with no expiry of its own (?10, keep_expiry: `block` without --ttl)
+ * keeps the one it has instead of making it permanent, and only an add
+ * that says never (?5 NULL, ?10 0: `--ttl never`) makes it permanent. An
+ * entry already due (?4 now) is banned afresh: it takes ?5. Shortening is
+ * an unblock and a block (fail2ban's and CrowdSec's re-bans extend only).
+ * An only_own add (?8: the agent mirroring the fleet's state, where the
+ * publisher's expiry is the fleet's) takes ?5 as it is: a mirror that kept
+ * a later one would drift from the fleet.
+ */
+#define RE_BAN_EXPIRY							\
+	"(CASE WHEN ?8 OR expires_at <= ?4 THEN ?5 WHEN ?10 THEN expires_at "	\
+	"WHEN expires_at IS NULL OR ?5 IS NULL THEN NULL "		\
+	"ELSE max(expires_at, ?5) END)"
+
 static const char *const stmt_sql[ST_NR] = {
 	[ST_INSERT] = "INSERT INTO entries(list, kind, key, added_at, expires_at, origin, comment, "
 		      "allow) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9) ON CONFLICT DO NOTHING",
-	/* ?8: only an entry of the same origin (replace_origin). */
-	[ST_UPDATE] = "UPDATE entries SET expires_at = ?5, origin = ?6, comment = ?7 "
+	/*
+	 * ?8: only an entry of the same origin (replace_origin). The expiry
+	 * follows the re-ban rule (RE_BAN_EXPIRY).
+	 */
+	[ST_UPDATE] = "UPDATE entries SET expires_at = " RE_BAN_EXPIRY ", origin = ?6, comment = ?7 "
 		      "WHERE list = ?1 AND key = ?3 AND allow = ?9 AND (?8 = 0 OR origin = ?6) AND "
-		      "(expires_at IS NOT ?5 OR origin IS NOT ?6 OR comment IS NOT ?7)",
+		      "(expires_at IS NOT " RE_BAN_EXPIRY " OR origin IS NOT ?6 OR comment IS NOT ?7)",
 	/* ?4: only an entry of that origin (NULL: any). */
 	[ST_DELETE] = "DELETE FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3 AND "
 		      "(?4 IS NULL OR origin = ?4)",
@@ -732,8 +752,10 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 			sqlite3_bind_text(st, 7, a->comment, -1, SQLITE_STATIC);
 		else
 			sqlite3_bind_null(st, 7);
-		if (i == ST_UPDATE)
+		if (i == ST_UPDATE) {
 			sqlite3_bind_int(st, 8, same_origin);
+			sqlite3_bind_int(st, 10, a->keep_expiry);
+		}
 		sqlite3_bind_int(st, 9, a->allow);
 		ret = step_done(s, st, err, errlen);
 		if (ret)
@@ -881,11 +903,11 @@ static int64_t expiry_of(const struct sxdp_store_attrs *a, size_t i)
 }
 
 static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
-		    size_t n, const struct sxdp_store_attrs *a, size_t *added,
+		    size_t n, const struct sxdp_store_attrs *a, size_t *added, size_t *updated,
 		    struct sxdp_list *fresh, char *err, size_t errlen)
 {
-	bool own, is_new, changed = false;
-	size_t i, j, nnew = 0;
+	bool own, is_new, changed = false, this_one;
+	size_t i, j, nnew = 0, nupd = 0;
 	struct key_texts kt;
 	int ret;
 
@@ -902,9 +924,12 @@ static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_x
 	ret = ensure_list(s, list, err, errlen);
 	for (j = 0; !ret && j < n; j++) {
 		i = kt.v[j].i;
+		this_one = is_new = false;
 		ret = upsert(s, list, &keys[i], key_text(&kt, j), expiry_of(a, i), a, a->only_own,
-			     &is_new, &changed, err, errlen);
+			     &is_new, &this_one, err, errlen);
 		nnew += is_new;
+		nupd += this_one && !is_new;
+		changed |= this_one;
 		if (!ret && is_new && fresh && sxdp_list_add(fresh, &keys[i]))
 			ret = -ENOMEM;
 	}
@@ -915,6 +940,8 @@ out:
 	key_texts_free(&kt);
 	if (!ret && added)
 		*added = nnew;
+	if (!ret && updated)
+		*updated = nupd;
 	return ret;
 }
 
@@ -922,15 +949,15 @@ int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xd
 		   size_t n, const struct sxdp_store_attrs *a, size_t *added,
 		   char *err, size_t errlen)
 {
-	return add_keys(s, list, keys, n, a, added, NULL, err, errlen);
+	return add_keys(s, list, keys, n, a, added, NULL, NULL, err, errlen);
 }
 
 int sxdp_store_add_fresh(struct sxdp_store *s, const char *list,
 			 const struct sieve_xdp_key *keys, size_t n,
 			 const struct sxdp_store_attrs *a, struct sxdp_list *fresh,
-			 char *err, size_t errlen)
+			 size_t *updated, char *err, size_t errlen)
 {
-	return add_keys(s, list, keys, n, a, NULL, fresh, err, errlen);
+	return add_keys(s, list, keys, n, a, NULL, updated, fresh, err, errlen);
 }
 
 int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,

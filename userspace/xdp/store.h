@@ -69,6 +69,13 @@ struct sxdp_store_attrs {
 	int64_t expires_at;	/* 0: never */
 	/* Per key, over @expires_at (NULL: @expires_at for every key). */
 	const int64_t *expires_each;
+	/*
+	 * An add gives no expiry of its own (`block` without --ttl): a key
+	 * already there keeps the one it has, a new one gets @expires_at.
+	 * Without it a re-add keeps the later of the two (the re-ban rule,
+	 * sxdp_store_add).
+	 */
+	bool keep_expiry;
 	bool allow;		/* allowlist entries (else blocklist ones) */
 	/*
 	 * An add that leaves alone a key held by another origin, or on the
@@ -131,19 +138,24 @@ bool sxdp_store_in_tx(const struct sxdp_store *s);
 
 /*
  * Adds @n keys to @list (created if new), to its allowlist if @a->allow.
- * A key already there gets @a's expiry, origin and comment, keeping its
- * added_at. *@added: new keys. -EEXIST if a key is on the other list
- * (blocked and allowed at once would make no sense): unblock or disallow
- * it first.
+ * A key already there gets @a's origin and comment, keeping its added_at,
+ * and the later of its expiry and @a's (never is the latest; @a->
+ * keep_expiry: its own; one already due, or @a->only_own, the fleet's
+ * mirror: @a's): a re-ban extends, never shortens. *@added: new keys.
+ * -EEXIST if a key is on the other list (blocked and allowed at once would
+ * make no sense): unblock or disallow it first.
  */
 int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
 		   size_t n, const struct sxdp_store_attrs *a, size_t *added,
 		   char *err, size_t errlen);
-/* sxdp_store_add, and the keys that were new appended to @fresh (may be NULL). */
+/*
+ * sxdp_store_add, and the keys that were new appended to @fresh (may be
+ * NULL); *@updated (may be NULL): the keys there already that it changed.
+ */
 int sxdp_store_add_fresh(struct sxdp_store *s, const char *list,
 			 const struct sieve_xdp_key *keys, size_t n,
 			 const struct sxdp_store_attrs *a, struct sxdp_list *fresh,
-			 char *err, size_t errlen);
+			 size_t *updated, char *err, size_t errlen);
 /* Removes @n keys from @list's blocklist; *@missing: those not there. */
 int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
 		      size_t n, size_t *missing, char *err, size_t errlen);
