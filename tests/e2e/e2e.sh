@@ -780,7 +780,7 @@ case_feed_default_origin() {
 	printf '%s\n' $A4 $B4 >"$WORK/etc/drop.txt"
 	on load "$WORK/etc/drop.txt" >/dev/null || fail "load by absolute path"
 	(cd "$WORK/etc" && on load ./drop.txt >/dev/null) || fail "load by relative path"
-	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+	expect_eq "$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')" \
 		"198.51.100.2:drop.txt 198.51.100.3:drop.txt " "origins after two paths"
 	printf '%s\n' $A4 >"$WORK/etc/drop.txt"
 	(cd "$WORK/etc" && on load ./drop.txt >/dev/null) || fail "delisting refresh"
@@ -794,20 +794,20 @@ case_feed_default_origin() {
 	case $out in *"took over 2 entries"*"/etc/sieve/up.txt"*) ;;
 	*) fail "the refresh does not say it took over the path's entries: $out";; esac
 	expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)" 0/5 "pings from A, B (delisted) after the upgrade"
-	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+	expect_eq "$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')" \
 		"198.51.100.2:up.txt " "origins after the upgrade"
 	# Stdin: refused without --origin, in one line, nothing changed.
-	before=$(on list | cut -f3,4 | sort)
+	before=$(list_rows | cut -f3,4 | sort)
 	err=$(printf '%s\n' $C4 | on load - 2>&1 >/dev/null); rc=$?
 	expect_eq $rc 2 "exit code of load - without --origin"
 	expect_eq "$(printf '%s\n' "$err" | wc -l)" 1 "lines of its error"
 	case $err in *"--origin"*) ;; *) fail "the error does not name --origin: $err";; esac
-	expect_eq "$(on list | cut -f3,4 | sort)" "$before" "the list after the refused load -"
+	expect_eq "$(list_rows | cut -f3,4 | sort)" "$before" "the list after the refused load -"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, not loaded"
 	printf '%s\n' $C4 | on load --origin pipe1 - >/dev/null || fail "load - --origin pipe1"
 	printf '%s\n' 198.51.100.200 | on load --origin pipe2 - >/dev/null ||
 		fail "load - --origin pipe2"
-	expect_eq "$(on list | cut -f3,4 | sort | tr '\t\n' ': ')" \
+	expect_eq "$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')" \
 		"198.51.100.100:pipe1 198.51.100.2:up.txt 198.51.100.200:pipe2 " "two piped feeds"
 	expect_eq "$(pings $C4 $SV4)" 0 "pings from C, in pipe1 beside pipe2"
 }
@@ -992,7 +992,7 @@ case_unreached_reboot() {
 	on expire >/dev/null 2>"$WORK/err"
 	expect_eq $? 3 "exit status of an expiry after the reboot"
 	grep -q "default: $IF: recorded, NOT enforcing" "$WORK/err" || fail "expire: $(cat "$WORK/err")"
-	expect_eq "$(on list | cut -f3 | sort)" "$(printf '%s\n' $A4 $B4 $C4 | sort)" \
+	expect_eq "$(list_rows | cut -f3 | sort)" "$(printf '%s\n' $A4 $B4 $C4 | sort)" \
 		"the store kept the changes"
 	out=$(sieve status 2>&1); rc=$?
 	expect_eq $rc 3 "exit status of status after the reboot"
