@@ -387,7 +387,7 @@ if $has_xdp; then
 	done
 	# Text from outside in an error stays one escaped line (issue 20, item 9):
 	# a newline and a journal priority, ESC, invalid UTF-8.
-	expect_refused "block of an entry with control characters" "$sieve" xdp block \
+	expect_refused "block of an entry with control characters" "$sieve" xdp block --state-dir "$work/refused" \
 		"$(printf 'x\n<0>y\033[2J\377')"
 	check "the entry is escaped in the error" grep -qF 'sieve: x\x0a<0>y\x1b[2J\xff: ' <<<"$err"
 	printf '192.0.2.1\nbad\033]0;title\a\n' >"$work/hostile.feed"
@@ -517,18 +517,18 @@ done
 # A feed is read in full before any interface is touched: a bad line needs no root.
 if $has_xdp; then
 	printf '; Spamhaus DROP\r\n1.10.16.0/20 ; SBL1\r\n1.10.16.1/20 ; SBL2\r\n' >"$work/drop"
-	expect_refused "xdp load --format drop: a bad line" "$sieve" xdp load --format drop "$work/drop"
+	expect_refused "xdp load --state-dir "$work/refused" --format drop: a bad line" "$sieve" xdp load --format drop "$work/drop"
 	check "the error is FILE:LINE: entry: reason" \
 		grep -qx "sieve: $work/drop:3: 1.10.16.1/20: host bits set after the prefix length" "$work/err"
 	printf 'create s list:set\nadd s x\nadd t 192.0.2.0/24\n' >"$work/ipset"
 	expect_refused "xdp load - of ipset (auto): an add to a set never created" \
-		"$sieve" xdp load --origin ipset - <"$work/ipset"
+		"$sieve" xdp load --state-dir "$work/refused" --origin ipset - <"$work/ipset"
 	check "the error names line 3 of stdin, quoting it" grep -qx -- "sieve: -:3: add t 192.0.2.0/24: add to a set that was never created" "$work/err"
 fi
 # Issue 22 item 4: lines that said something else than what happened.
 if $has_xdp; then
 	printf '1.10.16.0/20 SBL1\n' >"$work/drop1"
-	expect_refused "xdp load --format drop: a line of two words" "$sieve" xdp load --format drop "$work/drop1"
+	expect_refused "xdp load --state-dir "$work/refused" --format drop: a line of two words" "$sieve" xdp load --format drop "$work/drop1"
 	check "the error quotes the line" \
 		grep -qx "sieve: $work/drop1:1: 1.10.16.0/20 SBL1: one entry per line" "$work/err"
 	for i in $(seq 1 12); do printf '192.0.2.%d\nbad%d\n' "$i" "$i"; done >"$work/bad12"
@@ -538,12 +538,12 @@ if $has_xdp; then
 			echo "sieve: $work/bad12:$((2 * i)): bad$i: not an IP address, prefix, PROTO:ADDR:PORT or flow"
 		done; echo "sieve: $work/bad12: ... and 2 more bad lines")"
 	check "twelve bad lines: nothing loaded, nothing on stdout" test ! -s "$work/out" -a ! -e "$work/st12/sieve.db"
-	expect_refused "xdp block of an IPv6 service without brackets" "$sieve" xdp block tcp:2001:db8::1:53
+	expect_refused "xdp block of an IPv6 service without brackets" "$sieve" xdp block --state-dir "$work/refused" tcp:2001:db8::1:53
 	check "the hint is the entry in brackets, its own port" \
 		grep -qxF 'sieve: tcp:2001:db8::1:53: an IPv6 address with a port goes in brackets: [2001:db8::1]:53' "$work/err"
-	expect_refused "xdp block --ttl 10: no unit" "$sieve" xdp block --ttl 10 192.0.2.1
+	expect_refused "xdp block --ttl 10: no unit" "$sieve" xdp block --state-dir "$work/refused" --ttl 10 192.0.2.1
 	check "--ttl 10: says a unit is needed" grep -q "bad --ttl '10': a number with its unit" "$work/err"
-	expect_refused "xdp block --ttl 10x" "$sieve" xdp block --ttl 10x 192.0.2.1
+	expect_refused "xdp block --state-dir "$work/refused" --ttl 10x" "$sieve" xdp block --ttl 10x 192.0.2.1
 	# -i: a change goes to a list ("default" without it), not to every interface.
 	expect "xdp block --help" 0 "$sieve" xdp block --help
 	check "block -i: the list IFACE enforces, default --list, else default" \
