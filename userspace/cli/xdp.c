@@ -31,6 +31,7 @@ struct xdp_opts {
 	bool json;
 	bool exact, no_exact, fail_closed, fail_open, force, watch;
 	bool allow_empty;	/* load --allow-empty */
+	bool all;		/* detach --all */
 	uint32_t xdp_flags;
 	uint32_t fpp_ppb;
 	bool fpp_given;
@@ -239,6 +240,10 @@ static const struct cli_option opt_fail_open = {
 static const struct cli_option opt_force = {
 	"force", 0, NULL, "replace another XDP program", CLI_FLAG(struct xdp_opts, force),
 };
+static const struct cli_option opt_all = {
+	"all", 0, NULL, "every interface in every namespace that this host's pins know",
+	CLI_FLAG(struct xdp_opts, all),
+};
 static const struct cli_option opt_capacity = {
 	"capacity", 0, "N", "entries the first maps are planned for (default 65536)",
 	.set = set_capacity, .accepts = "1 to 2^32-1 entries",
@@ -435,6 +440,10 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	if (o.all != !o.nargs)
+		return cli_usage_error(cmd, "IFACE... or --all, one of them");
+	if (o.all)
+		return xdp_removal_run(false, o.state_dir, o.json);
 	if (need_root("detaching") || open_store(&o, &s))
 		return EXIT_ERROR;
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
@@ -1410,10 +1419,15 @@ static const struct cli_command xdp_attach_command = {
 };
 static const struct cli_command xdp_detach_command = {
 	"xdp detach", "detach the blocklist, remove its maps and its record",
-	.args = "IFACE...", .min_args = 1, .max_args = -1,
+	.args = "IFACE...", .max_args = -1,
 	.details = "  Idempotent: an interface without the blocklist is left alone. The\n"
-		   "  list stays in the store.",
-	.options = CLI_OPTIONS(&opt_state_dir),
+		   "  list stays in the store. --all instead of IFACE...: every interface\n"
+		   "  of every namespace with pins under " SIEVE_XDP_PIN_ROOT ", and every\n"
+		   "  attachment in the store, so that nothing is restored at boot; what\n"
+		   "  package removal runs (a program attached through a pinned link\n"
+		   "  cannot be taken off with `ip link set dev IFACE xdp off`). Exit 2 if\n"
+		   "  the store cannot be opened: the pins are detached all the same.",
+	.options = CLI_OPTIONS(&opt_all, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_detach,
 };
 static const struct cli_command xdp_block_command = {
@@ -1535,6 +1549,6 @@ const struct cli_command xdp_command = {
 		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
 		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,
 		&xdp_load_command, &xdp_expire_command, &xdp_list_command, &xdp_plan_command,
-		&xdp_status_command, &xdp_stats_command, NULL,
+		&xdp_status_command, &xdp_stats_command, &xdp_prune_command, NULL,
 	},
 };

@@ -35,6 +35,8 @@ $(XDP_DIR)/%.o: userspace/xdp/%.c $(XDP_HDRS) $(XDP_SKEL) $(XDP_FILTER_SKEL) $(X
 # The CLI's `sieve xdp` commands see the loader's headers.
 $(BUILD)/cli/xdp.o: SIEVE_CFLAGS += $(XDP_CFLAGS)
 $(BUILD)/cli/xdp.o: $(XDP_HDRS)
+$(BUILD)/cli/xdp_removal.o: SIEVE_CFLAGS += $(XDP_CFLAGS)
+$(BUILD)/cli/xdp_removal.o: $(XDP_HDRS)
 
 CLI_EXTRA_OBJS += $(XDP_OBJS)
 # What every program linking XDP_OBJS needs (the store: SQLite).
