@@ -165,7 +165,8 @@ case_inode_reuse() {
 	in_ns $R ip link show dev ra$T >/dev/null 2>&1 || veth $R ra$T $B rx$T 10.201.7 ||
 		fail "veth in the new namespace"
 	printf '[agent]\n[metrics]\nlisten = off\n' >"$WORK/agent.conf"
-	in_ns $R "$SIEVE" agent --config "$WORK/agent.conf" 2>"$WORK/agent.log" &
+	# nsenter and sieve exec: $! is the agent.
+	nsenter --net=/run/netns/$R "$SIEVE" agent --config "$WORK/agent.conf" 2>"$WORK/agent.log" &
 	AGENT_PID=$!
 	for i in $(seq 1 100); do grep -q 'enforcing:' "$WORK/agent.log" && break; sleep 0.1; done
 	grep -q 'enforcing:' "$WORK/agent.log" || fail "the agent did not start: $(tail -3 "$WORK/agent.log")"
