@@ -32,8 +32,12 @@ export DEBIAN_FRONTEND=noninteractive
 
 work=$(mktemp -d)
 installed_here=0
+# The sieve package's prerm detaches every attachment of the host's bpffs
+# (sieve xdp detach --all; deb_removal.sh tests it): this purge runs with a
+# bpffs of its own, so that others' attachments on this machine stay.
 purge() {
-	apt-get purge -y -qq $PACKAGES >"$work/purge.log" 2>&1
+	unshare -m --propagation private sh -c \
+		"mount -t bpf bpf /sys/fs/bpf && apt-get purge -y -qq $PACKAGES" >"$work/purge.log" 2>&1
 }
 cleanup() {
 	# The test's own mess, if it died between install and purge.
