@@ -122,6 +122,17 @@ case_prune_gone() {
 	[ ! -e "$ROOT/netns-$n" ] || fail "the deleted namespace's folder is still there"
 	has_xdp $C rc$T || fail "prune took the live namespace's XDP off"
 	expect_eq "$(xdp $C prune)" "nothing to prune" "a second prune"
+	# A namespace gone whose pins went by hand: its record goes too.
+	local D=rmd$T m
+	mkns $D && veth $D rx$T $B ry$T 10.201.8 || { fail "namespace D"; return; }
+	xdp $D attach rx$T >/dev/null || fail "attach in D"
+	m=$(ino $D)
+	rm -rf "$ROOT/netns-$m"
+	ip netns del $D
+	for i in $(seq 1 50); do ip -n $B link show ry$T >/dev/null 2>&1 || break; sleep 0.1; done
+	out=$(xdp $C prune) || fail "prune (D): $out"
+	expect_eq "$out" "rx$T (netns $m): pruned, its namespace is gone; its record removed" \
+		"prune of a namespace without pins"
 	# Its record is gone: detach --all finds only C's.
 	expect_eq "$("$SIEVE" xdp detach --all -j | json_len)" 1 "attachments left after prune"
 }

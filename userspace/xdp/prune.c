@@ -332,37 +332,6 @@ static int walk_iface(struct walk *w, const struct ns_state *ns, const char *ifn
 	return ret;
 }
 
-/* The store's attachments of namespace @ino that have no folder, when it is gone. */
-static int walk_records(struct walk *w, const struct ns_state *ns)
-{
-	struct sxdp_attachment *a;
-	char dir[256];
-	size_t n, i;
-	int ret;
-
-	if (!w->s || ns->found || w->all)
-		return 0;	/* detach --all: walk() drops every record */
-	ret = sxdp_store_attachments(w->s, NULL, &a, &n, w->err, w->errlen);
-	for (i = 0; !ret && i < n; i++) {
-		struct sxdp_removed r = { .netns = a[i].netns, .record = true,
-					  .why = w->all ? "detached" : "its namespace is gone" };
-		struct stat st;
-
-		if (a[i].netns != ns->ino)
-			continue;
-		sxdp_pin_dir_ns(dir, sizeof(dir), ns->ino, a[i].iface);
-		if (!stat(dir, &st))
-			continue;	/* pins that stayed: so does their record */
-		snprintf(r.iface, sizeof(r.iface), "%s", a[i].iface);
-		ret = drop_record(w, ns->ino, a[i].iface);
-		if (!ret && w->fn)
-			w->fn(&r, w->arg);
-	}
-	if (!ret)
-		free(a);
-	return ret;
-}
-
 static int walk_netns(uint64_t ino, void *arg)
 {
 	struct walk *w = arg;
@@ -383,8 +352,6 @@ static int walk_netns(uint64_t ino, void *arg)
 		closedir(d);
 	for (i = 0; !ret && i < n; i++)
 		ret = walk_iface(w, &ns, names[i]);
-	if (!ret)
-		ret = walk_records(w, &ns);
 	/* Upgrades cut short in a namespace that is gone: none will finish them. */
 	if (!ret && (!ns.found || w->all)) {
 		sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
@@ -407,29 +374,43 @@ static int walk_netns(uint64_t ino, void *arg)
 	return ret;
 }
 
+/*
+ * The records left once the folders are done: detach --all drops them all;
+ * prune those of a namespace that has no pins of the interface and is not
+ * found (its pins went by hand, or with a reboot).
+ */
+static int walk_left_records(struct walk *w)
+{
+	struct sxdp_attachment *a;
+	char dir[256], path[1100];
+	struct stat st;
+	size_t n, i;
+	int ret = sxdp_store_attachments(w->s, NULL, &a, &n, w->err, w->errlen);
+
+	for (i = 0; !ret && i < n; i++) {
+		struct sxdp_removed r = { .netns = a[i].netns, .record = true,
+					  .why = w->all ? "detached" : "its namespace is gone" };
+
+		sxdp_pin_dir_ns(dir, sizeof(dir), a[i].netns, a[i].iface);
+		if (!w->all && (!stat(dir, &st) || find_ns(a[i].netns, path, sizeof(path))))
+			continue;
+		snprintf(r.iface, sizeof(r.iface), "%s", a[i].iface);
+		ret = drop_record(w, a[i].netns, a[i].iface);
+		if (!ret && w->fn)
+			w->fn(&r, w->arg);
+	}
+	if (!ret)
+		free(a);
+	return ret;
+}
+
 static int walk(struct walk *w)
 {
 	char dir[256];
 	int ret = for_each_netns(walk_netns, w);
 
-	/* detach --all: the records of namespaces without a folder too. */
-	if (!ret && w->all && w->s) {
-		struct sxdp_attachment *a;
-		size_t n, i;
-
-		ret = sxdp_store_attachments(w->s, NULL, &a, &n, w->err, w->errlen);
-		for (i = 0; !ret && i < n; i++) {
-			struct sxdp_removed r = { .netns = a[i].netns, .record = true,
-						  .why = "detached" };
-
-			snprintf(r.iface, sizeof(r.iface), "%s", a[i].iface);
-			ret = drop_record(w, a[i].netns, a[i].iface);
-			if (!ret && w->fn)
-				w->fn(&r, w->arg);
-		}
-		if (!ret)
-			free(a);
-	}
+	if (!ret && w->s)
+		ret = walk_left_records(w);
 	snprintf(dir, sizeof(dir), "%s/staging", SIEVE_XDP_PIN_ROOT);
 	rmdir(dir);
 	return ret;
