@@ -189,6 +189,15 @@ case_inode_reuse() {
 	# Attached by hand now, it is new ("attached", not "already attached").
 	out=$(xdp $R attach ra$T) || fail "attach in the new namespace"
 	expect_eq "$out" "ra$T: attached" "attach in the new namespace"
+	# attach does not adopt a folder whose identity is another namespace's
+	# (simulated: the identity edited, the link live).
+	n=$(ino $R)
+	bpftool map update pinned "$ROOT/netns-$n/ra$T/netns" key hex 00 00 00 00 \
+		value hex 01 02 03 04 05 06 07 08 00 00 00 00 00 00 00 00 ||
+		fail "editing the identity"
+	out=$(xdp $R attach ra$T) || fail "attach over another namespace's folder"
+	expect_eq "$out" "ra$T: attached" "attach over another namespace's folder"
+	has_xdp $R ra$T || fail "no XDP on ra$T after the attach"
 }
 
 case_$CASE

@@ -506,10 +506,17 @@ static int lock_filters(char *err, size_t errlen)
 static int disown_foreign(struct sxdp_store *s, const char *ifname, char *err, size_t errlen)
 {
 	char dir[256];
+	int fd;
 
 	sxdp_pin_dir(dir, sizeof(dir), ifname);
 	if (!sxdp_netns_foreign(dir))
 		return 0;
+	/* Off now: the last reference would take it off later, in a work item. */
+	fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
 	remove_pins(ifname, true);
 	return sxdp_store_attach_del(s, sxdp_netns(), ifname, err, errlen);
 }

@@ -174,6 +174,8 @@ int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
 		if (err)
 			return err;
 		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && create)
+			continue;	/* removed by a detach in between */
 		if (fd < 0)
 			return -errno;
 		while ((err = flock(fd, LOCK_EX)) && errno == EINTR)
