@@ -1419,7 +1419,7 @@ static const struct cli_command xdp_attach_command = {
 };
 static const struct cli_command xdp_detach_command = {
 	"xdp detach", "detach the blocklist, remove its maps and its record",
-	.args = "IFACE...", .max_args = -1,
+	.args = "[IFACE...]", .max_args = -1,
 	.details = "  Idempotent: an interface without the blocklist is left alone. The\n"
 		   "  list stays in the store. --all instead of IFACE...: every interface\n"
 		   "  of every namespace with pins under " SIEVE_XDP_PIN_ROOT ", and every\n"
