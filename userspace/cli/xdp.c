@@ -451,6 +451,13 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 		ret = sxdp_detach(s, o.args[i], err, sizeof(err));
 		if (ret < 0) {
 			ret = cli_error("%s: %s", o.args[i], err[0] ? err : strerror(-ret));
+		} else if (o.json) {
+			/* One document per interface, as attach writes them. */
+			json_object(NULL);
+			json_str("iface", o.args[i]);
+			json_bool("detached", !ret);
+			json_end();
+			ret = EXIT_OK;
 		} else {
 			printf("%s: %s\n", o.args[i], ret ? "was not attached" : "detached");
 			ret = EXIT_OK;
