@@ -332,44 +332,75 @@ static int walk_iface(struct walk *w, const struct ns_state *ns, const char *ifn
 	return ret;
 }
 
+/*
+ * The interface folders in @dir, read whole first (taking one down changes
+ * the folder being read): *@names, to free; their count, or -errno.
+ */
+static int read_names(const char *dir, char (**names)[IF_NAMESIZE])
+{
+	char (*v)[IF_NAMESIZE] = NULL, (*grown)[IF_NAMESIZE];
+	struct dirent *e;
+	int n = 0, cap = 0;
+	DIR *d = opendir(dir);
+
+	*names = NULL;
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		if (!sxdp_ifname_ok(e->d_name))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = grown;
+		}
+		snprintf(v[n++], IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, e->d_name);
+	}
+	closedir(d);
+	*names = v;
+	return n;
+}
+
+/* Upgrades cut short in a namespace that is gone (or detach --all): none will finish them. */
+static int take_down_staged(uint64_t ino)
+{
+	char (*names)[IF_NAMESIZE], dir[256];
+	int n, i;
+
+	sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
+	n = read_names(dir, &names);
+	for (i = 0; i < n; i++) {
+		sxdp_staging_dir(dir, sizeof(dir), ino, names[i]);
+		take_down(dir);
+	}
+	free(names);
+	sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
+	rmdir(dir);
+	return n < 0 ? n : 0;
+}
+
 static int walk_netns(uint64_t ino, void *arg)
 {
+	char (*names)[IF_NAMESIZE], dir[256];
 	struct walk *w = arg;
 	struct ns_state ns;
-	struct dirent *e;
-	char dir[256], names[64][IF_NAMESIZE];
-	int n = 0, i, ret = 0;
-	DIR *d;
+	int n, i, ret = 0;
 
 	ns_state(ino, &ns);
 	sxdp_pin_dir_ns(dir, sizeof(dir), ino, NULL);
-	d = opendir(dir);
-	/* Names first: taking one down changes the folder being read. */
-	while (d && n < 64 && (e = readdir(d)))
-		if (sxdp_ifname_ok(e->d_name))
-			snprintf(names[n++], IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, e->d_name);
-	if (d)
-		closedir(d);
+	n = read_names(dir, &names);
+	if (n < 0)
+		return snprintf(w->err, w->errlen, "reading %s: %s", dir, strerror(-n)), n;
 	for (i = 0; !ret && i < n; i++)
 		ret = walk_iface(w, &ns, names[i]);
-	/* Upgrades cut short in a namespace that is gone: none will finish them. */
-	if (!ret && (!ns.found || w->all)) {
-		sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
-		d = opendir(dir);
-		n = 0;
-		while (d && n < 64 && (e = readdir(d)))
-			if (sxdp_ifname_ok(e->d_name))
-				snprintf(names[n++], IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1,
-					 e->d_name);
-		if (d)
-			closedir(d);
-		for (i = 0; i < n; i++) {
-			sxdp_staging_dir(dir, sizeof(dir), ino, names[i]);
-			take_down(dir);
-		}
-		sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
-		rmdir(dir);
-	}
+	free(names);
+	if (!ret && (!ns.found || w->all))
+		ret = take_down_staged(ino);
 	sxdp_tidy_netns(ino);
 	return ret;
 }
