@@ -138,14 +138,15 @@ case_prune_gone() {
 }
 
 # Namespaces until one gets inode $1 (the lowest free number is handed out):
-# prints its name, or nothing.
+# its name in REUSED, or nothing. Not in a subshell: mkns records what to delete.
 ns_with_ino() {
 	local want=$1 i n
+	REUSED=
 	[ -z "${SIEVE_REMOVAL_SIMULATE:-}" ] || return	# the fallback's own test
 	for i in $(seq 1 30); do
 		n=rmr$i-$T
 		mkns $n || return
-		[ "$(ino $n)" = "$want" ] && { echo $n; return; }
+		[ "$(ino $n)" = "$want" ] && { REUSED=$n; return; }
 	done
 }
 
@@ -158,7 +159,8 @@ case_inode_reuse() {
 	ip netns del $A
 	for i in $(seq 1 50); do has_xdp $B rb$T || break; sleep 0.1; done
 	sleep 0.5	# the namespace's number is freed with it, in a work item
-	R=$(ns_with_ino $n)
+	ns_with_ino $n
+	R=$REUSED
 	if [ -z "$R" ]; then
 		# Another run took the number: one of ours stands in, its identity edited.
 		echo "    # inode $n not reused in 30 namespaces: simulated by editing the identity"
