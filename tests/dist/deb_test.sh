@@ -11,7 +11,9 @@
 #    installed sieve.ko through DKMS for each kernel whose headers are here;
 #  - apt-get purge leaves nothing: no package, none of their files, no
 #    /etc/sieve, /var/lib/sieve, /usr/src/sieve-*, /var/lib/dkms/sieve,
-#    sieve.ko, systemd links.
+#    sieve.ko, systemd links;
+#  - then deb_removal.sh: removal detaches what the CLI attached, and a
+#    purge leaves a /var/lib/sieve that was there before the install.
 # A kernel tree under /lib/modules that holds only the headers' links (no
 # linux-image: this machine) gets depmod's indexes from the DKMS install;
 # they are the kernel's, not the packages', and are removed again after
@@ -30,8 +32,12 @@ export DEBIAN_FRONTEND=noninteractive
 
 work=$(mktemp -d)
 installed_here=0
+# The sieve package's prerm detaches every attachment of the host's bpffs
+# (sieve xdp detach --all; deb_removal.sh tests it): this purge runs with a
+# bpffs of its own, so that others' attachments on this machine stay.
 purge() {
-	apt-get purge -y -qq $PACKAGES >"$work/purge.log" 2>&1
+	unshare -m --propagation private sh -c \
+		"mount -t bpf bpf /sys/fs/bpf && apt-get purge -y -qq $PACKAGES" >"$work/purge.log" 2>&1
 }
 cleanup() {
 	# The test's own mess, if it died between install and purge.
@@ -58,6 +64,11 @@ else
 fi
 sed -n 's/^\([EWIP]: .*\)/# lintian: \1/p' "$work/lintian"
 lintian --no-tag-display-limit --show-overrides --display-info "$changes" 2>/dev/null | sed -n 's/^O: /# lintian (overridden): /p'
+
+# Someone's store would be kept by the purge (deb_removal.sh tests that), not purged.
+if [ -e /var/lib/sieve ]; then
+	not_ok "no /var/lib/sieve before the test (someone's store: move it away)"
+fi
 
 # Installed before? An earlier run that was killed: start from nothing.
 for p in $PACKAGES; do
@@ -145,6 +156,14 @@ check_purged "$work/files" /etc/sieve /var/lib/sieve /usr/lib/sieve "/usr/src/si
 check "no sieve.ko under /lib/modules" sh -c "! find /lib/modules -name 'sieve.ko*' | grep -q ."
 check "no systemd link or state for sieve.service" \
 	sh -c "! find /etc/systemd /var/lib/systemd -name 'sieve.service*' 2>/dev/null | grep -q ."
+
+# Removal and purge beside someone's store, in a mount namespace of its own.
+"$here/deb_removal.sh" "${debs[0]}" "${debs[2]}" "$work/removal.result" || true
+if read -r p f <"$work/removal.result" 2>/dev/null; then
+	passed=$((passed + p)) failed=$((failed + f))
+else
+	not_ok "deb_removal.sh reported its results"
+fi
 
 # depmod's indexes in a kernel tree that had none (see the top).
 for k in $kernels; do

@@ -74,8 +74,11 @@ must() {
 	[ "$failed" = "$before" ] || { finish "$result_file"; exit 1; }
 }
 
+# The prerm detaches every attachment of the host's bpffs (detach --all):
+# with a bpffs of its own, others' attachments on this machine stay.
 purge() {
-	dpkg --purge $PACKAGES >"$work/purge.log" 2>&1
+	unshare -m --propagation private sh -c \
+		"mount -t bpf bpf /sys/fs/bpf && dpkg --purge $PACKAGES" >"$work/purge.log" 2>&1
 }
 
 cleanup() {

@@ -1915,6 +1915,14 @@ case_stats_watch_compact() {
 	expect_eq "$(grep -c ' pps ' <<<"$out")" 13 "--watch --all: every counter's row"
 }
 
+# Removal and leftovers (issue 22, items 7-8): tests/e2e/removal.sh, in a
+# mount namespace and bpffs of its own (detach --all takes every pin down).
+removal() { "$HERE/removal.sh" "$SIEVE" "$1" || fail "removal.sh $1"; }
+case_detach_all() { removal detach_all; }
+case_no_empty_netns_folders() { removal no_empty_folders; }
+case_prune_deleted_netns() { removal prune_gone; }
+case_netns_inode_reuse() { removal inode_reuse; }
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
@@ -1930,7 +1938,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check agent_packaged_conf json_changes stats_watch_compact
-	${EXTRA_CASES:-}"
+	detach_all no_empty_netns_folders prune_deleted_netns netns_inode_reuse ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

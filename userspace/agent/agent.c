@@ -401,6 +401,7 @@ static void restore_at_start(struct sagent *ag)
 {
 	struct sagent_restore_result r;
 
+	sagent_prune(ag);
 	sagent_restore_all(ag, true, &r);
 	filters_restore(ag);
 	sagent_log(SAGENT_INFO, "enforcing: %u adopted, %u attached from the store, %u waited "

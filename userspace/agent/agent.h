@@ -208,6 +208,8 @@ struct sagent_restore_result {
  * exist: netlink brings it). @verbose logs every adoption too.
  */
 void sagent_restore_all(struct sagent *ag, bool verbose, struct sagent_restore_result *r);
+/* At start, before the restore: the pins of namespaces that are gone (sxdp_prune). */
+void sagent_prune(struct sagent *ag);
 /*
  * The periodic check (every expire_interval, restore.c): every attachment
  * of this namespace whose interface exists is brought back to enforcing

@@ -351,3 +351,33 @@ void sagent_link_gone(struct sagent *ag, const char *ifname)
 			   "stays for when it comes back", ifname, rec.list);
 	}
 }
+
+static void log_pruned(const struct sxdp_removed *r, void *arg)
+{
+	unsigned int *n = arg;
+
+	(*n)++;
+	sagent_log(SAGENT_INFO, "%s (netns %llu): pruned its pins, %s%s", r->iface,
+		   (unsigned long long)r->netns, r->why,
+		   r->record ? "; its attachment removed from the store" : "");
+}
+
+/*
+ * Before the restore: pins and records of namespaces that are gone, or
+ * whose inode another namespace has now, are not this namespace's to
+ * adopt (userspace/xdp/prune.c).
+ */
+void sagent_prune(struct sagent *ag)
+{
+	unsigned int n = 0;
+	char err[512] = "";
+	int ret = sxdp_prune(ag->store, log_pruned, &n, err, sizeof(err));
+
+	if (ret == -EPERM)
+		return;	/* not root: nothing it could attach either */
+	if (ret) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "pruning the pins of namespaces that are gone: %s",
+			   err[0] ? err : strerror(-ret));
+	}
+}

@@ -126,6 +126,9 @@ void cli_print_version(void);
 extern const struct cli_command size_command, dedup_command, measure_command;
 extern const struct cli_command filter_command, build_command, snapshot_command;
 extern const struct cli_command xdp_command;
+/* xdp_removal.c: `xdp prune`, and `xdp detach --all` (@prune false). */
+extern const struct cli_command xdp_prune_command;
+int xdp_removal_run(bool prune, const char *state_dir, bool json);
 /*
  * userspace/agent/command.c: the table; the agent runs as sieve-agent,
  * which agent_exec.c execs (not in the static VM CLI: no XDP loader there).

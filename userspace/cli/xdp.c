@@ -39,6 +39,7 @@ struct xdp_opts {
 	bool json;
 	bool exact, no_exact, fail_closed, fail_open, force, watch;
 	bool allow_empty;	/* load --allow-empty */
+	bool all;		/* detach --all; stats --watch --all: the rows at zero too */
 	uint32_t xdp_flags;
 	uint32_t fpp_ppb;
 	bool fpp_given;
@@ -51,7 +52,6 @@ struct xdp_opts {
 	const char *origin;	/* load --origin */
 	const char *comment;	/* block/allow --comment */
 	const char *kind;	/* list --kind */
-	bool all;		/* stats --watch --all: the rows at zero too */
 	uint64_t ttl;		/* seconds; 0: never expires */
 	bool ttl_given;		/* --ttl, a TTL or never: else a re-block keeps the expiry */
 	uint32_t backend;	/* SIEVE_XDP_F_BLOCKED, SIEVE_XDP_F_FILTER or 0 */
@@ -272,6 +272,10 @@ static const struct cli_option opt_fail_open = {
 static const struct cli_option opt_force = {
 	"force", 0, NULL, "replace another XDP program", CLI_FLAG(struct xdp_opts, force),
 };
+static const struct cli_option opt_detach_all = {
+	"all", 0, NULL, "every interface in every namespace that this host's pins know",
+	CLI_FLAG(struct xdp_opts, all),
+};
 static const struct cli_option opt_capacity = {
 	"capacity", 0, "N", "entries the first maps are planned for (default 65536)",
 	.set = set_capacity, .accepts = "1 to 2^32-1 entries",
@@ -337,7 +341,7 @@ static const struct cli_option opt_interval = {
 	"interval", 0, "S", "--watch: seconds between prints (default 1)",
 	.set = set_interval, .accepts = "1 to 3600 seconds",
 };
-static const struct cli_option opt_all = {
+static const struct cli_option opt_watch_all = {
 	"all", 0, NULL, "--watch: also the counters that did not move", CLI_FLAG(struct xdp_opts, all),
 };
 static const struct cli_option opt_count = {
@@ -547,6 +551,10 @@ static int cmd_detach(const struct cli_command *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	if (o.all != !o.nargs)
+		return cli_usage_error(cmd, "IFACE... or --all, one of them");
+	if (o.all)
+		return xdp_removal_run(false, o.state_dir, o.json);
 	if (need_root(cmd->name) || open_store(&o, &s))
 		return EXIT_ERROR;
 	if (o.json)
@@ -1700,8 +1708,8 @@ struct stats_arg {
 	struct sieve_xdp_stats prev[MAX_IFACES];
 	int index;
 	bool quiet;		/* a baseline round: remember, print nothing */
-	bool all;		/* --all: the rates at zero too */
 	double seconds;		/* 0: totals, else rates over this long */
+	bool all;		/* --all: the rates at zero too */
 };
 
 /* Counter i's packets and bytes per second since prev. */
@@ -1871,10 +1879,15 @@ static const struct cli_command xdp_attach_command = {
 };
 static const struct cli_command xdp_detach_command = {
 	"xdp detach", "detach the blocklist, remove its maps and its record",
-	.args = "IFACE...", .min_args = 1, .max_args = -1,
+	.args = "[IFACE...]", .max_args = -1,
 	.details = "  Idempotent: an interface without the blocklist is left alone. The\n"
-		   "  list stays in the store.",
-	.options = CLI_OPTIONS(&opt_state_dir, CLI_JSON_OPTIONS),
+		   "  list stays in the store. --all instead of IFACE...: every interface\n"
+		   "  of every namespace with pins under " SIEVE_XDP_PIN_ROOT ", and every\n"
+		   "  attachment in the store, so that nothing is restored at boot; what\n"
+		   "  package removal runs (a program attached through a pinned link\n"
+		   "  cannot be taken off with `ip link set dev IFACE xdp off`). Exit 2 if\n"
+		   "  the store cannot be opened: the pins are detached all the same.",
+	.options = CLI_OPTIONS(&opt_detach_all, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_detach,
 };
 static const struct cli_command xdp_block_command = {
@@ -2017,7 +2030,7 @@ static const struct cli_command xdp_stats_command = {
 		   "  packets and bits per second (with -j: packets and bytes per second, one\n"
 		   "  JSON array a line, every counter). The text leaves out the counters\n"
 		   "  that did not move in the interval, but packets; --all shows them.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, &opt_all,
+	.options = CLI_OPTIONS(&opt_iface, &opt_watch, &opt_interval, &opt_count, &opt_watch_all,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_stats,
 };
@@ -2038,6 +2051,6 @@ const struct cli_command xdp_command = {
 		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
 		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,
 		&xdp_load_command, &xdp_expire_command, &xdp_list_command, &xdp_plan_command,
-		&xdp_status_command, &xdp_stats_command, NULL,
+		&xdp_status_command, &xdp_stats_command, &xdp_prune_command, NULL,
 	},
 };

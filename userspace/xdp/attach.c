@@ -127,7 +127,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
 		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 		SIEVE_XDP_MAP_ALLOW,
-		SIEVE_XDP_MAP_BLOCKED, SIEVE_XDP_MAP_REMOVED, SXDP_PROG_PIN,
+		SIEVE_XDP_MAP_BLOCKED, SIEVE_XDP_MAP_REMOVED, SXDP_PROG_PIN, SXDP_NETNS_PIN,
 	};
 	char path[256];
 	size_t i;
@@ -192,6 +192,7 @@ int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errl
 	/* After the pins: a command killed in between leaves a record, not an orphan program. */
 	fd = sxdp_store_attach_del(s, sxdp_netns(), ifname, err, errlen);
 	sxdp_unlock(lock_fd);
+	sxdp_tidy_netns(sxdp_netns());
 	return fd ? fd : ret;
 }
 
@@ -209,6 +210,7 @@ int sxdp_unpin(const char *ifname)
 	if (!linked || linked != (int)if_nametoindex(ifname))
 		ret = remove_pins(ifname, false);
 	sxdp_unlock(lock_fd);
+	sxdp_tidy_netns(sxdp_netns());
 	return ret;
 }
 
@@ -497,13 +499,53 @@ static int lock_filters(char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * Pins of another namespace that had this one's inode number (prune.c):
+ * never adopted. They go, and so does the record they leave in the store.
+ */
+static int disown_foreign(struct sxdp_store *s, const char *ifname, char *err, size_t errlen)
+{
+	char dir[256];
+	int fd;
+
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	if (!sxdp_netns_foreign(dir))
+		return 0;
+	/* Off now: the last reference would take it off later, in a work item. */
+	fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	remove_pins(ifname, true);
+	return sxdp_store_attach_del(s, sxdp_netns(), ifname, err, errlen);
+}
+
+/* The namespace's identity beside the pins; without it, prune goes by the link alone. */
+static void mark_netns(const char *ifname)
+{
+	char dir[256];
+	int ret;
+
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	ret = sxdp_netns_mark(dir);
+	if (ret)
+		fprintf(stderr, "%s: recording its namespace's identity: %s\n", ifname,
+			strerror(-ret));
+}
+
 static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 			 const struct sxdp_attach_opts *o, int *lock_fd, char *err, size_t errlen)
 {
 	struct sxdp_attachment rec;
 	const char *list = o->list;
-	bool already = sxdp_linked_ifindex(ifname) == ifindex;
+	bool already;
 	int ret, filters_fd = -1, upgraded = 0;
+
+	ret = disown_foreign(s, ifname, err, errlen);
+	if (ret)
+		return ret;
+	already = sxdp_linked_ifindex(ifname) == ifindex;
 
 	if (o->cfg_flags & SIEVE_XDP_F_FILTER) {
 		filters_fd = lock_filters(err, errlen);
@@ -529,6 +571,8 @@ static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 		ret = attach_new(s, ifname, ifindex, list, o, err, errlen);
 	if (!ret)
 		ret = record(s, ifname, list, o, err, errlen);
+	if (!ret)
+		mark_netns(ifname);
 	if (ret && !already)
 		remove_pins(ifname, false);
 out:
@@ -557,11 +601,15 @@ int sxdp_attach(struct sxdp_store *s, const char *ifname, const struct sxdp_atta
 	if (ret)
 		return snprintf(err, errlen, "mounting bpffs: %s", strerror(-ret)), ret;
 	lock_fd = sxdp_lock(ifname, true);
-	if (lock_fd < 0)
+	if (lock_fd < 0) {
+		sxdp_tidy_netns(sxdp_netns());
 		return snprintf(err, errlen, "taking the lock of %s: %s", ifname,
 				strerror(-lock_fd)), lock_fd;
+	}
 	ret = attach_locked(s, ifname, ifindex, o, &lock_fd, err, errlen);
 	sxdp_unlock(lock_fd);
+	if (ret < 0)
+		sxdp_tidy_netns(sxdp_netns());
 	return ret;
 }
 
@@ -577,7 +625,7 @@ int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max)
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((e = readdir(d)) && n < max) {
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= IF_NAMESIZE)
+		if (strlen(e->d_name) >= IF_NAMESIZE || !sxdp_ifname_ok(e->d_name))
 			continue;
 		snprintf(names[n++], IF_NAMESIZE, "%s", e->d_name);
 	}
@@ -679,6 +727,8 @@ static int stage(struct upgrade *u, bool filter, char *err, size_t errlen)
 		snprintf(err, errlen, "locking %s: %s", u->staged, strerror(errno));
 		return -errno;
 	}
+	/* The folder becomes the interface's: it carries the namespace's identity. */
+	sxdp_netns_mark(u->staged);
 	ret = instance_open(&u->in, filter, u->staged);
 	if (ret) {
 		snprintf(err, errlen, "opening the BPF object: %s", strerror(-ret));

@@ -167,9 +167,15 @@ int sxdp_lock_ns(uint64_t netns, const char *ifname, bool create)
 	sxdp_pin_dir_ns(dir, sizeof(dir), netns, ifname);
 	/* Each retry means a detach or an upgrade came in between: a few are plenty. */
 	for (tries = 0; tries < 16; tries++) {
-		if (create && mkdir(dir, 0700) && errno != EEXIST)
-			return -errno;
+		/* Its namespace's folder may go under us, emptied by a detach: made again. */
+		err = create ? sxdp_mkdir_p(dir) : 0;
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			return err;
 		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && create)
+			continue;	/* removed by a detach in between */
 		if (fd < 0)
 			return -errno;
 		while ((err = flock(fd, LOCK_EX)) && errno == EINTR)

@@ -249,6 +249,41 @@ uint32_t sxdp_link_prog_id(int fd);
 /* Interfaces with a sieve instance, from the pin folders. */
 int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max);
 
+/*
+ * prune.c: which namespace an interface folder belongs to, and taking
+ * down what outlived it. SXDP_NETNS_PIN holds the identity (cookie and
+ * inode) of the namespace that made the folder.
+ */
+#define SXDP_NETNS_PIN	"netns"
+struct sxdp_store;
+/* This namespace's cookie (SO_NETNS_COOKIE); 0 where the kernel has none. */
+uint64_t sxdp_netns_cookie(void);
+/* Pins this namespace's identity in the interface folder @dir. */
+int sxdp_netns_mark(const char *dir);
+/* Whether @dir's recorded identity is another namespace's (one reusing the inode). */
+bool sxdp_netns_foreign(const char *dir);
+/* Removes the folder netns-@netns if it is empty. */
+void sxdp_tidy_netns(uint64_t netns);
+/* One interface taken down, for the caller to report. */
+struct sxdp_removed {
+	uint64_t netns;
+	char iface[IF_NAMESIZE];
+	const char *why;	/* "detached", "its namespace is gone", ... */
+	bool linked;		/* its link ran on an interface */
+	bool record;		/* its attachment was removed from the store */
+};
+typedef void (*sxdp_removed_fn)(const struct sxdp_removed *r, void *arg);
+/*
+ * prune: the pins (and, when the namespace is gone or another's, the
+ * store's attachments) of namespaces that are gone, of another namespace
+ * with the same inode, and of interfaces that are gone. detach_all: every
+ * interface folder of every namespace under the pin root, and every
+ * attachment in @s (NULL: the pins only). Root; -errno, with @err.
+ */
+int sxdp_prune(struct sxdp_store *s, sxdp_removed_fn fn, void *arg, char *err, size_t errlen);
+int sxdp_detach_all(struct sxdp_store *s, sxdp_removed_fn fn, void *arg, char *err,
+		    size_t errlen);
+
 int sxdp_open(const char *ifname, struct sxdp_handle *h);
 int sxdp_open_ns(uint64_t netns, const char *ifname, struct sxdp_handle *h);
 /*

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Removal and leftovers (issue 22, items 7 and 8), for e2e.sh's cases:
+#   detach_all       `xdp detach --all` takes every interface of every
+#                    namespace down (links, pins, records): traffic passes;
+#   no_empty_folders detach and a failed attach leave no empty netns-N;
+#   prune_gone       a deleted namespace's pins and records are pruned;
+#   inode_reuse      a new namespace that gets a deleted one's inode number
+#                    does not inherit its attachments: the agent prunes
+#                    them at start instead of restoring them.
+# detach --all acts on every pin of the host and other runs share the
+# host's bpffs, so this runs in a mount namespace of its own with a bpffs
+# of its own at /sys/fs/bpf: the pins, and so the links, go with it.
+# Usage: removal.sh SIEVE CASE; prints "FAIL: ..." lines, exit 1 on any.
+set -u
+SIEVE=$(realpath "$1")
+CASE=$2
+FLOOR=$(dirname "$SIEVE")/bpf/floor.bpf.o
+if [ -z "${SIEVE_REMOVAL_ISOLATED:-}" ]; then
+	exec env SIEVE_REMOVAL_ISOLATED=1 unshare -m --propagation private "$0" "$@"
+fi
+mount -t bpf bpf /sys/fs/bpf || { echo "FAIL: mounting a bpffs of our own"; exit 1; }
+
+T=$$
+WORK=$(mktemp -d /tmp/sieve-removal.XXXXXX)
+export SIEVE_STATE_DIR=$WORK/state
+ROOT=/sys/fs/bpf/sieve
+NSS=()
+AGENT_PID=
+failed=0
+fail() { echo "    FAIL: $*"; failed=1; }
+expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
+
+cleanup() {
+	[ -z "$AGENT_PID" ] || { kill "$AGENT_PID" 2>/dev/null; wait "$AGENT_PID" 2>/dev/null; }
+	for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+mkns() { ip netns add "$1" && NSS+=("$1"); }
+in_ns() { local n=$1; shift; nsenter --net=/run/netns/$n "$@"; }
+xdp() { local n=$1; shift; in_ns "$n" "$SIEVE" xdp "$@"; }
+ino() { stat -L -c %i "/run/netns/$1"; }
+has_xdp() { in_ns "$1" ip link show dev "$2" 2>/dev/null | grep -q xdp; }
+# A veth pair between two namespaces, addressed 10.T.0.1 (left) and .2.
+veth() {
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" || return 1
+	in_ns "$1" ip addr add "$5.1/24" dev "$2"; in_ns "$3" ip addr add "$5.2/24" dev "$4"
+	in_ns "$1" ip link set "$2" up; in_ns "$3" ip link set "$4" up
+}
+pings() { in_ns "$1" ping -n -q -c 3 -i 0.05 -W 1 "$2" 2>/dev/null | sed -n 's/.* \([0-9]*\) received.*/\1/p'; }
+folders() { find "$ROOT" -mindepth 1 -maxdepth 1 -name 'netns-*' 2>/dev/null | wc -l; }
+json_len() { python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+
+case_detach_all() {
+	local A=rma$T B=rmb$T out
+	mkns $A && mkns $B || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.1 && veth $A rc$T $B rd$T 10.201.2 || { fail "veth"; return; }
+	xdp $A attach ra$T rc$T >/dev/null || fail "attach in A"
+	xdp $B attach rb$T >/dev/null || fail "attach in B"
+	xdp $A block -i ra$T 10.201.1.2 >/dev/null || fail "block B's address in A"
+	expect_eq "$(pings $B 10.201.1.1)" 0 "pings from B, blocked"
+	# What an operator without sieve would try: it cannot take off a pinned link.
+	in_ns $A ip link set dev ra$T xdp off 2>/dev/null
+	has_xdp $A ra$T || fail "ip link ... xdp off took a pinned link off (the premise)"
+	out=$("$SIEVE" xdp detach --all -j) || fail "detach --all -j: $out"
+	expect_eq "$(json_len <<<"$out")" 3 "interfaces detach --all -j reports"
+	for i in "$A ra$T" "$A rc$T" "$B rb$T"; do
+		! has_xdp $i || fail "XDP still on ${i#* } after detach --all"
+	done
+	expect_eq "$(pings $B 10.201.1.1)" 3 "pings from B after detach --all"
+	expect_eq "$(folders)" 0 "netns-N folders left"
+	# The records went too: nothing is left to restore.
+	expect_eq "$("$SIEVE" xdp detach --all -j | json_len)" 0 "a second detach --all -j"
+	out=$("$SIEVE" xdp detach --all) || fail "a second detach --all"
+	expect_eq "$out" "no interface had the blocklist" "a second detach --all"
+	xdp $A list | grep -q 10.201.1.2 || fail "the list lost its entry"
+	"$SIEVE" xdp detach --all ra$T >/dev/null 2>&1 && fail "detach --all with an IFACE accepted"
+	"$SIEVE" xdp detach >/dev/null 2>&1 && fail "detach without IFACE or --all accepted"
+}
+
+case_no_empty_folders() {
+	local A=rma$T B=rmb$T
+	mkns $A && mkns $B || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.3 || { fail "veth"; return; }
+	xdp $A attach ra$T >/dev/null || fail "attach"
+	expect_eq "$(folders)" 1 "netns-N folders while attached"
+	expect_eq "$(xdp $A detach -j ra$T)" "{\"iface\": \"ra$T\", \"detached\": true}" "detach -j"
+	expect_eq "$(folders)" 0 "netns-N folders after detach"
+	# Another XDP program there: the attach fails once its folder is made.
+	in_ns $A ip link set dev ra$T xdpgeneric obj "$FLOOR" sec xdp || fail "ip link set xdp"
+	xdp $A attach ra$T >/dev/null 2>&1 && fail "attach over another program, without --force"
+	expect_eq "$(folders)" 0 "netns-N folders after a failed attach"
+	in_ns $A ip link set dev ra$T xdpgeneric off
+	# One interface's detach leaves the other's folder.
+	xdp $A attach ra$T >/dev/null && xdp $B attach rb$T >/dev/null || fail "attach both"
+	xdp $A detach ra$T >/dev/null || fail "detach ra"
+	expect_eq "$(folders)" 1 "netns-N folders with B still attached"
+	has_xdp $B rb$T || fail "B lost XDP when A's folder went"
+	xdp $B detach rb$T >/dev/null
+}
+
+case_prune_gone() {
+	local A=rma$T B=rmb$T C=rmc$T n out
+	mkns $A && mkns $B && mkns $C || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.4 && veth $C rc$T $B rd$T 10.201.5 || { fail "veth"; return; }
+	xdp $A attach ra$T >/dev/null && xdp $C attach rc$T >/dev/null || fail "attach"
+	n=$(ino $A)
+	ip netns del $A
+	# The namespace goes in a work item: its link is defunct once it has.
+	for i in $(seq 1 50); do has_xdp $B rb$T || break; sleep 0.1; done
+	[ -d "$ROOT/netns-$n" ] || fail "no pins of the deleted namespace to prune (the premise)"
+	out=$(xdp $C prune -j) || fail "prune -j: $out"
+	python3 - "$out" "$n" "ra$T" <<-'EOF' || fail "prune -j said: $out"
+	import json, sys
+	r = json.loads(sys.argv[1])
+	assert len(r) == 1 and r[0]["netns"] == int(sys.argv[2]) and r[0]["iface"] == sys.argv[3], r
+	assert r[0]["why"] == "its namespace is gone" and r[0]["record_removed"], r
+	EOF
+	[ ! -e "$ROOT/netns-$n" ] || fail "the deleted namespace's folder is still there"
+	has_xdp $C rc$T || fail "prune took the live namespace's XDP off"
+	expect_eq "$(xdp $C prune)" "nothing to prune" "a second prune"
+	# A namespace gone whose pins went by hand: its record goes too.
+	local D=rmd$T m
+	mkns $D && veth $D rx$T $B ry$T 10.201.8 || { fail "namespace D"; return; }
+	xdp $D attach rx$T >/dev/null || fail "attach in D"
+	m=$(ino $D)
+	rm -rf "$ROOT/netns-$m"
+	ip netns del $D
+	for i in $(seq 1 50); do ip -n $B link show ry$T >/dev/null 2>&1 || break; sleep 0.1; done
+	out=$(xdp $C prune) || fail "prune (D): $out"
+	expect_eq "$out" "rx$T (netns $m): pruned, its namespace is gone; its record removed" \
+		"prune of a namespace without pins"
+	# Its record is gone: detach --all finds only C's.
+	expect_eq "$("$SIEVE" xdp detach --all -j | json_len)" 1 "attachments left after prune"
+}
+
+# Namespaces until one gets inode $1 (the lowest free number is handed out):
+# its name in REUSED, or nothing. Not in a subshell: mkns records what to delete.
+ns_with_ino() {
+	local want=$1 i n
+	REUSED=
+	[ -z "${SIEVE_REMOVAL_SIMULATE:-}" ] || return	# the fallback's own test
+	for i in $(seq 1 30); do
+		n=rmr$i-$T
+		mkns $n || return
+		[ "$(ino $n)" = "$want" ] && { REUSED=$n; return; }
+	done
+}
+
+case_inode_reuse() {
+	local A=rma$T B=rmb$T R n out
+	mkns $A && mkns $B || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.6 || { fail "veth"; return; }
+	xdp $A attach ra$T >/dev/null || fail "attach"
+	n=$(ino $A)
+	ip netns del $A
+	for i in $(seq 1 50); do has_xdp $B rb$T || break; sleep 0.1; done
+	sleep 0.5	# the namespace's number is freed with it, in a work item
+	ns_with_ino $n
+	R=$REUSED
+	if [ -z "$R" ]; then
+		# Another run took the number: one of ours stands in, its identity edited.
+		echo "    # inode $n not reused in 30 namespaces: simulated by editing the identity"
+		R=rms$T; mkns $R || { fail "namespace"; return; }
+		veth $R ra$T $B rx$T 10.201.7 || fail "veth"
+		xdp $R attach ra$T >/dev/null || fail "attach in R"
+		n=$(ino $R)
+		bpftool map update pinned "$ROOT/netns-$n/ra$T/netns" key hex 00 00 00 00 \
+			value hex 01 02 03 04 05 06 07 08 00 00 00 00 00 00 00 00 ||
+			fail "editing the identity"
+	else
+		echo "    # namespace $R got inode $n, the deleted one's"
+	fi
+	# The new namespace has an interface of the old one's name, not attached.
+	in_ns $R ip link show dev ra$T >/dev/null 2>&1 || veth $R ra$T $B rx$T 10.201.7 ||
+		fail "veth in the new namespace"
+	printf '[agent]\n[metrics]\nlisten = off\n' >"$WORK/agent.conf"
+	# nsenter and sieve exec: $! is the agent.
+	nsenter --net=/run/netns/$R "$SIEVE" agent --config "$WORK/agent.conf" 2>"$WORK/agent.log" &
+	AGENT_PID=$!
+	for i in $(seq 1 100); do grep -q 'enforcing:' "$WORK/agent.log" && break; sleep 0.1; done
+	grep -q 'enforcing:' "$WORK/agent.log" || fail "the agent did not start: $(tail -3 "$WORK/agent.log")"
+	kill $AGENT_PID; wait $AGENT_PID 2>/dev/null; AGENT_PID=
+	! has_xdp $R ra$T || fail "the new namespace's ra$T got the old namespace's attachment"
+	grep -q "ra$T (netns $n): pruned its pins.*attachment removed" "$WORK/agent.log" ||
+		fail "the agent did not say it pruned: $(grep -i prun "$WORK/agent.log")"
+	[ ! -e "$ROOT/netns-$n/ra$T" ] || fail "the old namespace's pins are still there"
+	# Attached by hand now, it is new ("attached", not "already attached").
+	out=$(xdp $R attach ra$T) || fail "attach in the new namespace"
+	expect_eq "$out" "ra$T: attached" "attach in the new namespace"
+	# attach does not adopt a folder whose identity is another namespace's
+	# (simulated: the identity edited, the link live).
+	n=$(ino $R)
+	bpftool map update pinned "$ROOT/netns-$n/ra$T/netns" key hex 00 00 00 00 \
+		value hex 01 02 03 04 05 06 07 08 00 00 00 00 00 00 00 00 ||
+		fail "editing the identity"
+	out=$(xdp $R attach ra$T) || fail "attach over another namespace's folder"
+	expect_eq "$out" "ra$T: attached" "attach over another namespace's folder"
+	has_xdp $R ra$T || fail "no XDP on ra$T after the attach"
+}
+
+case_$CASE
+exit $failed

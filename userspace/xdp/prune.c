@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pins that outlive their namespace, and taking every attachment down.
+ *
+ * Pin folders are named after the namespace's inode (netns-N), and the
+ * store names an attachment's namespace the same way. An inode number is
+ * reused once its namespace is gone, so it alone cannot tell a deleted
+ * namespace's leftovers from a new namespace's state. Each interface
+ * folder therefore holds the identity of the namespace that made it: a
+ * one-entry array map pinned as SXDP_NETNS_PIN, holding the namespace's
+ * cookie (SO_NETNS_COOKIE, Linux 5.14: unique for the boot, never
+ * reused) and its inode. A folder is that namespace's only while a
+ * namespace with inode N is found (a process in it, or a bind mount such
+ * as /run/netns/NAME) whose cookie is the one recorded.
+ *
+ * Prune, for each folder of a namespace that is gone or another's: the
+ * pins go (its link, detached when the interface went with its
+ * namespace, enforces nothing), and so do the store's attachments of that
+ * namespace, which would otherwise be restored, or reached by changes, in
+ * whatever namespace gets the number next. A folder whose link still runs
+ * on an interface is never pruned on absence alone (a namespace held only
+ * by an open fd is not found): only a recorded cookie that differs proves
+ * it another's. Pins whose link is defunct in a live namespace (its
+ * interface went) go too; their attachment stays, for the agent to
+ * attach again when the interface comes back.
+ *
+ * Empty netns-N folders are removed by whoever empties them (detach, a
+ * failed attach, prune); sxdp_lock_ns makes a folder again when one is
+ * removed under it.
+ */
+#define _GNU_SOURCE		/* setns */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+
+#include "xdp.h"
+#include "store.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE	71
+#endif
+
+struct netns_id {
+	__u64 cookie;	/* 0: the kernel has no SO_NETNS_COOKIE */
+	__u64 ino;
+};
+
+/* The cookie of the namespace the caller runs in; 0 where the kernel has none. */
+static uint64_t cookie_here(void)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		cookie = 0;
+	close(fd);
+	return cookie;
+}
+
+uint64_t sxdp_netns_cookie(void)
+{
+	static uint64_t cookie;
+
+	if (!cookie)
+		cookie = cookie_here();
+	return cookie;
+}
+
+/*
+ * The cookie of the namespace @path names, read by a child that enters it
+ * (so the caller, maybe threaded, stays where it is); 0 if unknown.
+ */
+static uint64_t cookie_of(const char *path)
+{
+	uint64_t cookie = 0;
+	int pfd[2], status;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && !setns(fd, CLONE_NEWNET))
+			cookie = cookie_here();
+		if (write(pfd[1], &cookie, sizeof(cookie)) != sizeof(cookie))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (pid > 0 && read(pfd[0], &cookie, sizeof(cookie)) != sizeof(cookie))
+		cookie = 0;
+	close(pfd[0]);
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	return cookie;
+}
+
+static bool names_ns(const char *path, uint64_t ino)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_ino == ino;
+}
+
+/* A path to the namespace of inode @ino: a process's, or an nsfs bind mount. */
+static bool find_ns(uint64_t ino, char *path, size_t len)
+{
+	char line[4096], mnt[1024], fstype[64];
+	struct dirent *e;
+	bool found = false;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, len, "/proc/self/ns/net");
+	if (names_ns(path, ino))
+		return true;
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE ... */
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(dash, " - %63s", fstype) != 1 || strcmp(fstype, "nsfs") ||
+		    sscanf(line, "%*s %*s %*s %*s %1023s", mnt) != 1)
+			continue;
+		snprintf(path, len, "%s", mnt);	/* octal escapes: a name with spaces is missed */
+		found = names_ns(path, ino);
+	}
+	if (f)
+		fclose(f);
+	d = found ? NULL : opendir("/proc");
+	while (d && !found && (e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, len, "/proc/%s/ns/net", e->d_name);
+		found = names_ns(path, ino);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static int read_id(const char *dir, struct netns_id *id)
+{
+	__u32 zero = 0;
+	int fd = sxdp_pin_get(dir, SXDP_NETNS_PIN), ret = 0;
+
+	if (fd < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(fd, &zero, id))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int sxdp_netns_mark(const char *dir)
+{
+	struct netns_id id = { .cookie = sxdp_netns_cookie(), .ino = sxdp_netns() };
+	char path[320];
+	__u32 zero = 0;
+	int fd, ret = 0;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sieve_netns", sizeof(zero), sizeof(id), 1, NULL);
+	if (fd < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/%s", dir, SXDP_NETNS_PIN);
+	unlink(path);	/* an identity copied from elsewhere is replaced */
+	if (bpf_map_update_elem(fd, &zero, &id, BPF_ANY) || bpf_obj_pin(fd, path))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+bool sxdp_netns_foreign(const char *dir)
+{
+	struct netns_id id;
+
+	return !read_id(dir, &id) && id.cookie && sxdp_netns_cookie() &&
+	       (id.cookie != sxdp_netns_cookie() || id.ino != sxdp_netns());
+}
+
+void sxdp_tidy_netns(uint64_t netns)
+{
+	char dir[256];
+
+	sxdp_pin_dir_ns(dir, sizeof(dir), netns, NULL);
+	rmdir(dir);	/* ENOTEMPTY: another interface's folder is in it */
+}
+
+/* The ifindex the link pinned in @dir runs on; 0 if defunct or none. */
+static int link_ifindex(const char *dir)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN), ifindex = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP)
+		ifindex = info.xdp.ifindex;
+	close(fd);
+	return ifindex;
+}
+
+/* Takes the link off (now, not when the last reference goes) and every pin of @dir. */
+static void take_down(const char *dir)
+{
+	int fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+
+	if (fd >= 0) {
+		bpf_link_detach(fd);
+		close(fd);
+	}
+	sxdp_remove_staged(dir);
+}
+
+/* What a namespace folder's inode names now. */
+struct ns_state {
+	uint64_t ino;
+	bool found;
+	uint64_t cookie;	/* the found one's; 0 unknown */
+};
+
+static void ns_state(uint64_t ino, struct ns_state *ns)
+{
+	char path[1100];
+
+	ns->ino = ino;
+	ns->found = find_ns(ino, path, sizeof(path));
+	ns->cookie = 0;
+	if (ns->found)
+		ns->cookie = ino == sxdp_netns() ? sxdp_netns_cookie() : cookie_of(path);
+}
+
+/* Why the folder @dir of @ns is to go, or NULL if it stays. */
+static const char *prune_why(const struct ns_state *ns, const char *dir, bool *record)
+{
+	struct netns_id id;
+	bool has_id = !read_id(dir, &id) && id.cookie;
+	bool linked = link_ifindex(dir) != 0;
+
+	*record = false;
+	if (has_id && ns->cookie && id.cookie != ns->cookie) {
+		*record = true;
+		return ns->found ? "another namespace has its number" : "its namespace is gone";
+	}
+	if (!ns->found && !linked) {
+		*record = true;
+		return "its namespace is gone";
+	}
+	if (!linked)
+		return "its interface is gone";
+	return NULL;
+}
+
+static int for_each_netns(int (*fn)(uint64_t ino, void *arg), void *arg)
+{
+	unsigned long long ino;
+	struct dirent *e;
+	char end;
+	int ret = 0;
+	DIR *d = opendir(SIEVE_XDP_PIN_ROOT);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!ret && (e = readdir(d)))
+		if (sscanf(e->d_name, "netns-%llu%c", &ino, &end) == 1)
+			ret = fn(ino, arg);
+	closedir(d);
+	return ret;
+}
+
+struct walk {
+	struct sxdp_store *s;
+	bool all;		/* detach --all; else prune */
+	sxdp_removed_fn fn;
+	void *arg;
+	char *err;
+	size_t errlen;
+};
+
+static int drop_record(struct walk *w, uint64_t ino, const char *ifname)
+{
+	if (!w->s)
+		return 0;
+	return sxdp_store_attach_del(w->s, ino, ifname, w->err, w->errlen);
+}
+
+/* One interface folder of namespace @ns: taken down if detach --all, or if prune finds it stale. */
+static int walk_iface(struct walk *w, const struct ns_state *ns, const char *ifname)
+{
+	struct sxdp_removed r = { .netns = ns->ino };
+	char dir[256];
+	int lock_fd, ret = 0;
+
+	lock_fd = sxdp_lock_ns(ns->ino, ifname, false);
+	if (lock_fd == -ENOENT)
+		return 0;	/* detached meanwhile */
+	if (lock_fd < 0)
+		return snprintf(w->err, w->errlen, "netns-%llu/%s: taking its lock: %s",
+				(unsigned long long)ns->ino, ifname, strerror(-lock_fd)), lock_fd;
+	snprintf(r.iface, sizeof(r.iface), "%s", ifname);
+	sxdp_pin_dir_ns(dir, sizeof(dir), ns->ino, ifname);
+	r.why = w->all ? "detached" : prune_why(ns, dir, &r.record);
+	r.record |= w->all;
+	if (r.why) {
+		r.linked = link_ifindex(dir) != 0;
+		take_down(dir);
+		if (r.record)
+			ret = drop_record(w, ns->ino, ifname);
+		if (w->fn)
+			w->fn(&r, w->arg);
+	}
+	sxdp_unlock(lock_fd);
+	return ret;
+}
+
+/*
+ * The interface folders in @dir, read whole first (taking one down changes
+ * the folder being read): *@names, to free; their count, or -errno.
+ */
+static int read_names(const char *dir, char (**names)[IF_NAMESIZE])
+{
+	char (*v)[IF_NAMESIZE] = NULL, (*grown)[IF_NAMESIZE];
+	struct dirent *e;
+	int n = 0, cap = 0;
+	DIR *d = opendir(dir);
+
+	*names = NULL;
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		if (!sxdp_ifname_ok(e->d_name))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = grown;
+		}
+		snprintf(v[n++], IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, e->d_name);
+	}
+	closedir(d);
+	*names = v;
+	return n;
+}
+
+/* Upgrades cut short in a namespace that is gone (or detach --all): none will finish them. */
+static int take_down_staged(uint64_t ino)
+{
+	char (*names)[IF_NAMESIZE], dir[256];
+	int n, i;
+
+	sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
+	n = read_names(dir, &names);
+	for (i = 0; i < n; i++) {
+		sxdp_staging_dir(dir, sizeof(dir), ino, names[i]);
+		take_down(dir);
+	}
+	free(names);
+	sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
+	rmdir(dir);
+	return n < 0 ? n : 0;
+}
+
+static int walk_netns(uint64_t ino, void *arg)
+{
+	char (*names)[IF_NAMESIZE], dir[256];
+	struct walk *w = arg;
+	struct ns_state ns;
+	int n, i, ret = 0;
+
+	ns_state(ino, &ns);
+	sxdp_pin_dir_ns(dir, sizeof(dir), ino, NULL);
+	n = read_names(dir, &names);
+	if (n < 0)
+		return snprintf(w->err, w->errlen, "reading %s: %s", dir, strerror(-n)), n;
+	for (i = 0; !ret && i < n; i++)
+		ret = walk_iface(w, &ns, names[i]);
+	free(names);
+	if (!ret && (!ns.found || w->all))
+		ret = take_down_staged(ino);
+	sxdp_tidy_netns(ino);
+	return ret;
+}
+
+/*
+ * The records left once the folders are done: detach --all drops them all;
+ * prune those of a namespace that has no pins of the interface and is not
+ * found (its pins went by hand, or with a reboot).
+ */
+static int walk_left_records(struct walk *w)
+{
+	struct sxdp_attachment *a;
+	char dir[256], path[1100];
+	struct stat st;
+	size_t n, i;
+	int ret = sxdp_store_attachments(w->s, NULL, &a, &n, w->err, w->errlen);
+
+	for (i = 0; !ret && i < n; i++) {
+		struct sxdp_removed r = { .netns = a[i].netns, .record = true,
+					  .why = w->all ? "detached" : "its namespace is gone" };
+
+		sxdp_pin_dir_ns(dir, sizeof(dir), a[i].netns, a[i].iface);
+		if (!w->all && (!stat(dir, &st) || find_ns(a[i].netns, path, sizeof(path))))
+			continue;
+		snprintf(r.iface, sizeof(r.iface), "%s", a[i].iface);
+		ret = drop_record(w, a[i].netns, a[i].iface);
+		if (!ret && w->fn)
+			w->fn(&r, w->arg);
+	}
+	if (!ret)
+		free(a);
+	return ret;
+}
+
+static int walk(struct walk *w)
+{
+	char dir[256];
+	int ret = for_each_netns(walk_netns, w);
+
+	if (!ret && w->s)
+		ret = walk_left_records(w);
+	snprintf(dir, sizeof(dir), "%s/staging", SIEVE_XDP_PIN_ROOT);
+	rmdir(dir);
+	return ret;
+}
+
+int sxdp_prune(struct sxdp_store *s, sxdp_removed_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct walk w = { .s = s, .fn = fn, .arg = arg, .err = err, .errlen = errlen };
+
+	if (geteuid())
+		return -EPERM;
+	return walk(&w);
+}
+
+int sxdp_detach_all(struct sxdp_store *s, sxdp_removed_fn fn, void *arg, char *err,
+		    size_t errlen)
+{
+	struct walk w = { .s = s, .all = true, .fn = fn, .arg = arg, .err = err,
+			  .errlen = errlen };
+
+	if (geteuid())
+		return -EPERM;
+	return walk(&w);
+}
