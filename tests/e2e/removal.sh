@@ -87,7 +87,8 @@ case_no_empty_folders() {
 	veth $A ra$T $B rb$T 10.201.3 || { fail "veth"; return; }
 	xdp $A attach ra$T >/dev/null || fail "attach"
 	expect_eq "$(folders)" 1 "netns-N folders while attached"
-	expect_eq "$(xdp $A detach -j ra$T)" "{\"iface\": \"ra$T\", \"detached\": true}" "detach -j"
+	expect_eq "$(xdp $A detach -j ra$T)" \
+		"{\"op\": \"detach\", \"interfaces\": [{\"iface\": \"ra$T\", \"result\": \"detached\"}]}" "detach -j"
 	expect_eq "$(folders)" 0 "netns-N folders after detach"
 	# Another XDP program there: the attach fails once its folder is made.
 	in_ns $A ip link set dev ra$T xdpgeneric obj "$FLOOR" sec xdp || fail "ip link set xdp"

@@ -85,5 +85,5 @@ $(UNIT_BIN): $(UNIT_AGENT_OBJS)
 UNIT_LDLIBS += -lbpf -lelf -lz -linih $(AGENT_LDLIBS)
 
 # `sieve xdp block ... --fleet` publishes through sieve-agent (agent.h's constants).
-$(BUILD)/cli/xdp.o: SIEVE_CFLAGS += -I$(TOP)/userspace/agent
-$(BUILD)/cli/xdp.o: userspace/agent/agent.h
+$(BUILD)/cli/xdp.o $(BUILD)/cli/xdp_removal.o: SIEVE_CFLAGS += -I$(TOP)/userspace/agent
+$(BUILD)/cli/xdp.o $(BUILD)/cli/xdp_removal.o: userspace/agent/agent.h userspace/agent/settings.h

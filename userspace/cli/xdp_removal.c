@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "settings.h"
 #include "store.h"
 #include "xdp.h"
 
@@ -55,15 +56,19 @@ static void print_removed(const struct sxdp_removed *r, void *arg)
 static int open_store(const char *state_dir, bool prune, struct sxdp_store **s, char *err,
 		      size_t errlen)
 {
-	const char *dir = state_dir ? state_dir : getenv("SIEVE_STATE_DIR");
+	struct sagent_cmdline cl = { 0 };
+	char dir[4096];
+	int ret;
 
-	if (!dir || !*dir)
-		dir = SXDP_STORE_DIR;
-	if (!prune && access(dir, F_OK) && errno == ENOENT) {
-		*s = NULL;
+	*s = NULL;
+	/* The store every other command opens: the same order of sources. */
+	cl.set[SAGENT_STATE_DIR] = state_dir;
+	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, errlen);
+	if (ret)
+		return ret;
+	if (!prune && access(dir, F_OK) && errno == ENOENT)
 		return 0;
-	}
-	return sxdp_store_open(state_dir, s, err, errlen);
+	return sxdp_store_open(dir, s, err, errlen);
 }
 
 /*
