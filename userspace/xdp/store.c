@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,6 +427,71 @@ static void keep_wal(struct sxdp_store *s)
 }
 
 /*
+ * One sync per commit: the log's. SQLite's unix VFS opens the log with
+ * O_CREAT on every connection, and a log it opens so it takes for new: at
+ * its first sync it syncs the folder too, so that the file's name is as
+ * durable as its frames. For a CLI run that is a second sync per command,
+ * of a name that a connection before made durable already: the log is
+ * kept (keep_wal()), so it is made once in the life of a store.
+ *
+ * So the log is opened without SQLITE_OPEN_CREATE (and then not synced
+ * as new) when it holds more than its header. That proves its name
+ * durable: SQLite writes frames into a log only after the header of that
+ * log has been synced (its first sync in the file, which was a new log's
+ * of the connection that made it and so synced the folder too), and a log
+ * only shrinks to nothing (a TRUNCATE checkpoint, bound_wal()). An empty
+ * or missing log is opened as before (a missing one is made, and synced
+ * with its folder). What a crash of the machine leaves on disk is durable
+ * by definition; a process killed at any point leaves either no frames
+ * (the next connection syncs the folder) or frames after a folder sync.
+ * (A writer with synchronous=OFF skips the header's sync: none of ours.)
+ */
+#define WAL_HEADER_BYTES	32	/* SQLite's WAL_HDRSIZE */
+#define WAL_VFS			"sieve-wal"
+
+static sqlite3_vfs *base_vfs;
+static sqlite3_vfs wal_vfs;
+static pthread_once_t wal_vfs_once = PTHREAD_ONCE_INIT;
+
+static int wal_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+	int kept = flags;
+	struct stat st;
+	int rc;
+
+	(void)vfs;
+	if ((flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE) && name &&
+	    !stat(name, &st) && S_ISREG(st.st_mode) && st.st_size > WAL_HEADER_BYTES)
+		kept &= ~SQLITE_OPEN_CREATE;
+	rc = base_vfs->xOpen(base_vfs, name, f, kept, out);
+	/* Gone meanwhile (another process's last close deletes it): made as new. */
+	if (rc != SQLITE_OK && kept != flags)
+		rc = base_vfs->xOpen(base_vfs, name, f, flags, out);
+	return rc;
+}
+
+/* The default VFS with wal_open(): every other call is its own. */
+static void wal_vfs_register(void)
+{
+	base_vfs = sqlite3_vfs_find(NULL);
+	if (!base_vfs)
+		return;
+	wal_vfs = *base_vfs;
+	wal_vfs.pNext = NULL;
+	wal_vfs.zName = WAL_VFS;
+	wal_vfs.xOpen = wal_open;
+	if (sqlite3_vfs_register(&wal_vfs, 0) != SQLITE_OK)
+		base_vfs = NULL;
+}
+
+/* The VFS a store is opened with: WAL_VFS, or the default if that failed. */
+static const char *store_vfs(void)
+{
+	pthread_once(&wal_vfs_once, wal_vfs_register);
+	return base_vfs ? WAL_VFS : NULL;
+}
+
+/*
  * Setting the journal mode takes a lock even when the mode stays, and
  * that failed with "database is locked", the busy timeout notwithstanding,
  * while another process emptied the log (bound_wal(); e2e
@@ -483,7 +549,7 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	 * pure cost, a few per entry written.
 	 */
 	rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
-			     SQLITE_OPEN_NOMUTEX, NULL);
+			     SQLITE_OPEN_NOMUTEX, store_vfs());
 	if (rc != SQLITE_OK) {
 		ret = sqlerr(s, rc, "open", err, errlen);
 		goto out_close;
