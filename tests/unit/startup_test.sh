@@ -42,8 +42,9 @@ else
 	ok "sieve links libbpf, libelf and SQLite in"
 fi
 check "sieve still has the XDP loader (libbpf, SQLite)" \
-	sh -c "nm '$sieve' | grep -Eq ' T sqlite3_open_v2\$' && nm '$sieve' | grep -Eq ' T bpf_object__open_mem\$' ||
-	       grep -q '^libbpf' '$work/needed' && grep -q '^libsqlite3' '$work/needed'"
+	sh -c "{ nm '$sieve' | grep -Eq ' T sqlite3_open_v2\$' &&
+		 nm '$sieve' | grep -Eq ' T bpf_object__open_mem\$'; } ||
+	       { grep -q '^libbpf' '$work/needed' && grep -q '^libsqlite3' '$work/needed'; }"
 
 # sieve-agent, beside it, has them, and `sieve agent` runs it.
 check "sieve-agent is beside sieve" test -x "$agent"
