@@ -461,7 +461,7 @@ static int wal_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int fla
 
 	(void)vfs;
 	if ((flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE) && name &&
-	    !stat(name, &st) && S_ISREG(st.st_mode) && st.st_size > WAL_HEADER_BYTES)
+	    !lstat(name, &st) && S_ISREG(st.st_mode) && st.st_size > WAL_HEADER_BYTES)
 		kept &= ~SQLITE_OPEN_CREATE;
 	rc = base_vfs->xOpen(base_vfs, name, f, kept, out);
 	/* Gone meanwhile (another process's last close deletes it): made as new. */
