@@ -173,7 +173,7 @@ struct sxdp_handle {
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
 	int allow_fd;		/* -1: an instance from before the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
-	int removed_fd;		/* <= 0: pinned by a sieve without live removals (removed.c) */
+	int removed_fd;		/* < 0: pinned by a sieve without live removals (removed.c) */
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
