@@ -2948,6 +2948,30 @@ static void test_removed_exact(void)
 	removed_live(SIEVE_XDP_F_EXACT);
 }
 
+/* The live memory counts the removed map with the filter it refutes. */
+static void test_removed_memory(void)
+{
+	uint64_t filter0, exact0, filter1, exact1;
+	struct sxdp_list l = { 0 };
+	char err[256] = "";
+
+	list_of(&l, (const char *const[]){ "198.51.100.7", "198.51.100.8" }, 2);
+	if (!expect(!sxdp_rebuild_probes(&h, &l, backend, 1000, 1024, 1, err, sizeof(err)),
+		    "build: %s", err) ||
+	    !expect(!sxdp_live_memory(&h, &filter0, &exact0), "memory before"))
+		goto out;
+	expect(remove_live(&l, (const char *const[]){ "198.51.100.7" }, 1) == 0, "rebuilt");
+	expect(live_removed() == 1, "%u keys removed, want 1", live_removed());
+	if (expect(!sxdp_live_memory(&h, &filter1, &exact1), "memory after"))
+		expect(filter1 > filter0 && exact1 == exact0,
+		       "filter %llu -> %llu bytes, exact %llu -> %llu: the removed map not counted",
+		       (unsigned long long)filter0, (unsigned long long)filter1,
+		       (unsigned long long)exact0, (unsigned long long)exact1);
+out:
+	reset_probes();
+	sxdp_list_free(&l);
+}
+
 /*
  * The removed map at descriptor 0 (a command started with stdin closed)
  * is a removed map: the removal stays live. It was "none" at <= 0 there,
@@ -3231,6 +3255,7 @@ static const struct {
 	{ "removed_live", test_removed_live },
 	{ "removed_exact", test_removed_exact },
 	{ "removed_fd_zero", test_removed_fd_zero },
+	{ "removed_memory", test_removed_memory },
 	{ "removed_after_live_length", test_removed_after_live_length },
 	{ "removed_bound", test_removed_bound },
 	{ "removed_cut_short", test_removed_cut_short },
@@ -3246,6 +3271,7 @@ static const char *const both_backends[] = {
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block", "removed_live", "removed_exact",
 	"removed_after_live_length", "removed_bound", "removed_cut_short", "removed_fd_zero",
+	"removed_memory",
 };
 
 static void run_case(const char *name, void (*fn)(void), const char *filter, int *passed,

@@ -664,6 +664,12 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 		*exact_bytes = map_memlock(fd);
 		close(fd);
 	}
+	/* The removed map refutes the filter's hits: the filter's cost too. */
+	fd = h->removed_fd >= 0 ? slot_map_fd(h->removed_fd, gen) : -ENOENT;
+	if (fd >= 0) {
+		*bloom_bytes += map_memlock(fd);
+		close(fd);
+	}
 	return 0;
 }
 

@@ -265,7 +265,10 @@ int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
 int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
 const char *sxdp_mode(struct sxdp_handle *h);
-/* Kernel-reported memory of the live filter (either backend) / exact maps (0 if none). */
+/*
+ * Kernel-reported memory of the live filter (either backend, with its
+ * removed map) / exact maps (0 if none).
+ */
 int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exact_bytes);
 
 /* cfg's max_probes, or the default when it has none. */
