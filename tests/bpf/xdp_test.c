@@ -2948,6 +2948,69 @@ static void test_removed_exact(void)
 	removed_live(SIEVE_XDP_F_EXACT);
 }
 
+/* The live memory counts the removed map with the filter it refutes. */
+static void test_removed_memory(void)
+{
+	uint64_t filter0, exact0, filter1, exact1;
+	struct sxdp_list l = { 0 };
+	char err[256] = "";
+
+	list_of(&l, (const char *const[]){ "198.51.100.7", "198.51.100.8" }, 2);
+	if (!expect(!sxdp_rebuild_probes(&h, &l, backend, 1000, 1024, 1, err, sizeof(err)),
+		    "build: %s", err) ||
+	    !expect(!sxdp_live_memory(&h, &filter0, &exact0), "memory before"))
+		goto out;
+	expect(remove_live(&l, (const char *const[]){ "198.51.100.7" }, 1) == 0, "rebuilt");
+	expect(live_removed() == 1, "%u keys removed, want 1", live_removed());
+	if (expect(!sxdp_live_memory(&h, &filter1, &exact1), "memory after"))
+		expect(filter1 > filter0 && exact1 == exact0,
+		       "filter %llu -> %llu bytes, exact %llu -> %llu: the removed map not counted",
+		       (unsigned long long)filter0, (unsigned long long)filter1,
+		       (unsigned long long)exact0, (unsigned long long)exact1);
+out:
+	reset_probes();
+	sxdp_list_free(&l);
+}
+
+/*
+ * The removed map at descriptor 0 (a command started with stdin closed)
+ * is a removed map: the removal stays live. It was "none" at <= 0 there,
+ * at < 0 for every other map.
+ */
+static void test_removed_fd_zero(void)
+{
+	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+	int saved = dup(0), orig = h.removed_fd;
+	struct sxdp_list l = { 0 };
+	char err[256] = "";
+	uint32_t gen;
+
+	if (!expect(saved >= 0 && dup2(orig, 0) == 0, "the removed map at fd 0: %s",
+		    strerror(errno)))
+		goto out;
+	h.removed_fd = 0;
+	list_of(&l, (const char *const[]){ "198.51.100.7", "198.51.100.8" }, 2);
+	if (!expect(!sxdp_rebuild_probes(&h, &l, backend, 1000, 1024, 1, err, sizeof(err)),
+		    "build: %s", err))
+		goto out;
+	gen = live_gen_seq();
+	expect(remove_live(&l, (const char *const[]){ "198.51.100.7" }, 1) == 0,
+	       "the removal rebuilt: the removed map at fd 0 taken for none");
+	passes_removed("the removed source", &a);
+	drops("the source left", &b, SIEVE_XDP_SRC);
+	expect(live_gen_seq() == gen, "generation %u after the removal, want %u", live_gen_seq(),
+	       gen);
+out:
+	h.removed_fd = orig;
+	if (saved >= 0) {
+		dup2(saved, 0);
+		close(saved);
+	}
+	reset_probes();
+	sxdp_list_free(&l);
+}
+
 /*
  * A length a live add inserted: a prefix stored before it sits at the
  * longer length of the build, and its removal still takes all its keys;
@@ -3191,6 +3254,8 @@ static const struct {
 	{ "blocked_seed_per_generation", test_blocked_seed_per_generation },
 	{ "removed_live", test_removed_live },
 	{ "removed_exact", test_removed_exact },
+	{ "removed_fd_zero", test_removed_fd_zero },
+	{ "removed_memory", test_removed_memory },
 	{ "removed_after_live_length", test_removed_after_live_length },
 	{ "removed_bound", test_removed_bound },
 	{ "removed_cut_short", test_removed_cut_short },
@@ -3205,7 +3270,8 @@ static const char *const both_backends[] = {
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block", "removed_live", "removed_exact",
-	"removed_after_live_length", "removed_bound", "removed_cut_short",
+	"removed_after_live_length", "removed_bound", "removed_cut_short", "removed_fd_zero",
+	"removed_memory",
 };
 
 static void run_case(const char *name, void (*fn)(void), const char *filter, int *passed,

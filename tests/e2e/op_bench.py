@@ -10,7 +10,10 @@
 #
 # Usage: op_bench.py SIEVE [N [CALLS]]   (root; N: list size, 100000)
 # Environment: OP_BENCH_BACKEND (blocked), OP_BENCH_TMPDIR (/var/tmp: on
-# disk). Everything made goes at the end, also on failure.
+# disk), OP_BENCH_BASE (another build of sieve, an older one: its block and
+# unblock are timed too, interleaved with this one's on the same store, so
+# that a before/after comparison sees the same machine load). Everything
+# made goes at the end, also on failure.
 
 import os
 import random
@@ -35,6 +38,8 @@ def main():
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 100000
     calls = int(sys.argv[3]) if len(sys.argv) > 3 else 15
     backend = os.environ.get("OP_BENCH_BACKEND", "blocked")
+    base = os.environ.get("OP_BENCH_BASE")
+    base = os.path.realpath(base) if base else None
     work = tempfile.mkdtemp(prefix="op-bench-", dir=os.environ.get("OP_BENCH_TMPDIR", "/var/tmp"))
     env = dict(os.environ, SIEVE_STATE_DIR=os.path.join(work, "state"))
     inns = ["nsenter", "--net=/run/netns/" + NS]
@@ -66,7 +71,7 @@ def main():
             return time.monotonic() - t
 
         res = {k: [] for k in ("true", "--version", "ipset add", "ipset del", "block",
-                               "unblock")}
+                               "unblock") + (("block base", "unblock base") if base else ())}
         for i in range(calls):
             a = "192.0.2.%d" % (1 + i % 250)
             res["true"].append(timed(["/bin/true"]))
@@ -75,9 +80,19 @@ def main():
             res["ipset del"].append(timed(["ipset", "del", TAG, a]))
             res["block"].append(timed([sieve, "xdp", "block", "-i", IFC, a]))
             res["unblock"].append(timed([sieve, "xdp", "unblock", "-i", IFC, a]))
-        print("%d entries, backend %s, median of %d (ms):" % (n, backend, calls))
+            if base:
+                b = "192.0.2.%d" % (1 + (i + 125) % 250)
+                res["block base"].append(timed([base, "xdp", "block", "-i", IFC, b]))
+                res["unblock base"].append(timed([base, "xdp", "unblock", "-i", IFC, b]))
+        print("%d entries, backend %s, median of %d (ms)%s:" % (
+            n, backend, calls, ", base " + base if base else ""))
+        med = {k: statistics.median(v) for k, v in res.items()}
         for k, v in res.items():
-            print("  %-10s %6.2f  (min %.2f)" % (k, statistics.median(v) * 1000, min(v) * 1000))
+            peer = "ipset add" if k.startswith("block") else \
+                "ipset del" if k.startswith("unblock") else None
+            print("  %-12s %6.2f  (min %.2f)%s" % (
+                k, med[k] * 1000, min(v) * 1000,
+                "  %.2fx %s" % (med[k] / med[peer], peer) if peer else ""))
         if shutil.which("strace"):
             for op in ("block", "unblock"):
                 out = os.path.join(work, "strace-" + op)

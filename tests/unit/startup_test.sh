@@ -35,8 +35,17 @@ if grep -Eq "($AGENT_LIBS)" "$work/ldd"; then
 else
 	ok "sieve loads none of the agent's libraries, nor theirs ($(wc -l <"$work/ldd") in ldd)"
 fi
+# The XDP loader's libraries are linked in (userspace/xdp/xdp.mk,
+# CLI_STATIC_XDP): no symbol of theirs is looked up at every start.
+if grep -Eq '^(libbpf|libelf|libsqlite3)\.' "$work/needed"; then
+	not_ok "sieve links libbpf, libelf and SQLite in" "NEEDED: $(tr '\n' ' ' <"$work/needed")"
+else
+	ok "sieve links libbpf, libelf and SQLite in"
+fi
 check "sieve still has the XDP loader (libbpf, SQLite)" \
-	sh -c "grep -q '^libbpf' '$work/needed' && grep -q '^libsqlite3' '$work/needed'"
+	sh -c "{ nm '$sieve' | grep -Eq ' T sqlite3_open_v2\$' &&
+		 nm '$sieve' | grep -Eq ' T bpf_object__open_mem\$'; } ||
+	       { grep -q '^libbpf' '$work/needed' && grep -q '^libsqlite3' '$work/needed'; }"
 check "sieve reads sieve.conf with the agent's reader (inih)" grep -q '^libinih' "$work/needed"
 
 # sieve-agent, beside it, has them, and `sieve agent` runs it.

@@ -460,7 +460,7 @@ void sxdp_close(struct sxdp_handle *h)
 	if (h->blocked_fd > 0)
 		close(h->blocked_fd);
 	h->blocked_fd = -1;
-	if (h->removed_fd > 0)
+	if (h->removed_fd >= 0)
 		close(h->removed_fd);
 	h->removed_fd = -1;
 }
@@ -678,6 +678,12 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 		*exact_bytes = map_memlock(fd);
 		close(fd);
 	}
+	/* The removed map refutes the filter's hits: the filter's cost too. */
+	fd = h->removed_fd >= 0 ? slot_map_fd(h->removed_fd, gen) : -ENOENT;
+	if (fd >= 0) {
+		*bloom_bytes += map_memlock(fd);
+		close(fd);
+	}
 	return 0;
 }
 
@@ -811,7 +817,7 @@ static int set_filter_slot(struct sxdp_handle *h, const struct sxdp_backend_ops 
 /* Sets a slot of sieve_removed, which a handle may lack too. */
 static int set_removed_slot(struct sxdp_handle *h, uint32_t slot, int fd)
 {
-	return h->removed_fd > 0 ? set_slot(h->removed_fd, slot, fd) : 0;
+	return h->removed_fd >= 0 ? set_slot(h->removed_fd, slot, fd) : 0;
 }
 
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
@@ -837,7 +843,7 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	 * that slot, so wait before rewriting it.
 	 */
 	if (filter_slot_in_use(h, idle) || slot_in_use(h->exact_fd, idle) ||
-	    (h->removed_fd > 0 && slot_in_use(h->removed_fd, idle)))
+	    (h->removed_fd >= 0 && slot_in_use(h->removed_fd, idle)))
 		wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
 	next.layout = SIEVE_XDP_LAYOUT;

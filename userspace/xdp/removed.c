@@ -132,7 +132,7 @@ int sxdp_removed_carry(struct sxdp_handle *h, const struct sieve_xdp_config *nex
 {
 	int fd;
 
-	if (h->removed_fd <= 0 || !next->removed ||
+	if (h->removed_fd < 0 || !next->removed ||
 	    (next->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY | SIEVE_XDP_F_FILTER)))
 		return -1;
 	fd = slot_fd(h->removed_fd, live);
@@ -202,7 +202,7 @@ static bool needs_rebuild(struct sxdp_handle *h, const struct sieve_xdp_config *
 
 	if ((cur->flags & SIEVE_XDP_F_FILTER) || cur->digest != SIEVE_XDP_DIGEST)
 		return true;
-	if (!exact && h->removed_fd <= 0)
+	if (!exact && h->removed_fd < 0)
 		return true;
 	/* More than the map may take: cheaper to rebuild than to look up. */
 	if (cur->removed + gone->n > sxdp_removed_max(cur) || gone->n >= cur->entries)
@@ -388,7 +388,7 @@ int sxdp_removed_forget(struct sxdp_handle *h, struct sieve_xdp_config *next,
 	size_t i;
 	int fd, ret;
 
-	if (!next->removed || h->removed_fd <= 0 ||
+	if (!next->removed || h->removed_fd < 0 ||
 	    (next->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
 		return 0;
 	ret = live_slot(h, &slot);

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,12 +85,21 @@ static const char *const migrations[] = {
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
 	       "one migration per schema version");
 
+/*
+ * The statements a command may run more than once, or that a one-entry
+ * change runs: each is compiled at its first use (stmt()) and kept until
+ * the store is closed, so that a `block` compiles only the few it runs.
+ */
 enum {
 	ST_INSERT,	/* a new entry, or nothing */
 	ST_UPDATE,	/* an existing one's attributes, if they differ */
 	ST_DELETE,
 	ST_BUMP,	/* the list's version */
 	ST_HAS,		/* one entry, by the primary key (sxdp_store_has) */
+	ST_ENSURE_LIST,	/* a list's row */
+	ST_VERSION,	/* a list's version */
+	ST_ATTACH_GET,	/* one attachment */
+	ST_ATTACHMENTS,	/* a list's attachments */
 	ST_NR,
 };
 
@@ -110,6 +120,9 @@ enum {
 	"WHEN expires_at IS NULL OR ?5 IS NULL THEN NULL "		\
 	"ELSE max(expires_at, ?5) END)"
 
+#define ATTACH_COLS "SELECT netns, iface, list, mode, backend, flags, fpp_ppb, capacity, " \
+		    "max_probes FROM attachments "
+
 static const char *const stmt_sql[ST_NR] = {
 	[ST_INSERT] = "INSERT INTO entries(list, kind, key, added_at, expires_at, origin, comment, "
 		      "allow) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?9) ON CONFLICT DO NOTHING",
@@ -126,6 +139,10 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_BUMP] = "INSERT INTO lists(name, version) VALUES (?1, 1) "
 		    "ON CONFLICT(name) DO UPDATE SET version = version + 1",
 	[ST_HAS] = "SELECT 1 FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3",
+	[ST_ENSURE_LIST] = "INSERT OR IGNORE INTO lists(name) VALUES (?1)",
+	[ST_VERSION] = "SELECT version FROM lists WHERE name = ?1",
+	[ST_ATTACH_GET] = ATTACH_COLS "WHERE netns = ?1 AND iface = ?2",
+	[ST_ATTACHMENTS] = ATTACH_COLS "WHERE ?1 IS NULL OR list = ?1 ORDER BY netns, iface",
 };
 
 static const sqlite3_module batch_module;
@@ -300,34 +317,83 @@ static int migrate(struct sxdp_store *s, char *err, size_t errlen)
 	return ret;
 }
 
+/* What check_file() reads of a database, in one snapshot. */
+struct file_facts {
+	int64_t version;	/* user_version */
+	int64_t app_id;		/* application_id */
+	int64_t objects;	/* tables, indexes, ... */
+	int64_t tables;		/* of the sieve tables */
+	int64_t wal;		/* in WAL mode */
+};
+
+/*
+ * One snapshot (a migration may commit meanwhile) of @f. Plain PRAGMAs in
+ * a read transaction, not one SELECT over the pragma_ table functions:
+ * those cost a virtual table each, a tenth of a millisecond per command.
+ */
+static int read_facts(struct sxdp_store *s, struct file_facts *f, char *why, size_t whylen)
+{
+	static const char *const sql[] = {
+		"PRAGMA user_version",
+		"PRAGMA application_id",
+		"SELECT count(*), count(*) FILTER (WHERE type = 'table' AND "
+		"name IN ('lists', 'entries', 'attachments')) FROM sqlite_master",
+		"PRAGMA journal_mode",
+	};
+	const char *mode;
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	rc = sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
+	for (i = 0; rc == SQLITE_OK && i < sizeof(sql) / sizeof(sql[0]); i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			break;
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			rc = SQLITE_OK;
+			if (i == 0) {
+				f->version = sqlite3_column_int64(st, 0);
+			} else if (i == 1) {
+				f->app_id = sqlite3_column_int64(st, 0);
+			} else if (i == 2) {
+				f->objects = sqlite3_column_int64(st, 0);
+				f->tables = sqlite3_column_int64(st, 1);
+			} else {
+				mode = (const char *)sqlite3_column_text(st, 0);
+				f->wal = mode && !sqlite3_stricmp(mode, "wal");
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_OK)
+		snprintf(why, whylen, "%s", sqlite3_errmsg(s->db));
+	if (sqlite3_get_autocommit(s->db) == 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 /*
  * Reads the header's versions before anything writes to the file: a
  * store of a newer schema, or a foreign database, is refused untouched.
  */
-static int check_file(struct sxdp_store *s, bool *need_migrate, char *err, size_t errlen)
+static int check_file(struct sxdp_store *s, struct file_facts *f, char *err, size_t errlen)
 {
-	/* One statement, one snapshot: a migration may commit meanwhile. */
-	static const char sql[] = "SELECT (SELECT user_version FROM pragma_user_version), "
-		"(SELECT application_id FROM pragma_application_id), "
-		"(SELECT count(*) FROM sqlite_master)";
-	int64_t version = 0, app_id = 0, objects = 0;
-	sqlite3_stmt *st;
+	int64_t version, app_id;
+	char why[256] = "";
 	int rc;
 
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			version = sqlite3_column_int64(st, 0);
-			app_id = sqlite3_column_int64(st, 1);
-			objects = sqlite3_column_int64(st, 2);
-		}
-		sqlite3_finalize(st);
+	memset(f, 0, sizeof(*f));
+	rc = read_facts(s, f, why, sizeof(why));
+	version = f->version;
+	app_id = f->app_id;
+	if ((rc & 0xff) == SQLITE_BUSY) {
+		seterr(err, errlen, "%s: open: %s", s->path, why);
+		return -EBUSY;
 	}
-	if (rc != SQLITE_OK && rc != SQLITE_ROW) {
-		if ((rc & 0xff) == SQLITE_BUSY)
-			return sqlerr(s, rc, "open", err, errlen);
-		seterr(err, errlen, "%s: not a sieve store: %s", s->path, sqlite3_errmsg(s->db));
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s: not a sieve store: %s", s->path, why);
 		return -EINVAL;
 	}
 	if (app_id && app_id != SXDP_STORE_APP_ID) {
@@ -341,23 +407,22 @@ static int check_file(struct sxdp_store *s, bool *need_migrate, char *err, size_
 		       (long long)version, SXDP_STORE_VERSION);
 		return -EPROTONOSUPPORT;
 	}
-	if (version ? app_id != SXDP_STORE_APP_ID : objects != 0) {
+	if (version ? app_id != SXDP_STORE_APP_ID : f->objects != 0) {
 		seterr(err, errlen, "%s: a database of something else (%s): refusing to touch it",
 		       s->path, version ? "no sieve id" : "tables, no sieve schema version");
 		return -EINVAL;
 	}
-	*need_migrate = version < SXDP_STORE_VERSION;
 	return 0;
 }
 
-/* The sieve tables are there, as a store of this version has them. */
-static int check_schema(struct sxdp_store *s, char *err, size_t errlen)
+/* The sieve tables are there (@n of them), as a store of this version has them. */
+static int check_schema(struct sxdp_store *s, int64_t n, char *err, size_t errlen)
 {
-	int64_t n;
-	int ret;
+	int ret = 0;
 
-	ret = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-			"name IN ('lists', 'entries', 'attachments')", &n, err, errlen);
+	if (n < 0)
+		ret = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+				"name IN ('lists', 'entries', 'attachments')", &n, err, errlen);
 	if (!ret && n != 3) {
 		seterr(err, errlen, "%s: a sieve store without its tables: damaged", s->path);
 		ret = -EINVAL;
@@ -382,29 +447,88 @@ static void keep_wal(struct sxdp_store *s)
 }
 
 /*
+ * One sync per commit: the log's. SQLite's unix VFS opens the log with
+ * O_CREAT on every connection, and a log it opens so it takes for new: at
+ * its first sync it syncs the folder too, so that the file's name is as
+ * durable as its frames. For a CLI run that is a second sync per command,
+ * of a name that a connection before made durable already: the log is
+ * kept (keep_wal()), so it is made once in the life of a store.
+ *
+ * So the log is opened without SQLITE_OPEN_CREATE (and then not synced
+ * as new) when it holds more than its header. That proves its name
+ * durable: SQLite writes frames into a log only after the header of that
+ * log has been synced (its first sync in the file, which was a new log's
+ * of the connection that made it and so synced the folder too), and a log
+ * only shrinks to nothing (a TRUNCATE checkpoint, bound_wal()). An empty
+ * or missing log is opened as before (a missing one is made, and synced
+ * with its folder). What a crash of the machine leaves on disk is durable
+ * by definition; a process killed at any point leaves either no frames
+ * (the next connection syncs the folder) or frames after a folder sync.
+ * (A writer with synchronous=OFF skips the header's sync: none of ours.)
+ */
+#define WAL_HEADER_BYTES	32	/* SQLite's WAL_HDRSIZE */
+#define WAL_VFS			"sieve-wal"
+
+static sqlite3_vfs *base_vfs;
+static sqlite3_vfs wal_vfs;
+static pthread_once_t wal_vfs_once = PTHREAD_ONCE_INIT;
+
+static int wal_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+	int kept = flags;
+	struct stat st;
+	int rc;
+
+	(void)vfs;
+	if ((flags & SQLITE_OPEN_WAL) && (flags & SQLITE_OPEN_CREATE) && name &&
+	    !lstat(name, &st) && S_ISREG(st.st_mode) && st.st_size > WAL_HEADER_BYTES)
+		kept &= ~SQLITE_OPEN_CREATE;
+	rc = base_vfs->xOpen(base_vfs, name, f, kept, out);
+	/* Gone meanwhile (another process's last close deletes it): made as new. */
+	if (rc != SQLITE_OK && kept != flags)
+		rc = base_vfs->xOpen(base_vfs, name, f, flags, out);
+	return rc;
+}
+
+/* The default VFS with wal_open(): every other call is its own. */
+static void wal_vfs_register(void)
+{
+	base_vfs = sqlite3_vfs_find(NULL);
+	if (!base_vfs)
+		return;
+	wal_vfs = *base_vfs;
+	wal_vfs.pNext = NULL;
+	wal_vfs.zName = WAL_VFS;
+	wal_vfs.xOpen = wal_open;
+	if (sqlite3_vfs_register(&wal_vfs, 0) != SQLITE_OK)
+		base_vfs = NULL;
+}
+
+/* The VFS a store is opened with: WAL_VFS, or the default if that failed. */
+static const char *store_vfs(void)
+{
+	pthread_once(&wal_vfs_once, wal_vfs_register);
+	return base_vfs ? WAL_VFS : NULL;
+}
+
+/*
  * Setting the journal mode takes a lock even when the mode stays, and
  * that failed with "database is locked", the busy timeout notwithstanding,
  * while another process emptied the log (bound_wal(); e2e
- * concurrent_attach_detach). Reading it does not: it is set only once.
+ * concurrent_attach_detach). Reading it does not (check_file()): it is
+ * set only once.
  */
-static int set_wal(struct sxdp_store *s, char *err, size_t errlen)
+static int set_wal(struct sxdp_store *s, const struct file_facts *f, char *err, size_t errlen)
 {
-	int64_t wal = 0;
-	int ret;
-
-	ret = query_int(s, "SELECT journal_mode = 'wal' FROM pragma_journal_mode", &wal, err,
-			errlen);
-	if (ret || wal)
-		return ret;
-	return exec(s, "PRAGMA journal_mode = WAL", err, errlen);
+	return f->wal ? 0 : exec(s, "PRAGMA journal_mode = WAL", err, errlen);
 }
 
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
 {
+	struct file_facts f;
 	struct sxdp_store *s;
-	bool need_migrate = false;
 	struct stat stbuf;
-	int fd, rc, i, ret;
+	int fd, rc, ret;
 
 	/* $SIEVE_STATE_DIR and sieve.conf are the caller's: settings.c, one order for all. */
 	if (!state_dir || !*state_dir)
@@ -444,7 +568,7 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	 * pure cost, a few per entry written.
 	 */
 	rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
-			     SQLITE_OPEN_NOMUTEX, NULL);
+			     SQLITE_OPEN_NOMUTEX, store_vfs());
 	if (rc != SQLITE_OK) {
 		ret = sqlerr(s, rc, "open", err, errlen);
 		goto out_close;
@@ -452,28 +576,24 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, SXDP_STORE_BUSY_MS);
 	keep_wal(s);
-	ret = check_file(s, &need_migrate, err, errlen);
+	ret = check_file(s, &f, err, errlen);
 	if (ret)
 		goto out_close;
-	ret = set_wal(s, err, errlen);
+	ret = set_wal(s, &f, err, errlen);
 	if (!ret)
 		ret = exec(s, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
 			   "PRAGMA temp_store = MEMORY; PRAGMA cache_size = " STORE_CACHE_KIB,
 			   err, errlen);
-	if (!ret && need_migrate)
+	if (!ret && f.version < SXDP_STORE_VERSION)
 		ret = migrate(s, err, errlen);
+	/* Counted again after a migration; else as check_file() found them. */
 	if (!ret)
-		ret = check_schema(s, err, errlen);
+		ret = check_schema(s, f.version < SXDP_STORE_VERSION ? -1 : f.tables, err,
+				   errlen);
 	if (!ret) {
 		rc = sqlite3_create_module(s->db, "sxdp_batch", &batch_module, NULL);
 		if (rc != SQLITE_OK)
 			ret = sqlerr(s, rc, "sxdp_batch", err, errlen);
-	}
-	for (i = 0; !ret && i < ST_NR; i++) {
-		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-					&s->st[i], NULL);
-		if (rc != SQLITE_OK)
-			ret = sqlerr(s, rc, "prepare", err, errlen);
 	}
 	if (ret)
 		goto out_close;
@@ -657,9 +777,35 @@ static int step_done(struct sxdp_store *s, sqlite3_stmt *st, char *err, size_t e
 	return 0;
 }
 
+/* Statement @id (stmt_sql), compiled at its first use. */
+static int stmt(struct sxdp_store *s, int id, sqlite3_stmt **st, char *err, size_t errlen)
+{
+	int rc;
+
+	*st = NULL;
+	if (!s->st[id]) {
+		rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+					&s->st[id], NULL);
+		if (rc != SQLITE_OK) {
+			s->st[id] = NULL;
+			return sqlerr(s, rc, "prepare", err, errlen);
+		}
+	}
+	*st = s->st[id];
+	return 0;
+}
+
+/* Done with a kept statement's rows: its lock and bindings go. */
+static void stmt_done(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
 /* @list changed: its version goes up, once per transaction. */
 static int bump(struct sxdp_store *s, const char *list, char *err, size_t errlen)
 {
+	sqlite3_stmt *st;
 	char **bumped;
 	size_t i;
 	int ret;
@@ -667,6 +813,9 @@ static int bump(struct sxdp_store *s, const char *list, char *err, size_t errlen
 	for (i = 0; i < s->nbumped; i++)
 		if (!strcmp(s->bumped[i], list))
 			return 0;
+	ret = stmt(s, ST_BUMP, &st, err, errlen);
+	if (ret)
+		return ret;
 	bumped = realloc(s->bumped, (s->nbumped + 1) * sizeof(*bumped));
 	if (!bumped)
 		return -ENOMEM;
@@ -674,8 +823,8 @@ static int bump(struct sxdp_store *s, const char *list, char *err, size_t errlen
 	bumped[s->nbumped] = strdup(list);
 	if (!bumped[s->nbumped])
 		return -ENOMEM;
-	sqlite3_bind_text(s->st[ST_BUMP], 1, list, -1, SQLITE_STATIC);
-	ret = step_done(s, s->st[ST_BUMP], err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	ret = step_done(s, st, err, errlen);
 	if (!ret)
 		s->nbumped++;
 	else
@@ -687,16 +836,13 @@ static int bump(struct sxdp_store *s, const char *list, char *err, size_t errlen
 static int ensure_list(struct sxdp_store *s, const char *list, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc;
+	int ret;
 
-	rc = sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO lists(name) VALUES (?1)", -1,
-				&st, NULL);
-	if (rc != SQLITE_OK)
-		return sqlerr(s, rc, "lists", err, errlen);
+	ret = stmt(s, ST_ENSURE_LIST, &st, err, errlen);
+	if (ret)
+		return ret;
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lists", err, errlen);
+	return step_done(s, st, err, errlen);
 }
 
 /* -EEXIST if @text is in @list on the list other than @allow's. */
@@ -704,12 +850,11 @@ static int on_other_list(struct sxdp_store *s, const char *list, const char *tex
 			 char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc, ret = 0;
+	int rc, ret;
 
-	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM entries WHERE list = ?1 AND key = ?2 AND "
-				"allow = ?3", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return sqlerr(s, rc, "add", err, errlen);
+	ret = stmt(s, ST_HAS, &st, err, errlen);
+	if (ret)
+		return ret;
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, !allow);
@@ -721,7 +866,7 @@ static int on_other_list(struct sxdp_store *s, const char *list, const char *tex
 	} else if (rc != SQLITE_DONE) {
 		ret = sqlerr(s, rc, "add", err, errlen);
 	}
-	sqlite3_finalize(st);
+	stmt_done(st);
 	return ret;
 }
 
@@ -737,8 +882,11 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 	int i, ret;
 
 	for (i = ST_INSERT; i <= ST_UPDATE; i++) {
-		sqlite3_stmt *st = s->st[i];
+		sqlite3_stmt *st;
 
+		ret = stmt(s, i, &st, err, errlen);
+		if (ret)
+			return ret;
 		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, key->kind);
 		sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
@@ -978,13 +1126,15 @@ static int remove_keys(struct sxdp_store *s, const char *list, bool allow, const
 		       const struct sieve_xdp_key *keys, size_t n, size_t *missing,
 		       struct sxdp_list *removed, char *err, size_t errlen)
 {
-	sqlite3_stmt *st = s->st[ST_DELETE];
 	size_t i, gone = 0;
+	sqlite3_stmt *st;
 	char text[128];
 	bool own;
 	int ret;
 
-	ret = call_begin(s, &own, err, errlen);
+	ret = stmt(s, ST_DELETE, &st, err, errlen);
+	if (!ret)
+		ret = call_begin(s, &own, err, errlen);
 	if (ret)
 		return ret;
 	for (i = 0; !ret && i < n; i++) {
@@ -1585,8 +1735,17 @@ static int count_stmt(struct sxdp_store *s, const char *sql, const char *list, i
 
 int sxdp_store_version(struct sxdp_store *s, const char *list, uint64_t *version)
 {
-	return count_stmt(s, "SELECT version FROM lists WHERE name = ?1 AND ?2 = ?2", list, 0,
-			  NULL, version);
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = stmt(s, ST_VERSION, &st, NULL, 0);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	*version = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	stmt_done(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "version", NULL, 0);
 }
 
 int sxdp_store_count(struct sxdp_store *s, const char *list, int kind, const char *origin,
@@ -1761,19 +1920,15 @@ static void attachment_row(sqlite3_stmt *st, struct sxdp_attachment *a)
 	a->max_probes = (unsigned int)sqlite3_column_int(st, 8);
 }
 
-#define ATTACH_COLS "SELECT netns, iface, list, mode, backend, flags, fpp_ppb, capacity, " \
-		    "max_probes FROM attachments "
-
 int sxdp_store_attach_get(struct sxdp_store *s, uint64_t netns, const char *iface,
 			  struct sxdp_attachment *a, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc, ret = 0;
+	int rc, ret;
 
-	rc = sqlite3_prepare_v2(s->db, ATTACH_COLS "WHERE netns = ?1 AND iface = ?2", -1, &st,
-				NULL);
-	if (rc != SQLITE_OK)
-		return sqlerr(s, rc, "attachments", err, errlen);
+	ret = stmt(s, ST_ATTACH_GET, &st, err, errlen);
+	if (ret)
+		return ret;
 	sqlite3_bind_int64(st, 1, (int64_t)netns);
 	sqlite3_bind_text(st, 2, iface, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
@@ -1783,7 +1938,7 @@ int sxdp_store_attach_get(struct sxdp_store *s, uint64_t netns, const char *ifac
 		ret = -ENOENT;
 	else
 		ret = sqlerr(s, rc, "attachments", err, errlen);
-	sqlite3_finalize(st);
+	stmt_done(st);
 	return ret;
 }
 
@@ -1793,12 +1948,11 @@ int sxdp_store_attachments(struct sxdp_store *s, const char *list, struct sxdp_a
 	struct sxdp_attachment *v = NULL, *grown;
 	sqlite3_stmt *st;
 	size_t cnt = 0;
-	int rc, ret = 0;
+	int rc, ret;
 
-	rc = sqlite3_prepare_v2(s->db, ATTACH_COLS "WHERE ?1 IS NULL OR list = ?1 "
-				"ORDER BY netns, iface", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return sqlerr(s, rc, "attachments", err, errlen);
+	ret = stmt(s, ST_ATTACHMENTS, &st, err, errlen);
+	if (ret)
+		return ret;
 	if (list)
 		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1812,7 +1966,7 @@ int sxdp_store_attachments(struct sxdp_store *s, const char *list, struct sxdp_a
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = sqlerr(s, rc, "attachments", err, errlen);
-	sqlite3_finalize(st);
+	stmt_done(st);
 	if (ret) {
 		free(v);
 		return ret;
@@ -1851,17 +2005,19 @@ int sxdp_store_kind_counts(struct sxdp_store *s, const char *list,
 int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 		   const struct sieve_xdp_key *key, bool *found)
 {
-	sqlite3_stmt *st = s->st[ST_HAS];
+	sqlite3_stmt *st;
 	char text[128];
 	int rc;
 
+	rc = stmt(s, ST_HAS, &st, NULL, 0);
+	if (rc)
+		return rc;
 	sxdp_format_entry(key, text, sizeof(text));
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 3, allow);
 	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	stmt_done(st);
 	*found = rc == SQLITE_ROW;
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lookup", NULL, 0);
 }

@@ -180,7 +180,7 @@ struct sxdp_handle {
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
 	int allow_fd;		/* -1: an instance from before the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
-	int removed_fd;		/* <= 0: pinned by a sieve without live removals (removed.c) */
+	int removed_fd;		/* < 0: pinned by a sieve without live removals (removed.c) */
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
@@ -309,7 +309,10 @@ int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
 int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
 const char *sxdp_mode(struct sxdp_handle *h);
-/* Kernel-reported memory of the live filter (either backend) / exact maps (0 if none). */
+/*
+ * Kernel-reported memory of the live filter (either backend, with its
+ * removed map) / exact maps (0 if none).
+ */
 int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exact_bytes);
 
 /* cfg's max_probes, or the default when it has none. */

@@ -687,6 +687,7 @@ static int setup(void)
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
+		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 	};
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
