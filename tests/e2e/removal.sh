@@ -4,6 +4,8 @@
 # Removal and leftovers (issue 22, items 7 and 8), for e2e.sh's cases:
 #   detach_all       `xdp detach --all` takes every interface of every
 #                    namespace down (links, pins, records): traffic passes;
+#   detach_all_foreign_dir  detach --all leaves a state folder that holds
+#                    no store as it was (the prerm over someone's folder);
 #   no_empty_folders detach and a failed attach leave no empty netns-N;
 #   prune_gone       a deleted namespace's pins and records are pruned;
 #   inode_reuse      a new namespace that gets a deleted one's inode number
@@ -79,6 +81,32 @@ case_detach_all() {
 	xdp $A list | grep -q 10.201.1.2 || fail "the list lost its entry"
 	"$SIEVE" xdp detach --all ra$T >/dev/null 2>&1 && fail "detach --all with an IFACE accepted"
 	"$SIEVE" xdp detach >/dev/null 2>&1 && fail "detach without IFACE or --all accepted"
+}
+
+# detach --all, as the package's prerm runs it, over a state folder that
+# holds no store (someone else's /var/lib/sieve): the pins go, and the
+# folder is left as it was: no sieve.db made in it, its mode and owner not
+# changed, and no refusal because another user owns it.
+case_detach_all_foreign_dir() {
+	local A=rma$T B=rmb$T d out
+	mkns $A && mkns $B || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.9 || { fail "veth"; return; }
+	xdp $A attach ra$T >/dev/null || fail "attach"
+	for d in mine theirs; do
+		mkdir -m 0755 "$WORK/$d" && echo data >"$WORK/$d/theirs.txt"
+	done
+	chown 12345:12345 "$WORK/theirs"
+	out=$(SIEVE_STATE_DIR=$WORK/mine "$SIEVE" xdp detach --all 2>&1) ||
+		fail "detach --all over a folder without a store: $out"
+	! has_xdp $A ra$T || fail "XDP still on ra$T after detach --all"
+	[ ! -e "$WORK/mine/sieve.db" ] || fail "detach --all made a store in a folder that had none"
+	expect_eq "$(stat -c %a "$WORK/mine")" 755 "the folder's mode after detach --all"
+	xdp $A attach ra$T >/dev/null || fail "attach again"
+	out=$(SIEVE_STATE_DIR=$WORK/theirs "$SIEVE" xdp detach --all 2>&1) ||
+		fail "detach --all over another user's folder without a store: $out"
+	! has_xdp $A ra$T || fail "XDP still on ra$T after the second detach --all"
+	expect_eq "$(stat -c '%a %u' "$WORK/theirs")" "755 12345" "the other user's folder"
+	[ ! -e "$WORK/theirs/sieve.db" ] || fail "detach --all made a store in another user's folder"
 }
 
 case_no_empty_folders() {

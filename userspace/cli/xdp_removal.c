@@ -50,14 +50,17 @@ static void print_removed(const struct sxdp_removed *r, void *arg)
 }
 
 /*
- * The store; for detach --all, none where its folder is not there (nothing
- * is recorded, and package removal should not make one).
+ * The store; for detach --all, none where its folder holds no store file:
+ * nothing is recorded, and package removal must neither make one nor
+ * touch the folder (opening a store makes its file and tightens its
+ * folder's mode, and refuses one of another owner: a /var/lib/sieve that
+ * was someone else's before the package would block its removal).
  */
 static int open_store(const char *state_dir, bool prune, struct sxdp_store **s, char *err,
 		      size_t errlen)
 {
 	struct sagent_cmdline cl = { 0 };
-	char dir[4096];
+	char dir[4096], file[4200];
 	int ret;
 
 	*s = NULL;
@@ -66,7 +69,8 @@ static int open_store(const char *state_dir, bool prune, struct sxdp_store **s, 
 	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, errlen);
 	if (ret)
 		return ret;
-	if (!prune && access(dir, F_OK) && errno == ENOENT)
+	snprintf(file, sizeof(file), "%s/%s", dir, SXDP_STORE_FILE);
+	if (!prune && access(file, F_OK) && errno == ENOENT)
 		return 0;
 	return sxdp_store_open(dir, s, err, errlen);
 }
