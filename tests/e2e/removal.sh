@@ -6,6 +6,8 @@
 #                    namespace down (links, pins, records): traffic passes;
 #   detach_all_foreign_dir  detach --all leaves a state folder that holds
 #                    no store as it was (the prerm over someone's folder);
+#   prerm_store_fails  the package's prerm lets the removal go on when the
+#                    pins are detached but the store cannot be opened;
 #   no_empty_folders detach and a failed attach leave no empty netns-N;
 #   prune_gone       a deleted namespace's pins and records are pruned;
 #   inode_reuse      a new namespace that gets a deleted one's inode number
@@ -19,6 +21,7 @@ set -u
 SIEVE=$(realpath "$1")
 CASE=$2
 FLOOR=$(dirname "$SIEVE")/bpf/floor.bpf.o
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${SIEVE_REMOVAL_ISOLATED:-}" ]; then
 	exec env SIEVE_REMOVAL_ISOLATED=1 unshare -m --propagation private "$0" "$@"
 fi
@@ -107,6 +110,33 @@ case_detach_all_foreign_dir() {
 	! has_xdp $A ra$T || fail "XDP still on ra$T after the second detach --all"
 	expect_eq "$(stat -c '%a %u' "$WORK/theirs")" "755 12345" "the other user's folder"
 	[ ! -e "$WORK/theirs/sieve.db" ] || fail "detach --all made a store in another user's folder"
+}
+
+# The package's prerm (debian/sieve.prerm, run as dpkg does, with this
+# build as /usr/bin/sieve on an overlay of this mount namespace): a store
+# that cannot be opened (here a sieve.conf with a typo) does not refuse the
+# removal once every program is detached; one left attached does.
+case_prerm_store_fails() {
+	local A=rma$T B=rmb$T out rc
+	mkns $A && mkns $B || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.10 || { fail "veth"; return; }
+	xdp $A attach ra$T >/dev/null || fail "attach"
+	mkdir "$WORK/up" "$WORK/wk" && cp "$SIEVE" "$WORK/up/sieve" &&
+		mount -t overlay overlay -o "lowerdir=/usr/bin,upperdir=$WORK/up,workdir=$WORK/wk" \
+			/usr/bin || { fail "an overlay over /usr/bin"; return; }
+	printf '[agent]\nexpire_interval = soon\n' >"$WORK/typo.conf"
+	out=$(env -u SIEVE_STATE_DIR SIEVE_CONFIG="$WORK/typo.conf" sh "$TOP/debian/sieve.prerm" remove 2>&1)
+	rc=$?
+	expect_eq "$rc" 0 "prerm remove with every program detached, the store not opened ($out)"
+	! has_xdp $A ra$T || fail "XDP still on ra$T after the prerm"
+	grep -q "typo.conf" <<<"$out" || fail "the prerm did not pass on why the store was not opened: $out"
+	# A sieve that detaches nothing: the removal is refused.
+	xdp $A attach ra$T >/dev/null || fail "attach again"
+	printf '#!/bin/sh\nexit 2\n' >/usr/bin/sieve
+	sh "$TOP/debian/sieve.prerm" remove >/dev/null 2>&1 && fail "prerm remove with XDP still attached exited 0"
+	has_xdp $A ra$T || fail "the premise: XDP on ra$T"
+	umount -l /usr/bin
+	"$SIEVE" xdp detach --all >/dev/null
 }
 
 case_no_empty_folders() {
