@@ -180,6 +180,17 @@ case_prune_gone() {
 	EOF
 	[ ! -e "$ROOT/netns-$n" ] || fail "the deleted namespace's folder is still there"
 	has_xdp $C rc$T || fail "prune took the live namespace's XDP off"
+	# A folder of an older sieve (no identity) whose link runs gets its
+	# namespace's identity from prune: deleted later, it is still known.
+	local c=$(ino $C)
+	rm "$ROOT/netns-$c/rc$T/netns" || fail "removing the identity (an older sieve's folder)"
+	expect_eq "$(xdp $C prune)" "nothing to prune" "prune of an older sieve's live folder"
+	[ -e "$ROOT/netns-$c/rc$T/netns" ] || fail "prune did not give an older sieve's folder its identity"
+	bpftool -j map dump pinned "$ROOT/netns-$c/rc$T/netns" 2>/dev/null | python3 -c '
+import json, sys
+v = bytes(int(b, 16) for b in json.load(sys.stdin)[0]["value"])
+sys.exit(not (int.from_bytes(v[8:16], "little") == int(sys.argv[1]) and any(v[:8])))' "$c" ||
+		fail "the identity written is not C's (a cookie and its inode): $(bpftool -j map dump pinned "$ROOT/netns-$c/rc$T/netns" 2>&1) ino $c"
 	expect_eq "$(xdp $C prune)" "nothing to prune" "a second prune"
 	# A namespace gone whose pins went by hand: its record goes too.
 	local D=rmd$T m

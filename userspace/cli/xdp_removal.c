@@ -119,7 +119,8 @@ static int set_state_dir(void *opts, const char *arg)
 }
 
 static const struct cli_option opt_prune_state_dir = {
-	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else " SXDP_STORE_DIR ")",
+	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else sieve.conf's "
+	"state_dir, else " SXDP_STORE_DIR ")",
 	.set = set_state_dir, .accepts = "a folder",
 };
 
@@ -145,7 +146,8 @@ const struct cli_command xdp_prune_command = {
 		   "  the pins of an interface that is gone (its attachment stays, for the\n"
 		   "  agent to attach it again when it comes back); empty folders. A link\n"
 		   "  still running on an interface is never pruned for a namespace not\n"
-		   "  found (one held only by an open file is not). The agent prunes at\n"
+		   "  found (one held only by an open file is not); an older sieve's folder\n"
+		   "  whose link runs gets its namespace's cookie. The agent prunes at\n"
 		   "  start.",
 	.options = CLI_OPTIONS(&opt_prune_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_prune,
