@@ -4,6 +4,10 @@
 # Removal and leftovers (issue 22, items 7 and 8), for e2e.sh's cases:
 #   detach_all       `xdp detach --all` takes every interface of every
 #                    namespace down (links, pins, records): traffic passes;
+#   detach_all_foreign_dir  detach --all leaves a state folder that holds
+#                    no store as it was (the prerm over someone's folder);
+#   prerm_store_fails  the package's prerm lets the removal go on when the
+#                    pins are detached but the store cannot be opened;
 #   no_empty_folders detach and a failed attach leave no empty netns-N;
 #   prune_gone       a deleted namespace's pins and records are pruned;
 #   inode_reuse      a new namespace that gets a deleted one's inode number
@@ -17,6 +21,7 @@ set -u
 SIEVE=$(realpath "$1")
 CASE=$2
 FLOOR=$(dirname "$SIEVE")/bpf/floor.bpf.o
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "${SIEVE_REMOVAL_ISOLATED:-}" ]; then
 	exec env SIEVE_REMOVAL_ISOLATED=1 unshare -m --propagation private "$0" "$@"
 fi
@@ -81,6 +86,59 @@ case_detach_all() {
 	"$SIEVE" xdp detach >/dev/null 2>&1 && fail "detach without IFACE or --all accepted"
 }
 
+# detach --all, as the package's prerm runs it, over a state folder that
+# holds no store (someone else's /var/lib/sieve): the pins go, and the
+# folder is left as it was: no sieve.db made in it, its mode and owner not
+# changed, and no refusal because another user owns it.
+case_detach_all_foreign_dir() {
+	local A=rma$T B=rmb$T d out
+	mkns $A && mkns $B || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.9 || { fail "veth"; return; }
+	xdp $A attach ra$T >/dev/null || fail "attach"
+	for d in mine theirs; do
+		mkdir -m 0755 "$WORK/$d" && echo data >"$WORK/$d/theirs.txt"
+	done
+	chown 12345:12345 "$WORK/theirs"
+	out=$(SIEVE_STATE_DIR=$WORK/mine "$SIEVE" xdp detach --all 2>&1) ||
+		fail "detach --all over a folder without a store: $out"
+	! has_xdp $A ra$T || fail "XDP still on ra$T after detach --all"
+	[ ! -e "$WORK/mine/sieve.db" ] || fail "detach --all made a store in a folder that had none"
+	expect_eq "$(stat -c %a "$WORK/mine")" 755 "the folder's mode after detach --all"
+	xdp $A attach ra$T >/dev/null || fail "attach again"
+	out=$(SIEVE_STATE_DIR=$WORK/theirs "$SIEVE" xdp detach --all 2>&1) ||
+		fail "detach --all over another user's folder without a store: $out"
+	! has_xdp $A ra$T || fail "XDP still on ra$T after the second detach --all"
+	expect_eq "$(stat -c '%a %u' "$WORK/theirs")" "755 12345" "the other user's folder"
+	[ ! -e "$WORK/theirs/sieve.db" ] || fail "detach --all made a store in another user's folder"
+}
+
+# The package's prerm (debian/sieve.prerm, run as dpkg does, with this
+# build as /usr/bin/sieve on an overlay of this mount namespace): a store
+# that cannot be opened (here a sieve.conf with a typo) does not refuse the
+# removal once every program is detached; one left attached does.
+case_prerm_store_fails() {
+	local A=rma$T B=rmb$T out rc
+	mkns $A && mkns $B || { fail "namespaces"; return; }
+	veth $A ra$T $B rb$T 10.201.10 || { fail "veth"; return; }
+	xdp $A attach ra$T >/dev/null || fail "attach"
+	mkdir "$WORK/up" "$WORK/wk" && cp "$SIEVE" "$WORK/up/sieve" &&
+		mount -t overlay overlay -o "lowerdir=/usr/bin,upperdir=$WORK/up,workdir=$WORK/wk" \
+			/usr/bin || { fail "an overlay over /usr/bin"; return; }
+	printf '[agent]\nexpire_interval = soon\n' >"$WORK/typo.conf"
+	out=$(env -u SIEVE_STATE_DIR SIEVE_CONFIG="$WORK/typo.conf" sh "$TOP/debian/sieve.prerm" remove 2>&1)
+	rc=$?
+	expect_eq "$rc" 0 "prerm remove with every program detached, the store not opened ($out)"
+	! has_xdp $A ra$T || fail "XDP still on ra$T after the prerm"
+	grep -q "typo.conf" <<<"$out" || fail "the prerm did not pass on why the store was not opened: $out"
+	# A sieve that detaches nothing: the removal is refused.
+	xdp $A attach ra$T >/dev/null || fail "attach again"
+	printf '#!/bin/sh\nexit 2\n' >/usr/bin/sieve
+	sh "$TOP/debian/sieve.prerm" remove >/dev/null 2>&1 && fail "prerm remove with XDP still attached exited 0"
+	has_xdp $A ra$T || fail "the premise: XDP on ra$T"
+	umount -l /usr/bin
+	"$SIEVE" xdp detach --all >/dev/null
+}
+
 case_no_empty_folders() {
 	local A=rma$T B=rmb$T
 	mkns $A && mkns $B || { fail "namespaces"; return; }
@@ -122,6 +180,17 @@ case_prune_gone() {
 	EOF
 	[ ! -e "$ROOT/netns-$n" ] || fail "the deleted namespace's folder is still there"
 	has_xdp $C rc$T || fail "prune took the live namespace's XDP off"
+	# A folder of an older sieve (no identity) whose link runs gets its
+	# namespace's identity from prune: deleted later, it is still known.
+	local c=$(ino $C)
+	rm "$ROOT/netns-$c/rc$T/netns" || fail "removing the identity (an older sieve's folder)"
+	expect_eq "$(xdp $C prune)" "nothing to prune" "prune of an older sieve's live folder"
+	[ -e "$ROOT/netns-$c/rc$T/netns" ] || fail "prune did not give an older sieve's folder its identity"
+	bpftool -j map dump pinned "$ROOT/netns-$c/rc$T/netns" 2>/dev/null | python3 -c '
+import json, sys
+v = bytes(int(b, 16) for b in json.load(sys.stdin)[0]["value"])
+sys.exit(not (int.from_bytes(v[8:16], "little") == int(sys.argv[1]) and any(v[:8])))' "$c" ||
+		fail "the identity written is not C's (a cookie and its inode): $(bpftool -j map dump pinned "$ROOT/netns-$c/rc$T/netns" 2>&1) ino $c"
 	expect_eq "$(xdp $C prune)" "nothing to prune" "a second prune"
 	# A namespace gone whose pins went by hand: its record goes too.
 	local D=rmd$T m

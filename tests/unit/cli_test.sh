@@ -427,6 +427,18 @@ assert d[0]["entries"][0]["origin"] == "e\ufffd\n\"x\x1b", d' <"$work/out"
 	expect "list after the takeover" 0 "$sieve" xdp list --state-dir "$fst"
 	check "one entry left, of origin drop.txt" \
 		test "$(tail -n +2 <<<"$out" | cut -f3,4)" = "$(printf '192.0.2.1\tdrop.txt')"
+	# A path origin that names another file, there, of the same base name is
+	# another feed: not taken over (its entries would be dropped).
+	mkdir -p "$work/fa" "$work/fb"
+	printf '192.0.2.30\n' >"$work/fa/x.txt"; printf '192.0.2.31\n' >"$work/fb/x.txt"
+	expect "load fa/x.txt as a path origin" 0 "$sieve" xdp load --state-dir "$work/fst2" \
+		--origin "$work/fa/x.txt" "$work/fa/x.txt"
+	expect "load fb/x.txt, another file of that base name" 0 "$sieve" xdp load \
+		--state-dir "$work/fst2" "$work/fb/x.txt"
+	check "another file's path origin is not taken over" test -z "$(grep 'took over' <<<"$out")"
+	expect "list after loading the other file" 0 "$sieve" xdp list --state-dir "$work/fst2"
+	check "both files' entries are there" test "$(tail -n +2 <<<"$out" | cut -f3 | sort | tr '\n' ' ')" = \
+		"192.0.2.30 192.0.2.31 "
 	expect_refused "load - without --origin" "$sieve" xdp load --state-dir "$fst" - \
 		< <(printf '192.0.2.9\n')
 	check "the error names --origin" grep -q -- "give --origin NAME" <<<"$err"

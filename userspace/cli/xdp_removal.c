@@ -50,14 +50,17 @@ static void print_removed(const struct sxdp_removed *r, void *arg)
 }
 
 /*
- * The store; for detach --all, none where its folder is not there (nothing
- * is recorded, and package removal should not make one).
+ * The store; for detach --all, none where its folder holds no store file:
+ * nothing is recorded, and package removal must neither make one nor
+ * touch the folder (opening a store makes its file and tightens its
+ * folder's mode, and refuses one of another owner: a /var/lib/sieve that
+ * was someone else's before the package would block its removal).
  */
 static int open_store(const char *state_dir, bool prune, struct sxdp_store **s, char *err,
 		      size_t errlen)
 {
 	struct sagent_cmdline cl = { 0 };
-	char dir[4096];
+	char dir[4096], file[4200];
 	int ret;
 
 	*s = NULL;
@@ -66,7 +69,8 @@ static int open_store(const char *state_dir, bool prune, struct sxdp_store **s, 
 	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, errlen);
 	if (ret)
 		return ret;
-	if (!prune && access(dir, F_OK) && errno == ENOENT)
+	snprintf(file, sizeof(file), "%s/%s", dir, SXDP_STORE_FILE);
+	if (!prune && access(file, F_OK) && errno == ENOENT)
 		return 0;
 	return sxdp_store_open(dir, s, err, errlen);
 }
@@ -115,7 +119,8 @@ static int set_state_dir(void *opts, const char *arg)
 }
 
 static const struct cli_option opt_prune_state_dir = {
-	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else " SXDP_STORE_DIR ")",
+	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else sieve.conf's "
+	"state_dir, else " SXDP_STORE_DIR ")",
 	.set = set_state_dir, .accepts = "a folder",
 };
 
@@ -141,7 +146,8 @@ const struct cli_command xdp_prune_command = {
 		   "  the pins of an interface that is gone (its attachment stays, for the\n"
 		   "  agent to attach it again when it comes back); empty folders. A link\n"
 		   "  still running on an interface is never pruned for a namespace not\n"
-		   "  found (one held only by an open file is not). The agent prunes at\n"
+		   "  found (one held only by an open file is not); an older sieve's folder\n"
+		   "  whose link runs gets its namespace's cookie. The agent prunes at\n"
 		   "  start.",
 	.options = CLI_OPTIONS(&opt_prune_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_prune,

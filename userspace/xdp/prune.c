@@ -169,22 +169,28 @@ static int read_id(const char *dir, struct netns_id *id)
 	return ret;
 }
 
-int sxdp_netns_mark(const char *dir)
+static int mark_id(const char *dir, const struct netns_id *id)
 {
-	struct netns_id id = { .cookie = sxdp_netns_cookie(), .ino = sxdp_netns() };
 	char path[320];
 	__u32 zero = 0;
 	int fd, ret = 0;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sieve_netns", sizeof(zero), sizeof(id), 1, NULL);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sieve_netns", sizeof(zero), sizeof(*id), 1, NULL);
 	if (fd < 0)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/%s", dir, SXDP_NETNS_PIN);
 	unlink(path);	/* an identity copied from elsewhere is replaced */
-	if (bpf_map_update_elem(fd, &zero, &id, BPF_ANY) || bpf_obj_pin(fd, path))
+	if (bpf_map_update_elem(fd, &zero, id, BPF_ANY) || bpf_obj_pin(fd, path))
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+int sxdp_netns_mark(const char *dir)
+{
+	struct netns_id id = { .cookie = sxdp_netns_cookie(), .ino = sxdp_netns() };
+
+	return mark_id(dir, &id);
 }
 
 bool sxdp_netns_foreign(const char *dir)
@@ -303,6 +309,21 @@ static int drop_record(struct walk *w, uint64_t ino, const char *ifname)
 	return sxdp_store_attach_del(w->s, ino, ifname, w->err, w->errlen);
 }
 
+/*
+ * A folder that stays, of an older sieve (no identity), whose link runs:
+ * its namespace is alive, so it is the one found with its inode, and its
+ * identity is written now. Else, once that namespace is deleted, the next
+ * namespace with its number would pass for it and inherit its record.
+ */
+static void mark_legacy(const struct ns_state *ns, const char *dir)
+{
+	struct netns_id id = { .cookie = ns->cookie, .ino = ns->ino };
+	struct netns_id had;
+
+	if (ns->cookie && (read_id(dir, &had) || !had.cookie) && link_ifindex(dir))
+		mark_id(dir, &id);
+}
+
 /* One interface folder of namespace @ns: taken down if detach --all, or if prune finds it stale. */
 static int walk_iface(struct walk *w, const struct ns_state *ns, const char *ifname)
 {
@@ -320,6 +341,8 @@ static int walk_iface(struct walk *w, const struct ns_state *ns, const char *ifn
 	sxdp_pin_dir_ns(dir, sizeof(dir), ns->ino, ifname);
 	r.why = w->all ? "detached" : prune_why(ns, dir, &r.record);
 	r.record |= w->all;
+	if (!r.why)
+		mark_legacy(ns, dir);
 	if (r.why) {
 		r.linked = link_ifindex(dir) != 0;
 		take_down(dir);

@@ -2025,17 +2025,24 @@ int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 /*
  * Whether origin @o is one an older sieve recorded for the file @a is
  * loaded from (sxdp_store_adopt_origins): a path, not @a's origin, and
- * the path as typed or, with @a->adopt_base, one of the same base name.
+ * the path as typed or, with @a->adopt_base, one of the same base name
+ * that names no other file now (moved, or the same file by another path):
+ * a file there of that name is another feed, whose entries the refresh
+ * would drop.
  */
 static bool adoptable(const struct sxdp_store_attrs *a, const char *o)
 {
 	const char *slash = strrchr(o, '/');
+	struct stat old, now;
 
 	if (!slash || !strcmp(o, a->origin))
 		return false;
 	if (a->adopt_path && !strcmp(o, a->adopt_path))
 		return true;
-	return a->adopt_base && !strcmp(slash + 1, a->origin);
+	if (!a->adopt_base || strcmp(slash + 1, a->origin))
+		return false;
+	return stat(o, &old) || !a->adopt_path || stat(a->adopt_path, &now) ||
+	       (old.st_dev == now.st_dev && old.st_ino == now.st_ino);
 }
 
 /*
