@@ -235,6 +235,18 @@ if $has_xdp; then
 	expect_comp "unblock, no store: nothing, no error" "" "$sieve" xdp unblock --state-dir "$work/none" ""
 	if [ -e "$work/none" ]; then not_ok "a Tab makes no store" "$(ls -la "$work/none")"; else
 		ok "a Tab makes no store"; fi
+	# sieve.conf's state_dir (SIEVE_CONFIG), as every command finds it.
+	printf '[agent]\nstate_dir = %s\n' "$st" >"$work/conf"
+	SIEVE_CONFIG=$work/conf expect_comp "unblock, sieve.conf's store" \
+		"192.0.2.1 tcp:192.0.2.9:22 2001:db8::1" "$sieve" xdp unblock ""
+	# A sieve.conf naming a folder with no store while the default one has
+	# one: nothing offered, and no store made where sieve.conf points.
+	mkdir -p "$work/dflt" && cp "$st/sieve.db" "$work/dflt/"
+	printf '[agent]\nstate_dir = %s\n' "$work/conf-none" >"$work/conf2"
+	_sieve_store_dir=$work/dflt SIEVE_CONFIG=$work/conf2 expect_comp \
+		"unblock, sieve.conf's folder without a store: nothing" "" "$sieve" xdp unblock ""
+	if [ -e "$work/conf-none" ]; then not_ok "a Tab makes no store where sieve.conf points"; else
+		ok "a Tab makes no store where sieve.conf points"; fi
 	expect_comp "--state-dir DIR: folders only" "sub.d" sieve xdp list --state-dir ""
 	expect_comp "xdp load FILE" "keys.txt kfile" sieve xdp load --format plain k
 fi

@@ -139,17 +139,25 @@ _sieve_reply_colon_words()
 # would make one, and a Tab makes nothing.
 _sieve_xdp_entries()
 {
-	local i w dir=${SIEVE_STATE_DIR:-$_sieve_store_dir} args=()
+	local i w dir=${SIEVE_STATE_DIR-} args=()
+	# The order of sources of every command (settings.c): --state-dir, the
+	# environment, sieve.conf's state_dir, the default; then named to list,
+	# so that it reads the store checked here and never makes one elsewhere.
+	[ -n "$dir" ] || dir=$(awk -F '=' '/^[ \t]*state_dir[ \t]*=/ {
+		v = $2; gsub(/^[ \t]+|[ \t]+$/, "", v); d = v } END { print d }' \
+		"${SIEVE_CONFIG:-/etc/sieve/sieve.conf}" 2>/dev/null)
+	[ -n "$dir" ] || dir=$_sieve_store_dir
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
 		--list|-i|--iface|--state-dir)
 			[ "${COMP_WORDS[i + 1]-}" = = ] && ((i++))
-			[ "$w" = --state-dir ] && dir=${COMP_WORDS[i + 1]-}
-			args+=("$w" "${COMP_WORDS[i + 1]-}") ;;
+			if [ "$w" = --state-dir ]; then dir=${COMP_WORDS[i + 1]-}; else
+			args+=("$w" "${COMP_WORDS[i + 1]-}"); fi ;;
 		esac
 	done
 	[ -n "$dir" ] && [ -r "$dir/sieve.db" ] || return 0
+	args+=(--state-dir "$dir")
 	# A change without --list or -i goes to the list "default" (list alone shows all).
 	[[ " ${args[*]} " == *" --list "* || " ${args[*]} " == *" -i "* ||
 	   " ${args[*]} " == *" --iface "* ]] || args+=(--list default)
