@@ -316,6 +316,66 @@ case_cli_publish() {
 	wait_for 10 all_drop $Y || fail "Y not dropped everywhere: $(pings_all $Y)"
 }
 
+# Host I's expires_at of ENTRY ("None": never; empty: not listed).
+expires_on() {
+	hxdp $1 list --list $LIST -j | python3 -c "import json,sys
+print(*[e.get('expires_at') for l in json.load(sys.stdin) for e in l['entries'] if e['entry'] == '$2'])"
+}
+expires_is() { [ "$(expires_on $1 $2)" = "$3" ]; }
+
+# A re-ban through --fleet follows the local re-ban rule (issue 22 item 4):
+# the later expiry wins, no --ttl keeps it, --ttl never makes it permanent.
+# The set's score, the stream's record and a follower's store all agree.
+# Before: a re-ban without --ttl published +inf and a shorter --ttl shortened.
+reban() {
+	hxdp 1 block --fleet --list $LIST --config "$(host_dir 1)/agent.conf" "$@" >/dev/null ||
+		fail "block --fleet $*"
+}
+# ENTRY's score is in [LOW, LOW + 5] (or is WANT exactly: inf), its last
+# record carries that score, and host 2 holds that expiry; what for says so.
+expect_score() {
+	local entry=$1 low=$2 what=$3 score rec want
+	score=$(rcli ZSCORE "sieve:{$LIST}:block" $entry)
+	if [ "$low" = inf ]; then
+		expect_eq "$score" inf "$what: $entry's score"; want=None
+	else
+		[ "${score%%.*}" -ge $low ] 2>/dev/null && [ "${score%%.*}" -le $((low + 5)) ] ||
+			fail "$what: $entry's score $score, want about $low"
+		want=$score
+	fi
+	rec=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | sed 1d | paste -sd' ')
+	case " $rec " in *" entry $entry expires ${score/inf/+inf} "*) ;;
+		*) fail "$what: the stream's last record '$rec', want expires $score";; esac
+	wait_for 10 expires_is 2 $entry "$want" ||
+		fail "$what: host 2's expires_at of $entry '$(expires_on 2 $entry)', want '$want'"
+}
+case_cli_reban() {
+	local now score
+	hosts_up || return
+	now=$(date +%s)
+	reban --ttl 1h $X; expect_score $X $((now + 3600)) "--ttl 1h"
+	reban $X; expect_score $X $((now + 3600)) "then no --ttl (keeps 1h)"
+	reban --ttl 10m $X; expect_score $X $((now + 3600)) "then --ttl 10m (no shorter)"
+	now=$(date +%s)
+	reban --ttl 2h $X; expect_score $X $((now + 7200)) "then --ttl 2h (extends)"
+	reban --ttl never $X; expect_score $X inf "then --ttl never"
+	reban --ttl 1h $X; expect_score $X inf "then --ttl 1h (never stays)"
+	reban $Y; expect_score $Y inf "a new entry without --ttl"
+	# A member past its score is no entry (followers ignore it): a re-ban is new.
+	rcli ZADD "sieve:{$LIST}:block" $((now - 60)) $Z >/dev/null || fail "ZADD Z in the past"
+	reban $Z; expect_score $Z inf "an expired member, no --ttl"
+	wait_for 10 all_drop $X || fail "X not dropped everywhere: $(pings_all $X)"
+	wait_for 10 all_drop $Z || fail "Z not dropped everywhere: $(pings_all $Z)"
+	# The allowlist follows the same rule.
+	now=$(date +%s)
+	hxdp 1 allow --fleet --list $LIST --ttl 1h --config "$(host_dir 1)/agent.conf" $A >/dev/null &&
+		hxdp 1 allow --fleet --list $LIST --config "$(host_dir 1)/agent.conf" $A >/dev/null ||
+		fail "allow --fleet A"
+	score=$(rcli ZSCORE "sieve:{$LIST}:allow" $A)
+	[ "${score%%.*}" -ge $((now + 3600)) ] 2>/dev/null && [ "${score%%.*}" -le $((now + 3605)) ] ||
+		fail "A's allowlist score $score after --ttl 1h then no --ttl, want about $((now + 3600))"
+}
+
 # The kind, entry and origin of host I's list, "KIND:ENTRY:ORIGIN" sorted.
 kinds() { hxdp $1 list --list $LIST | awk -F'\t' 'NR > 1 { print $2 ":" $3 ":" $4 }' | sort; }
 
@@ -591,7 +651,7 @@ case_log_injection() {
 
 
 CASES="block_unblock_ttl redis_killed host_cut_off bulk garbage wrong_password local_and_fleet
-	cli_publish list_moves hostile_model stop_mid_resync range_shift log_injection"
+	cli_publish cli_reban list_moves hostile_model stop_mid_resync range_shift log_injection"
 
 main() {
 	local c

@@ -246,8 +246,15 @@ void sagent_redis_stream_key(const char *list, char *buf, size_t len);
 /*
  * Publishes @keys as @op on @list (`sieve xdp ... --fleet`): per batch of
  * entries one MULTI/EXEC of the set's change and the stream's records, so
- * the two never disagree. @expires_at: 0 never (block and allow only).
+ * the two never disagree. @expires_at (block and allow only): Unix seconds,
+ * 0 never, SAGENT_EXPIRES_KEEP none given. The re-ban rule of the local store
+ * (store.c RE_BAN_EXPIRY), applied by Redis per entry: a member keeps the
+ * later of its score and @expires_at (never is the latest), keeps its score
+ * with SAGENT_EXPIRES_KEEP, and a member past its score counts as absent (a
+ * new one gets @expires_at, never for SAGENT_EXPIRES_KEEP). Each stream
+ * record carries the score its set then holds.
  */
+#define SAGENT_EXPIRES_KEEP	(-1)
 int sagent_fleet_publish(const struct sagent_fleet_config *f, const char *list,
 			 enum sagent_fleet_op op, const struct sxdp_list *keys, int64_t expires_at,
 			 const char *origin, char *err, size_t errlen);
@@ -289,6 +296,8 @@ int sagent_main(int argc, char **argv);
  */
 #define SAGENT_PROGRAM		"sieve-agent"
 #define SAGENT_PUBLISH_CMD	"__publish"
+/* Its EXPIRES without --ttl: an entry there keeps its expiry. */
+#define SAGENT_PUBLISH_KEEP	"keep"
 
 /*
  * command.c: the `agent` command's table, linked into both programs, so
@@ -307,7 +316,8 @@ int sagent_run(const struct cli_command *cmd, int argc, char **argv);
 /*
  * publish.c, in sieve-agent: `sieve-agent __publish CONFIG LIST OP EXPIRES
  * ORIGIN ENTRY...` (argv from __publish on): loads CONFIG, publishes the
- * entries as OP (the stream's word) with EXPIRES (Unix seconds, 0 never),
+ * entries as OP (the stream's word) with EXPIRES (Unix seconds, 0 never,
+ * "keep" when no --ttl was given: sagent_fleet_publish()),
  * prints what `sieve xdp ... --fleet` prints; an exit code.
  */
 int sagent_publish_main(int argc, char **argv);

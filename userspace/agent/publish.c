@@ -46,8 +46,9 @@ int sagent_publish_main(int argc, char **argv)
 		return cli_error("%s: not a command for people (see 'sieve xdp block --help')",
 				 SAGENT_PUBLISH_CMD);
 	errno = 0;
-	expires = strtoll(argv[4], &end, 10);
-	if (errno || *end || expires < 0)
+	if (!strcmp(argv[4], SAGENT_PUBLISH_KEEP))
+		expires = SAGENT_EXPIRES_KEEP;
+	else if ((expires = strtoll(argv[4], &end, 10)) < 0 || errno || *end)
 		return cli_error("%s: bad expiry '%s'", SAGENT_PUBLISH_CMD, argv[4]);
 	for (i = 6; i < argc; i++) {
 		if (sxdp_parse_entry(argv[i], &key, &why)) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <hiredis/hiredis.h>
 
@@ -155,7 +156,7 @@ struct publish {
 	redisContext *rc;
 	const char *list, *origin;
 	enum sagent_fleet_op op;
-	char set[128], stream[128], score[32], maxlen[24];
+	char set[128], stream[128], score[32], now[24], maxlen[24];
 	size_t queued;		/* replies owed */
 };
 
@@ -177,23 +178,43 @@ static int append(struct publish *p, int argc, const char **argv)
 	return 0;
 }
 
+/*
+ * A block or an allow of one entry, the re-ban rule in one script so that
+ * no other change comes between the set's score and the record that says it
+ * (agent.h, sagent_fleet_publish()). KEYS: the set, the stream. ARGV: the
+ * entry, its expiry (Unix seconds, +inf, or keep), now, op, origin, maxlen.
+ * A member at or past its score is no entry (followers skip it): a new one.
+ * ZSCORE says +inf as "inf": the record says "+inf", as it always has.
+ */
+static const char add_script[] =
+	"local set, entry, exp = KEYS[1], ARGV[1], ARGV[2]\n"
+	"local old = redis.call('ZSCORE', set, entry)\n"
+	"local n = old and tonumber(old)\n"
+	"if not (old == 'inf' or (n and n > tonumber(ARGV[3]))) then\n"
+	"  redis.call('ZADD', set, exp == 'keep' and '+inf' or exp, entry)\n"
+	"elseif exp ~= 'keep' then\n"
+	"  redis.call('ZADD', set, 'GT', exp, entry)\n"
+	"end\n"
+	"local score = redis.call('ZSCORE', set, entry)\n"
+	"if score == 'inf' then score = '+inf' end\n"
+	"return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'op', ARGV[4],\n"
+	"  'entry', entry, 'expires', score, 'origin', ARGV[5])\n";
+
 /* The set's change and the stream's record of one entry. */
 static int append_entry(struct publish *p, const char *entry)
 {
-	const char *change[] = { op_adds(p->op) ? "ZADD" : "ZREM", p->set,
-				 op_adds(p->op) ? p->score : entry, entry };
-	const char *record[14] = { "XADD", p->stream, "MAXLEN", "~", p->maxlen, "*",
-				   "op", sagent_fleet_op_name(p->op), "entry", entry };
-	int n = 10, ret;
+	const char *add[] = { "EVAL", add_script, "2", p->set, p->stream, entry, p->score,
+			      p->now, sagent_fleet_op_name(p->op), p->origin, p->maxlen };
+	const char *change[] = { "ZREM", p->set, entry };
+	const char *record[] = { "XADD", p->stream, "MAXLEN", "~", p->maxlen, "*",
+				 "op", sagent_fleet_op_name(p->op), "entry", entry,
+				 "origin", p->origin };
+	int ret;
 
-	ret = append(p, op_adds(p->op) ? 4 : 3, change);
-	if (op_adds(p->op)) {
-		record[n++] = "expires";
-		record[n++] = p->score;
-	}
-	record[n++] = "origin";
-	record[n++] = p->origin;
-	return ret ? ret : append(p, n, record);
+	if (op_adds(p->op))
+		return append(p, sizeof(add) / sizeof(*add), add);
+	ret = append(p, sizeof(change) / sizeof(*change), change);
+	return ret ? ret : append(p, sizeof(record) / sizeof(*record), record);
 }
 
 /* Reads the replies owed; the last is EXEC's, whose elements say how each went. */
@@ -250,10 +271,13 @@ int sagent_fleet_publish(const struct sagent_fleet_config *f, const char *list,
 	sagent_redis_set_key(list, op_allows(op), p.set, sizeof(p.set));
 	sagent_redis_stream_key(list, p.stream, sizeof(p.stream));
 	snprintf(p.maxlen, sizeof(p.maxlen), "%" PRIu64, f->stream_maxlen);
-	if (expires_at)
+	if (expires_at == SAGENT_EXPIRES_KEEP)
+		snprintf(p.score, sizeof(p.score), "keep");
+	else if (expires_at)
 		snprintf(p.score, sizeof(p.score), "%" PRId64, expires_at);
 	else
 		snprintf(p.score, sizeof(p.score), "+inf");
+	snprintf(p.now, sizeof(p.now), "%lld", (long long)time(NULL));
 	for (i = 0; !ret && i < keys->n; i = end) {
 		end = i + PUBLISH_BATCH < keys->n ? i + PUBLISH_BATCH : keys->n;
 		ret = append(&p, 1, multi);

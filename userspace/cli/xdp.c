@@ -704,8 +704,12 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 		return cli_error("--fleet publishes to a list: give --list LIST, not -i");
 	if (o->comment)
 		return cli_error("--comment stays on this host: it is not published with --fleet");
-	snprintf(expires, sizeof(expires), "%lld",
-		 o->ttl ? (long long)time(NULL) + (long long)o->ttl : 0LL);
+	/* The re-ban rule, applied by Redis (agent.h): without --ttl, keep. */
+	if (!o->ttl_given)
+		snprintf(expires, sizeof(expires), "%s", SAGENT_PUBLISH_KEEP);
+	else
+		snprintf(expires, sizeof(expires), "%lld",
+			 o->ttl ? (long long)time(NULL) + (long long)o->ttl : 0LL);
 	gethostname(host, sizeof(host) - 1);
 	snprintf(origin, sizeof(origin), "cli@%s", host);
 	argv = calloc(l->n + 8, sizeof(*argv));
