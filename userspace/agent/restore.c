@@ -356,6 +356,10 @@ static void log_pruned(const struct sxdp_removed *r, void *arg)
 {
 	unsigned int *n = arg;
 
+	if (r->error) {
+		sagent_log(SAGENT_ERR, "pruning: %s", r->error);
+		return;
+	}
 	(*n)++;
 	sagent_log(SAGENT_INFO, "%s (netns %llu): pruned its pins, %s%s", r->iface,
 		   (unsigned long long)r->netns, r->why,
