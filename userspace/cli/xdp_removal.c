@@ -171,7 +171,9 @@ const struct cli_command xdp_prune_command = {
 		   "  still running on an interface is never pruned for a namespace not\n"
 		   "  found (one held only by an open file is not); an older sieve's folder\n"
 		   "  whose link runs gets its namespace's cookie. The agent prunes at\n"
-		   "  start.",
+		   "  start. An interface that fails (a line on stderr, or an object with\n"
+		   "  result \"failed\" and an error) does not stop the others; exit 2 at\n"
+		   "  the end.",
 	.options = CLI_OPTIONS(&opt_prune_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_prune,
 };
