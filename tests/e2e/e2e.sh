@@ -1942,6 +1942,8 @@ case_stats_watch_compact() {
 removal() { "$HERE/removal.sh" "$SIEVE" "$1" || fail "removal.sh $1"; }
 case_detach_all() { removal detach_all; }
 case_detach_all_foreign_dir() { removal detach_all_foreign_dir; }
+case_detach_all_carries_on() { removal detach_all_carries_on; }
+case_detach_all_record_fails() { removal detach_all_record_fails; }
 case_prerm_store_fails() { removal prerm_store_fails; }
 case_no_empty_netns_folders() { removal no_empty_folders; }
 case_prune_deleted_netns() { removal prune_gone; }
@@ -1962,7 +1964,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check agent_packaged_conf json_changes stats_watch_compact
-	detach_all detach_all_foreign_dir prerm_store_fails no_empty_netns_folders prune_deleted_netns netns_inode_reuse ${EXTRA_CASES:-}"
+	detach_all detach_all_foreign_dir detach_all_carries_on detach_all_record_fails prerm_store_fails no_empty_netns_folders prune_deleted_netns netns_inode_reuse ${EXTRA_CASES:-}"
 
 main() {
 	if [ "$(id -u)" != 0 ]; then

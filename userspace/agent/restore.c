@@ -352,11 +352,24 @@ void sagent_link_gone(struct sagent *ag, const char *ifname)
 	}
 }
 
+struct pruned {
+	struct sagent *ag;
+	unsigned int n, failed;
+};
+
+/* Each failure is its own line: one does not stop the others (prune.c). */
 static void log_pruned(const struct sxdp_removed *r, void *arg)
 {
-	unsigned int *n = arg;
+	struct pruned *p = arg;
 
-	(*n)++;
+	if (r->error) {
+		p->failed++;
+		atomic_fetch_add(&p->ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "pruning the pins of namespaces that are gone: %s",
+			   r->error);
+		return;
+	}
+	p->n++;
 	sagent_log(SAGENT_INFO, "%s (netns %llu): pruned its pins, %s%s", r->iface,
 		   (unsigned long long)r->netns, r->why,
 		   r->record ? "; its attachment removed from the store" : "");
@@ -369,13 +382,13 @@ static void log_pruned(const struct sxdp_removed *r, void *arg)
  */
 void sagent_prune(struct sagent *ag)
 {
-	unsigned int n = 0;
+	struct pruned p = { .ag = ag };
 	char err[512] = "";
-	int ret = sxdp_prune(ag->store, log_pruned, &n, err, sizeof(err));
+	int ret = sxdp_prune(ag->store, log_pruned, &p, err, sizeof(err));
 
 	if (ret == -EPERM)
 		return;	/* not root: nothing it could attach either */
-	if (ret) {
+	if (ret && !p.failed) {
 		atomic_fetch_add(&ag->stats.errors, 1);
 		sagent_log(SAGENT_ERR, "pruning the pins of namespaces that are gone: %s",
 			   err[0] ? err : strerror(-ret));

@@ -1889,8 +1889,11 @@ static const struct cli_command xdp_detach_command = {
 		   "  of every namespace with pins under " SIEVE_XDP_PIN_ROOT ", and every\n"
 		   "  attachment in the store, so that nothing is restored at boot; what\n"
 		   "  package removal runs (a program attached through a pinned link\n"
-		   "  cannot be taken off with `ip link set dev IFACE xdp off`). Exit 2 if\n"
-		   "  the store cannot be opened: the pins are detached all the same.",
+		   "  cannot be taken off with `ip link set dev IFACE xdp off`). An\n"
+		   "  interface that fails (a line on stderr, or an object with result\n"
+		   "  \"failed\" and an error) does not stop the others; exit 2 at the end.\n"
+		   "  Exit 2 too if the store cannot be opened: the pins are detached all\n"
+		   "  the same.",
 	.options = CLI_OPTIONS(&opt_detach_all, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_detach,
 };

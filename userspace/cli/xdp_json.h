@@ -10,7 +10,9 @@
  *                     "state": "enforcing", "maps_version": 7}]}]}
  *
  * and for detach {"op": "detach", "interfaces": [{"iface": ..., "result":
- * "detached" or "not_attached"}]}. An error on the way leaves the
+ * "detached" or "not_attached"}]}; detach --all and prune ("op": "prune")
+ * print that document too, their interfaces with more fields
+ * (xdp_removal.c). An error on the way leaves the
  * document closed (json_end_all), its message on stderr.
  */
 #ifndef SIEVE_CLI_XDP_JSON_H

@@ -16,27 +16,47 @@
 #include "settings.h"
 #include "store.h"
 #include "xdp.h"
+#include "xdp_json.h"
 
 struct report {
 	bool json, prune;
-	unsigned int n;
+	unsigned int n, failed;
 };
+
+/*
+ * -j: the document of `detach -j IFACE...` (xdp_json.h), each interface
+ * with its result ("detached", "pruned" or "failed", with an error) and
+ * what detach --all and prune know besides. A failure of a namespace's
+ * folder or of the store has iface "" (and netns 0 for the store).
+ */
+static void json_removed(const struct report *rep, const struct sxdp_removed *r)
+{
+	json_object(NULL);
+	json_str("iface", r->iface);
+	json_str("result", r->error ? "failed" : rep->prune ? "pruned" : "detached");
+	if (r->error)
+		json_str("error", r->error);
+	json_u64("netns", r->netns);
+	json_bool("this_netns", r->netns == sxdp_netns());
+	if (rep->prune && r->why)
+		json_str("why", r->why);
+	json_bool("was_linked", r->linked);
+	json_bool("record_removed", r->record);
+	json_end();
+}
 
 static void print_removed(const struct sxdp_removed *r, void *arg)
 {
 	struct report *rep = arg;
 
-	rep->n++;
-	if (rep->json) {
-		json_object(NULL);
-		json_str("iface", r->iface);
-		json_u64("netns", r->netns);
-		json_bool("this_netns", r->netns == sxdp_netns());
-		if (rep->prune)
-			json_str("why", r->why);
-		json_bool("was_linked", r->linked);
-		json_bool("record_removed", r->record);
-		json_end();
+	if (r->error)
+		rep->failed++;
+	else
+		rep->n++;
+	if (rep->json)
+		return json_removed(rep, r);
+	if (r->error) {
+		cli_error("%s%s", rep->prune ? "not pruned: " : "not detached: ", r->error);
 		return;
 	}
 	if (r->netns == sxdp_netns())
@@ -95,15 +115,18 @@ int xdp_removal_run(bool prune, const char *state_dir, bool json)
 	if (ret && prune)
 		return cli_error("%s", serr[0] ? serr : strerror(-ret));
 	if (json)
-		json_array(NULL);
+		xdp_json_begin(prune ? "prune" : "detach", "interfaces");
 	ret = prune ? sxdp_prune(s, print_removed, &rep, err, sizeof(err)) :
 		      sxdp_detach_all(s, print_removed, &rep, err, sizeof(err));
 	if (json)
-		json_end_all();
+		xdp_json_end();
 	else if (!ret && !rep.n)
 		printf(prune ? "nothing to prune\n" : "no interface had the blocklist\n");
 	if (s)
 		sxdp_store_close(s);
+	/* Each failure is reported (a line, or an object) as it comes. */
+	if (ret && rep.failed)
+		return EXIT_ERROR;
 	if (ret)
 		return cli_error("%s", err[0] ? err : strerror(-ret));
 	if (!s && serr[0])
@@ -148,7 +171,9 @@ const struct cli_command xdp_prune_command = {
 		   "  still running on an interface is never pruned for a namespace not\n"
 		   "  found (one held only by an open file is not); an older sieve's folder\n"
 		   "  whose link runs gets its namespace's cookie. The agent prunes at\n"
-		   "  start.",
+		   "  start. An interface that fails (a line on stderr, or an object with\n"
+		   "  result \"failed\" and an error) does not stop the others; exit 2 at\n"
+		   "  the end.",
 	.options = CLI_OPTIONS(&opt_prune_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_prune,
 };

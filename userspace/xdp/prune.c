@@ -225,16 +225,35 @@ static int link_ifindex(const char *dir)
 	return ifindex;
 }
 
-/* Takes the link off (now, not when the last reference goes) and every pin of @dir. */
-static void take_down(const char *dir)
+/*
+ * Takes the link off (now, not when the last reference goes) and every pin
+ * of @dir. A link pin that cannot be detached (it is no link) leaves the
+ * folder as it is, for someone to look at: 0, or -errno with @what.
+ */
+static int take_down(const char *dir, const char **what)
 {
-	int fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN);
+	int fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN), ret = 0;
+	struct stat st;
 
+	if (fd < 0 && errno != ENOENT) {
+		*what = "opening its link pin";
+		return -errno;
+	}
 	if (fd >= 0) {
-		bpf_link_detach(fd);
+		if (bpf_link_detach(fd))
+			ret = -errno;
 		close(fd);
+		if (ret) {
+			*what = "detaching its link pin";
+			return ret;
+		}
 	}
 	sxdp_remove_staged(dir);
+	if (!stat(dir, &st)) {
+		*what = "removing its pins";
+		return -ENOTEMPTY;	/* a folder, or a file, bpffs would not unlink */
+	}
+	return 0;
 }
 
 /* What a namespace folder's inode names now. */
@@ -276,9 +295,14 @@ static const char *prune_why(const struct ns_state *ns, const char *dir, bool *r
 	return NULL;
 }
 
-static int for_each_netns(int (*fn)(uint64_t ino, void *arg), void *arg)
+/*
+ * Each namespace folder, read whole first (taking one down may remove
+ * the folder being read): one that fails does not stop the others.
+ */
+static int for_each_netns(void (*fn)(uint64_t ino, void *arg), void *arg)
 {
-	unsigned long long ino;
+	unsigned long long ino, *v = NULL, *grown;
+	size_t n = 0, i;
 	struct dirent *e;
 	char end;
 	int ret = 0;
@@ -286,10 +310,20 @@ static int for_each_netns(int (*fn)(uint64_t ino, void *arg), void *arg)
 
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	while (!ret && (e = readdir(d)))
-		if (sscanf(e->d_name, "netns-%llu%c", &ino, &end) == 1)
-			ret = fn(ino, arg);
+	while ((e = readdir(d)))
+		if (sscanf(e->d_name, "netns-%llu%c", &ino, &end) == 1) {
+			grown = realloc(v, (n + 1) * sizeof(*v));
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			v = grown;
+			v[n++] = ino;
+		}
 	closedir(d);
+	for (i = 0; !ret && i < n; i++)
+		fn(v[i], arg);
+	free(v);
 	return ret;
 }
 
@@ -298,15 +332,41 @@ struct walk {
 	bool all;		/* detach --all; else prune */
 	sxdp_removed_fn fn;
 	void *arg;
-	char *err;
+	char *err;		/* the first failure's */
 	size_t errlen;
+	int ret;		/* the first failure's -errno */
 };
 
-static int drop_record(struct walk *w, uint64_t ino, const char *ifname)
+/*
+ * One interface (@r->iface "" if a whole namespace, or the store) that
+ * could not be done: reported, and the walk goes on to the next.
+ */
+static void walk_failed(struct walk *w, struct sxdp_removed *r, int err, const char *what)
 {
+	char msg[512];
+
+	if (r->iface[0])
+		snprintf(msg, sizeof(msg), "netns-%llu/%s: %s: %s", (unsigned long long)r->netns,
+			 r->iface, what, strerror(-err));
+	else
+		snprintf(msg, sizeof(msg), "%s: %s", what, strerror(-err));
+	if (!w->ret) {
+		snprintf(w->err, w->errlen, "%s", msg);
+		w->ret = err;
+	}
+	r->error = msg;
+	if (w->fn)
+		w->fn(r, w->arg);
+	r->error = NULL;	/* @msg is this call's */
+}
+
+/* @msg: why it failed, in the store's words ("" if none). */
+static int drop_record(struct walk *w, uint64_t ino, const char *ifname, char *msg, size_t len)
+{
+	msg[0] = '\0';
 	if (!w->s)
 		return 0;
-	return sxdp_store_attach_del(w->s, ino, ifname, w->err, w->errlen);
+	return sxdp_store_attach_del(w->s, ino, ifname, msg, len);
 }
 
 /*
@@ -324,20 +384,23 @@ static void mark_legacy(const struct ns_state *ns, const char *dir)
 		mark_id(dir, &id);
 }
 
-/* One interface folder of namespace @ns: taken down if detach --all, or if prune finds it stale. */
-static int walk_iface(struct walk *w, const struct ns_state *ns, const char *ifname)
+/*
+ * One interface folder of namespace @ns: taken down if detach --all, or if
+ * prune finds it stale. Its record goes only once its link is off.
+ */
+static void walk_iface(struct walk *w, const struct ns_state *ns, const char *ifname)
 {
 	struct sxdp_removed r = { .netns = ns->ino };
-	char dir[256];
-	int lock_fd, ret = 0;
+	const char *what = NULL;
+	char dir[256], msg[512];
+	int lock_fd, ret;
 
+	snprintf(r.iface, sizeof(r.iface), "%s", ifname);
 	lock_fd = sxdp_lock_ns(ns->ino, ifname, false);
 	if (lock_fd == -ENOENT)
-		return 0;	/* detached meanwhile */
+		return;	/* detached meanwhile */
 	if (lock_fd < 0)
-		return snprintf(w->err, w->errlen, "netns-%llu/%s: taking its lock: %s",
-				(unsigned long long)ns->ino, ifname, strerror(-lock_fd)), lock_fd;
-	snprintf(r.iface, sizeof(r.iface), "%s", ifname);
+		return walk_failed(w, &r, lock_fd, "taking its lock");
 	sxdp_pin_dir_ns(dir, sizeof(dir), ns->ino, ifname);
 	r.why = w->all ? "detached" : prune_why(ns, dir, &r.record);
 	r.record |= w->all;
@@ -345,14 +408,25 @@ static int walk_iface(struct walk *w, const struct ns_state *ns, const char *ifn
 		mark_legacy(ns, dir);
 	if (r.why) {
 		r.linked = link_ifindex(dir) != 0;
-		take_down(dir);
-		if (r.record)
-			ret = drop_record(w, ns->ino, ifname);
-		if (w->fn)
+		ret = take_down(dir, &what);
+		if (ret == -ENOTEMPTY || !ret) {	/* its link is off */
+			int dropped = r.record ? drop_record(w, ns->ino, ifname, msg,
+							     sizeof(msg)) : 0;
+
+			if (dropped) {
+				r.record = false;
+				ret = dropped;
+				what = msg[0] ? msg : "removing its record";
+			}
+		} else {
+			r.record = false;
+		}
+		if (ret)
+			walk_failed(w, &r, ret, what);
+		else if (w->fn)
 			w->fn(&r, w->arg);
 	}
 	sxdp_unlock(lock_fd);
-	return ret;
 }
 
 /*
@@ -398,8 +472,10 @@ static int take_down_staged(uint64_t ino)
 	sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
 	n = read_names(dir, &names);
 	for (i = 0; i < n; i++) {
+		const char *what;
+
 		sxdp_staging_dir(dir, sizeof(dir), ino, names[i]);
-		take_down(dir);
+		take_down(dir, &what);	/* what stays, the next command's recovery meets */
 	}
 	free(names);
 	sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
@@ -407,67 +483,90 @@ static int take_down_staged(uint64_t ino)
 	return n < 0 ? n : 0;
 }
 
-static int walk_netns(uint64_t ino, void *arg)
+static void walk_netns(uint64_t ino, void *arg)
 {
-	char (*names)[IF_NAMESIZE], dir[256];
+	char (*names)[IF_NAMESIZE], dir[256], what[300];
+	struct sxdp_removed r = { .netns = ino };
 	struct walk *w = arg;
 	struct ns_state ns;
-	int n, i, ret = 0;
+	int n, i, ret;
 
 	ns_state(ino, &ns);
 	sxdp_pin_dir_ns(dir, sizeof(dir), ino, NULL);
 	n = read_names(dir, &names);
-	if (n < 0)
-		return snprintf(w->err, w->errlen, "reading %s: %s", dir, strerror(-n)), n;
-	for (i = 0; !ret && i < n; i++)
-		ret = walk_iface(w, &ns, names[i]);
+	if (n < 0) {
+		snprintf(what, sizeof(what), "reading %s", dir);
+		return walk_failed(w, &r, n, what);
+	}
+	for (i = 0; i < n; i++)
+		walk_iface(w, &ns, names[i]);
 	free(names);
-	if (!ret && (!ns.found || w->all))
-		ret = take_down_staged(ino);
+	ret = !ns.found || w->all ? take_down_staged(ino) : 0;
+	if (ret) {
+		sxdp_staging_dir(dir, sizeof(dir), ino, NULL);
+		snprintf(what, sizeof(what), "reading %s", dir);
+		walk_failed(w, &r, ret, what);
+	}
 	sxdp_tidy_netns(ino);
-	return ret;
 }
 
 /*
- * The records left once the folders are done: detach --all drops them all;
- * prune those of a namespace that has no pins of the interface and is not
- * found (its pins went by hand, or with a reboot).
+ * The records left once the folders are done, of interfaces without pins
+ * (a folder that failed keeps its record): detach --all drops them all;
+ * prune those of a namespace that is not found (its pins went by hand,
+ * or with a reboot).
  */
-static int walk_left_records(struct walk *w)
+static void walk_left_records(struct walk *w)
 {
-	struct sxdp_attachment *a;
-	char dir[256], path[1100];
+	struct sxdp_attachment *a = NULL;
+	char dir[256], path[1100], msg[512] = "";
 	struct stat st;
-	size_t n, i;
-	int ret = sxdp_store_attachments(w->s, NULL, &a, &n, w->err, w->errlen);
+	size_t n = 0, i;
+	int ret = sxdp_store_attachments(w->s, NULL, &a, &n, msg, sizeof(msg));
 
-	for (i = 0; !ret && i < n; i++) {
+	if (ret) {
+		struct sxdp_removed r = { 0 };
+
+		return walk_failed(w, &r, ret, msg[0] ? msg : "reading the store's attachments");
+	}
+	for (i = 0; i < n; i++) {
 		struct sxdp_removed r = { .netns = a[i].netns, .record = true,
 					  .why = w->all ? "detached" : "its namespace is gone" };
 
 		sxdp_pin_dir_ns(dir, sizeof(dir), a[i].netns, a[i].iface);
-		if (!w->all && (!stat(dir, &st) || find_ns(a[i].netns, path, sizeof(path))))
+		/* A folder left is one that failed (reported): its record stays with it. */
+		if (!stat(dir, &st) || (!w->all && find_ns(a[i].netns, path, sizeof(path))))
 			continue;
 		snprintf(r.iface, sizeof(r.iface), "%s", a[i].iface);
-		ret = drop_record(w, a[i].netns, a[i].iface);
-		if (!ret && w->fn)
+		ret = drop_record(w, a[i].netns, a[i].iface, msg, sizeof(msg));
+		if (ret) {
+			r.record = false;
+			walk_failed(w, &r, ret, msg[0] ? msg : "removing its record");
+		} else if (w->fn) {
 			w->fn(&r, w->arg);
+		}
 	}
-	if (!ret)
-		free(a);
-	return ret;
+	free(a);
 }
 
 static int walk(struct walk *w)
 {
 	char dir[256];
-	int ret = for_each_netns(walk_netns, w);
+	int ret;
 
-	if (!ret && w->s)
-		ret = walk_left_records(w);
+	w->err[0] = '\0';
+	ret = for_each_netns(walk_netns, w);
+	if (ret) {
+		struct sxdp_removed r = { 0 };
+
+		snprintf(dir, sizeof(dir), "reading %s", SIEVE_XDP_PIN_ROOT);
+		walk_failed(w, &r, ret, dir);
+	}
+	if (w->s)
+		walk_left_records(w);
 	snprintf(dir, sizeof(dir), "%s/staging", SIEVE_XDP_PIN_ROOT);
 	rmdir(dir);
-	return ret;
+	return w->ret;
 }
 
 int sxdp_prune(struct sxdp_store *s, sxdp_removed_fn fn, void *arg, char *err, size_t errlen)

@@ -271,6 +271,11 @@ struct sxdp_removed {
 	const char *why;	/* "detached", "its namespace is gone", ... */
 	bool linked;		/* its link ran on an interface */
 	bool record;		/* its attachment was removed from the store */
+	/*
+	 * Set: this one failed, and why (iface "" when a namespace's folder
+	 * or the store failed). The walk goes on with the others.
+	 */
+	const char *error;
 };
 typedef void (*sxdp_removed_fn)(const struct sxdp_removed *r, void *arg);
 /*
@@ -278,7 +283,9 @@ typedef void (*sxdp_removed_fn)(const struct sxdp_removed *r, void *arg);
  * store's attachments) of namespaces that are gone, of another namespace
  * with the same inode, and of interfaces that are gone. detach_all: every
  * interface folder of every namespace under the pin root, and every
- * attachment in @s (NULL: the pins only). Root; -errno, with @err.
+ * attachment in @s (NULL: the pins only). Root. Each interface is
+ * reported to @fn, a failure too (->error); one does not stop the others.
+ * 0, or the first failure's -errno, with its message in @err.
  */
 int sxdp_prune(struct sxdp_store *s, sxdp_removed_fn fn, void *arg, char *err, size_t errlen);
 int sxdp_detach_all(struct sxdp_store *s, sxdp_removed_fn fn, void *arg, char *err,
