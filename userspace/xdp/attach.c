@@ -143,17 +143,12 @@ static int remove_pins(const char *ifname, bool keep_dir)
 	return found ? 0 : 1;
 }
 
-int sxdp_linked_ifindex(const char *ifname)
+int sxdp_link_ifindex_in(const char *dir)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
-	char path[256];
-	int fd, ifindex = 0;
+	int fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN), ifindex = 0;
 
-	if (!sxdp_ifname_ok(ifname))
-		return 0;
-	iface_path(path, sizeof(path), ifname, SIEVE_XDP_LINK_PIN);
-	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return 0;
 	memset(&info, 0, sizeof(info));
@@ -161,6 +156,16 @@ int sxdp_linked_ifindex(const char *ifname)
 		ifindex = info.xdp.ifindex;
 	close(fd);
 	return ifindex;
+}
+
+int sxdp_linked_ifindex(const char *ifname)
+{
+	char dir[256];
+
+	if (!sxdp_ifname_ok(ifname))
+		return 0;
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	return sxdp_link_ifindex_in(dir);
 }
 
 int sxdp_detach(struct sxdp_store *s, const char *ifname, char *err, size_t errlen)

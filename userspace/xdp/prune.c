@@ -209,22 +209,6 @@ void sxdp_tidy_netns(uint64_t netns)
 	rmdir(dir);	/* ENOTEMPTY: another interface's folder is in it */
 }
 
-/* The ifindex the link pinned in @dir runs on; 0 if defunct or none. */
-static int link_ifindex(const char *dir)
-{
-	struct bpf_link_info info;
-	__u32 len = sizeof(info);
-	int fd = sxdp_pin_get(dir, SIEVE_XDP_LINK_PIN), ifindex = 0;
-
-	if (fd < 0)
-		return 0;
-	memset(&info, 0, sizeof(info));
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_XDP)
-		ifindex = info.xdp.ifindex;
-	close(fd);
-	return ifindex;
-}
-
 /*
  * Takes the link off (now, not when the last reference goes) and every pin
  * of @dir. A link pin that cannot be detached (it is no link) leaves the
@@ -279,7 +263,7 @@ static const char *prune_why(const struct ns_state *ns, const char *dir, bool *r
 {
 	struct netns_id id;
 	bool has_id = !read_id(dir, &id) && id.cookie;
-	bool linked = link_ifindex(dir) != 0;
+	bool linked = sxdp_link_ifindex_in(dir) != 0;
 
 	*record = false;
 	if (has_id && ns->cookie && id.cookie != ns->cookie) {
@@ -380,7 +364,7 @@ static void mark_legacy(const struct ns_state *ns, const char *dir)
 	struct netns_id id = { .cookie = ns->cookie, .ino = ns->ino };
 	struct netns_id had;
 
-	if (ns->cookie && (read_id(dir, &had) || !had.cookie) && link_ifindex(dir))
+	if (ns->cookie && (read_id(dir, &had) || !had.cookie) && sxdp_link_ifindex_in(dir))
 		mark_id(dir, &id);
 }
 
@@ -407,7 +391,7 @@ static void walk_iface(struct walk *w, const struct ns_state *ns, const char *if
 	if (!r.why)
 		mark_legacy(ns, dir);
 	if (r.why) {
-		r.linked = link_ifindex(dir) != 0;
+		r.linked = sxdp_link_ifindex_in(dir) != 0;
 		ret = take_down(dir, &what);
 		if (ret == -ENOTEMPTY || !ret) {	/* its link is off */
 			int dropped = r.record ? drop_record(w, ns->ino, ifname, msg,

@@ -241,6 +241,8 @@ void sxdp_staging_dir(char *buf, size_t len, uint64_t netns, const char *ifname)
 void sxdp_remove_staged(const char *dir);
 /* The pin @name in @dir, as a new fd, or -1. */
 int sxdp_pin_get(const char *dir, const char *name);
+/* The ifindex the XDP link pinned in the folder @dir runs on; 0 if defunct or none. */
+int sxdp_link_ifindex_in(const char *dir);
 /* The id of program @fd, or of the program link @fd runs; 0 if none. */
 uint32_t sxdp_prog_id(int fd);
 uint32_t sxdp_link_prog_id(int fd);
