@@ -53,7 +53,7 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 
-#include "xdp.h"
+#include "backend.h"
 
 /* A quarter of the generation's capacity, at least a few, at most the cap. */
 uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg)
@@ -136,7 +136,8 @@ int sxdp_removed_carry(struct sxdp_handle *h, const struct sieve_xdp_config *nex
 {
 	int fd;
 
-	if (h->removed_fd < 0 || !next->removed || (next->flags & SIEVE_XDP_F_FILTER))
+	/* A backend that deletes live (the cuckoo filter) keeps no digests. */
+	if (h->removed_fd < 0 || !next->removed || sxdp_backend_of(next->flags)->remove_live)
 		return -1;
 	fd = slot_fd(h->removed_fd, live);
 	return fd == -ENOENT ? -1 : fd;
@@ -203,7 +204,8 @@ static bool needs_rebuild(struct sxdp_handle *h, const struct sieve_xdp_config *
 	bool exact = cur->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY);
 	size_t i;
 
-	if ((cur->flags & SIEVE_XDP_F_FILTER) || cur->digest != SIEVE_XDP_DIGEST)
+	/* Its own deletes (ops.c asks them first), or maps of another digest. */
+	if (sxdp_backend_of(cur->flags)->remove_live || cur->digest != SIEVE_XDP_DIGEST)
 		return true;
 	if (!exact && h->removed_fd < 0)
 		return true;
