@@ -129,8 +129,8 @@ struct sieve_xdp_key {
  *	(sieve_xdp_blocked_hash()), random at each build: a key that is a
  *	false positive in one generation is one in the next only by chance
  * @removed: keys removed live since the generation was built, whose bits
- *	the filter still holds: digests in its sieve_removed map (or, in
- *	exact mode, keys deleted from its exact map). The loader's
+ *	the filter still holds: digests in its sieve_removed map (in exact
+ *	mode also deleted from its exact map). The loader's
  *	bookkeeping, 0 in a new generation; see "Removals" below
  * @live_v4_lens: the IPv4 probe lengths a live add inserted since the
  *	build, bit l for length l: a prefix entry added before then may sit
@@ -189,9 +189,11 @@ struct sieve_xdp_config {
  * as a bloom hit refuted, as in exact mode). A digest goes there only
  * when no entry left on the list makes it (prefix expansion shares keys),
  * and leaves when an add makes it again. In exact mode a removal is a
- * delete from the exact map instead. Past SIEVE_XDP_REMOVED_MAX (or a
- * quarter of the generation's capacity) the generation is rebuilt, and
- * starts without one.
+ * delete from the exact map, which the program asks instead; the digest
+ * is noted in sieve_removed all the same (never asked there), so that
+ * @removed counts down when an add makes it again. Past
+ * SIEVE_XDP_REMOVED_MAX (or a quarter of the generation's capacity) the
+ * generation is rebuilt, and starts without one.
  */
 #define SIEVE_XDP_REMOVED_MAX	(1U << 20)
 

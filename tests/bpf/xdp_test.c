@@ -2948,6 +2948,56 @@ static void test_removed_exact(void)
 	removed_live(SIEVE_XDP_F_EXACT);
 }
 
+/*
+ * One key blocked and unblocked again and again, more times than the
+ * bound on removals (sxdp_removed_max): each block counts the key's
+ * digest out of the removed ones, so none of it rebuilds, and each step
+ * answers right from the next packet. @flags: SIEVE_XDP_F_EXACT or 0.
+ */
+static void removed_cycles(uint32_t flags)
+{
+	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sieve_xdp_config cfg;
+	uint32_t gen, max, i;
+	bool ok = true;
+
+	list_of(&l, (const char *const[]){ "198.51.100.7", "198.51.100.8" }, 2);
+	list_of(&add, (const char *const[]){ "198.51.100.7" }, 1);
+	if (!set_list(&l, flags, 1000) || !expect(!sxdp_read_config(&h, &cfg, NULL), "config"))
+		goto out;
+	gen = cfg.gen_seq;
+	max = sxdp_removed_max(&cfg);
+	for (i = 0; ok && i < max + 8; i++) {
+		ok = expect(remove_live(&l, (const char *const[]){ "198.51.100.7" }, 1) == 0,
+			    "unblock %u of %u rebuilt", i + 1, max + 8) &&
+		     expect(live_removed() == 1, "unblock %u: %u removed, want 1", i + 1,
+			    live_removed()) &&
+		     passes_removed("the unblocked source", &a) &&
+		     drops("the other source", &b, SIEVE_XDP_SRC) &&
+		     expect(add_entries(&l, &add) == 0, "block %u rebuilt", i + 1) &&
+		     expect(live_removed() == 0, "block %u: %u removed, want 0", i + 1,
+			    live_removed()) &&
+		     drops("the source blocked again", &a, SIEVE_XDP_SRC);
+	}
+	expect(live_gen_seq() == gen, "generation %u after %u cycles, want %u", live_gen_seq(), i,
+	       gen);
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+}
+
+static void test_removed_cycles(void)
+{
+	removed_cycles(0);
+}
+
+static void test_removed_cycles_exact(void)
+{
+	removed_cycles(SIEVE_XDP_F_EXACT);
+}
+
 /* The live memory counts the removed map with the filter it refutes. */
 static void test_removed_memory(void)
 {
@@ -3254,6 +3304,8 @@ static const struct {
 	{ "blocked_seed_per_generation", test_blocked_seed_per_generation },
 	{ "removed_live", test_removed_live },
 	{ "removed_exact", test_removed_exact },
+	{ "removed_cycles", test_removed_cycles },
+	{ "removed_cycles_exact", test_removed_cycles_exact },
 	{ "removed_fd_zero", test_removed_fd_zero },
 	{ "removed_memory", test_removed_memory },
 	{ "removed_after_live_length", test_removed_after_live_length },
@@ -3271,7 +3323,7 @@ static const char *const both_backends[] = {
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block", "removed_live", "removed_exact",
 	"removed_after_live_length", "removed_bound", "removed_cut_short", "removed_fd_zero",
-	"removed_memory",
+	"removed_memory", "removed_cycles", "removed_cycles_exact",
 };
 
 static void run_case(const char *name, void (*fn)(void), const char *filter, int *passed,

@@ -290,6 +290,8 @@ static void sieve_unit_blocked_backend_ops_tables(struct sieve_test *t)
 	/* Only the filter backend needs the program's kfunc build. */
 	EXPECT_TRUE(t, !sxdp_bloom_ops.kfunc_prog && !sxdp_blocked_ops.kfunc_prog &&
 		       sxdp_filter_ops.kfunc_prog);
+	/* Only the filter backend's filter is the one a record names. */
+	EXPECT_TRUE(t, !sxdp_bloom_ops.named && !sxdp_blocked_ops.named && sxdp_filter_ops.named);
 	EXPECT_EQ(t, sxdp_filter_ops.plan(1000, 1000, &a), -EOPNOTSUPP);
 	EXPECT_EQ(t, sxdp_filter_ops.create(&a), -EOPNOTSUPP);
 }

@@ -359,7 +359,7 @@ static int reattach(struct sxdp_store *s, const char *ifname, const char *list,
 		.max_probes = o->max_probes ? o->max_probes : sxdp_max_probes(&cfg),
 		.filter = o->filter,
 	};
-	if ((p.flags & SIEVE_XDP_F_FILTER) && !p.filter &&
+	if (sxdp_backend_of(p.flags)->named && !p.filter &&
 	    !sxdp_store_attach_get(s, h.netns, ifname, &rec, NULL, 0))
 		p.filter = sxdp_backend_filter(rec.backend);
 	/* The two builds of the program are two programs: no swap between them. */

@@ -21,6 +21,8 @@
  * @kfunc_prog: its filter is asked through sieve.ko's kfuncs, by the
  *	program's kfunc build (sieve_xdp_filter.bpf.o), which loads only
  *	where sieve.ko is: an interface switches to or from it by detaching
+ * @named: its filter is one the attachment's record names (filter:NAME):
+ *	a rebuild of the live generation fills that one again
  * @plan: sizes a filter for @capacity keys at @fpp_ppb (-EOPNOTSUPP: the
  *	backend sizes at @build, as the module does for filter:NAME)
  * @config: records @plan in @cfg's fields of the backend (sieve_xdp.h)
@@ -49,6 +51,7 @@ struct sxdp_backend_ops {
 	uint32_t cfg_flag;
 	const char *limit;
 	bool kfunc_prog;
+	bool named;
 	int (*plan)(uint64_t capacity, uint32_t fpp_ppb, struct sxdp_plan *plan);
 	int (*create)(const struct sxdp_plan *plan);
 	void (*config)(struct sieve_xdp_config *cfg, const struct sxdp_plan *plan);

@@ -58,6 +58,7 @@ const struct sxdp_backend_ops sxdp_filter_ops = {
 	.name = "filter",
 	.cfg_flag = SIEVE_XDP_F_FILTER,
 	.kfunc_prog = true,
+	.named = true,
 	.limit = "its type's limits",
 	.plan = filter_plan,
 	.create = filter_create,

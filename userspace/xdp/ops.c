@@ -236,8 +236,8 @@ static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const struct
 		b.fpp_ppb = cur.fpp_ppb;
 		b.capacity = rebuild_capacity(l->n, cur.capacity);
 		b.max_probes = cur.max_probes;
-		/* The filter backend's filter is the one of record. */
-		if ((cur.flags & SIEVE_XDP_F_FILTER) &&
+		/* A named filter (filter:NAME): the one of record. */
+		if (sxdp_backend_of(cur.flags)->named &&
 		    !sxdp_store_attach_get(s, h->netns, h->ifname, &rec, NULL, 0))
 			b.filter = sxdp_backend_filter(rec.backend);
 	}
@@ -377,14 +377,15 @@ static int store_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
 }
 
 /*
- * Live removals of @c->gone from @h's maps: 1 for a rebuild. A cuckoo
- * filter deletes them (devfilter.c, which reads the list); the other
- * backends note them as removed (removed.c: point lookups in the store,
- * in one snapshot of it).
+ * Live removals of @c->gone from @h's maps: 1 for a rebuild. A backend
+ * that deletes them itself (ops->remove_live: the cuckoo filter, which
+ * reads the list) does; for the others they are noted as removed
+ * (removed.c: point lookups in the store, in one snapshot of it).
  */
 static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
 		       struct change *c, uint64_t version, char *err, size_t errlen)
 {
+	const struct sxdp_backend_ops *ops;
 	struct store_list x = { s, list };
 	const struct sxdp_list *l;
 	struct sieve_xdp_config cfg;
@@ -393,9 +394,10 @@ static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handl
 	ret = sxdp_read_config(h, &cfg, NULL);
 	if (ret)
 		return ret;
-	if (cfg.flags & SIEVE_XDP_F_FILTER) {
+	ops = sxdp_backend_of(cfg.flags);
+	if (ops->remove_live) {
 		l = stored(s, list, c, err, errlen);
-		return l ? sxdp_filter_remove_live(h, c->gone, l, version) : -EIO;
+		return l ? ops->remove_live(h, c->gone, l, version) : -EIO;
 	}
 	ret = sxdp_store_begin_read(s, err, errlen);
 	if (ret)

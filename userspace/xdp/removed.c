@@ -30,7 +30,11 @@
  * REMOVE_MAX_KEYS candidate keys the command rebuilds instead.
  *
  * Adds: a key whose digest is in the removed map is added to the filter
- * (its bits are there anyway) and then leaves the map (sxdp_removed_forget).
+ * (its bits are there anyway) and then leaves the map (sxdp_removed_forget),
+ * and the config's count of removed keys goes down by one. In exact mode
+ * the program asks the exact map, never the removed one, but the removed
+ * digests are noted there all the same, so that the count stays the
+ * number of digests the map holds and a key blocked again is counted out.
  *
  * Order and kill -9: the store commits first (ops.c), then the map is
  * written, then the config records the store's version. Killed before
@@ -49,7 +53,7 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 
-#include "xdp.h"
+#include "backend.h"
 
 /* A quarter of the generation's capacity, at least a few, at most the cap. */
 uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg)
@@ -132,8 +136,8 @@ int sxdp_removed_carry(struct sxdp_handle *h, const struct sieve_xdp_config *nex
 {
 	int fd;
 
-	if (h->removed_fd < 0 || !next->removed ||
-	    (next->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY | SIEVE_XDP_F_FILTER)))
+	/* A backend that deletes live (the cuckoo filter) keeps no digests. */
+	if (h->removed_fd < 0 || !next->removed || sxdp_backend_of(next->flags)->remove_live)
 		return -1;
 	fd = slot_fd(h->removed_fd, live);
 	return fd == -ENOENT ? -1 : fd;
@@ -200,7 +204,8 @@ static bool needs_rebuild(struct sxdp_handle *h, const struct sieve_xdp_config *
 	bool exact = cur->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY);
 	size_t i;
 
-	if ((cur->flags & SIEVE_XDP_F_FILTER) || cur->digest != SIEVE_XDP_DIGEST)
+	/* Its own deletes (ops.c asks them first), or maps of another digest. */
+	if (sxdp_backend_of(cur->flags)->remove_live || cur->digest != SIEVE_XDP_DIGEST)
 		return true;
 	if (!exact && h->removed_fd < 0)
 		return true;
@@ -355,12 +360,17 @@ int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_h
 	if (ret)
 		goto out;
 	next = cur;
-	if (cur.flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)) {
-		ret = exact_delete(h, slot, &drop);
-		added = drop.n;
-	} else {
+	/*
+	 * Exact mode notes the digests too, though the program does not ask
+	 * the removed map there: a later add of one finds it and counts it
+	 * back (sxdp_removed_forget), so block/unblock cycles of one key do
+	 * not reach the bound. A handle without the map counts every key.
+	 */
+	added = drop.n;
+	if (!(cur.flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)) || h->removed_fd >= 0)
 		ret = removed_add(h, &cur, slot, &drop, &added);
-	}
+	if (!ret && (cur.flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+		ret = exact_delete(h, slot, &drop);
 	if (ret == -E2BIG)
 		ret = 1;
 	if (ret)
@@ -388,8 +398,7 @@ int sxdp_removed_forget(struct sxdp_handle *h, struct sieve_xdp_config *next,
 	size_t i;
 	int fd, ret;
 
-	if (!next->removed || h->removed_fd < 0 ||
-	    (next->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+	if (!next->removed || h->removed_fd < 0)
 		return 0;
 	ret = live_slot(h, &slot);
 	if (ret)
