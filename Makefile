@@ -212,6 +212,8 @@ include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*
 	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk))
 # The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
 include $(wildcard userspace/agent/*.mk)
+# The static checks, `make check`, which `make test` runs first.
+include tests/check/check.mk
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).

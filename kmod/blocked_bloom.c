@@ -160,7 +160,7 @@ int sieve_blocked_add(struct sieve_filter *f, u64 h, u32 flags)
 	}
 	return !missing;
 }
-SIEVE_EXPORT_INTERNAL(sieve_blocked_add);
+EXPORT_SYMBOL_NS_GPL(sieve_blocked_add, SIEVE_INTERNAL_NS);
 
 /*
  * Draws 0..k-1 are all in the key's pattern, repeated or not: one of their
@@ -200,7 +200,7 @@ bool sieve_blocked_contains(const struct sieve_filter *f, u64 h)
 		missing |= pattern[w] & ~READ_ONCE(block[w]);
 	return !missing;
 }
-SIEVE_EXPORT_INTERNAL(sieve_blocked_contains);
+EXPORT_SYMBOL_NS_GPL(sieve_blocked_contains, SIEVE_INTERNAL_NS);
 
 static u32 blocked_count(const struct sieve_filter *f, u64 h)
 {
@@ -240,10 +240,15 @@ static u32 block_weight(const unsigned long *block)
 
 /* 1 / (512 - j) in Q62, for the k factors of a block's exact rate. */
 #define INV_LEFT(j)	(FX62_ONE / (SIEVE_BLOCK_BITS - (j)))
-#define INV_LEFT4(j)	INV_LEFT(j), INV_LEFT(j + 1), INV_LEFT(j + 2), INV_LEFT(j + 3)
 static const u64 inv_left[SIEVE_MAX_HASHES] = {
-	INV_LEFT4(0), INV_LEFT4(4), INV_LEFT4(8), INV_LEFT4(12),
-	INV_LEFT4(16), INV_LEFT4(20), INV_LEFT4(24), INV_LEFT4(28),
+	INV_LEFT(0), INV_LEFT(1), INV_LEFT(2), INV_LEFT(3),
+	INV_LEFT(4), INV_LEFT(5), INV_LEFT(6), INV_LEFT(7),
+	INV_LEFT(8), INV_LEFT(9), INV_LEFT(10), INV_LEFT(11),
+	INV_LEFT(12), INV_LEFT(13), INV_LEFT(14), INV_LEFT(15),
+	INV_LEFT(16), INV_LEFT(17), INV_LEFT(18), INV_LEFT(19),
+	INV_LEFT(20), INV_LEFT(21), INV_LEFT(22), INV_LEFT(23),
+	INV_LEFT(24), INV_LEFT(25), INV_LEFT(26), INV_LEFT(27),
+	INV_LEFT(28), INV_LEFT(29), INV_LEFT(30), INV_LEFT(31),
 };
 
 /*

@@ -67,7 +67,7 @@ int sieve_bloom_add(struct sieve_filter *f, u64 h, u32 flags)
 	}
 	return present;
 }
-SIEVE_EXPORT_INTERNAL(sieve_bloom_add);
+EXPORT_SYMBOL_NS_GPL(sieve_bloom_add, SIEVE_INTERNAL_NS);
 
 bool sieve_bloom_contains(const struct sieve_filter *f, u64 h)
 {
@@ -80,7 +80,7 @@ bool sieve_bloom_contains(const struct sieve_filter *f, u64 h)
 			return false;
 	return true;
 }
-SIEVE_EXPORT_INTERNAL(sieve_bloom_contains);
+EXPORT_SYMBOL_NS_GPL(sieve_bloom_contains, SIEVE_INTERNAL_NS);
 
 static u32 bloom_count(const struct sieve_filter *f, u64 h)
 {

@@ -15,7 +15,7 @@ void sieve_create_layering(const struct sieve_create_spec *s, u32 *growth, u32 *
 	*growth = s->growth ? s->growth : SIEVE_DEFAULT_GROWTH;
 	*max_layers = s->max_layers ? s->max_layers : SIEVE_DEFAULT_LAYERS;
 }
-SIEVE_EXPORT_INTERNAL(sieve_create_layering);
+EXPORT_SYMBOL_NS_GPL(sieve_create_layering, SIEVE_INTERNAL_NS);
 
 int sieve_layering_check(u32 flags, u32 growth, u32 max_layers)
 {
@@ -26,7 +26,7 @@ int sieve_layering_check(u32 flags, u32 growth, u32 max_layers)
 		return -EINVAL;
 	return 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_layering_check);
+EXPORT_SYMBOL_NS_GPL(sieve_layering_check, SIEVE_INTERNAL_NS);
 
 /* Either a target (capacity and rate) or an explicit geometry, not both. */
 static int sieve_sizing_check(const struct sieve_create_spec *s)
@@ -57,7 +57,7 @@ int sieve_create_check(const struct sieve_create_spec *s)
 	/* Well-formed, but more than any filter may be sized for. */
 	return s->capacity > SIEVE_MAX_CAPACITY ? -E2BIG : 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_create_check);
+EXPORT_SYMBOL_NS_GPL(sieve_create_check, SIEVE_INTERNAL_NS);
 
 /* ASCII only: the kernel's isalnum() also takes Latin-1 letters. */
 static bool sieve_name_char(char c)
@@ -82,7 +82,7 @@ int sieve_name_check(const char *name)
 			return -EINVAL;
 	return 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_name_check);
+EXPORT_SYMBOL_NS_GPL(sieve_name_check, SIEVE_INTERNAL_NS);
 
 int sieve_name_field_check(const char name[SIEVE_NAME_MAX])
 {
@@ -96,4 +96,4 @@ int sieve_name_field_check(const char name[SIEVE_NAME_MAX])
 			return -EINVAL;
 	return 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_name_field_check);
+EXPORT_SYMBOL_NS_GPL(sieve_name_field_check, SIEVE_INTERNAL_NS);

@@ -236,7 +236,7 @@ int sieve_cuckoo_add(struct sieve_filter *f, u64 h, u32 flags)
 	cf->nitems++;
 	return copies > 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_cuckoo_add);
+EXPORT_SYMBOL_NS_GPL(sieve_cuckoo_add, SIEVE_INTERNAL_NS);
 
 /*
  * Both buckets are read before either is looked at, and the answer is
@@ -257,7 +257,7 @@ bool sieve_cuckoo_contains(const struct sieve_filter *f, u64 h)
 	return bucket_has(cf, b1, fp) | bucket_has(cf, b2, fp) |
 	       victim_matches(cf, fp, i1, i2);
 }
-SIEVE_EXPORT_INTERNAL(sieve_cuckoo_contains);
+EXPORT_SYMBOL_NS_GPL(sieve_cuckoo_contains, SIEVE_INTERNAL_NS);
 
 static u32 cuckoo_count(const struct sieve_filter *f, u64 h)
 {

@@ -36,7 +36,7 @@ int sieve_copy_in(void *arg, size_t size, size_t ver0, const void __user *uarg)
 		return -EINVAL;
 	return copy_struct_from_user(arg, size, uarg, usize);
 }
-SIEVE_EXPORT_INTERNAL(sieve_copy_in);
+EXPORT_SYMBOL_NS_GPL(sieve_copy_in, SIEVE_INTERNAL_NS);
 
 /* Writes a struct back: no further than the caller's size of it (its @size). */
 int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
@@ -45,7 +45,7 @@ int sieve_copy_out(void __user *uarg, const void *arg, size_t size)
 
 	return copy_to_user(uarg, arg, min(usize, size)) ? -EFAULT : 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_copy_out);
+EXPORT_SYMBOL_NS_GPL(sieve_copy_out, SIEVE_INTERNAL_NS);
 
 /* What only the ioctl's encoding adds to the create contract. */
 static int sieve_create_arg_check(const struct sieve_create *c)

@@ -21,7 +21,7 @@ int sieve_geometry_check(const struct sieve_geometry *geo, u64 *table_bytes)
 		return -EINVAL;
 	return sieve_types[geo->type].check(geo, table_bytes);
 }
-SIEVE_EXPORT_INTERNAL(sieve_geometry_check);
+EXPORT_SYMBOL_NS_GPL(sieve_geometry_check, SIEVE_INTERNAL_NS);
 
 /* On error *@out is left as it was and nothing stays allocated. */
 int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **out)
@@ -41,14 +41,14 @@ int sieve_filter_create(const struct sieve_geometry *geo, struct sieve_filter **
 	*out = f;
 	return 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_filter_create);
+EXPORT_SYMBOL_NS_GPL(sieve_filter_create, SIEVE_INTERNAL_NS);
 
 /* Every type is one allocation, header and table together, header first. */
 void sieve_filter_destroy(struct sieve_filter *f)
 {
 	sieve_free(f);
 }
-SIEVE_EXPORT_INTERNAL(sieve_filter_destroy);
+EXPORT_SYMBOL_NS_GPL(sieve_filter_destroy, SIEVE_INTERNAL_NS);
 
 /*
  * Union is a plain OR of two tables, which is only meaningful when every
@@ -60,7 +60,7 @@ int sieve_filter_merge(struct sieve_filter *dst, const struct sieve_filter *src)
 		return -EINVAL;
 	return dst->ops->merge(dst, src);
 }
-SIEVE_EXPORT_INTERNAL(sieve_filter_merge);
+EXPORT_SYMBOL_NS_GPL(sieve_filter_merge, SIEVE_INTERNAL_NS);
 
 /*
  * Batches run as a pipeline: key i is hashed and its lines prefetched
@@ -91,7 +91,7 @@ int sieve_filter_add_batch(struct sieve_filter *f, const struct sieve_key *keys,
 	}
 	return 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_filter_add_batch);
+EXPORT_SYMBOL_NS_GPL(sieve_filter_add_batch, SIEVE_INTERNAL_NS);
 
 void sieve_filter_contains_batch(const struct sieve_filter *f,
 				 const struct sieve_key *keys, u32 n, bool *results)
@@ -110,7 +110,7 @@ void sieve_filter_contains_batch(const struct sieve_filter *f,
 		}
 	}
 }
-SIEVE_EXPORT_INTERNAL(sieve_filter_contains_batch);
+EXPORT_SYMBOL_NS_GPL(sieve_filter_contains_batch, SIEVE_INTERNAL_NS);
 
 #ifdef SIEVE_COUNT_SCANS
 sieve_scan_counter_t sieve_table_scans;
@@ -120,7 +120,7 @@ void sieve_filter_summarize(const struct sieve_filter *f, struct sieve_filter_su
 {
 	f->ops->summarize(f, out);
 }
-SIEVE_EXPORT_INTERNAL(sieve_filter_summarize);
+EXPORT_SYMBOL_NS_GPL(sieve_filter_summarize, SIEVE_INTERNAL_NS);
 
 void sieve_summary_add_layer(struct sieve_filter_summary *all,
 			     const struct sieve_filter_summary *layer)

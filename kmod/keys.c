@@ -127,8 +127,8 @@ static void sieve_query_keys(struct sieve_apply *a, const struct sieve_key *keys
 	f = a->L->l[0]->f;
 	if (a->L->n > 1 || n < SIEVE_PIPELINE_MIN) {
 		for (i = 0; i < n; i++)
-			res[i] = sieve_query_hash(a->s, a->L, sieve_filter_hash(f, keys[i].data,
-										 keys[i].len));
+			res[i] = sieve_query_hash(a->s, a->L,
+						  sieve_filter_hash(f, keys[i].data, keys[i].len));
 		goto count;
 	}
 	/* One layer: the pipelined batch, then a second look at cuckoo misses. */
@@ -136,8 +136,8 @@ static void sieve_query_keys(struct sieve_apply *a, const struct sieve_key *keys
 	for (i = 0; i < n; i++) {
 		if (!hit[i] && a->s->type == SIEVE_CUCKOO &&
 		    read_seqcount_retry(&a->s->moving, seq))
-			hit[i] = sieve_query_hash(a->s, a->L, sieve_filter_hash(f, keys[i].data,
-										   keys[i].len));
+			hit[i] = sieve_query_hash(a->s, a->L,
+						  sieve_filter_hash(f, keys[i].data, keys[i].len));
 		res[i] = hit[i];
 	}
 count:

@@ -17,11 +17,8 @@
 #include <linux/btf_ids.h>
 #include <linux/sieve_kapi.h>
 
+#include "kfunc.h"
 #include "registry.h"
-
-__diag_push();
-__diag_ignore_all("-Wmissing-prototypes",
-		  "Global functions as their definitions will be in sieve.ko's BTF");
 
 /**
  * bpf_sieve_acquire - a reference to registered filter @id
@@ -82,8 +79,6 @@ int bpf_sieve_contains_id(u32 id, const void *key, u32 key__sz)
 	sieve_release_nosleep(s);
 	return ret;
 }
-
-__diag_pop();
 
 BTF_SET8_START(sieve_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_sieve_acquire, KF_ACQUIRE | KF_RET_NULL)

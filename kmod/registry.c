@@ -96,7 +96,7 @@ void sieve_reader_mem_release(u64 bytes)
 
 /* A zeroed layer of @geo (seed included), counted against the limit. */
 int sieve_layer_new(const struct sieve_geometry *geo, u64 capacity,
-			   struct sieve_layer **out)
+		    struct sieve_layer **out)
 {
 	struct sieve_layer *l;
 	u64 table_bytes, reserved, actual;

@@ -288,6 +288,7 @@ struct sieve_report {
 	u64 memory_bytes;
 	u64 snapshot_bytes;
 };
+
 void sieve_report(struct sieve *s, struct sieve_report *r);
 
 /*

@@ -48,15 +48,15 @@
  * sieve.ko exports plainly only its in-kernel API (<linux/sieve_kapi.h>);
  * what its test modules (tests/vm, tests/kunit, the benchmark module) call
  * besides goes into this namespace, which they import. Since 6.13 the
- * namespace is a string.
+ * namespace is a string (before, a name the macros stringify):
+ * EXPORT_SYMBOL_NS_GPL(sym, SIEVE_INTERNAL_NS).
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define SIEVE_EXPORT_INTERNAL(sym)	EXPORT_SYMBOL_NS_GPL(sym, "SIEVE_INTERNAL")
-#define SIEVE_IMPORT_INTERNAL()		MODULE_IMPORT_NS("SIEVE_INTERNAL")
+#define SIEVE_INTERNAL_NS		"SIEVE_INTERNAL"
 #else
-#define SIEVE_EXPORT_INTERNAL(sym)	EXPORT_SYMBOL_NS_GPL(sym, SIEVE_INTERNAL)
-#define SIEVE_IMPORT_INTERNAL()		MODULE_IMPORT_NS(SIEVE_INTERNAL)
+#define SIEVE_INTERNAL_NS		SIEVE_INTERNAL
 #endif
+#define SIEVE_IMPORT_INTERNAL()		MODULE_IMPORT_NS(SIEVE_INTERNAL_NS)
 
 static inline void sieve_prefetch(const void *p, bool write)
 {
@@ -149,9 +149,14 @@ typedef int64_t s64;
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define DIV_ROUND_UP_ULL(n, d)	DIV_ROUND_UP((unsigned long long)(n), (d))
-/* Each argument evaluated once, as the kernel's. */
-#define min(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a < _b ? _a : _b; })
-#define max(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); _a > _b ? _a : _b; })
+/*
+ * Each argument evaluated once, as the kernel's; each macro's names its own,
+ * so that clamp_t's max() inside min() shadows nothing.
+ */
+#define min(a, b)	({ __typeof__(a) _min_a = (a); __typeof__(b) _min_b = (b); \
+			   _min_a < _min_b ? _min_a : _min_b; })
+#define max(a, b)	({ __typeof__(a) _max_a = (a); __typeof__(b) _max_b = (b); \
+			   _max_a > _max_b ? _max_a : _max_b; })
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 #define min_t(t, a, b)	min((t)(a), (t)(b))
 #define max_t(t, a, b)	max((t)(a), (t)(b))
@@ -164,7 +169,7 @@ typedef int64_t s64;
 #define U64_MAX		UINT64_MAX
 #define cond_resched()	do { } while (0)
 #define might_sleep()	do { } while (0)
-#define SIEVE_EXPORT_INTERNAL(sym)
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)
 #define SZ_1M		(1 << 20)
 
 static inline bool test_bit(unsigned long nr, const unsigned long *addr)

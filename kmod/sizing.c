@@ -50,7 +50,8 @@ static int bloom_size(u64 n, u32 fpp_ppb, struct sieve_geometry *geo)
 		if (hi >= SIEVE_MAX_TABLE_BYTES * 8)
 			return -E2BIG;
 		lo = hi;
-		hi = geo->nbits = min_t(u64, 2 * hi, SIEVE_MAX_TABLE_BYTES * 8);
+		hi = min_t(u64, 2 * hi, SIEVE_MAX_TABLE_BYTES * 8);
+		geo->nbits = hi;
 	} while (bloom_expected_rate(geo, n) > target);
 	while (lo + 1 < hi) {
 		geo->nbits = lo + (hi - lo) / 2;
@@ -223,7 +224,7 @@ int sieve_size(u32 type, u64 capacity, u32 fpp_ppb, struct sieve_geometry *out)
 		*out = geo;
 	return err;
 }
-SIEVE_EXPORT_INTERNAL(sieve_size);
+EXPORT_SYMBOL_NS_GPL(sieve_size, SIEVE_INTERNAL_NS);
 
 static u64 blocked_expected_rate(const struct sieve_geometry *geo, u64 nitems)
 {
@@ -265,4 +266,4 @@ u32 sieve_expected_fpr_ppb(const struct sieve_geometry *geo, u64 nitems)
 		return fx62_to_ppb(cuckoo_expected_rate(geo, nitems));
 	}
 }
-SIEVE_EXPORT_INTERNAL(sieve_expected_fpr_ppb);
+EXPORT_SYMBOL_NS_GPL(sieve_expected_fpr_ppb, SIEVE_INTERNAL_NS);

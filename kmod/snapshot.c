@@ -45,7 +45,7 @@ u64 sieve_snapshot_bytes(const struct sieve_snapshot_layer_src *layers, u32 nlay
 		bytes += LAYER_BYTES + padded(layers[i].filter->table_bytes);
 	return bytes;
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_bytes);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_bytes, SIEVE_INTERNAL_NS);
 
 static void copy_table(u8 *to, const u8 *from, u64 bytes)
 {
@@ -77,7 +77,7 @@ u64 sieve_snapshot_put_layer(const struct sieve_snapshot_layer_src *src, void *o
 	memset(table + f->table_bytes, 0, padded(f->table_bytes) - f->table_bytes);
 	return LAYER_BYTES + padded(f->table_bytes);
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_put_layer);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_put_layer, SIEVE_INTERNAL_NS);
 
 /*
  * The checksum of a whole snapshot in memory, its own field read as 0.
@@ -106,7 +106,7 @@ u32 sieve_snapshot_buffer_checksum(const void *buf, u64 bytes)
 	}
 	return h;
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_buffer_checksum);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_buffer_checksum, SIEVE_INTERNAL_NS);
 
 void sieve_snapshot_seal(void *buf, u64 bytes)
 {
@@ -118,7 +118,7 @@ void sieve_snapshot_seal(void *buf, u64 bytes)
 	hdr->payload_bytes = bytes - HEADER_BYTES;
 	hdr->checksum = sieve_snapshot_buffer_checksum(buf, bytes);
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_seal);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_seal, SIEVE_INTERNAL_NS);
 
 /*
  * Reading. Stages of the stream; each part is checked when its last byte
@@ -169,7 +169,8 @@ static int check_header(const struct sieve_snapshot_header *h)
 	/* Another version hashes keys to other bits: no table of it can be used. */
 	if (h->magic == SIEVE_SNAPSHOT_MAGIC && h->version != SIEVE_SNAPSHOT_VERSION)
 		return -ENOEXEC;
-	if (h->magic != SIEVE_SNAPSHOT_MAGIC || h->header_bytes != HEADER_BYTES || (h->create_flags & ~SNAPSHOT_FLAGS) ||
+	if (h->magic != SIEVE_SNAPSHOT_MAGIC || h->header_bytes != HEADER_BYTES ||
+	    (h->create_flags & ~SNAPSHOT_FLAGS) ||
 	    !zeroes(h->__reserved, sizeof(h->__reserved)) || !made_valid(h))
 		return -EINVAL;
 	if (h->payload_bytes < h->nlayers * LAYER_BYTES || h->payload_bytes > max_payload ||
@@ -231,7 +232,7 @@ void sieve_snapshot_reader_init(struct sieve_snapshot_reader *r)
 	memset(r, 0, sizeof(*r));
 	r->stage = STAGE_HEADER;
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_init);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_reader_init, SIEVE_INTERNAL_NS);
 
 void *sieve_snapshot_reader_window(struct sieve_snapshot_reader *r, u64 *len)
 {
@@ -257,7 +258,7 @@ void *sieve_snapshot_reader_window(struct sieve_snapshot_reader *r, u64 *len)
 		return NULL;
 	}
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_window);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_reader_window, SIEVE_INTERNAL_NS);
 
 static int header_done(struct sieve_snapshot_reader *r)
 {
@@ -345,7 +346,7 @@ int sieve_snapshot_reader_advance(struct sieve_snapshot_reader *r, u64 n)
 		r->stage = STAGE_DONE + 1;	/* broken: accepts nothing more */
 	return err;
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_advance);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_reader_advance, SIEVE_INTERNAL_NS);
 
 bool sieve_snapshot_reader_has_header(const struct sieve_snapshot_reader *r)
 {
@@ -356,7 +357,7 @@ bool sieve_snapshot_reader_done(const struct sieve_snapshot_reader *r)
 {
 	return r->stage == STAGE_DONE;
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_done);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_reader_done, SIEVE_INTERNAL_NS);
 
 void sieve_snapshot_reader_take(struct sieve_snapshot_reader *r,
 				struct sieve_snapshot_layer_src *out)
@@ -365,7 +366,7 @@ void sieve_snapshot_reader_take(struct sieve_snapshot_reader *r,
 	memset(r->layers, 0, sizeof(r->layers));
 	r->nlayers = 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_take);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_reader_take, SIEVE_INTERNAL_NS);
 
 void sieve_snapshot_reader_release(struct sieve_snapshot_reader *r)
 {
@@ -375,4 +376,4 @@ void sieve_snapshot_reader_release(struct sieve_snapshot_reader *r)
 		sieve_filter_destroy(r->layers[i].filter);
 	r->nlayers = 0;
 }
-SIEVE_EXPORT_INTERNAL(sieve_snapshot_reader_release);
+EXPORT_SYMBOL_NS_GPL(sieve_snapshot_reader_release, SIEVE_INTERNAL_NS);

@@ -237,21 +237,22 @@ static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
 
 static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 {
-	const struct sagent_mx_iface *x;
 	size_t i;
 
 	mx_family(o, "sieve_xdp_up", "gauge",
 		  "Whether an attachment of the store enforces: its maps pinned, its program "
 		  "attached and (filter backend) its /dev/sieve filter there.");
 	for (i = 0; i < s->nifaces; i++) {
-		x = &s->ifaces[i];
+		const struct sagent_mx_iface *x = &s->ifaces[i];
+
 		mx_u64(o, LABELS("iface", x->a.iface),
 		       x->read && strcmp(x->mode, "none") && !x->filter_gone);
 	}
 	mx_family(o, "sieve_xdp_info", "gauge",
 		  "An interface's list, mode, filter backend and flags (always 1).");
 	for (i = 0; i < s->nifaces; i++) {
-		x = &s->ifaces[i];
+		const struct sagent_mx_iface *x = &s->ifaces[i];
+
 		if (!x->read)
 			continue;
 		mx_u64(o, LABELS("iface", x->a.iface, "list", x->a.list, "mode", x->mode,

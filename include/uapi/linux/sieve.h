@@ -35,6 +35,7 @@ enum sieve_filter_type {
 enum sieve_add_flags {
 	SIEVE_ADD_IF_ABSENT = 1U << 0,
 };
+
 #define SIEVE_ADD_FLAGS_ALL	SIEVE_ADD_IF_ABSENT
 
 /* Probes per key a Bloom-type filter may use. */
@@ -77,7 +78,6 @@ struct sieve_geometry {
 	__u32 nhashes;
 	__u32 fp_bits;
 };
-
 
 /*
  * ---------------------------------------------------------------------------
@@ -252,6 +252,7 @@ enum sieve_create_flags {
 	SIEVE_CREATE_GEOMETRY	= 1U << 2,
 	SIEVE_CREATE_SEED	= 1U << 3,
 };
+
 #define SIEVE_CREATE_FLAGS_ALL	(SIEVE_CREATE_EPHEMERAL | SIEVE_CREATE_SCALABLE | \
 				 SIEVE_CREATE_GEOMETRY | SIEVE_CREATE_SEED)
 
