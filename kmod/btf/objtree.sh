@@ -132,13 +132,14 @@ main() {
 	fi
 	echo "  BTF      preparing an objtree for $abi with vmlinux and resolve_btfids" >&2
 	tmp=$(mktemp -d "$cache/prepare.XXXXXX")
+	# shellcheck disable=SC2064 # the path is a local: expanded now, on purpose
 	trap "rm -rf '$tmp'" EXIT
 	unpack_source "$tmp"
 	from=$(get_vmlinux "$abi" "$tmp")
 	build_resolve_btfids "$tmp"
 	copy_objtree "$kdir" "$tmp"
 	printf '%s\nvmlinux: %s\n' "$key" "$from" >"$tmp/stamp"
-	rm -rf "$cache/$abi"
+	rm -rf "${cache:?}/$abi"
 	mkdir -p "$cache/$abi"
 	mv "$tmp/objtree" "$tmp/stamp" "$cache/$abi/"
 	echo "$cache/$abi/objtree"

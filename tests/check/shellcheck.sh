@@ -4,7 +4,7 @@
 # Usage: shellcheck.sh [SHELLCHECK_OPTION...] [FILE...]
 # (options in one word: --format=gcc, not -f gcc)
 #
-# shellcheck over FILE..., or over every shell script of the tree: the
+# Runs shellcheck over FILE..., or over every shell script of the tree: the
 # *.sh files and the files whose first line starts a shell (the Debian
 # maintainer scripts, .ci/run). Options and the checks turned off for the
 # whole tree, each with its reason, are in the top .shellcheckrc; a

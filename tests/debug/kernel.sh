@@ -32,7 +32,7 @@ unpack() {
 	echo "  UNPACK   $SOURCE_PKG $version" >&2
 	tmp=$(mktemp -d "$cache/unpack.XXXXXX")
 	tar -xf "$TARBALL" -C "$tmp"
-	rm -rf "$cache/linux" "$cache/boot"
+	rm -rf "${cache:?}/linux" "${cache:?}/boot"
 	mv "$tmp/$SOURCE_PKG" "$cache/linux"
 	rmdir "$tmp"
 	echo "$version" >"$cache/linux/.sieve-source"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "agent_filters" (sourced by the VM's /init): the agent's
 # persistent filters across a module reload. sieve_agent_filters_test save

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "bench" (only in `make bench-vm`'s VM, not in `make test`):
 # loads sieve_bench_kmod.ko and runs sieve_bench_dev, which times the

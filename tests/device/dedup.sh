@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "dedup" (sourced by the VM's /init): the example module
 # sieve_dedup.ko on a filter made through /dev/sieve. Records with known

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "device" (sourced by the VM's /init): the raw-ioctl programs of
 # tests/device, each printing its own KTAP report. A program that dies (a

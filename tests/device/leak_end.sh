@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "leak_end" (sourced by the VM's /init, after the device suites):
 #  1. every suite destroyed what it made: /proc/sieve lists no filter and
@@ -48,6 +49,7 @@ le_module() {
 	local i=0 line
 	while :; do
 		line=$(grep '^# filters ' /proc/sieve 2>/dev/null | tail -n 1)
+		# shellcheck disable=SC2086 # split into its fields on purpose
 		set -- $line
 		if [ "${5:-x}" = 0 ] || [ $i -ge 50 ]; then
 			echo "${3:-?} ${5:-?}"
@@ -71,6 +73,7 @@ le_judge() {
 	fi
 }
 
+# shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(le_module)
 if [ "$1" = 0 ] && [ "$2" = 0 ]; then
 	le_result OK "the suites left no filter and no memory (filters $1, bytes $2)"
@@ -119,6 +122,7 @@ else
 	le_result FAIL "the unload freed them: VmallocUsed $before -> $loaded -> $after KiB"
 fi
 if insmod "$SIEVE_MODDIR/sieve.ko"; then
+	# shellcheck disable=SC2046 # split into its fields on purpose
 	set -- $(le_module)
 	if [ "$1" = 0 ] && [ "$2" = 0 ]; then
 		le_result OK "insmod again starts empty (filters $1, bytes $2)"

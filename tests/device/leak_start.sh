@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "leak_start" (sourced by the VM's /init, before the device
 # suites): notes the module's memory in use and the kernel's VmallocUsed,
@@ -35,6 +36,7 @@ if [ -n "$line" ]; then
 else
 	leak_result FAIL "/proc/sieve ends with '# filters N memory_bytes M' (got: $(tail -n 1 /proc/sieve 2>&1))"
 fi
+# shellcheck disable=SC2086 # split into its fields on purpose
 set -- $line
 if [ "${3:-x}" = 0 ] && [ "${5:-x}" = 0 ]; then
 	leak_result OK "no filter and no memory in use at the start"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "library" (sourced by the VM's /init): /dev/sieve through
 # libsieve (sieve_lib_test; sieve_layers_test, the growth sequences on the

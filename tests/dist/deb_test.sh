@@ -118,6 +118,7 @@ check "the BPF object is one (ELF for Linux BPF)" \
 # libsieve0 and libsieve-dev: a user's program, through pkg-config.
 cflags=$(pkg-config --cflags sieve 2>"$work/pc.err") libs=$(pkg-config --libs sieve 2>>"$work/pc.err")
 check_out "pkg-config knows sieve" pkg-config --exists sieve
+# shellcheck disable=SC2046,SC2086 # pkg-config's flags: one word each
 if cc $cflags -Wall -Werror -o "$work/use" "$here/../unit/install/use_libsieve.c" $libs 2>"$work/cc.err"; then
 	ok "a program builds with \$(pkg-config --cflags --libs sieve)"
 	check "it links the packaged libsieve.so.0" \
@@ -126,6 +127,7 @@ if cc $cflags -Wall -Werror -o "$work/use" "$here/../unit/install/use_libsieve.c
 else
 	not_ok "a program builds with \$(pkg-config --cflags --libs sieve)" "$(cat "$work/pc.err" "$work/cc.err")"
 fi
+# shellcheck disable=SC2046,SC2086 # pkg-config's flags: one word each
 if cc $cflags -Wall -Werror -static -o "$work/use-static" "$here/../unit/install/use_libsieve.c" \
 	$(pkg-config --libs --static sieve | sed 's/-lsieve/-l:libsieve.a/') 2>"$work/cc.err"; then
 	ok "a program links the packaged libsieve.a"

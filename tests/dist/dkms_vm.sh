@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "dkms" (sourced by the VM's /init, which has loaded
 # $SIEVE_MODDIR/sieve.ko: here the module DKMS built, make test-dkms): a

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash # sourced by bash scripts
 # Sourced by the tests of tests/dist/: counting and reporting checks.
 # Each script ends with `finish RESULT_FILE`, which prints "N passed,
 # N failed" and writes "PASSED FAILED" to RESULT_FILE (if given).
@@ -40,6 +41,7 @@ check_purged() {
 			echo "$f"
 		fi
 	done)
+	# shellcheck disable=SC2086 # the files left: one argument each
 	if [ -z "$left" ]; then ok "none of their files is left"; else not_ok "none of their files is left" $left; fi
 	for d in "$@"; do
 		check "no $d" test ! -e "$d"

@@ -58,13 +58,13 @@ CLX="nsenter --net=/run/netns/$CL"
 
 # Three veth pairs: client ucN$TAG, server usN$TAG (XDP), one documentation
 # range each. A: allowed source, B: blocked source (the kind named below).
-IFS_SV=(us1$TAG us2$TAG us3$TAG)
-IFS_CL=(uc1$TAG uc2$TAG uc3$TAG)
+IFS_SV=("us1$TAG" "us2$TAG" "us3$TAG")
+IFS_CL=("uc1$TAG" "uc2$TAG" "uc3$TAG")
 NET=(192.0.2 198.51.100 203.0.113)
 SV4=(192.0.2.1 198.51.100.1 203.0.113.1)
 A4=(192.0.2.100 198.51.100.100 203.0.113.100)
 B4=(192.0.2.3 198.51.100.3 203.0.113.3)
-LISTS=(upg1-$TAG upg2-$TAG upg3-$TAG)
+LISTS=("upg1-$TAG" "upg2-$TAG" "upg3-$TAG")
 
 # must NAME COMMAND...: as check_out, but what follows needs it: a failure
 # ends the test (the trap cleans up).
@@ -114,8 +114,8 @@ debs_of() {
 }
 old_debs=$(debs_of "$old_dir") new_debs=$(debs_of "$new_dir") ||
 	{ not_ok "the packages of both releases are built" "old: $old_dir" "new: $new_dir"; finish "$result_file"; exit 1; }
-old_version=$(dpkg-deb -f $(head -n 1 <<<"$old_debs") Version)
-new_version=$(dpkg-deb -f $(head -n 1 <<<"$new_debs") Version)
+old_version=$(dpkg-deb -f "$(head -n 1 <<<"$old_debs")" Version)
+new_version=$(dpkg-deb -f "$(head -n 1 <<<"$new_debs")" Version)
 echo "# from $old_version (commit $old_rev) to $new_version (this tree)"
 
 for p in $PACKAGES; do
@@ -134,6 +134,7 @@ fi
 # ---- the old release, attached and blocking ----
 
 installed_here=1
+# shellcheck disable=SC2086 # the packages: one argument each
 must "dpkg -i the packages of $old_version ($old_rev)" dpkg -i $old_debs
 
 setup_net() {
@@ -141,14 +142,14 @@ setup_net() {
 	ip netns add $CL && ip netns add $SV || return 1
 	cl ip link set lo up && sv ip link set lo up || return 1
 	for i in 0 1 2; do
-		ip link add ${IFS_CL[$i]} netns $CL type veth peer name ${IFS_SV[$i]} netns $SV || return 1
-		cl ip addr add ${A4[$i]}/24 dev ${IFS_CL[$i]} &&
-		cl ip addr add ${B4[$i]}/24 dev ${IFS_CL[$i]} &&
-		sv ip addr add ${SV4[$i]}/24 dev ${IFS_SV[$i]} &&
-		cl ip link set ${IFS_CL[$i]} up && sv ip link set ${IFS_SV[$i]} up || return 1
+		ip link add "${IFS_CL[$i]}" netns $CL type veth peer name "${IFS_SV[$i]}" netns $SV || return 1
+		cl ip addr add "${A4[$i]}/24" dev "${IFS_CL[$i]}" &&
+		cl ip addr add "${B4[$i]}/24" dev "${IFS_CL[$i]}" &&
+		sv ip addr add "${SV4[$i]}/24" dev "${IFS_SV[$i]}" &&
+		cl ip link set "${IFS_CL[$i]}" up && sv ip link set "${IFS_SV[$i]}" up || return 1
 	done
 	for i in 0 1 2; do
-		cl ping -c 1 -W 2 -I ${A4[$i]} ${SV4[$i]} >/dev/null || return 1
+		cl ping -c 1 -W 2 -I "${A4[$i]}" "${SV4[$i]}" >/dev/null || return 1
 	done
 }
 must "two namespaces, three veth pairs" setup_net
@@ -157,23 +158,23 @@ must "two namespaces, three veth pairs" setup_net
 # datagrams to it must not arrive), IPv6 entries beside them.
 # Interface 2: blocked backend, B blocked by a prefix of a feed (`load`).
 # Interface 3: exact mode, B blocked by its flow, one entry with a TTL.
-must "old: attach ${IFS_SV[0]} (bloom-map)" xdp attach --list ${LISTS[0]} ${IFS_SV[0]}
-must "old: attach ${IFS_SV[1]} (blocked backend)" xdp attach --list ${LISTS[1]} --backend blocked ${IFS_SV[1]}
-must "old: attach ${IFS_SV[2]} (exact mode)" xdp attach --list ${LISTS[2]} --exact ${IFS_SV[2]}
-check_out "old: block a host, a service, IPv6 entries" xdp block -i ${IFS_SV[0]} \
-	--comment "before the upgrade" ${B4[0]} udp:${SV4[0]}:7001 2001:db8:5::7 2001:db8:6::/48
-printf '# a feed\n%s.0/28\n%s.77\n2001:db8:7::/64\n' ${NET[1]} ${NET[1]} >"$work/feed-old"
+must "old: attach ${IFS_SV[0]} (bloom-map)" xdp attach --list "${LISTS[0]}" "${IFS_SV[0]}"
+must "old: attach ${IFS_SV[1]} (blocked backend)" xdp attach --list "${LISTS[1]}" --backend blocked "${IFS_SV[1]}"
+must "old: attach ${IFS_SV[2]} (exact mode)" xdp attach --list "${LISTS[2]}" --exact "${IFS_SV[2]}"
+check_out "old: block a host, a service, IPv6 entries" xdp block -i "${IFS_SV[0]}" \
+	--comment "before the upgrade" "${B4[0]}" "udp:${SV4[0]}:7001" 2001:db8:5::7 2001:db8:6::/48
+printf '# a feed\n%s.0/28\n%s.77\n2001:db8:7::/64\n' "${NET[1]}" "${NET[1]}" >"$work/feed-old"
 check_out "old: load a feed (a prefix, a host, an IPv6 prefix)" \
-	xdp load -i ${IFS_SV[1]} --origin feed-$TAG "$work/feed-old"
-check_out "old: block a flow, a host with a TTL, a service" xdp block -i ${IFS_SV[2]} \
-	udp:${B4[2]}:6001,${SV4[2]}:7000 ${NET[2]}.55 tcp:${SV4[2]}:22
-check_out "old: block with a TTL" xdp block -i ${IFS_SV[2]} --ttl 1d ${NET[2]}.56
+	xdp load -i "${IFS_SV[1]}" --origin feed-$TAG "$work/feed-old"
+check_out "old: block a flow, a host with a TTL, a service" xdp block -i "${IFS_SV[2]}" \
+	"udp:${B4[2]}:6001,${SV4[2]}:7000" "${NET[2]}.55" "tcp:${SV4[2]}:22"
+check_out "old: block with a TTL" xdp block -i "${IFS_SV[2]}" --ttl 1d "${NET[2]}.56"
 # What the old release stored: (list, entry) of each, as its CLI lists them.
 entries() { python3 -c 'import json, sys
 for l in json.load(sys.stdin):
 	for e in l["entries"]: print(l["list"], e["entry"])'; }
 for i in 0 1 2; do
-	xdp list -j --list ${LISTS[$i]} | entries
+	xdp list -j --list "${LISTS[$i]}" | entries
 done | sort >"$work/before"
 check "the old release lists the 11 entries" test "$(wc -l <"$work/before")" = 11
 xdp status >"$work/status-old" 2>&1
@@ -196,12 +197,12 @@ start_traffic() {
 		for i in $(seq 1 100); do grep -q ready "$work/recv.$port" 2>/dev/null && break; sleep 0.05; done
 	done
 	for i in 0 1 2; do
-		$CLX python3 "$TRAFFIC" udp-send ${A4[$i]} 6000 ${SV4[$i]} 7000 $((PPS * 120)) $PPS \
+		$CLX python3 "$TRAFFIC" udp-send "${A4[$i]}" 6000 "${SV4[$i]}" 7000 $((PPS * 120)) $PPS \
 			"$work/stop" >"$work/sent.A$i" & bg_pids+=($!)
-		$CLX python3 "$TRAFFIC" udp-send ${B4[$i]} 6001 ${SV4[$i]} 7000 $((PPS * 120)) $PPS \
+		$CLX python3 "$TRAFFIC" udp-send "${B4[$i]}" 6001 "${SV4[$i]}" 7000 $((PPS * 120)) $PPS \
 			"$work/stop" >"$work/sent.B$i" & bg_pids+=($!)
 	done
-	$CLX python3 "$TRAFFIC" udp-send ${A4[0]} 6002 ${SV4[0]} 7001 $((PPS * 120)) $PPS \
+	$CLX python3 "$TRAFFIC" udp-send "${A4[0]}" 6002 "${SV4[0]}" 7001 $((PPS * 120)) $PPS \
 		"$work/stop" >"$work/sent.S0" & bg_pids+=($!)
 }
 stop_traffic() {
@@ -228,9 +229,11 @@ sleep 2
 # prerm stops it only on remove: the agent is started below in the test's
 # namespace as that restart would start it (a service the postinst starts
 # runs in the host's namespace, and has no attachment of ours).
+# shellcheck disable=SC2086 # the packages: one argument each
 check_out "dpkg -i the packages of $new_version over $old_version, under traffic" dpkg -i $new_debs
 check "dpkg says $new_version is installed" \
 	sh -c "dpkg-query -W -f='\${Version} \${Status}' sieve | grep -qx '$new_version install ok installed'"
+# shellcheck disable=SC2086 # the packages: one argument each
 check_out "the installed files are the new package's (dpkg --verify)" dpkg --verify $PACKAGES
 check "the conffile /etc/sieve/sieve.conf is kept" test -f /etc/sieve/sieve.conf
 check_out "new: sieve agent --check accepts the kept configuration" /usr/bin/sieve agent --check
@@ -267,16 +270,16 @@ most() {
 	case $1$2 in *[!0-9]*|'') return 1;; esac
 	[ "$2" -gt $((PPS * 3)) ] && [ $(($1 * 100)) -ge $(($2 * 95)) ]
 }
-sent() { cat "$work/sent.$1" 2>/dev/null | tail -n 1; }
+sent() { tail -n 1 "$work/sent.$1" 2>/dev/null; }
 for i in 0 1 2; do
-	got=$(received 7000 ${B4[$i]} 6001)
-	echo "# ${IFS_SV[$i]}: B sent $(sent B$i), received $got; A sent $(sent A$i), received $(received 7000 ${A4[$i]} 6000)"
+	got=$(received 7000 "${B4[$i]}" 6001)
+	echo "# ${IFS_SV[$i]}: B sent $(sent B$i), received $got; A sent $(sent A$i), received $(received 7000 "${A4[$i]}" 6000)"
 	check "not one datagram of blocked ${B4[$i]} (${IFS_SV[$i]}) arrived across the upgrade" test "$got" = 0
-	got=$(received 7000 ${A4[$i]} 6000) n=$(sent A$i)
+	got=$(received 7000 "${A4[$i]}" 6000) n=$(sent A$i)
 	# Allowed traffic is not XDP's to lose; the stack of a busy machine may.
 	check "the allowed source's datagrams arrived ($got of $n, >= 95%)" most "$got" "$n"
 done
-got=$(received 7001 ${A4[0]} 6002)
+got=$(received 7001 "${A4[0]}" 6002)
 echo "# blocked service: sent $(sent S0), received $got"
 check "not one datagram to the blocked service arrived" test "$got" = 0
 
@@ -295,25 +298,25 @@ burst() {
 	wait $rp
 	received "$port" "$src" "$sport"
 }
-check_out "new: block ${A4[0]} (bloom-map)" xdp block -i ${IFS_SV[0]} ${A4[0]}
-check "new: ${A4[0]} is dropped after its block" test "$(burst 7000 ${A4[0]} 6100 ${SV4[0]})" = 0
-check_out "new: unblock ${B4[0]}" xdp unblock -i ${IFS_SV[0]} ${B4[0]}
-check "new: ${B4[0]} passes after its unblock" test "$(burst 7000 ${B4[0]} 6101 ${SV4[0]})" = 40
-printf '%s\n' ${A4[1]} >"$work/feed-new"
+check_out "new: block ${A4[0]} (bloom-map)" xdp block -i "${IFS_SV[0]}" "${A4[0]}"
+check "new: ${A4[0]} is dropped after its block" test "$(burst 7000 "${A4[0]}" 6100 "${SV4[0]}")" = 0
+check_out "new: unblock ${B4[0]}" xdp unblock -i "${IFS_SV[0]}" "${B4[0]}"
+check "new: ${B4[0]} passes after its unblock" test "$(burst 7000 "${B4[0]}" 6101 "${SV4[0]}")" = 40
+printf '%s\n' "${A4[1]}" >"$work/feed-new"
 check_out "new: load a second feed (${A4[1]}) on the blocked backend" \
-	xdp load -i ${IFS_SV[1]} --origin feed2-$TAG "$work/feed-new"
-check "new: ${A4[1]} is dropped after the load" test "$(burst 7000 ${A4[1]} 6102 ${SV4[1]})" = 0
-check "new: ${B4[1]} (the old feed's prefix) is still dropped" test "$(burst 7000 ${B4[1]} 6103 ${SV4[1]})" = 0
-check_out "new: block ${A4[2]} (exact mode)" xdp block -i ${IFS_SV[2]} ${A4[2]}
-check "new: ${A4[2]} is dropped after its block" test "$(burst 7000 ${A4[2]} 6104 ${SV4[2]})" = 0
-check "new: the flow of ${B4[2]} is still dropped" test "$(burst 7000 ${B4[2]} 6001 ${SV4[2]})" = 0
-check "new: another port of ${B4[2]} (not the flow) passes" test "$(burst 7000 ${B4[2]} 6105 ${SV4[2]})" = 40
+	xdp load -i "${IFS_SV[1]}" --origin feed2-$TAG "$work/feed-new"
+check "new: ${A4[1]} is dropped after the load" test "$(burst 7000 "${A4[1]}" 6102 "${SV4[1]}")" = 0
+check "new: ${B4[1]} (the old feed's prefix) is still dropped" test "$(burst 7000 "${B4[1]}" 6103 "${SV4[1]}")" = 0
+check_out "new: block ${A4[2]} (exact mode)" xdp block -i "${IFS_SV[2]}" "${A4[2]}"
+check "new: ${A4[2]} is dropped after its block" test "$(burst 7000 "${A4[2]}" 6104 "${SV4[2]}")" = 0
+check "new: the flow of ${B4[2]} is still dropped" test "$(burst 7000 "${B4[2]}" 6001 "${SV4[2]}")" = 0
+check "new: another port of ${B4[2]} (not the flow) passes" test "$(burst 7000 "${B4[2]}" 6105 "${SV4[2]}")" = 40
 check_out "new: status" xdp status
 check "new: status says no interface runs an older program" test "$(older)" = 0
 
 # The store kept everything: the old entries (but the one unblocked) and the new ones.
 for i in 0 1 2; do
-	xdp list -j --list ${LISTS[$i]} | entries
+	xdp list -j --list "${LISTS[$i]}" | entries
 done | sort >"$work/after"
 { grep -vx "${LISTS[0]} ${B4[0]}" "$work/before"
   printf '%s\n' "${LISTS[0]} ${A4[0]}" "${LISTS[1]} ${A4[1]}" "${LISTS[2]} ${A4[2]}"; } | sort >"$work/want"

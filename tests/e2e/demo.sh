@@ -38,8 +38,8 @@ fail() { echo "    FAIL: $*"; case_failed=1; }
 # The pin folder of the demo's namespace, once its interface is attached:
 # netns-INODE (empty when the demo is gone). Waits at most 30 s.
 pin_folder() {
-	local i d
-	for i in $(seq 600); do
+	local d
+	for _ in $(seq 600); do
 		for d in "$PIN_ROOT"/netns-*/"svdemo$1"; do
 			[ -d "$d" ] && { dirname "$d"; return 0; }
 		done
@@ -52,6 +52,7 @@ pin_folder() {
 # known), the store (its TMPDIR, $3).
 check_clean() {
 	ip netns list 2>/dev/null | grep -q "sieve-demo-.*-$1\b" && fail "namespaces left: $(ip netns list 2>/dev/null | grep "$1")"
+	# shellcheck disable=SC2010 # names this test made: no newlines, no dashes first
 	ls -d "$PIN_ROOT"/netns-*/"svdemo$1" 2>/dev/null | grep -q . && fail "pins of svdemo$1 left"
 	[ -n "$2" ] && [ -e "$2" ] && fail "pin folder $2 left"
 	[ -z "$(ls -A "$3")" ] || fail "store left in $3: $(ls -A "$3")"
@@ -122,8 +123,9 @@ case_demo_readme_quick_start() {
 		"default: unblocked 1;" "vqs$t: detached"; do
 		grep -Eq "$line" <<<"$out" || fail "no line '$line' in the quick start's output"
 	done
-	[ $case_failed = 0 ] || sed 's/^/      /' <<<"$out" | tail -n 40
+	[ "$case_failed" = 0 ] || sed 's/^/      /' <<<"$out" | tail -n 40
 	ip netns list 2>/dev/null | grep -q "qs-.*-$t" && fail "the quick start left its namespaces"
+	# shellcheck disable=SC2010 # names this test made: no newlines, no dashes first
 	ls -d "$PIN_ROOT"/netns-*/"vqs$t" 2>/dev/null | grep -q . && fail "the quick start left pins"
 }
 
@@ -135,7 +137,7 @@ fi
 for c in $CASES; do
 	case e2e_$c in *"$FILTER"*) ;; *) continue;; esac
 	case_failed=0
-	case_$c
+	"case_$c"
 	if [ $case_failed = 0 ]; then
 		echo "ok   e2e_$c"; passed=$((passed + 1))
 	else

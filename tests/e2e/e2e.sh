@@ -54,7 +54,7 @@ make_veth() {
 	cl ip addr add $C4/24 dev cl$TAG
 	cl ip addr add $A6/64 dev cl$TAG nodad
 	cl ip addr add $C6/64 dev cl$TAG nodad
-	for a in $SAMPLES; do cl ip addr add $a/24 dev cl$TAG; done
+	for a in $SAMPLES; do cl ip addr add "$a/24" dev cl$TAG; done
 	sv ip addr add $SV4/24 dev $IF
 	sv ip addr add $SV6/64 dev $IF nodad
 	cl ip link set cl$TAG up && sv ip link set $IF up
@@ -66,14 +66,15 @@ setup() {
 	ip link add cm$TAG netns $CL type veth peer name $IF2 netns $SV || return 1
 	cl ip addr add 203.0.113.2/24 dev cm$TAG
 	sv ip addr add 203.0.113.1/24 dev $IF2
-	for l in lo cm$TAG; do cl ip link set $l up; done
-	for l in lo $IF2; do sv ip link set $l up; done
+	for l in lo cm$TAG; do cl ip link set "$l" up; done
+	for l in lo $IF2; do sv ip link set "$l" up; done
 	cl ping -c 1 -W 2 $SV4 >/dev/null && cl ping -c 1 -W 2 203.0.113.1 >/dev/null
 }
 
 cleanup() {
 	agent_stop
 	# Background workers and traffic of a case cut short (each is bounded too).
+	# shellcheck disable=SC2046 # one word per job: split on purpose
 	kill $(jobs -p) 2>/dev/null
 	sieve detach $IF $IF2 >/dev/null 2>&1
 	ip netns del $CL 2>/dev/null
@@ -260,7 +261,7 @@ case_many_prefix_lengths() {
 		for len in $(seq 16 31); do echo "100.$len.0.0/$len"; done
 		echo $B4
 	} >"$WORK/many"
-	for a in $ins $last $below $above; do cl ip addr add $a/32 dev cl$TAG; done
+	for a in $ins $last $below $above; do cl ip addr add "$a/32" dev cl$TAG; done
 	sv ip route add 10.0.0.0/8 dev $IF
 	on load "$WORK/many" >/dev/null || fail "load 24 prefix lengths"
 	expect_eq "$(on status -j | python3 -c "import json,sys
@@ -277,7 +278,7 @@ print(len(d['v4_lens']), d['max_probes'], d['keys'] > d['entries'], d['entries']
 	expect_eq "$(pings $above $SV4)" 0 "pings from the /14 blocked live"
 	expect_eq "$(pings $below $SV4)" 5 "pings from just below the /13, after the block"
 	sv ip route del 10.0.0.0/8 dev $IF
-	for a in $ins $last $below $above; do cl ip addr del $a/32 dev cl$TAG; done
+	for a in $ins $last $below $above; do cl ip addr del "$a/32" dev cl$TAG; done
 }
 
 case_bad_file_loads_nothing() {
@@ -426,21 +427,22 @@ print(sorted(s['list'] for s in json.load(sys.stdin) if s['iface'] in ('$IF', '$
 run_commands() {
 	local file=$1 sub args
 	while read -r sub args; do
-		timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp $sub -i $IF $args \
+		# shellcheck disable=SC2086 # the case's arguments: one word each
+		timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp "$sub" -i $IF $args \
 			>/dev/null 2>>"$file.err" || echo "$sub $args: exit $?" >>"$file"
 	done
 }
 
 # Waits up to SECONDS for the PIDS; kills those still running (they fail the case).
 wait_bounded() {
-	local secs=$1 t p; shift
-	for t in $(seq 1 $((secs * 10))); do
+	local secs=$1 p; shift
+	for _ in $(seq 1 $((secs * 10))); do
 		kill -0 "$@" 2>/dev/null || break
 		sleep 0.1
 	done
 	for p in "$@"; do
-		kill -0 $p 2>/dev/null && { fail "worker $p still running after ${secs}s"; kill $p; }
-		wait $p 2>/dev/null
+		kill -0 "$p" 2>/dev/null && { fail "worker $p still running after ${secs}s"; kill "$p"; }
+		wait "$p" 2>/dev/null
 	done
 }
 
@@ -448,7 +450,7 @@ wait_bounded() {
 # WORKERS run; afterwards none of B's datagrams may have arrived, all of C's
 # (losses after XDP excepted), and the program dropped B's and nothing else.
 under_traffic() {
-	local stop=$WORK/stop rstop=$WORK/rstop lost0 t
+	local stop=$WORK/stop rstop=$WORK/rstop lost0
 	rm -f "$stop" "$rstop" "$WORK"/sent.*
 	lost0=$(stack_drops)
 	local drop0; drop0=$(dropped_total)
@@ -457,13 +459,13 @@ under_traffic() {
 	# cut off the senders' last datagrams.
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 300 "$rstop" >"$WORK/recv" &
 	local rpid=$!
-	for t in $(seq 1 100); do grep -q ready "$WORK/recv" 2>/dev/null && break; sleep 0.05; done
+	for _ in $(seq 1 100); do grep -q ready "$WORK/recv" 2>/dev/null && break; sleep 0.05; done
 	cl python3 "$TRAFFIC" udp-send $C4 6000 $SV4 7000 60000 500 "$stop" >"$WORK/sent.c" &
 	local a=$!
 	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 60000 500 "$stop" >"$WORK/sent.b" &
 	local b=$!
 	# B's first datagrams are dropped before the first change (python is slow to start).
-	for t in $(seq 1 100); do [ "$(dropped_total)" -gt "$drop0" ] && break; sleep 0.1; done
+	for _ in $(seq 1 100); do [ "$(dropped_total)" -gt "$drop0" ] && break; sleep 0.1; done
 	extra_drops=0	# what WORKERS send from blocked addresses themselves
 	"$@"
 	sleep 0.3
@@ -528,6 +530,7 @@ concurrent_blocks() {
 	pids="$pids $!"
 	toggle_exact &
 	pids="$pids $!"
+	# shellcheck disable=SC2086 # one pid each
 	wait_bounded 120 $pids
 }
 
@@ -547,7 +550,7 @@ s = json.load(sys.stdin)[0]
 print(s['entries'], s['exact'], s['bloom_bytes'] > 0)")" "81 False True" \
 		"entries, exact and a live bloom map after the run"
 	for a in $SAMPLES; do
-		expect_eq "$(pings $a $SV4 3)" 0 "pings from $a, blocked during the run"
+		expect_eq "$(pings "$a" $SV4 3)" 0 "pings from $a, blocked during the run"
 	done
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after the run"
 }
@@ -564,15 +567,18 @@ concurrent_loads() {
 	done
 	toggle_exact &
 	pids="$pids $!"
+	# shellcheck disable=SC2086 # one pid each
 	wait_bounded 120 $pids
 }
 
 case_concurrent_loads() {
-	local f p winner= samples=($SAMPLES)
+	local f p winner=''
+	local -a samples
+	read -ra samples <<<"$SAMPLES"
 	attach || return
 	rm -f "$WORK"/fail.*
 	for p in 0 1 2 3; do
-		(echo $B4; echo ${samples[p]}; seq $((20 + 20 * p)) $((37 + 20 * p)) |
+		(echo $B4; echo "${samples[p]}"; seq $((20 + 20 * p)) $((37 + 20 * p)) |
 			sed 's/^/198.51.100./') | sort >"$WORK/list.$p"
 	done
 	on block $B4 >/dev/null || { fail "block $B4"; return; }
@@ -589,7 +595,7 @@ s = json.load(sys.stdin)[0]
 print(s['entries'], s['exact'], s['bloom_bytes'] > 0)")" "20 False True" \
 		"entries, exact and a live bloom map after the run"
 	for p in 0 1 2 3; do
-		expect_eq "$(pings ${samples[p]} $SV4 3)" $([ $p = $winner ] && echo 0 || echo 3) \
+		expect_eq "$(pings "${samples[p]}" $SV4 3)" "$([ $p = $winner ] && echo 0 || echo 3)" \
 			"pings from ${samples[p]} (list $winner live)"
 	done
 }
@@ -598,7 +604,7 @@ print(s['entries'], s['exact'], s['bloom_bytes'] > 0)")" "20 False True" \
 # each, while a fourth blocks: every command succeeds, and afterwards the
 # interface is either attached with all its pins, or detached without any.
 case_concurrent_attach_detach() {
-	local p i pids= xdp pins
+	local p i pids='' xdp pins
 	rm -f "$WORK"/fail.*
 	for p in 0 1 2; do
 		for i in $(seq 1 10); do
@@ -612,10 +618,11 @@ case_concurrent_attach_detach() {
 	# A block either lands on an attached interface or finds none (exit 2
 	# with "not attached"): any other error is a failure.
 	for i in $(seq 1 20); do
-		timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp block -i $IF 192.0.2.$i \
+		timeout 30 nsenter --net=/run/netns/$SV "$SIEVE" xdp block -i $IF "192.0.2.$i" \
 			>/dev/null 2>>"$WORK/fail.b.err"
 	done &
 	pids="$pids $!"
+	# shellcheck disable=SC2086 # one pid each
 	wait_bounded 120 $pids
 	for f in "$WORK"/fail.?; do
 		[ -s "$f" ] && fail "$(wc -l <"$f") commands failed, e.g. $(head -n 1 "$f"): $(head -n 1 "$f.err")"
@@ -655,7 +662,9 @@ listed() {
 # step, and the maps hold what the store says. B is on every state: none
 # of its datagrams may arrive (checked by under_traffic).
 killed_commands() {
-	local i pid cmd ip feeds st samples=($SAMPLES)
+	local i pid cmd ip feeds st
+	local -a samples
+	read -ra samples <<<"$SAMPLES"
 	for i in $(seq 1 $KILL_TRIALS); do
 		ip=192.0.2.$((i % 200 + 1))
 		case $((i % 4)) in
@@ -664,6 +673,7 @@ killed_commands() {
 		2) cmd="load --origin feed $WORK/big.$((i / 4 % 2))" ;;
 		3) on block --ttl 1s $ip >/dev/null; sleep 1.05; cmd="expire" ;;
 		esac
+		# shellcheck disable=SC2086 # the command and its arguments: one word each
 		nsenter --net=/run/netns/$SV "$SIEVE" xdp $cmd -i $IF >/dev/null 2>&1 &
 		pid=$!
 		sleep "0.$((RANDOM % 30))"
@@ -678,18 +688,20 @@ print(s['in_step'], s['bloom_bytes'] > 0, s['resynced'])")
 		expect_eq "${st% *}" "True True" "in step with a live map after trial $i ($cmd)"
 		[ "${st##* }" = True ] && resynced=$((resynced + 1))
 		# The second sample is on big.0 only: the maps must say what the store says.
-		if listed ${samples[1]}; then
-			expect_eq "$(pings ${samples[1]} $SV4 2)" 0 "pings from ${samples[1]} (listed) after trial $i"
+		if listed "${samples[1]}"; then
+			expect_eq "$(pings "${samples[1]}" $SV4 2)" 0 "pings from ${samples[1]} (listed) after trial $i"
 			extra_drops=$((extra_drops + 2))
 		else
-			expect_eq "$(pings ${samples[1]} $SV4 2)" 2 "pings from ${samples[1]} (not listed) after trial $i"
+			expect_eq "$(pings "${samples[1]}" $SV4 2)" 2 "pings from ${samples[1]} (not listed) after trial $i"
 		fi
 		killed=$((killed + 1))
 	done
 }
 
 case_killed_commands() {
-	local samples=($SAMPLES) p
+	local -a samples
+	local p
+	read -ra samples <<<"$SAMPLES"
 	attach || return
 	# Two feeds of 20000 entries, in the canonical form `list` prints.
 	for p in 0 1; do
@@ -709,7 +721,7 @@ for i in range(10000):
 	echo "    note: $resynced of $killed kills left the maps behind the store (re-synced)"
 	on load --origin feed "$WORK/big.1" >/dev/null || fail "load after the kills"
 	expect_eq "$(feed_entries)" "$(cat "$WORK/big.1")" "the feed after the kills"
-	expect_eq "$(pings ${samples[1]} $SV4 3)" 3 "pings from ${samples[1]} (not on big.1)"
+	expect_eq "$(pings "${samples[1]}" $SV4 3)" 3 "pings from ${samples[1]} (not on big.1)"
 }
 KILL_TRIALS=60
 
@@ -1168,13 +1180,13 @@ case_metrics() {
 	fi
 	on stats -j >"$WORK/before.json"
 	code=$(sv curl -sS --max-time 10 -o "$WORK/metrics.txt" -w '%{http_code} %{content_type}' \
-		http://127.0.0.1:$port/metrics)
+		"http://127.0.0.1:$port/metrics")
 	on stats -j >"$WORK/after.json"
 	expect_eq "$code" "200 text/plain; version=0.0.4; charset=utf-8" "GET /metrics"
-	expect_eq "$(sv curl -s --max-time 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$port/)" \
+	expect_eq "$(sv curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")" \
 		404 "GET /"
 	expect_eq "$(sv curl -s --max-time 10 -o /dev/null -w '%{http_code}' -X POST \
-		http://127.0.0.1:$port/metrics)" 405 "POST /metrics"
+		"http://127.0.0.1:$port/metrics")" 405 "POST /metrics"
 	kill -TERM $dpid 2>/dev/null; wait $dpid
 	out=$(promtool check metrics <"$WORK/metrics.txt" 2>&1) || fail "promtool check metrics: $out"
 	out=$(on status -j | python3 "$HERE/metrics_check.py" "$WORK/metrics.txt" $IF \
@@ -1201,8 +1213,8 @@ reboot_pins() {
 
 # Runs until SECS have passed or CMD succeeds; its status.
 wait_for() {
-	local secs=$1 t; shift
-	for t in $(seq 1 $((secs * 20))); do
+	local secs=$1; shift
+	for _ in $(seq 1 $((secs * 20))); do
 		"$@" && return 0
 		sleep 0.05
 	done
@@ -1213,14 +1225,13 @@ wait_for() {
 # with notify.py as systemd's notify socket; returns at once. The agent's
 # PID is nsenter's (it execs the CLI), so signals reach it.
 agent_start() {
-	local t
 	[ -e "$AGENT_CONF" ] || printf '[agent]\n' >"$AGENT_CONF"
 	# The listener of an agent killed before: one socket per agent.
 	if [ -n "$NOTIFY_PID" ]; then touch "$WORK/nstop"; wait_bounded 5 $NOTIFY_PID; NOTIFY_PID=; fi
 	rm -f "$WORK/notify" "$WORK/nstop" "$AGENT_LOG"
 	python3 "$HERE/notify.py" "$WORK/notify.sock" 600 "$WORK/nstop" >"$WORK/notify" &
 	NOTIFY_PID=$!
-	for t in $(seq 1 100); do grep -q ready "$WORK/notify" 2>/dev/null && break; sleep 0.05; done
+	for _ in $(seq 1 100); do grep -q ready "$WORK/notify" 2>/dev/null && break; sleep 0.05; done
 	AGENT_T0=$(date +%s%N)
 	NOTIFY_SOCKET=$WORK/notify.sock nsenter --net=/run/netns/$SV "$SIEVE" agent \
 		--config "$AGENT_CONF" "$@" 2>"$AGENT_LOG" &
@@ -1233,7 +1244,7 @@ ready_count() { grep -c ' READY=1$' "$WORK/notify" 2>/dev/null; }
 # AGENT_READY_MS: from its start to the first.
 agent_ready() {
 	local secs=$1 n=${2:-1}
-	wait_for "$secs" eval '[ "$(ready_count)" -ge '$n' ] || ! kill -0 $AGENT_PID 2>/dev/null'
+	wait_for "$secs" eval '[ "$(ready_count)" -ge '"$n"' ] || ! kill -0 $AGENT_PID 2>/dev/null'
 	if [ "$(ready_count)" -lt "$n" ]; then
 		fail "no READY=1 (#$n) from the agent within ${secs}s: $(tail -n 3 "$AGENT_LOG")"
 		return 1
@@ -1309,7 +1320,7 @@ case_agent_packaged_conf() {
 # Stop the agent the hard way under traffic: nothing blocked gets through,
 # the CLI works without it, and a new agent adopts the maps as they run.
 kill_agent() {
-	kill -9 $AGENT_PID; wait $AGENT_PID 2>/dev/null; AGENT_PID=
+	kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
 	sleep 1
 	on block 192.0.2.99 >/dev/null || fail "block without the agent"
 }
@@ -1334,7 +1345,8 @@ case_agent_killed() {
 
 # Milliseconds until pings from SRC stop getting through (bounded by SECS), or "never".
 ms_until_dropped() {
-	local src=$1 t0=$(date +%s%N) end=$(($(date +%s) + $2))
+	local src=$1 t0 end
+	t0=$(date +%s%N) end=$(($(date +%s) + $2))
 	while [ "$(date +%s)" -le $end ]; do
 		if ! cl ping -n -q -c 1 -W 0.2 -I "$src" $SV4 >/dev/null 2>&1; then
 			echo $((($(date +%s%N) - t0) / 1000000)); return
@@ -1416,11 +1428,11 @@ case_agent_metrics_abuse() {
 	echo "$out" | sed 's/^/    note: /'
 	# The agent's PID is nsenter's, which exec'd the CLI.
 	pid=$AGENT_PID
-	caps= gcaps=
-	for tid in /proc/$pid/task/*; do
-		case $(cat $tid/comm) in
-		MHD*) caps=$(sed -n 's/^CapEff:\t//p' $tid/status);;
-		sieve-metrics) gcaps=$(sed -n 's/^CapEff:\t//p' $tid/status);;
+	caps='' gcaps=''
+	for tid in "/proc/$pid/task/"*; do
+		case $(cat "$tid/comm") in
+		MHD*) caps=$(sed -n 's/^CapEff:\t//p' "$tid/status");;
+		sieve-metrics) gcaps=$(sed -n 's/^CapEff:\t//p' "$tid/status");;
 		esac
 	done
 	expect_eq "$caps" 0000000000000000 "the HTTP thread's effective capabilities"
@@ -1433,7 +1445,8 @@ case_agent_metrics_abuse() {
 
 # Milliseconds until a ping from SRC gets through (bounded by SECS), or "never".
 ms_until_delivered() {
-	local src=$1 secs=$2 t0=$(date +%s%N) end=$(($(date +%s) + $2))
+	local src=$1 secs=$2 t0 end
+	t0=$(date +%s%N) end=$(($(date +%s) + $2))
 	while [ "$(date +%s)" -le $end ]; do
 		if cl ping -n -q -c 1 -W 0.2 -I "$src" $SV4 >/dev/null 2>&1; then
 			echo $((($(date +%s%N) - t0) / 1000000)); return
@@ -1704,7 +1717,7 @@ case_upgrade_killed() {
 		staged|pinned) next="attach $IF"; want=old;;
 		*) next="block -i $IF $A4"; want=new;;
 		esac
-		sieve $next >/dev/null || fail "$step: $next after the kill"
+		sieve "$next" >/dev/null || fail "$step: $next after the kill"
 		[ -z "$(ls -A "$(staging_dir)" 2>/dev/null)" ] || fail "$step: staging left: $(ls "$(staging_dir)")"
 		if [ $want = old ]; then
 			[ "$(status_field prog_tag)" != "$tag0" ] || fail "$step: not upgraded by $next"
@@ -1715,7 +1728,7 @@ case_upgrade_killed() {
 		# The running program uses the maps pinned at the interface's path.
 		id=$(status_field prog_id)
 		cfg=$(pinned_map_id "$(pin_dir)/sieve_cfg")
-		case " $(prog_map_ids $id) " in *" $cfg "*) ;;
+		case " $(prog_map_ids "$id") " in *" $cfg "*) ;;
 		*) fail "$step: program $id does not use the pinned sieve_cfg ($cfg)";; esac
 		expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)/$(pings $C4 $SV4)" 0/0/5 \
 			"$step: pings from A (blocked after), B (before), C (never)"
@@ -1733,7 +1746,7 @@ removed_keys() {
 
 live_unblock() {
 	local b=$1 gen out
-	attach --backend $b --max-probes 1 || return
+	attach --backend "$b" --max-probes 1 || return
 	on block 198.51.100.32/27 198.51.100.48/28 $A4 $C4 >/dev/null || fail "$b: block"
 	gen=$(generation)
 	expect_eq "$(pings 198.51.100.39 $SV4 3)/$(pings 198.51.100.59 $SV4 3)/$(pings $C4 $SV4 3)" \
@@ -1762,13 +1775,16 @@ case_live_unblock_bound() {
 	local b gen out i
 	for b in bloom-map blocked; do
 		attach --backend $b --capacity 256 || return
-		on block $A4 $(for i in $(seq 1 100); do echo 10.99.0.$i; done) >/dev/null ||
+		# shellcheck disable=SC2046 # one address each
+		on block $A4 $(for i in $(seq 1 100); do echo "10.99.0.$i"; done) >/dev/null ||
 			fail "$b: block 101"
 		gen=$(generation)
-		out=$(on unblock $(for i in $(seq 1 60); do echo 10.99.0.$i; done)) || fail "$b: unblock 60"
+		# shellcheck disable=SC2046 # one address each
+		out=$(on unblock $(for i in $(seq 1 60); do echo "10.99.0.$i"; done)) || fail "$b: unblock 60"
 		case $out in *rebuilt*) fail "$b: 60 unblocks rebuilt: $out";; esac
 		expect_eq "$(generation)" "$gen" "$b: generation after 60 unblocks"
-		out=$(on unblock $(for i in $(seq 61 70); do echo 10.99.0.$i; done)) ||
+		# shellcheck disable=SC2046 # one address each
+		out=$(on unblock $(for i in $(seq 61 70); do echo "10.99.0.$i"; done)) ||
 			fail "$b: unblock 10 more"
 		case $out in *"1 rebuilt"*) ;; *) fail "$b: past the bound, no rebuild: $out";; esac
 		[ "$(generation)" != "$gen" ] || fail "$b: the same generation past the bound"
@@ -1823,10 +1839,10 @@ case_commit_syncs() {
 		[ -f "$wal_file" ] && [ ! -s "$wal_file" ] || fail "$how: the log after a load: not emptied"
 		[ $how = deleted ] && rm -f "$wal_file"
 		a=$([ $how = empty ] && echo $B4 || echo $C4)
-		read -r all wal dir <<<"$(syncs_of block -i $IF $a)" || return
+		read -r all wal dir <<<"$(syncs_of block -i $IF "$a")" || return
 		[ "$wal" -ge 1 ] && [ "$dir" -ge 1 ] ||
 			fail "$how log: block: $wal syncs of the log, $dir of the folder"
-		expect_eq "$(pings $a $SV4)" 0 "$how log: pings from $a after its block"
+		expect_eq "$(pings "$a" $SV4)" 0 "$how log: pings from $a after its block"
 	done
 }
 
@@ -1838,7 +1854,7 @@ case_commit_syncs() {
 live_refresh_drop() {
 	local b=$1 gen out
 	shift
-	attach --backend $b "$@" || return
+	attach --backend "$b" "$@" || return
 	b="$b$*"
 	on block 198.51.100.56/29 >/dev/null || fail "$b: block the /29 (cli)"
 	printf '%s\n' $A4 $B4 198.51.100.32/28 198.51.100.59 198.51.100.96/30 192.0.2.0/24 \
@@ -1977,7 +1993,7 @@ main() {
 	for c in $CASES; do
 		case $c in *"$FILTER"*) ;; *) continue;; esac
 		case_failed=0
-		case_$c
+		"case_$c"
 		agent_stop
 		sieve detach $IF $IF2 >/dev/null 2>&1
 		rm -rf "$SIEVE_STATE_DIR"

@@ -90,10 +90,11 @@ bench_latency() {
 	local i dirs=
 	say "== 1. publish to enforcement on all $NHOSTS hosts, $N single entries (default backend) =="
 	hosts_up || die "the hosts did not start"
-	for i in $(seq 1 $NHOSTS); do dirs="$dirs $(pin_dir $i)"; done
-	in_rd python3 "$HERE/fleet_latency.py" 127.0.0.1 $REDIS_PORT $LIST $N $dirs | tee -a "$REPORT"
+	for i in $(seq 1 $NHOSTS); do dirs="$dirs $(pin_dir "$i")"; done
+	# shellcheck disable=SC2086 # the pin folders: one argument each
+	in_rd python3 "$HERE/fleet_latency.py" 127.0.0.1 $REDIS_PORT $LIST "$N" $dirs | tee -a "$REPORT"
 	for i in $(seq 1 $NHOSTS); do
-		say "  host $i: live maps (entries store_version generation): $(python3 "$MAPS" show "$(pin_dir $i)")"
+		say "  host $i: live maps (entries store_version generation): $(python3 "$MAPS" show "$(pin_dir "$i")")"
 	done
 	hosts_reset
 }
@@ -104,9 +105,9 @@ bench_memory() {
 	for n in $MEM_SIZES; do
 		rcli FLUSHALL >/dev/null
 		m0=$(used_memory)
-		zadd_resp $n | pipe
+		zadd_resp "$n" | pipe
 		m1=$(used_memory)
-		[ "$(rcli ZCARD "sieve:{$LIST}:block")" = $n ] || die "ZCARD $(rcli ZCARD "sieve:{$LIST}:block"), want $n"
+		[ "$(rcli ZCARD "sieve:{$LIST}:block")" = "$n" ] || die "ZCARD $(rcli ZCARD "sieve:{$LIST}:block"), want $n"
 		say "  sorted set, $n members: $(((m1 - m0) / n)) bytes/entry ($(((m1 - m0) >> 20)) MiB;" \
 			"MEMORY USAGE of the key: $(($(rcli MEMORY USAGE "sieve:{$LIST}:block" SAMPLES 0) / n)) bytes/entry)"
 	done
@@ -124,14 +125,14 @@ bench_initial_sync() {
 	say "== 3. initial sync of $SYNC_N entries to a fresh host =="
 	rcli FLUSHALL >/dev/null
 	t0=$(date +%s%N)
-	bulk_entries $SYNC_N | bulk_resp | pipe
+	bulk_entries "$SYNC_N" | bulk_resp | pipe
 	t1=$(date +%s%N)
 	say "  published with redis-cli --pipe, one MULTI/EXEC each: $(((t1 - t0) / 1000000)) ms" \
 		"(ZCARD $(rcli ZCARD "sieve:{$LIST}:block"), XLEN $(rcli XLEN "sieve:{$LIST}:log"))"
 	for b in $SYNC_BACKENDS; do
 		hosts_reset
-		host_attach 1 --backend $b || die "attach --backend $b"
-		python3 "$MAPS" wait "$(pin_dir 1)" $SYNC_N 300 >"$WORK/sync.ms" &
+		host_attach 1 --backend "$b" || die "attach --backend $b"
+		python3 "$MAPS" wait "$(pin_dir 1)" "$SYNC_N" 300 >"$WORK/sync.ms" &
 		wpid=$!
 		agent_start 1
 		wait $wpid
@@ -140,7 +141,7 @@ bench_initial_sync() {
 		wait_for 10 grep -q "fleet: list $LIST: " "$(host_dir 1)/agent.log"
 		say "  --backend $b: agent start to $SYNC_N entries in the live maps: $ms ms;" \
 			"the agent: $(grep -o "fleet: list $LIST: .*" "$(host_dir 1)/agent.log" | head -n 1)"
-		say "    $(hxdp 1 status -i $(host_if 1) | sed -n 2p)"
+		say "    $(hxdp 1 status -i "$(host_if 1)" | sed -n 2p)"
 		[ "$ms" != never ] || die "host 1 did not get in step in 300 s: $(tail -n 5 "$(host_dir 1)/agent.log")"
 	done
 	hosts_reset

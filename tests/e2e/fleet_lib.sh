@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash # sourced by bash scripts
 #
 # The fleet's test bed, sourced by tests/e2e/fleet.sh (the suite's cases)
 # and tests/e2e/fleet_bench.sh (make bench-fleet). A redis-server of the
@@ -30,19 +31,19 @@ WORK=$(mktemp -d "${FLEET_TMPDIR:-/tmp}/sieve-fleet.XXXXXX") || exit 2
 REDIS_PID=
 declare -a AGENT_PIDS NOTIFY_PIDS
 
-host_ns() { echo sieve-fl-h$1-$TAG; }
-host_if() { echo fh$1$TAG; }		# XDP's interface
-host_link() { echo fl$1$TAG; }		# the link to Redis
-host_addr() { echo 10.200.$1.1; }
+host_ns() { echo "sieve-fl-h$1-$TAG"; }
+host_if() { echo "fh$1$TAG"; }		# XDP's interface
+host_link() { echo "fl$1$TAG"; }		# the link to Redis
+host_addr() { echo "10.200.$1.1"; }
 host_dir() { echo "$WORK/h$1"; }
-in_host() { local i=$1; shift; nsenter --net=/run/netns/$(host_ns $i) "$@"; }
+in_host() { local i=$1; shift; nsenter "--net=/run/netns/$(host_ns "$i")" "$@"; }
 in_rd() { nsenter --net=/run/netns/$RD "$@"; }
 in_cl() { nsenter --net=/run/netns/$CL "$@"; }
 # `sieve xdp SUB ARGS` on host I, with its own store.
-hxdp() { local i=$1; shift; SIEVE_STATE_DIR=$(host_dir $i)/state in_host $i "$SIEVE" xdp "$@"; }
+hxdp() { local i=$1; shift; SIEVE_STATE_DIR=$(host_dir "$i")/state in_host "$i" "$SIEVE" xdp "$@"; }
 # redis-cli on Redis's loopback.
 rcli() { in_rd timeout 60 redis-cli -h 127.0.0.1 -p $REDIS_PORT "$@"; }
-pin_dir() { echo "/sys/fs/bpf/sieve/netns-$(stat -Lc %i /run/netns/$(host_ns $1))/$(host_if $1)"; }
+pin_dir() { echo "/sys/fs/bpf/sieve/netns-$(stat -Lc %i "/run/netns/$(host_ns "$1")")/$(host_if "$1")"; }
 
 # Runs CMD until it succeeds or SECS have passed (then once more); its status.
 wait_for() {
@@ -64,53 +65,56 @@ fleet_setup() {
 	in_rd ip addr add $REDIS_ADDR/24 dev fb$TAG
 	in_rd ip link set fb$TAG up && in_rd ip link set lo up && in_cl ip link set lo up || return 1
 	for i in $(seq 1 $NHOSTS); do
-		ip netns add $(host_ns $i) || return 1
-		in_host $i ip link set lo up
+		ip netns add "$(host_ns "$i")" || return 1
+		in_host "$i" ip link set lo up
 		# The link to Redis: the RD end on the bridge.
-		ip link add $(host_link $i) netns $(host_ns $i) type veth peer name fr$i$TAG \
+		ip link add "$(host_link "$i")" netns "$(host_ns "$i")" type veth peer name "fr$i$TAG" \
 			netns $RD || return 1
-		in_rd ip link set fr$i$TAG master fb$TAG && in_rd ip link set fr$i$TAG up || return 1
-		in_host $i ip addr add 10.99.0.1$i/24 dev $(host_link $i)
-		in_host $i ip link set $(host_link $i) up || return 1
+		in_rd ip link set "fr$i$TAG" master fb$TAG && in_rd ip link set "fr$i$TAG" up || return 1
+		in_host "$i" ip addr add "10.99.0.1$i/24" dev "$(host_link "$i")"
+		in_host "$i" ip link set "$(host_link "$i")" up || return 1
 		# The traffic: CL's end fc<i>.
-		ip link add $(host_if $i) netns $(host_ns $i) type veth peer name fc$i$TAG \
+		ip link add "$(host_if "$i")" netns "$(host_ns "$i")" type veth peer name "fc$i$TAG" \
 			netns $CL || return 1
-		in_host $i ip addr add $(host_addr $i)/24 dev $(host_if $i)
-		in_cl ip addr add 10.200.$i.2/24 dev fc$i$TAG
-		in_host $i ip link set $(host_if $i) up && in_cl ip link set fc$i$TAG up || return 1
+		in_host "$i" ip addr add "$(host_addr "$i")/24" dev "$(host_if "$i")"
+		in_cl ip addr add "10.200.$i.2/24" dev "fc$i$TAG"
+		in_host "$i" ip link set "$(host_if "$i")" up && in_cl ip link set "fc$i$TAG" up || return 1
 		# Replies to the sources (on CL's loopback) go back over that veth.
-		in_host $i ip route add default via 10.200.$i.2 || return 1
-		mkdir -p "$(host_dir $i)/state"
+		in_host "$i" ip route add default via "10.200.$i.2" || return 1
+		mkdir -p "$(host_dir "$i")/state"
 	done
 	for i in $(seq 1 $NHOSTS); do
-		in_cl ping -c 1 -W 2 $(host_addr $i) >/dev/null || return 1
-		in_host $i ping -c 1 -W 2 $REDIS_ADDR >/dev/null || return 1
+		in_cl ping -c 1 -W 2 "$(host_addr "$i")" >/dev/null || return 1
+		in_host "$i" ping -c 1 -W 2 $REDIS_ADDR >/dev/null || return 1
 	done
 }
 
 # Adds the sources ADDR... to the clients' loopback.
 add_sources() {
 	local a
-	for a in "$@"; do in_cl ip addr add $a/32 dev lo || return 1; done
+	for a in "$@"; do in_cl ip addr add "$a/32" dev lo || return 1; done
 }
 
 fleet_cleanup() {
 	local i ino ns
 	agents_stop 2>/dev/null
 	redis_stop
+	# shellcheck disable=SC2046 # one word per job: split on purpose
 	kill $(jobs -p) 2>/dev/null
 	for i in $(seq 1 $NHOSTS); do
-		[ -e /run/netns/$(host_ns $i) ] || continue
-		ino=$(stat -Lc %i /run/netns/$(host_ns $i))
-		hxdp $i detach $(host_if $i) >/dev/null 2>&1
-		kill -9 $(ip netns pids $(host_ns $i)) 2>/dev/null
-		ip netns del $(host_ns $i) 2>/dev/null
+		[ -e "/run/netns/$(host_ns "$i")" ] || continue
+		ino=$(stat -Lc %i "/run/netns/$(host_ns "$i")")
+		hxdp "$i" detach "$(host_if "$i")" >/dev/null 2>&1
+		# shellcheck disable=SC2046 # one pid each
+		kill -9 $(ip netns pids "$(host_ns "$i")") 2>/dev/null
+		ip netns del "$(host_ns "$i")" 2>/dev/null
 		# Whatever detach left: this namespace's pins only.
 		rm -rf "/sys/fs/bpf/sieve/netns-$ino"
 	done
 	# Anything of ours still running in our namespaces (a run cut short), by PID.
 	for ns in $RD $CL; do
-		[ -e /run/netns/$ns ] && kill -9 $(ip netns pids $ns) 2>/dev/null
+		# shellcheck disable=SC2046 # one pid each
+		[ -e "/run/netns/$ns" ] && kill -9 $(ip netns pids "$ns") 2>/dev/null
 	done
 	ip netns del $CL 2>/dev/null
 	ip netns del $RD 2>/dev/null
@@ -151,9 +155,9 @@ redis_start() {
 redis_stop() {
 	local sig=${1:-TERM}
 	[ -n "$REDIS_PID" ] || return 0
-	kill -$sig $REDIS_PID 2>/dev/null
-	wait_for 10 eval '! kill -0 $REDIS_PID 2>/dev/null' || kill -9 $REDIS_PID 2>/dev/null
-	wait $REDIS_PID 2>/dev/null
+	kill "-$sig" "$REDIS_PID" 2>/dev/null
+	wait_for 10 eval '! kill -0 $REDIS_PID 2>/dev/null' || kill -9 "$REDIS_PID" 2>/dev/null
+	wait "$REDIS_PID" 2>/dev/null
 	REDIS_PID=
 }
 
@@ -166,9 +170,9 @@ publish() {
 	case $op in allow|disallow) set=allow;; esac
 	case $op in
 	block|allow) out=$(printf 'MULTI\nZADD sieve:{%s}:%s %s %s\nXADD sieve:{%s}:log MAXLEN ~ 1000000 * op %s entry %s expires %s origin e2e\nEXEC\n' \
-		$LIST $set "$exp" "$entry" $LIST $op "$entry" "$exp" | rcli);;
+		$LIST $set "$exp" "$entry" $LIST "$op" "$entry" "$exp" | rcli);;
 	*) out=$(printf 'MULTI\nZREM sieve:{%s}:%s %s\nXADD sieve:{%s}:log MAXLEN ~ 1000000 * op %s entry %s origin e2e\nEXEC\n' \
-		$LIST $set "$entry" $LIST $op "$entry" | rcli);;
+		$LIST $set "$entry" $LIST "$op" "$entry" | rcli);;
 	esac
 	# MULTI's OK, two QUEUED, then EXEC's two replies: no error anywhere.
 	case $out in *ERR*|*WRONGTYPE*|"") echo "publish $op $entry: $out" >&2; return 1;; esac
@@ -219,68 +223,68 @@ for i in range(1, int(sys.argv[1]) + 1):
 write_agent_conf() {
 	local i=$1 extra=${2:-}
 	printf '[agent]\nexpire_interval = 1s\n[metrics]\nlisten = 127.0.0.1:9477\n[fleet]\nredis = %s:%s\nlists = %s junk\nretry_max = 1s\n%b' \
-		$REDIS_ADDR $REDIS_PORT $LIST "$extra" >"$(host_dir $i)/agent.conf"
+		$REDIS_ADDR $REDIS_PORT $LIST "$extra" >"$(host_dir "$i")/agent.conf"
 }
 
 # Attaches XDP to host I's interface for $LIST (ARGS: more options).
 host_attach() {
 	local i=$1; shift
-	hxdp $i attach $(host_if $i) --list $LIST "$@" >/dev/null
+	hxdp "$i" attach "$(host_if "$i")" --list $LIST "$@" >/dev/null
 }
 
 # Starts host I's agent (its config written first unless there is one) with
 # notify.py as systemd's notify socket; returns at once.
 agent_start() {
-	local i=$1 d; d=$(host_dir $1)
-	[ -e "$d/agent.conf" ] || write_agent_conf $i
+	local i=$1 d; d=$(host_dir "$1")
+	[ -e "$d/agent.conf" ] || write_agent_conf "$i"
 	rm -f "$d/notify" "$d/nstop"
 	python3 "$HERE/notify.py" "$d/notify.sock" 900 "$d/nstop" >"$d/notify" &
-	NOTIFY_PIDS[$i]=$!
+	NOTIFY_PIDS[i]=$!
 	wait_for 5 grep -q ready "$d/notify" 2>/dev/null
-	NOTIFY_SOCKET=$d/notify.sock nsenter --net=/run/netns/$(host_ns $i) "$SIEVE" agent \
+	NOTIFY_SOCKET=$d/notify.sock nsenter "--net=/run/netns/$(host_ns "$i")" "$SIEVE" agent \
 		--config "$d/agent.conf" --state-dir "$d/state" 2>>"$d/agent.log" &
-	AGENT_PIDS[$i]=$!
+	AGENT_PIDS[i]=$!
 }
 
 # Waits up to SECS for host I's agent's READY=1.
 agent_ready() {
-	local i=$1 secs=$2 d; d=$(host_dir $1)
-	wait_for $secs eval 'grep -q " READY=1$" "$d/notify" || ! kill -0 ${AGENT_PIDS[$i]} 2>/dev/null'
+	local i=$1 secs=$2 d; d=$(host_dir "$1")
+	wait_for "$secs" eval 'grep -q " READY=1$" "$d/notify" || ! kill -0 ${AGENT_PIDS[$i]} 2>/dev/null'
 	grep -q " READY=1$" "$d/notify" ||
 		{ fail "host $i: no READY=1 from the agent: $(tail -n 3 "$d/agent.log")"; return 1; }
 }
 
 # SIGTERM to host I's agent, bounded: one that does not stop in 10 s fails the case.
 agent_stop() {
-	local i=$1 pid=${AGENT_PIDS[$1]:-} d; d=$(host_dir $1)
+	local i=$1 pid=${AGENT_PIDS[$1]:-} d; d=$(host_dir "$1")
 	if [ -n "$pid" ]; then
-		kill $pid 2>/dev/null
+		kill "$pid" 2>/dev/null
 		wait_for 10 eval '! kill -0 $pid 2>/dev/null' ||
-			{ fail "host $i: the agent did not stop on SIGTERM"; kill -9 $pid 2>/dev/null; }
-		wait $pid 2>/dev/null
-		AGENT_PIDS[$i]=
+			{ fail "host $i: the agent did not stop on SIGTERM"; kill -9 "$pid" 2>/dev/null; }
+		wait "$pid" 2>/dev/null
+		AGENT_PIDS[i]=
 	fi
 	if [ -n "${NOTIFY_PIDS[$i]:-}" ]; then
 		touch "$d/nstop"
-		wait_for 5 eval '! kill -0 ${NOTIFY_PIDS[$i]} 2>/dev/null' || kill ${NOTIFY_PIDS[$i]}
-		wait ${NOTIFY_PIDS[$i]} 2>/dev/null
-		NOTIFY_PIDS[$i]=
+		wait_for 5 eval '! kill -0 ${NOTIFY_PIDS[$i]} 2>/dev/null' || kill "${NOTIFY_PIDS[$i]}"
+		wait "${NOTIFY_PIDS[$i]}" 2>/dev/null
+		NOTIFY_PIDS[i]=
 	fi
 }
 
 agents_stop() {
 	local i
-	for i in $(seq 1 $NHOSTS); do agent_stop $i; done
+	for i in $(seq 1 $NHOSTS); do agent_stop "$i"; done
 }
 
 # Attaches every host and starts its agent; fails unless all are ready in 30 s.
 hosts_up() {
 	local i
 	for i in $(seq 1 $NHOSTS); do
-		host_attach $i "$@" || { fail "host $i: attach"; return 1; }
-		agent_start $i
+		host_attach "$i" "$@" || { fail "host $i: attach"; return 1; }
+		agent_start "$i"
 	done
-	for i in $(seq 1 $NHOSTS); do agent_ready $i 30 || return 1; done
+	for i in $(seq 1 $NHOSTS); do agent_ready "$i" 30 || return 1; done
 }
 
 # Agents stopped, XDP detached, stores and logs gone: a fresh fleet.
@@ -288,9 +292,9 @@ hosts_reset() {
 	local i
 	agents_stop
 	for i in $(seq 1 $NHOSTS); do
-		hxdp $i detach $(host_if $i) >/dev/null 2>&1
-		in_host $i ip link set $(host_link $i) up
-		rm -rf "$(host_dir $i)"; mkdir -p "$(host_dir $i)/state"
+		hxdp "$i" detach "$(host_if "$i")" >/dev/null 2>&1
+		in_host "$i" ip link set "$(host_link "$i")" up
+		rm -rf "$(host_dir "$i")"; mkdir -p "$(host_dir "$i")/state"
 	done
 }
 
@@ -298,7 +302,7 @@ hosts_reset() {
 # host I's agent; "absent" when it has none.
 metric() {
 	local i=$1; shift
-	in_host $i curl -s --max-time 5 http://127.0.0.1:9477/metrics | python3 -c '
+	in_host "$i" curl -s --max-time 5 http://127.0.0.1:9477/metrics | python3 -c '
 import re, sys
 name, want = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
 total, seen = 0.0, False
@@ -317,7 +321,7 @@ print(("%d" % total if total == int(total) else "%.3f" % total) if seen else "ab
 # Replies host I gave to N (default 3) pings from SRC.
 pings() {
 	local i=$1 src=$2 n=${3:-3}
-	in_cl ping -n -q -c "$n" -i 0.05 -W 1 -I "$src" $(host_addr $i) 2>/dev/null |
+	in_cl ping -n -q -c "$n" -i 0.05 -W 1 -I "$src" "$(host_addr "$i")" 2>/dev/null |
 		sed -n 's/.* \([0-9]*\) received.*/\1/p'
 }
 
@@ -325,9 +329,10 @@ pings() {
 pings_all() {
 	local src=$1 n=${2:-3} i pids=
 	for i in $(seq 1 $NHOSTS); do
-		pings $i "$src" "$n" >"$WORK/pings.$i" &
+		pings "$i" "$src" "$n" >"$WORK/pings.$i" &
 		pids="$pids $!"
 	done
+	# shellcheck disable=SC2086 # one pid each
 	wait $pids
 	for i in $(seq 1 $NHOSTS); do printf '%s ' "$(cat "$WORK/pings.$i")"; done | sed 's/ $//'
 }

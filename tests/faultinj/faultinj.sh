@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "faultinj" (debug kernel; sourced by the VM's /init): the
 # fail-nth sweep of tests/faultinj/faultinj_test.c, one KTAP report. A

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "kfunc-bench" (only in `make bench-kfunc`'s VM): ns per packet
 # of XDP programs asking sieve.ko's filters through kfuncs, against the

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "kfunc" (sourced by the VM's /init): XDP programs calling
 # sieve.ko's kfuncs (tests/kfunc/kfunc_test.c). sieve.ko must have BTF,

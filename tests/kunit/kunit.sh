@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "kunit" (debug kernel only; sourced by the VM's /init): loads
 # sieve_kunit.ko, whose KUnit suites run while it loads, then prints each

@@ -216,6 +216,7 @@ cp "$work/bloom.snap" "$work/keep.snap"
 expect_refused "build past a cuckoo filter's room" "$sieve" build "$work/keep.snap" -t cuckoo -n 100 -f "$work/keys"
 check "build past the room: says it is full" grep -q "full after" <<<"$err"
 check "a failed build leaves the old file as it was" cmp -s "$work/bloom.snap" "$work/keep.snap"
+# shellcheck disable=SC2010 # names this test made: no newlines, no dashes first
 check "a failed build leaves no temporary file" test -z "$(ls "$work" | grep '\.tmp')"
 expect_refused "build without keys" "$sieve" build "$work/x.snap" -t bloom -n 10
 expect_refused "build without a file" "$sieve" build -t bloom -n 10 -f "$work/keys"
@@ -496,6 +497,7 @@ expect "__complete" 0 "$sieve" __complete
 table=$out
 check "__complete is not in --help" sh -c '! "$1" --help | grep -q __complete' _ "$sieve"
 for cmd in "size" "filter create" "build" "snapshot query"; do
+	# shellcheck disable=SC2086 # "filter create": the command's words
 	check "__complete: the options of $cmd are those of its --help" test \
 		"$(awk -F '\t' -v c="$cmd" '$1 == "option" && $2 == c { print $3 }' <<<"$table" |
 		   { cat; echo --help; } | sort | tr '\n' ' ')" = "$(help_options $cmd)"
@@ -518,6 +520,7 @@ $has_xdp && usage_cases+=("xdp plan||--frob|-n|--fpr 0" "xdp stats||--frob|--int
 			  "xdp attach|lo|--frob|--mode|--mode fast" "xdp load|f|--frob|--format|--format csv"
 			  "xdp attach|lo|--frob|--backend|--backend bloom")
 for case in "${usage_cases[@]}"; do
+	# shellcheck disable=SC2034 # unknown, missing, bad: read as ${!what}
 	IFS='|' read -r words args unknown missing bad <<<"$case"
 	for what in unknown missing bad; do
 		# shellcheck disable=SC2086
@@ -529,7 +532,7 @@ done
 # A feed is read in full before any interface is touched: a bad line needs no root.
 if $has_xdp; then
 	printf '; Spamhaus DROP\r\n1.10.16.0/20 ; SBL1\r\n1.10.16.1/20 ; SBL2\r\n' >"$work/drop"
-	expect_refused "xdp load --state-dir "$work/refused" --format drop: a bad line" "$sieve" xdp load --format drop "$work/drop"
+	expect_refused "xdp load --state-dir $work/refused --format drop: a bad line" "$sieve" xdp load --format drop "$work/drop"
 	check "the error is FILE:LINE: entry: reason" \
 		grep -qx "sieve: $work/drop:3: 1.10.16.1/20: host bits set after the prefix length" "$work/err"
 	printf 'create s list:set\nadd s x\nadd t 192.0.2.0/24\n' >"$work/ipset"
@@ -540,7 +543,7 @@ fi
 # Issue 22 item 4: lines that said something else than what happened.
 if $has_xdp; then
 	printf '1.10.16.0/20 SBL1\n' >"$work/drop1"
-	expect_refused "xdp load --state-dir "$work/refused" --format drop: a line of two words" "$sieve" xdp load --format drop "$work/drop1"
+	expect_refused "xdp load --state-dir $work/refused --format drop: a line of two words" "$sieve" xdp load --format drop "$work/drop1"
 	check "the error quotes the line" \
 		grep -qx "sieve: $work/drop1:1: 1.10.16.0/20 SBL1: one entry per line" "$work/err"
 	for i in $(seq 1 12); do printf '192.0.2.%d\nbad%d\n' "$i" "$i"; done >"$work/bad12"
@@ -555,7 +558,7 @@ if $has_xdp; then
 		grep -qxF 'sieve: tcp:2001:db8::1:53: an IPv6 address with a port goes in brackets: [2001:db8::1]:53' "$work/err"
 	expect_refused "xdp block --ttl 10: no unit" "$sieve" xdp block --state-dir "$work/refused" --ttl 10 192.0.2.1
 	check "--ttl 10: says a unit is needed" grep -q "bad --ttl '10': a number with its unit" "$work/err"
-	expect_refused "xdp block --state-dir "$work/refused" --ttl 10x" "$sieve" xdp block --ttl 10x 192.0.2.1
+	expect_refused "xdp block --state-dir $work/refused --ttl 10x" "$sieve" xdp block --ttl 10x 192.0.2.1
 	# -i: a change goes to a list ("default" without it), not to every interface.
 	expect "xdp block --help" 0 "$sieve" xdp block --help
 	check "block -i: the list IFACE enforces, default --list, else default" \

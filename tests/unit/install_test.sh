@@ -41,6 +41,7 @@ cflags=$(pkg-config --cflags sieve) libs=$(pkg-config --libs sieve)
 check "pkg-config knows sieve" test -n "$libs"
 check "pkg-config points into the installed tree" grep -q -- "-L$lib" <<<"$libs"
 
+# shellcheck disable=SC2046,SC2086 # pkg-config's flags: one word each
 if cc $cflags -Wall -Werror -o "$work/dynamic" "$src" $libs 2>"$work/cc.err"; then
 	ok "a program builds against the installed headers and shared library"
 	check "it links libsieve.so.0" sh -c "readelf -d '$work/dynamic' | grep -q 'NEEDED.*libsieve.so.0'"
@@ -48,6 +49,7 @@ if cc $cflags -Wall -Werror -o "$work/dynamic" "$src" $libs 2>"$work/cc.err"; th
 else
 	not_ok "a program builds against the installed headers and shared library" "$(cat "$work/cc.err")"
 fi
+# shellcheck disable=SC2046,SC2086 # pkg-config's flags: one word each
 if cc $cflags -Wall -Werror -static -o "$work/static" "$src" \
 	$(pkg-config --libs --static sieve | sed 's/-lsieve/-l:libsieve.a/') 2>"$work/cc.err"; then
 	ok "a program links the installed libsieve.a statically"

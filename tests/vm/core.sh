@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "core" (sourced by the VM's /init): loads sieve_test.ko, which
 # runs the shared filter-core cases inside the kernel as it loads and

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh in the VM, which dash's dialect matches
 #
 # /init of the test VM (busybox sh). Loads sieve.ko, runs every suite
 # script in /tests (in name order), unloads the module, and reports to the
@@ -103,6 +104,7 @@ run_suites() {
 		name=${name#[0-9][0-9]-}
 		echo "sieve-vm: running suite $name" >&2
 		say "suite $name"
+		# shellcheck source=/dev/null # the suites of VM_SCRIPTS, each checked on its own
 		(cd /tmp && . "$script") >&3
 		rc=$?
 		say "end $name rc=$rc"

@@ -47,6 +47,7 @@ main() {
 	shift 2
 
 	root=$(mktemp -d "${out}.root.XXXXXX")
+	# shellcheck disable=SC2064 # the path is a local: expanded now, on purpose
 	trap "rm -rf '$root'" EXIT
 	mkdir -p "$root"/{bin,dev,proc,sys,tmp,out}
 	cp "$(find_busybox)" "$root/bin/busybox"

@@ -33,6 +33,7 @@ fetch_image() {
 	local abi=$1 dest=$2 tmp deb
 
 	tmp=$(mktemp -d "$dest.tmp.XXXXXX")
+	# shellcheck disable=SC2064 # the path is a local: expanded now, on purpose
 	trap "rm -rf '$tmp'" EXIT
 	echo "  FETCH    linux-image-$abi" >&2
 	# apt drops privileges to _apt for downloads: give it a folder it may write.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh in the VM, which dash's dialect matches
 #
 # `make demo`, the device part: runs inside the VM (as /demo.sh, busybox
 # sh) with sieve.ko loaded, and shows a short session of the CLI driving

@@ -52,6 +52,7 @@ inns() { nsenter --net=/run/netns/$NS "$@"; }
 
 cleanup() {
 	local st
+	# shellcheck disable=SC2046 # one word per job: split on purpose
 	kill $(jobs -p) 2>/dev/null
 	if [ -e /run/netns/$NS ]; then
 		for st in "$WORK"/state-*; do
@@ -241,7 +242,8 @@ print(" ".join("%.0f" % ((b - a) * 1000) for a, b in zip(marks, marks[1:])))
 declare -A BLOCK BLOCKS UNBLOCK UNBLOCKP LOADF LOADP KEYS DBSIZE BPFCALLS START
 
 measure_size() {
-	local b=$1 n=$2 file=$WORK/list-$n.txt st=$WORK/state-$b-$n i t calls=$WORK/block-$b-$n
+	local b=$1 n=$2 i t
+	local file=$WORK/list-$n.txt st=$WORK/state-$b-$n calls=$WORK/block-$b-$n
 	[ -s "$file" ] || { gen_list "$n" "$file" || die "generating $n entries"; }
 	export SIEVE_STATE_DIR=$st
 	rm -rf "$st"
@@ -406,7 +408,7 @@ main() {
 	say "| entries | backend | median | p90 | min | max | store only (list bare): median, p90 | keys in the maps |"
 	say "|---|---|---|---|---|---|---|---|"
 	for n in $SIZES; do for b in $BACKENDS; do
-		set -- ${BLOCK[$b,$n]} ${BLOCKS[$b,$n]}
+		set -- "${BLOCK[$b,$n]}" "${BLOCKS[$b,$n]}"
 		say "| $n | $b | $1 | $2 | $3 | $4 | $5, $6 | ${KEYS[$b,$n]} |"
 	done; done
 	say ""
@@ -418,20 +420,20 @@ main() {
 	for n in $LOAD_SIZES; do
 		[[ " $SIZES " == *" $n "* ]] || continue
 		for b in $BACKENDS; do
-			set -- ${LOADP[$b,$n]}
+			set -- "${LOADP[$b,$n]}"
 			say "| $n | $b | $(sec "${LOADF[$b,$n]}") | $(sec "$1") | $(sec "$2") | $(sec "$3") | $(sec "$4") | $(sec "$5") | ${DBSIZE[$n]} MB | $([ "$n" = 1000000 ] && echo "${BPFCALLS[$b]:-}") |"
 		done
 	done
 	say ""
 	say "3. unblock X (one entry: a new generation from the store), seconds; traced: store read back+plan / maps fill+swap:"
-	say "| entries | $(echo $BACKENDS | sed 's/ / | /g') |"
+	say "| entries | ${BACKENDS// / | } |"
 	say "|---$(for b in $BACKENDS; do printf '|---'; done)|"
 	for n in $SIZES; do
 		line="| $n |"
 		for b in $BACKENDS; do
 			line+=" $(sec "${UNBLOCK[$b,$n]}")"
 			if [ -n "${UNBLOCKP[$b,$n]:-}" ]; then
-				set -- ${UNBLOCKP[$b,$n]}
+				set -- "${UNBLOCKP[$b,$n]}"
 				line+=" ($(sec "$3") / $(sec "$4"))"
 			fi
 			line+=" |"
