@@ -53,7 +53,7 @@ commands=$("$sieve" __complete)
 grep -q $'^command\txdp\t' <<<"$commands" && version_cases+=("xdp" "xdp attach" "xdp plan -n 5")
 grep -q $'^command\tagent\t' <<<"$commands" && version_cases+=("agent")
 for words in "${version_cases[@]}"; do
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the command's words
 	expect "sieve $words --version" 0 "$sieve" $words --version
 	check "sieve $words --version: $version_line" test "$out" = "$version_line"
 done
@@ -264,7 +264,7 @@ expect_help_options() {
 	local cmd=$1 got want
 	shift
 	want=$(printf '%s\n' "$@" --help | sort | tr '\n' ' ')
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the command's words
 	got=$(help_options $cmd)
 	if [ "$got" = "$want" ]; then ok "$cmd --help lists its options"; else
 		not_ok "$cmd --help lists its options" "got:  $got" "want: $want"; fi
@@ -360,7 +360,7 @@ assert [e["entry"] for e in d[0]["entries"]] == ["9.0.0.1", "10.0.0.5", "10.0.0.
 }
 sizing="--type --capacity --fpr"
 create="$sizing --bits --hashes --buckets --fp-bits --seed --scalable --growth --max-layers"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # the option lists: one option a word
 {
 expect_help_options "size" $sizing --json --pretty
 expect_help_options "dedup" $sizing --seed --verbose
@@ -523,7 +523,7 @@ for case in "${usage_cases[@]}"; do
 	# shellcheck disable=SC2034 # unknown, missing, bad: read as ${!what}
 	IFS='|' read -r words args unknown missing bad <<<"$case"
 	for what in unknown missing bad; do
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # the command's words and its arguments
 		expect_refused "$words: $what option" "$sieve" $words $args ${!what}
 		check "$words: $what option: the usage error names the command and its --help" \
 			usage_line "$words"

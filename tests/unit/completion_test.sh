@@ -44,7 +44,7 @@ comp_typed() {
 # expect_typed NAME "WANTED REPLIES" "LINE" WORD...: comp_typed's replies.
 expect_typed() {
 	local name=$1 want got
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the expected words: one a word
 	want=$(printf '%s\n' $2 | sed '/^$/d' | sort | tr '\n' ' ')
 	shift 2
 	got=$(comp_typed "$@")
@@ -53,7 +53,7 @@ expect_typed() {
 # expect_comp NAME "WANTED REPLIES" WORD...: exactly these replies.
 expect_comp() {
 	local name=$1 want got
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the expected words: one a word
 	want=$(printf '%s\n' $2 | sed '/^$/d' | sort | tr '\n' ' ')
 	shift 2
 	got=$(comp "$@")
@@ -70,7 +70,7 @@ expect_has() {
 	ok "$name"
 }
 
-# shellcheck disable=SC1090
+# shellcheck disable=SC1090 # the completion script under test, built by make
 source "$completion"
 if [ "$(complete -p sieve 2>/dev/null)" = "complete -F _sieve sieve" ]; then
 	ok "sourcing registers _sieve for sieve"
@@ -98,7 +98,7 @@ while read -r p; do
 	want=$(awk -F '\t' -v p="$p" '$1 == "command" && $2 != "" {
 		parent = $2; sub(/ ?[^ ]+$/, "", parent); w = $2; sub(/.* /, "", w)
 		if (parent == p) print w }' <<<"$table" | sort | tr '\n' ' ')
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the command's words
 	got=$(comp sieve $p "")
 	[ "$got" = "$want" ] || bad="$bad [sieve $p: got '$got', want '$want']"
 done <<<"$parents"
@@ -108,7 +108,7 @@ bad=""
 while read -r c; do
 	want=$(awk -F '\t' -v c="$c" '$1 == "option" && $2 == c { print $3; if ($4 != "") print $4 }' \
 		<<<"$table" | { cat; printf '%s\n' --help --version; } | sort | tr '\n' ' ')
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the command's words
 	got=$(comp sieve $c -)
 	[ "$got" = "$want" ] || bad="$bad [sieve $c -: got '$got', want '$want']"
 done <<<"$leaves"
@@ -118,9 +118,9 @@ check_choices() {	# each option with CHOICES completes to those words
 	local c o w want got bad=""
 	while IFS=$'\t' read -r _ c o _ _ _ w; do
 		[ -n "$w" ] || continue
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # the expected words: one a word
 		want=$(printf '%s\n' $w | sort | tr '\n' ' ')
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # the command's words
 		got=$(comp sieve $c "$o" "")
 		[ "$got" = "$want" ] || bad="$bad [$c $o: got '$got', want '$want']"
 	done < <(grep $'^option\t' <<<"$table")
