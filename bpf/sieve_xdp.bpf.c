@@ -307,7 +307,8 @@ static __always_inline void parse_ipv4(struct pkt *p, void *pos, void *end)
 	}
 	hlen = ip->ihl * 4;
 	/* The addresses are read before the options are known to be there:
-	 * a source entry still applies to a packet cut short after them. */
+	 * a source entry still applies to a packet cut short after them.
+	 */
 	p->saddr[0] = ip->saddr;
 	p->daddr[0] = ip->daddr;
 	p->proto = ip->protocol;
@@ -651,7 +652,7 @@ static __always_inline int allowed(const struct pkt *p)
 
 	key.prefixlen = SIEVE_XDP_ALLOW_PREFIXLEN(p->family == SIEVE_XDP_V4 ? 32 : 128);
 	__builtin_memcpy(key.addr, p->saddr, 16);
-	return bpf_map_lookup_elem(&sieve_allow, &key) != NULL;
+	return !!bpf_map_lookup_elem(&sieve_allow, &key);
 }
 
 /*
@@ -690,7 +691,8 @@ static __always_inline int load_gen(struct xdp_md *ctx, struct gen *g)
 	g->cfg = bpf_map_lookup_elem(&sieve_cfg, &g->slot);
 	/* Not a helper call (bpf_xdp_get_buff_len): the program is not
 	 * frags-aware, so the frame is all linear. Subtracting packet
-	 * pointers needs a privileged loader, as attaching XDP does. */
+	 * pointers needs a privileged loader, as attaching XDP does.
+	 */
 	g->len = ctx->data_end - ctx->data;
 	return g->cfg ? 0 : -1;
 }

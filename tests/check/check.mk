@@ -6,8 +6,8 @@
 # `check-user`, `check-shell`.
 #
 # - checkpatch: the kernel's scripts/checkpatch.pl --strict --no-tree over
-#   kmod/ and include/; the findings kept, each with its reason and count,
-#   are in tests/check/checkpatch.suppress (tests/check/checkpatch.sh).
+#   kmod/, include/ and bpf/; the findings kept, each with its reason and
+#   count, are in tests/check/checkpatch.suppress (tests/check/checkpatch.sh).
 #   The script comes from the linux-source-6.1 tarball the debug kernel
 #   and the BTF tree are built from: the debug kernel's tree when it is
 #   unpacked, else checkpatch.pl, spelling.txt and const_structs.checkpatch
@@ -31,7 +31,7 @@ CHECKPATCH_CACHE := $(TOP)/cache/checkpatch
 CHECKPATCH ?= $(firstword $(wildcard $(DEBUG_KDIR)/scripts/checkpatch.pl) \
 	$(CHECKPATCH_CACHE)/checkpatch.pl)
 CHECKPATCH_FILES = $(filter-out %.mod.c,$(wildcard kmod/*.[ch] kmod/*/*.[ch] include/*.h \
-	include/*/*.h include/*/*/*.h))
+	include/*/*.h include/*/*/*.h bpf/*.[ch]))
 # Warnings userspace is held to beyond the build's own -Wall -Wextra.
 CHECK_USER_WARNINGS := -Wshadow -Wformat-security -Wmissing-prototypes -Wstrict-prototypes \
 	-Wundef -Wpointer-arith -Wvla -Wnull-dereference -Werror
@@ -51,7 +51,7 @@ $(CHECKPATCH_CACHE)/checkpatch.pl: $(LINUX_SOURCE_TARBALL)
 		mv $$tmp/checkpatch.pl $@ && rmdir $$tmp && touch $@
 
 check-checkpatch: deps $(CHECKPATCH)
-	$(call msg,CHECK,checkpatch --strict kmod/ include/)
+	$(call msg,CHECK,checkpatch --strict kmod/ include/ bpf/)
 	$(Q)tests/check/checkpatch.sh $(CHECKPATCH) tests/check/checkpatch.suppress \
 		$(CHECKPATCH_FILES)
 
@@ -66,7 +66,7 @@ check-module: deps
 	$(Q)$(call kbuild_tree,$(KDIR)); \
 		$(MAKE) -C $$kdir M=$(CHECK_SRC) W=1 C=2 $$nobtf modules >$(CHECK_BUILD)/module.log 2>&1 || \
 		{ cat $(CHECK_BUILD)/module.log; exit 1; }
-	$(Q)! grep -E 'warning:|error:' $(CHECK_BUILD)/module.log
+	$(Q)! grep -iE 'warning:|error:' $(CHECK_BUILD)/module.log
 
 check-user: deps
 	$(call msg,CHECK,userspace and BPF with warnings as errors)
