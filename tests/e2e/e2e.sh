@@ -1717,7 +1717,8 @@ case_upgrade_killed() {
 		staged|pinned) next="attach $IF"; want=old;;
 		*) next="block -i $IF $A4"; want=new;;
 		esac
-		sieve "$next" >/dev/null || fail "$step: $next after the kill"
+		# shellcheck disable=SC2086 # the command and its arguments: one word each
+		sieve $next >/dev/null || fail "$step: $next after the kill"
 		[ -z "$(ls -A "$(staging_dir)" 2>/dev/null)" ] || fail "$step: staging left: $(ls "$(staging_dir)")"
 		if [ $want = old ]; then
 			[ "$(status_field prog_tag)" != "$tag0" ] || fail "$step: not upgraded by $next"

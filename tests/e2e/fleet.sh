@@ -660,7 +660,8 @@ main() {
 	if [ "$(id -u)" != 0 ]; then
 		echo "the fleet cases need root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2
 	fi
-	if ! fleet_setup || ! add_sources $A $B $C $D $X $Y $Z "$BULK_SAMPLES" $BULK_OUTSIDE ||
+	# shellcheck disable=SC2086 # the sample addresses: one argument each
+	if ! fleet_setup || ! add_sources $A $B $C $D $X $Y $Z $BULK_SAMPLES $BULK_OUTSIDE ||
 	   ! redis_start; then
 		echo "setting up the fleet's namespaces and Redis failed"; echo "0 1" >"$RESULTS"; exit 1
 	fi

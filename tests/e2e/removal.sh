@@ -89,7 +89,7 @@ case_detach_all() {
 	    assert i["was_linked"] and i["record_removed"] and "error" not in i, i
 	EOF
 	for i in "$A ra$T" "$A rc$T" "$B rb$T"; do
-		! has_xdp "$i" || fail "XDP still on ${i#* } after detach --all"
+		! has_xdp "${i%% *}" "${i#* }" || fail "XDP still on ${i#* } after detach --all"
 	done
 	expect_eq "$(pings "$B" 10.201.1.1)" 3 "pings from B after detach --all"
 	expect_eq "$(folders)" 0 "netns-N folders left"
@@ -407,5 +407,6 @@ case_inode_reuse() {
 	has_xdp "$R" "ra$T" || fail "no XDP on ra$T after the attach"
 }
 
+declare -F "case_$CASE" >/dev/null || { echo "removal.sh: no case $CASE" >&2; exit 2; }
 "case_$CASE"
 exit $failed
