@@ -408,7 +408,8 @@ main() {
 	say "| entries | backend | median | p90 | min | max | store only (list bare): median, p90 | keys in the maps |"
 	say "|---|---|---|---|---|---|---|---|"
 	for n in $SIZES; do for b in $BACKENDS; do
-		set -- "${BLOCK[$b,$n]}" "${BLOCKS[$b,$n]}"
+		# shellcheck disable=SC2086 # the figures, one positional parameter each
+		set -- ${BLOCK[$b,$n]} ${BLOCKS[$b,$n]}
 		say "| $n | $b | $1 | $2 | $3 | $4 | $5, $6 | ${KEYS[$b,$n]} |"
 	done; done
 	say ""
@@ -420,7 +421,8 @@ main() {
 	for n in $LOAD_SIZES; do
 		[[ " $SIZES " == *" $n "* ]] || continue
 		for b in $BACKENDS; do
-			set -- "${LOADP[$b,$n]}"
+			# shellcheck disable=SC2086 # the figures, one positional parameter each
+			set -- ${LOADP[$b,$n]}
 			say "| $n | $b | $(sec "${LOADF[$b,$n]}") | $(sec "$1") | $(sec "$2") | $(sec "$3") | $(sec "$4") | $(sec "$5") | ${DBSIZE[$n]} MB | $([ "$n" = 1000000 ] && echo "${BPFCALLS[$b]:-}") |"
 		done
 	done
@@ -433,7 +435,8 @@ main() {
 		for b in $BACKENDS; do
 			line+=" $(sec "${UNBLOCK[$b,$n]}")"
 			if [ -n "${UNBLOCKP[$b,$n]:-}" ]; then
-				set -- "${UNBLOCKP[$b,$n]}"
+				# shellcheck disable=SC2086 # the figures, one positional parameter each
+				set -- ${UNBLOCKP[$b,$n]}
 				line+=" ($(sec "$3") / $(sec "$4"))"
 			fi
 			line+=" |"
