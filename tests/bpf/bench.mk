@@ -11,12 +11,20 @@
 # Last, the keyed digest's cost: a packet that misses, timed with the
 # program and with bench-only builds of it on the old linear digest and on
 # SipHash-2-4 (tests/bpf/bench/sieve_xdp_*.bpf.c), on the same maps.
+# Then the prefix lists against their peers (tests/bpf/bench/lpm_peer.bpf.c):
+# the FireHOL-like list, the 16-length control and a list of every length
+# /1-/32, each beside a list of as many sources only and beside the same
+# prefixes in a BPF_MAP_TYPE_LPM_TRIE: miss and hit ns/packet, memory,
+# ratios. The output names the commit and the date.
 # XDP_BENCH_ARGS=-s runs only the 1M-entry half, -l only the 10M one, -f
-# only the FireHOL-like list, -d only the digest's cost.
+# only the FireHOL-like list (with the peers and the digest's cost), -d
+# only the digest's cost, -p only the peers.
 
 XDP_BENCH_DIR := $(BUILD)/bench-xdp
 XDP_BENCH_BIN := $(XDP_BENCH_DIR)/sieve-xdp-bench
 XDP_BENCH_ARGS ?=
+# What the numbers were measured on: the tree's commit (-dirty when changed).
+XDP_BENCH_COMMIT = $(shell git -C $(TOP) describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 
 $(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SKEL)
 	$(call msg,CC,$<)
@@ -27,9 +35,10 @@ $(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJ
 	$(Q)$(CC) -O2 -g -o $@ $^ $(XDP_LDLIBS) -lm
 
 # The program with the linear digest of before, and with SipHash-2-4, for
-# the digest's cost (bench only).
-XDP_BENCH_DIGESTS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o
-$(XDP_BENCH_DIGESTS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/sieve_xdp.bpf.c \
+# the digest's cost, and the LPM-trie peer (bench only).
+XDP_BENCH_PROGS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o \
+	$(XDP_BENCH_DIR)/lpm_peer.bpf.o
+$(XDP_BENCH_PROGS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/sieve_xdp.bpf.c \
 		$(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
 	$(call msg,BPF,$<)
 	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
@@ -37,9 +46,10 @@ $(XDP_BENCH_DIGESTS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/siev
 
 .PHONY: bench-xdp
 bench-xdp: $(XDP_BENCH_BIN) $(BUILD)/bpf/floor.bpf.o $(BUILD)/bpf/bench_stream.bpf.o \
-		$(XDP_BENCH_DIGESTS)
+		$(XDP_BENCH_PROGS)
 	$(call msg,BENCH,$(BUILD)/bench/xdp.txt)
-	$(Q)mkdir -p $(BUILD)/bench && $(XDP_BENCH_BIN) -o $(BUILD)/bench/xdp.txt $(XDP_BENCH_ARGS)
+	$(Q)mkdir -p $(BUILD)/bench && $(XDP_BENCH_BIN) -o $(BUILD)/bench/xdp.txt \
+		-c '$(XDP_BENCH_COMMIT)' $(XDP_BENCH_ARGS)
 
 BENCHES += bench-xdp
 
