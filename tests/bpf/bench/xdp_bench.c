@@ -887,8 +887,10 @@ static int peer_time(int fd, const char *who, const struct peer_list *p, struct 
 		want = i == PEER_MISS ? XDP_PASS : XDP_DROP;
 		v = verdict_of(fd, p->pkt[i], p->len[i]);
 		if (v != want) {
-			fprintf(stderr, "xdp bench: %s, %s: the %s (/%u) got verdict %d, not %d\n",
-				p->name, who, peer_pkt_names[i], p->lens[i], v, want);
+			fprintf(stderr, "xdp bench: %s, %s: the %s (/%u) got %s, not %s\n", p->name,
+				who, peer_pkt_names[i], p->lens[i], v == XDP_DROP ? "XDP_DROP" :
+				v == XDP_PASS ? "XDP_PASS" : "another verdict",
+				want == XDP_DROP ? "XDP_DROP" : "XDP_PASS");
 			return -EPROTO;
 		}
 		if (i == PEER_LONG && p->lens[PEER_LONG] == p->lens[PEER_SHORT])
