@@ -5,17 +5,18 @@
 # map (bloom-only, exact), hash-map-only and the blocked backend, at 1M and
 # 10M entries, one packet and a cache-cold stream; each filter's measured
 # false-positive rate; memory per entry. Root; about three minutes and 2 GB
-# (the 10M-entry exact hash map). Writes $(BUILD)/bench/xdp.txt. Last, a
+# (the 10M-entry exact hash map). Writes $(BUILD)/bench/xdp.txt. Then a
 # FireHOL-like list (about 6000 entries, every IPv4 length /8-/32) at 8 and
 # 16 probes beside as many entries of 16 lengths: probes, keys, ns/packet.
-# Last, the keyed digest's cost: a packet that misses, timed with the
-# program and with bench-only builds of it on the old linear digest and on
-# SipHash-2-4 (tests/bpf/bench/sieve_xdp_*.bpf.c), on the same maps.
 # Then the prefix lists against their peers (tests/bpf/bench/lpm_peer.bpf.c):
 # the FireHOL-like list, the 16-length control and a list of every length
 # /1-/32, each beside a list of as many sources only and beside the same
-# prefixes in a BPF_MAP_TYPE_LPM_TRIE: miss and hit ns/packet, memory,
-# ratios. The output names the commit and the date.
+# prefixes in a BPF_MAP_TYPE_LPM_TRIE: miss and hit ns/packet, a stream,
+# memory, ratios (5.6 minutes with -p on 2 cores under a load average of 9).
+# Last, the keyed digest's cost: a packet that misses, timed with the
+# program and with bench-only builds of it on the old linear digest and on
+# SipHash-2-4 (tests/bpf/bench/sieve_xdp_*.bpf.c), on the same maps.
+# The output names the commit, the date and the kernel.
 # XDP_BENCH_ARGS=-s runs only the 1M-entry half, -l only the 10M one, -f
 # only the FireHOL-like list (with the peers and the digest's cost), -d
 # only the digest's cost, -p only the peers.
