@@ -18,7 +18,7 @@ XDP_BENCH_DIR := $(BUILD)/bench-xdp
 XDP_BENCH_BIN := $(XDP_BENCH_DIR)/sieve-xdp-bench
 XDP_BENCH_ARGS ?=
 
-$(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SKEL)
+$(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c $$(XDP_SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) -O2 -g $(SIEVE_CFLAGS) $(XDP_CFLAGS) -I$(TOP)/tests/bpf -c $< -o $@
 
@@ -32,7 +32,7 @@ XDP_BENCH_DIGESTS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/si
 $(XDP_BENCH_DIGESTS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/sieve_xdp.bpf.c \
 		$(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
 	$(call msg,BPF,$<)
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
 
 .PHONY: bench-xdp

@@ -36,7 +36,6 @@ UNIT_OBJS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%.o,$(UNIT_SRCS)) \
 UNIT_CORE_OBJS := $(patsubst kmod/%.c,$(UNIT_DIR)/core/%.o,$(CORE_SRCS))
 # libsieve (userspace/lib) too, for its local filters and snapshot files.
 UNIT_LIB_OBJS := $(if $(UNIT_SANITIZE),$(patsubst userspace/lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS)),$(LIB_OBJS))
-UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/cases/layer_seqs.h tests/unit/unit.h $(wildcard userspace/lib/*.h)
 # The blocklist's entry and feed parsers, its prefix-expansion planner and
 # its store, and both backends' sizing (userspace/xdp/), which need no
 # libbpf (the store needs SQLite).
@@ -45,8 +44,7 @@ UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/
 	$(UNIT_DIR)/xdp/secret.o
 UNIT_XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp
 
-$(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h include/sieve_xdp_blocked.h \
-		userspace/xdp/xdp.h userspace/xdp/store.h userspace/xdp/backend.h $(CORE_HDRS)
+$(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
@@ -54,22 +52,20 @@ UNIT_XDP_TESTS := $(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o $(UNIT_DIR)/sto
 	$(UNIT_DIR)/build_test.o \
 	$(UNIT_DIR)/blocked_test.o $(UNIT_DIR)/digest_test.o
 $(UNIT_XDP_TESTS): SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
-$(UNIT_XDP_TESTS): include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h \
-	userspace/xdp/store.h userspace/xdp/backend.h
 
-$(UNIT_DIR)/core/%.o: kmod/%.c $(CORE_HDRS)
+$(UNIT_DIR)/core/%.o: kmod/%.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
-$(UNIT_DIR)/lib/%.o: userspace/lib/%.c $(UNIT_HDRS)
+$(UNIT_DIR)/lib/%.o: userspace/lib/%.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
-$(UNIT_DIR)/%.o: tests/unit/%.c $(UNIT_HDRS)
+$(UNIT_DIR)/%.o: tests/unit/%.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
-$(UNIT_DIR)/%.o: tests/cases/%.c $(UNIT_HDRS)
+$(UNIT_DIR)/%.o: tests/cases/%.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 

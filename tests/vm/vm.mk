@@ -3,8 +3,8 @@
 # The VM suite (included by the top Makefile).
 #
 # `make test-vm` builds sieve.ko and sieve_test.ko for Debian's kernel
-# whose headers are the newest /usr/src/linux-headers-*-amd64 (whatever
-# KDIR the host `make` builds for), boots that kernel's image (fetched with
+# whose headers are the newest /usr/src/linux-headers-*-$(DEB_ARCH) (amd64
+# on x86-64; whatever KDIR the host `make` builds for), boots that kernel's image (fetched with
 # apt-get download, cached in build/vm/kernel/) under qemu in software
 # emulation, runs the in-VM suites and the host-side checks, and fails on
 # any failed test, kernel oops/BUG/WARNING/lockup/hung task, or timeout.
@@ -61,17 +61,18 @@ VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 # test build: it counts its whole-table reads (kmod/Kbuild).
 vm-modules:
 	$(call msg,KBUILD,VM modules for $(VM_ABI))
-	$(Q)test -d "$(VM_KDIR)" || { echo "no Debian linux-headers-*-amd64: run 'make deps'" >&2; exit 2; }
+	$(Q)test -d "$(VM_KDIR)" || { echo "no Debian linux-headers-*-$(DEB_ARCH): run 'make deps'" >&2; exit 2; }
 	$(Q)mkdir -p $(VM_SRC) && find $(VM_SRC) -type f \( -name '*.[chS]' -o -name Kbuild \
-		-o -name Makefile \) ! -name '*.mod.c' -delete
+		-o -name Makefile -o -name cores.mk \) ! -name '*.mod.c' -delete
 	$(Q)find -L Kbuild $(VM_KBUILD_DIRS) -type f \( -name '*.[chS]' -o -name Kbuild \
-		-o -name Makefile \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
-	$(Q)$(call kbuild_tree,$(VM_KDIR)); $(MAKE) -C $$kdir M=$(VM_SRC) $(if $(filter 1,$(V)),V=1) \
+		-o -name Makefile -o -name cores.mk \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
+	$(Q)$(call kbuild_tree,$(VM_KDIR)); $(MAKE) -C $$kdir M=$(VM_SRC) $(KBUILD_ARCH_FLAGS) \
+		$(if $(filter 1,$(V)),V=1) \
 		SIEVE_KBUILD_EXTRA="$(addsuffix /,$(VM_KBUILD_EXTRA))" SIEVE_COUNT_SCANS=y \
 		$$nobtf modules \
 		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 
-$(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a $(CORE_HDRS)
+$(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -o $@ tests/vm/parity.c \
 		$(BUILD)/libsieve.a
@@ -101,7 +102,7 @@ vm-initrd: vm-modules $(if $(filter 1,$(SIEVE_DEBUG_VM)),,vm-kernel) $$(VM_PROGS
 # Debian's image of that kernel, downloaded once (see kernel.sh).
 vm_kernel = tests/vm/kernel.sh $(VM_ABI) $(VM_BUILD)/kernel
 vm-kernel:
-	$(Q)test -n "$(VM_ABI)" || { echo "no Debian linux-headers-*-amd64: run 'make deps'" >&2; exit 2; }
+	$(Q)test -n "$(VM_ABI)" || { echo "no Debian linux-headers-*-$(DEB_ARCH): run 'make deps'" >&2; exit 2; }
 	$(Q)$(vm_kernel) >/dev/null
 
 test-vm: vm-kernel vm-initrd $$(VM_CHECKS)
