@@ -211,7 +211,15 @@ deps_install = missing=""; for p in $(1); do \
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
 		|| { echo "make deps: apt-get install$$missing failed" >&2; exit 2; }; \
 	fi
+# Architectures whose packages (PKG:ARCH) DEB_PACKAGES names: added to
+# dpkg first (tests/arm64/arm64.mk's cross build).
+DEB_FOREIGN_ARCHS ?=
 deps:
+	$(Q)for a in $(DEB_FOREIGN_ARCHS); do \
+		dpkg --print-foreign-architectures | grep -qx $$a && continue; \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		echo "  DEPS     dpkg --add-architecture $$a"; $$sudo dpkg --add-architecture $$a || exit 2; \
+	done
 	$(Q)$(call deps_install,$(DEB_PACKAGES))
 
 # Every suite writes "PASSED FAILED" to $(RESULTS)/<suite>; `make test`
@@ -231,7 +239,7 @@ include tests/bench/bench.mk
 # suites) extend SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and
 # CLI_LDLIBS.
 include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
-	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk))
+	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk tests/arm64/*.mk))
 # The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
 include $(wildcard userspace/agent/*.mk)
 

@@ -17,11 +17,15 @@
 # suite; `make test-unit UNIT_SANITIZE=` builds them without. Either way the
 # runner's cores are its own build, which counts its whole-table reads
 # (SIEVE_COUNT_SCANS, see kmod/sieve_env.h) where libsieve's cores do not.
-# UNIT_FILTER=substring runs only the matching cmocka tests (and skips the
-# CLI and install tests, unless UNIT_CLI=1); UNIT_CLI= skips them.
+# UNIT_FILTER="substring... !substring..." runs only the cmocka tests
+# matching any substring and none of the !substrings (and skips the CLI and
+# install tests, unless UNIT_CLI=1); UNIT_CLI= skips them.
+# UNIT_RUN= is put before the runner's path: an emulator for a runner
+# built for another machine (tests/arm64/arm64.mk: qemu-aarch64).
 
 UNIT_SANITIZE ?= address,undefined
 UNIT_FILTER ?=
+UNIT_RUN ?=
 UNIT_DIR := $(BUILD)/unit/$(if $(UNIT_SANITIZE),san,plain)
 UNIT_SANFLAGS := $(if $(UNIT_SANITIZE),-fsanitize=$(UNIT_SANITIZE) \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer)
@@ -92,7 +96,7 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 	$(call msg,TEST,unit)
 	$(Q)mkdir -p $(RESULTS) $(UNIT_PARTS) && rm -f $(RESULTS)/unit $(UNIT_PARTS)/*
 	$(Q)status=0; \
-		UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_BIN) -r $(UNIT_PARTS)/cmocka $(UNIT_FILTER) || status=$$?; \
+		UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_RUN) $(UNIT_BIN) -r $(UNIT_PARTS)/cmocka $(UNIT_FILTER) || status=$$?; \
 		if [ ! -s $(UNIT_PARTS)/cmocka ]; then \
 			echo "sieve-unit died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/cmocka; \
 		fi; \

@@ -11,6 +11,8 @@
 # `make vm-shell` boots the same VM to an interactive shell.
 #
 # Variables: VM_TIMEOUT (seconds, default 180), VM_KDIR (headers tree),
+# VM_ARCH (run.sh --arch: x86 or arm64), VM_BUSYBOX (a static busybox of
+# the VM's machine, default the host's),
 # VM_BUILD (where the modules, the initramfs and the run go; default
 # build/vm). tests/debug/debug.mk sets VM_KDIR and VM_BUILD on a sub-make's
 # command line to build and run the same VM on its debug kernel.
@@ -35,6 +37,8 @@ VM_BUILD := $(BUILD)/vm
 VM_SRC := $(VM_BUILD)/src
 VM_INITRD := $(VM_BUILD)/initramfs.cpio.gz
 VM_TIMEOUT ?= 180
+VM_ARCH ?=
+VM_BUSYBOX ?=
 
 VM_KBUILD_DIRS += kmod include tests/vm tests/cases
 VM_KBUILD_EXTRA +=
@@ -97,7 +101,7 @@ vm-initrd: vm-modules $(if $(filter 1,$(SIEVE_DEBUG_VM)),,vm-kernel) $$(VM_PROGS
 	$(call msg,CPIO,$(VM_INITRD))
 	$(Q)i=10; set --; for s in $(VM_SCRIPTS); do \
 		set -- "$$@" "$$s=/tests/$$i-$${s##*/}"; i=$$((i + 1)); done; \
-		tests/vm/initramfs.sh $(VM_INITRD) tests/vm/init.sh $(vm_initrd_entries) "$$@"
+		$(if $(VM_BUSYBOX),BUSYBOX=$(VM_BUSYBOX)) tests/vm/initramfs.sh $(VM_INITRD) tests/vm/init.sh $(vm_initrd_entries) "$$@"
 
 # Debian's image of that kernel, downloaded once (see kernel.sh).
 vm_kernel = tests/vm/kernel.sh $(VM_ABI) $(VM_BUILD)/kernel
@@ -110,7 +114,7 @@ test-vm: vm-kernel vm-initrd $$(VM_CHECKS)
 	$(call msg,VM,booting $(VM_ABI) (timeout $(VM_TIMEOUT)s))
 	$(Q)tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(VM_INITRD) \
 		--out $(VM_BUILD)/run --timeout $(VM_TIMEOUT) $(addprefix --check ,$(VM_CHECKS)) \
-		--results $(RESULTS)/vm $(VM_VERBOSE)
+		--results $(RESULTS)/vm $(VM_VERBOSE) $(if $(VM_ARCH),--arch $(VM_ARCH))
 
 # `make demo`'s part in the VM: the CLI driving /dev/sieve.
 demo-vm: vm-kernel vm-initrd
