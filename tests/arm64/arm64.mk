@@ -17,8 +17,8 @@
 #                        suite's: the store's cases spin for minutes under
 #                        qemu-user). Part of `make test` (~2 min).
 #   make test-arm64      Debian's arm64 kernel under qemu-system-aarch64
-#                        (software emulation of another ISA: slow, so not
-#                        part of `make test`): the VM of vm.mk, with its
+#                        (software emulation; ~20 s of boot and suites, part
+#                        of `make test`): the VM of vm.mk, with its
 #                        core suite (sieve_test.ko's cases in the kernel,
 #                        the parity of its hashes and tables with x86-64
 #                        userspace's) and the CLI on /dev/sieve
@@ -79,6 +79,7 @@ test-arm64: build-arm64 $(VM_BUILD)/parity
 		VM_TIMEOUT=$(ARM64_VM_TIMEOUT) || status=1; \
 		cp $(ARM64_BUILD)/test-results/vm $(RESULTS)/arm64 2>/dev/null || \
 		echo "0 1" >$(RESULTS)/arm64; exit $$status
+SUITES += arm64
 
 # The cross compiler and emulators; the arm64 libraries the build links
 # (Debian multiarch: dpkg --add-architecture arm64, done by `make deps`).

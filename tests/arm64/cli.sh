@@ -43,7 +43,7 @@ cli_case 0 "/proc/sieve lists the filters" grep -q sessions /proc/sieve
 for f in users users-copy sessions; do
 	cli_case 0 "destroy $f" sieve filter destroy "$f"
 done
-cli_case 1 "a destroyed filter is gone" sieve filter query users user-0
+cli_case 2 "a destroyed filter is gone (exit 2: no such filter)" sieve filter query users user-0
 
 printf 'KTAP version 1\n1..%d\n%s' "$cli_n" "$cli_ktap"
 true
