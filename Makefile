@@ -65,7 +65,9 @@ CFLAGS ?= -O2 -g
 LDFLAGS ?=
 # -MMD -MP: each object's header dependencies, from the compiler, in a .d
 # file beside it (read at the end of this file), so no rule lists headers.
-SIEVE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP \
+# Recursive (=), like the other fragments' flags, so that target-specific
+# += naming a fragment's variable works whatever the order they are read in.
+SIEVE_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP \
 	-I$(TOP)/include/uapi -I$(TOP)/userspace/lib -I$(TOP)/kmod
 
 # The filter cores: compiled unchanged into sieve.ko and into userspace;
@@ -238,10 +240,8 @@ include tests/bench/bench.mk
 # Fragments of other parts (the XDP blocklist, the packaging and their
 # suites) extend SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and
 # CLI_LDLIBS.
-include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
-	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk tests/arm64/*.mk))
-# The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
-include $(wildcard userspace/agent/*.mk)
+include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk userspace/agent/*.mk tests/bpf/*.mk \
+	tests/e2e/*.mk tests/kfunc/*.mk dist/*.mk tests/dist/*.mk tests/arm64/*.mk))
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).

@@ -23,6 +23,10 @@
 #                        the parity of its hashes and tables with x86-64
 #                        userspace's) and the CLI on /dev/sieve
 #                        (tests/arm64/cli.sh).
+#   make test-arm64-dkms DKMS builds sieve.ko for that kernel from the
+#                        sieve-dkms tree (dkms.conf claims aarch64), and the
+#                        arm64 VM loads it for the CLI smoke of test-dkms.
+#                        Part of `make test` (~1 min).
 #
 # The arm64 headers (same ABI as the host's Debian headers) and a static
 # arm64 busybox are fetched, never installed: tests/arm64/fetch.sh. The
@@ -50,7 +54,7 @@ ARM64_MAKE = $(MAKE) CROSS_COMPILE=$(ARM64_CROSS) BUILD=$(ARM64_BUILD) \
 ARM64_UNIT_FILTER ?= sieve_test_ hash libsieve sizing layers estimates !device_absent
 ARM64_QEMU_USER := qemu-aarch64 -L /usr/aarch64-linux-gnu
 
-.PHONY: build-arm64 test-arm64-unit test-arm64
+.PHONY: build-arm64 test-arm64-unit test-arm64 test-arm64-dkms
 build-arm64:
 	$(call msg,CROSS,arm64 in $(ARM64_BUILD))
 	$(Q)kdir=$$($(arm64_headers)) && $(ARM64_MAKE) user bpf vm-modules $(ARM64_BUILD)/static/sieve
@@ -69,17 +73,31 @@ SUITES += arm64-unit
 # check is the host's own build (x86-64 userspace against the arm64
 # kernel's values). Its result is $(RESULTS)/arm64.
 ARM64_VM_TIMEOUT ?= 900
+ARM64_VM_VARS = VM_ARCH=arm64 VM_BUSYBOX=$$busybox VM_TIMEOUT=$(ARM64_VM_TIMEOUT) \
+	VM_KERNEL_MODULES="drivers/virtio/virtio_mmio.ko drivers/char/virtio_console.ko"
+arm64_busybox = busybox=$$(tests/arm64/fetch.sh busybox $(ARM64_CACHE))
 test-arm64: build-arm64 $(VM_BUILD)/parity
 	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/arm64
-	$(Q)busybox=$$(tests/arm64/fetch.sh busybox $(ARM64_CACHE)) && kdir=$$($(arm64_headers)) && \
-		status=0; $(ARM64_MAKE) test-vm VM_ARCH=arm64 VM_BUSYBOX=$$busybox \
+	$(Q)$(arm64_busybox) && kdir=$$($(arm64_headers)) && \
+		status=0; $(ARM64_MAKE) test-vm $(ARM64_VM_VARS) \
 		VM_SCRIPTS="tests/vm/core.sh tests/arm64/cli.sh" VM_PROGS=$(ARM64_BUILD)/static/sieve \
 		VM_CHECKS=$(VM_BUILD)/parity VM_MODULES="kmod/sieve.ko tests/vm/sieve_test.ko" \
-		VM_KERNEL_MODULES="drivers/virtio/virtio_mmio.ko drivers/char/virtio_console.ko" \
-		VM_TIMEOUT=$(ARM64_VM_TIMEOUT) || status=1; \
+		|| status=1; \
 		cp $(ARM64_BUILD)/test-results/vm $(RESULTS)/arm64 2>/dev/null || \
 		echo "0 1" >$(RESULTS)/arm64; exit $$status
 SUITES += arm64
+
+# dist/dkms/dkms.conf's aarch64: DKMS builds sieve.ko from the sieve-dkms
+# tree for Debian's arm64 kernel (dkms -a aarch64, cross-compiled), which
+# the arm64 VM then loads for the CLI's smoke (tests/dist/dist.mk's
+# test-dkms in the sub-make). Its result is $(RESULTS)/arm64-dkms.
+test-arm64-dkms: build-arm64
+	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/arm64-dkms
+	$(Q)$(arm64_busybox) && kdir=$$($(arm64_headers)) && \
+		status=0; $(ARM64_MAKE) test-dkms $(ARM64_VM_VARS) || status=1; \
+		cp $(ARM64_BUILD)/test-results/dkms $(RESULTS)/arm64-dkms 2>/dev/null || \
+		echo "0 1" >$(RESULTS)/arm64-dkms; exit $$status
+SUITES += arm64-dkms
 
 # The cross compiler and emulators; the arm64 libraries the build links
 # (Debian multiarch: dpkg --add-architecture arm64, done by `make deps`).

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # userspace/agent: `sieve agent`, the program sieve-agent, built with the
-# XDP loader it drives (userspace/xdp/xdp.mk, read before this file).
+# XDP loader it drives (userspace/xdp/xdp.mk's variables, expanded late:
+# the two are read in either order).
 # Settings are read with inih, readiness told to systemd with libsystemd's
 # sd_notify, metrics served with libmicrohttpd, the fleet followed and
 # published to with hiredis. The sieve CLI links none of these but inih:
@@ -13,7 +14,7 @@
 AGENT_DIR := $(BUILD)/agent
 AGENT_SRCS := $(wildcard userspace/agent/*.c)
 AGENT_OBJS := $(patsubst userspace/agent/%.c,$(AGENT_DIR)/%.o,$(AGENT_SRCS))
-AGENT_CFLAGS := $(XDP_CFLAGS) -I$(TOP)/userspace/agent -I$(TOP)/userspace/cli
+AGENT_CFLAGS = $(XDP_CFLAGS) -I$(TOP)/userspace/agent -I$(TOP)/userspace/cli
 AGENT_LDLIBS := -lmicrohttpd -lpthread
 
 $(AGENT_DIR)/%.o: userspace/agent/%.c
@@ -24,7 +25,7 @@ $(AGENT_DIR)/%.o: userspace/agent/%.c
 # parser, help and messages (command.c, parse.c, json.c).
 AGENT_PROG := $(BUILD)/sieve-agent
 AGENT_CLI_OBJS := $(BUILD)/cli/command.o $(BUILD)/cli/parse.o $(BUILD)/cli/json.o
-$(AGENT_PROG): $(AGENT_OBJS) $(XDP_OBJS) $(AGENT_CLI_OBJS) $(BUILD)/libsieve.a
+$(AGENT_PROG): $(AGENT_OBJS) $$(XDP_OBJS) $(AGENT_CLI_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) -linih -lsystemd -lhiredis \
 		$(AGENT_LDLIBS) -lm
@@ -42,7 +43,7 @@ METRICS_DRIVER := $(AGENT_DIR)/metrics-driver
 $(AGENT_DIR)/metrics_driver.o: tests/e2e/metrics_driver.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
-$(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(XDP_OBJS) $(BUILD)/libsieve.a
+$(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $$(XDP_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
 test-e2e: $(METRICS_DRIVER) $(AGENT_PROG)
@@ -59,9 +60,9 @@ $(UNIT_DIR)/agent/metrics.o: userspace/agent/metrics.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 $(UNIT_DIR)/xdp/loader.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
-$(UNIT_DIR)/xdp/loader.o: $(XDP_SKEL)
+$(UNIT_DIR)/xdp/loader.o: $$(XDP_SKEL)
 $(UNIT_DIR)/xdp/bloom_fill.o: UNIT_XDP_CFLAGS += -I$(XDP_DIR)
-$(UNIT_DIR)/xdp/bloom_fill.o: $(XDP_FILL_SKEL)
+$(UNIT_DIR)/xdp/bloom_fill.o: $$(XDP_FILL_SKEL)
 $(UNIT_DIR)/metrics_test.o: SIEVE_CFLAGS += $(AGENT_CFLAGS)
 # The fleet's rules and the settings they come from (tests/unit/fleet_test.c);
 # float-cast-overflow too, which -fsanitize=undefined leaves out: a score
