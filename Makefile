@@ -32,7 +32,9 @@ ifneq ($(CROSS_COMPILE),)
 CC := $(CROSS_COMPILE)gcc
 AR := $(CROSS_COMPILE)ar
 endif
-TARGET_MACHINE := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+# This machine's name where there is no compiler yet (make deps installs it).
+TARGET_MACHINE := $(or $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null))),\
+	$(shell uname -m))
 KERNEL_ARCH := $(or $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(filter x86_64 aarch64,$(TARGET_MACHINE)))),\
 	$(error sieve builds for x86_64 and aarch64 only, not '$(TARGET_MACHINE)' ($(CC) -dumpmachine)))
 DEB_ARCH := $(patsubst x86,amd64,$(KERNEL_ARCH))
