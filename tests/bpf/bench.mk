@@ -29,8 +29,7 @@ $(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJ
 # The program with the linear digest of before, and with SipHash-2-4, for
 # the digest's cost (bench only).
 XDP_BENCH_DIGESTS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o
-$(XDP_BENCH_DIGESTS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/sieve_xdp.bpf.c \
-		$(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
+$(XDP_BENCH_DIGESTS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c
 	$(call msg,BPF,$<)
 	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
