@@ -97,6 +97,7 @@ qemu_machine() {
 		console=ttyS0 report_dev=(-serial "$reports") ;;
 	arm64) machine=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -m 1G -smp 2)
 		console=ttyAMA0
+		# shellcheck disable=SC2054 # a qemu option's value, its commas its own
 		report_dev=(-device virtio-serial-device -device virtconsole,chardev=reports)
 		case $reports in
 		file:*) report_dev+=(-chardev "file,id=reports,path=${reports#file:}") ;;
