@@ -27,7 +27,7 @@ XDP_BENCH_ARGS ?=
 # What the numbers were measured on: the tree's commit (-dirty when changed).
 XDP_BENCH_COMMIT = $(shell git -C $(TOP) describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 
-$(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SKEL)
+$(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c $$(XDP_SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) -O2 -g $(SIEVE_CFLAGS) $(XDP_CFLAGS) -I$(TOP)/tests/bpf -c $< -o $@
 
@@ -39,10 +39,9 @@ $(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJ
 # the digest's cost, and the LPM-trie peer (bench only).
 XDP_BENCH_PROGS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o \
 	$(XDP_BENCH_DIR)/lpm_peer.bpf.o
-$(XDP_BENCH_PROGS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/sieve_xdp.bpf.c \
-		$(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
+$(XDP_BENCH_PROGS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c
 	$(call msg,BPF,$<)
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
 
 .PHONY: bench-xdp
