@@ -59,12 +59,13 @@ check-module: deps
 	$(call msg,CHECK,W=1 C=2 (sparse) modules for $(notdir $(KDIR)))
 	$(Q)test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 2; }
 	$(Q)mkdir -p $(CHECK_SRC) && find $(CHECK_SRC) -type f \( -name '*.[chS]' -o -name Kbuild \
-		-o -name Makefile \) ! -name '*.mod.c' -delete
+		-o -name Makefile -o -name cores.mk \) ! -name '*.mod.c' -delete
 	$(Q)find -L Kbuild kmod include tests/vm tests/cases -type f \( -name '*.[chS]' \
-		-o -name Kbuild -o -name Makefile \) ! -name '*.mod.c' -print0 | \
+		-o -name Kbuild -o -name Makefile -o -name cores.mk \) ! -name '*.mod.c' -print0 | \
 		cpio -pdmL0 --quiet $(CHECK_SRC)
 	$(Q)$(call kbuild_tree,$(KDIR)); \
-		$(MAKE) -C $$kdir M=$(CHECK_SRC) W=1 C=2 $$nobtf modules >$(CHECK_BUILD)/module.log 2>&1 || \
+		$(MAKE) -C $$kdir M=$(CHECK_SRC) $(KBUILD_ARCH_FLAGS) W=1 C=2 $$nobtf modules \
+		>$(CHECK_BUILD)/module.log 2>&1 || \
 		{ cat $(CHECK_BUILD)/module.log; exit 1; }
 	$(Q)! grep -iE 'warning:|error:' $(CHECK_BUILD)/module.log
 
