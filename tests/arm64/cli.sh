@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash # busybox sh, which dash's dialect matches: sourced by /init
 #
 # VM suite "cli" of the arm64 smoke (make test-arm64; sourced by the VM's
 # /init with sieve.ko loaded): the sieve CLI, built for arm64, driving

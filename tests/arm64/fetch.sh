@@ -66,6 +66,7 @@ fetch_headers() {
 	[ -x "$kbuild/scripts/mod/modpost" ] || die "$kbuild is not installed (linux-kbuild, make deps)"
 	if [ ! -f "$dest/Module.symvers" ]; then
 		tmp=$(unpack "linux-headers-$abi" "$cache")
+		# shellcheck disable=SC2064 # the path is a local: expanded now, on purpose
 		trap "rm -rf '$tmp'" EXIT
 		tree=$tmp/root/usr/src/linux-headers-$abi
 		grep -qx "include $common/Makefile" "$tree/Makefile" ||
@@ -86,6 +87,7 @@ fetch_busybox() {
 
 	if [ ! -x "$cache/busybox" ]; then
 		tmp=$(unpack busybox-static "$cache")
+		# shellcheck disable=SC2064 # the path is a local: expanded now, on purpose
 		trap "rm -rf '$tmp'" EXIT
 		mv "$tmp/root/bin/busybox" "$cache/busybox"
 		rm -rf "$tmp"
