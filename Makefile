@@ -116,10 +116,10 @@ $(BUILD)/sieve: $(CLI_OBJS) $$(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a
 # The CLI for the VM, $(CLI_STATIC) (named sieve, so that VM_PROGS +=
 # $(CLI_STATIC) puts it on the VM's PATH as sieve): linked statically from
 # CLI_VM_OBJS: the CLI without its XDP commands (userspace/cli/xdp*.c; no
-# libbpf in the VM) and the agent's (agent_exec.c), main.c built with
-# SIEVE_CLI_NO_XDP.
+# libbpf in the VM) and the agent's (agent_exec.c, agent_command.c),
+# main.c built with SIEVE_CLI_NO_XDP.
 CLI_STATIC := $(BUILD)/static/sieve
-CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp% $(BUILD)/cli/agent_exec.o, \
+CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp% $(BUILD)/cli/agent_%, \
 	$(CLI_OBJS)) $(BUILD)/static/main.o
 $(BUILD)/static/main.o: userspace/cli/main.c $(CORE_HDRS) $(wildcard userspace/lib/*.h userspace/cli/*.h)
 	$(call msg,CC,$< [static])
@@ -210,8 +210,10 @@ include tests/bench/bench.mk
 # CLI_LDLIBS.
 include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
 	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk))
-# The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
-include $(wildcard userspace/agent/*.mk)
+# The settings' build on the loader's (XDP_CFLAGS), the fleet's on the
+# settings', the agent's on all three: in that order, after it.
+include $(wildcard userspace/conf/*.mk) $(wildcard userspace/fleet/*.mk) \
+	$(wildcard userspace/agent/*.mk)
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the fleet follower judges without Redis (userspace/agent/
- * fleet_rules.c): scores as expiries, hostile ones included (built with
+ * What the fleet follower judges without Redis (userspace/fleet/
+ * rules.c): scores as expiries, hostile ones included (built with
  * UBSan's float-cast-overflow check: a conversion out of int64_t's range
  * fails the suite), and the [fleet] limits of sieve.conf, read by
  * config.c from files written here; and the password file's owner and mode.
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "agent.h"
+#include "fleet.h"
 
 /* Score @s at @now: *ok, and the expiry and whether it is past. */
 static void score(struct sieve_test *t, const char *s, int64_t now, bool ok, int64_t want,
@@ -22,7 +22,7 @@ static void score(struct sieve_test *t, const char *s, int64_t now, bool ok, int
 {
 	int64_t expires = -1;
 	bool expired = false;
-	bool got = sagent_fleet_parse_score(s, now, &expires, &expired);
+	bool got = sfleet_parse_score(s, now, &expires, &expired);
 
 	CHECKF(t, got == ok, "score '%s': %s", s, got ? "taken" : "refused");
 	if (!got || !ok)
@@ -71,7 +71,7 @@ static bool refused(struct sieve_test *t, const struct sagent_config *c, const c
 		CHECKF(t, 0, "'%s' does not parse", text);
 		return false;
 	}
-	return sagent_fleet_refused(&c->fleet, &key, allow) != NULL;
+	return sfleet_refused(&c->fleet, &key, allow) != NULL;
 }
 
 struct conf_file {

@@ -346,8 +346,8 @@ static void format_fleet_lists(struct mx_out *o, const struct sagent_mx_agent *a
 	mx_family(o, "sieve_fleet_applied_total", "counter",
 		  "Changes from a followed list's stream applied to the store and the maps.");
 	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
-		for (k = 0; k < SAGENT_FLEET_NR_OPS; k++)
-			mx_u64(o, LABELS("list", l->name, "op", sagent_fleet_op_name(k)),
+		for (k = 0; k < SXDP_NR_LIST_OPS; k++)
+			mx_u64(o, LABELS("list", l->name, "op", sxdp_list_op_name(k)),
 			       l->applied[k]);
 	mx_family(o, "sieve_fleet_skipped_total", "counter",
 		  "Members and records of a followed list skipped as bad.");
@@ -732,7 +732,7 @@ static void read_fleet(const struct sagent_fleet_stats *st, struct sagent_mx_age
 		struct sagent_mx_fleet_list *x = &a->fleet.l[i];
 
 		x->name = st->lists[i];
-		for (k = 0; k < SAGENT_FLEET_NR_OPS; k++)
+		for (k = 0; k < SXDP_NR_LIST_OPS; k++)
 			x->applied[k] = atomic_load(&l->applied[k]);
 		for (k = 0; k < SAGENT_NR_SKIPS; k++)
 			x->skipped[k] = atomic_load(&l->skipped[k]);

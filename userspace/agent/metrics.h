@@ -48,7 +48,7 @@ struct sagent_mx_iface {
 /* One list the fleet follows. */
 struct sagent_mx_fleet_list {
 	const char *name;
-	uint64_t applied[SAGENT_FLEET_NR_OPS], skipped[SAGENT_NR_SKIPS], resyncs;
+	uint64_t applied[SXDP_NR_LIST_OPS], skipped[SAGENT_NR_SKIPS], resyncs;
 	uint64_t last_ms, last_seq;	/* 0: nothing applied from the stream yet */
 	int64_t lag_ms;
 };

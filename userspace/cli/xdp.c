@@ -22,8 +22,9 @@
 #include <linux/if_link.h>
 
 #include "cli.h"
-#include "agent.h"
+#include "conf.h"
 #include "escape.h"
+#include "fleet.h"
 #include "json.h"
 #include "ops.h"
 #include "xdp.h"
@@ -666,29 +667,17 @@ static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_list 
 	return 0;
 }
 
-enum change_op { CHANGE_BLOCK, CHANGE_UNBLOCK, CHANGE_ALLOW, CHANGE_DISALLOW };
-
-static const char *const change_done[] = {
-	[CHANGE_BLOCK] = "blocked", [CHANGE_UNBLOCK] = "unblocked",
-	[CHANGE_ALLOW] = "allowed", [CHANGE_DISALLOW] = "disallowed",
-};
-
-static const enum sagent_fleet_op fleet_ops[] = {
-	[CHANGE_BLOCK] = SAGENT_FLEET_BLOCK, [CHANGE_UNBLOCK] = SAGENT_FLEET_UNBLOCK,
-	[CHANGE_ALLOW] = SAGENT_FLEET_ALLOW, [CHANGE_DISALLOW] = SAGENT_FLEET_DISALLOW,
-};
-
 /* The size of one entry's text (sxdp_format_entry()). */
 #define ENTRY_TEXT_MAX	128
 
 /*
  * --fleet: the change goes to Redis, not to this host's store; this
  * host's agent applies it as every other host's does. hiredis is
- * sieve-agent's (agent.h): this checks the command, then execs
+ * sieve-agent's (fleet.h): this checks the command, then execs
  * `sieve-agent __publish CONFIG LIST OP EXPIRES ORIGIN ENTRY...`, which
- * reads the settings, publishes (redis.c) and prints the result.
+ * reads the settings, publishes (fleet/redis.c) and prints the result.
  */
-static int publish_entries(const struct xdp_opts *o, enum change_op op,
+static int publish_entries(const struct xdp_opts *o, enum sxdp_list_op op,
 			   const struct sxdp_list *l)
 {
 	struct sagent_cmdline cl = { .config = o->config };
@@ -704,9 +693,9 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 		return cli_error("--fleet publishes to a list: give --list LIST, not -i");
 	if (o->comment)
 		return cli_error("--comment stays on this host: it is not published with --fleet");
-	/* The re-ban rule, applied by Redis (agent.h): without --ttl, keep. */
+	/* The re-ban rule, applied by Redis (fleet.h): without --ttl, keep. */
 	if (!o->ttl_given)
-		snprintf(expires, sizeof(expires), "%s", SAGENT_PUBLISH_KEEP);
+		snprintf(expires, sizeof(expires), "%s", SFLEET_PUBLISH_KEEP);
 	else
 		snprintf(expires, sizeof(expires), "%lld",
 			 o->ttl ? (long long)time(NULL) + (long long)o->ttl : 0LL);
@@ -719,10 +708,10 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 		free(text);
 		return cli_error("out of memory");
 	}
-	argv[1] = SAGENT_PUBLISH_CMD;
+	argv[1] = SFLEET_PUBLISH_CMD;
 	argv[2] = (char *)path;
 	argv[3] = (char *)list;
-	argv[4] = (char *)sagent_fleet_op_name(fleet_ops[op]);
+	argv[4] = (char *)sxdp_list_op_name(op);
 	argv[5] = expires;
 	argv[6] = origin;
 	for (i = 0; i < l->n; i++) {
@@ -796,34 +785,29 @@ static void feed_notes_free(struct feed_notes *x)
 	}
 }
 
-static const char *const change_op_name[] = {
-	[CHANGE_BLOCK] = "block", [CHANGE_UNBLOCK] = "unblock",
-	[CHANGE_ALLOW] = "allow", [CHANGE_DISALLOW] = "disallow",
-};
-
 /* -j of a change of @given entries (xdp_json.h); the warnings still on stderr. */
-static void json_change(struct sxdp_store *s, enum change_op op, const char *list,
+static void json_change(struct sxdp_store *s, enum sxdp_list_op op, const char *list,
 			size_t given, const struct sxdp_op_result *r)
 {
 	struct xdp_json_counts c = { .missing = r->missing };
 
-	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW) {
+	if (sxdp_list_op_adds(op)) {
 		/* Entries there already whose expiry, origin or comment changed. */
 		c.added = r->changed;
 		c.updated = r->updated;
 	} else {
 		c.removed = r->changed;
 	}
-	xdp_json_begin(change_op_name[op], "lists");
+	xdp_json_begin(sxdp_list_op_name(op), "lists");
 	xdp_json_list(s, list, &c, r);
 	xdp_json_end();
 }
 
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */
-static int change_entries(const struct cli_command *cmd, enum change_op op, int argc,
+static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, int argc,
 			  char **argv)
 {
-	bool allow = op == CHANGE_ALLOW || op == CHANGE_DISALLOW;
+	bool allow = sxdp_list_op_allows(op);
 	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
 	struct sxdp_store_attrs a = { .origin = "cli", .allow = allow };
 	struct feed_notes notes = { 0 };
@@ -854,7 +838,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (ret)
 		goto out;
 	/* Read before the entries go, with them their origins. */
-	if (op == CHANGE_UNBLOCK &&
+	if (op == SXDP_OP_UNBLOCK &&
 	    sxdp_store_origins_of(s, list, false, l.keys, l.n, feed_note, &notes, err,
 				  sizeof(err))) {
 		ret = cli_error("%s: %s", list, err[0] ? err : "out of memory");
@@ -865,7 +849,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	/* The re-ban rule (sxdp_store_add): without --ttl an entry keeps its expiry. */
 	a.keep_expiry = !o.ttl_given;
 	a.comment = o.comment;
-	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW)
+	if (sxdp_list_op_adds(op))
 		ret = sxdp_op_add(s, list, &l, &a, &r, err, sizeof(err));
 	else
 		ret = sxdp_op_remove(s, list, allow, &l, &r, err, sizeof(err));
@@ -876,7 +860,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (o.json)
 		json_change(s, op, list, l.n, &r);
 	else
-		print_result(list, change_done[op], &r);
+		print_result(list, sxdp_list_op_done(op), &r);
 	if (r.missing && !o.json)
 		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
 		       allow ? "allowlist" : "list");
@@ -894,22 +878,22 @@ out:
 
 static int cmd_block(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_BLOCK, argc, argv);
+	return change_entries(cmd, SXDP_OP_BLOCK, argc, argv);
 }
 
 static int cmd_unblock(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_UNBLOCK, argc, argv);
+	return change_entries(cmd, SXDP_OP_UNBLOCK, argc, argv);
 }
 
 static int cmd_allow(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_ALLOW, argc, argv);
+	return change_entries(cmd, SXDP_OP_ALLOW, argc, argv);
 }
 
 static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_DISALLOW, argc, argv);
+	return change_entries(cmd, SXDP_OP_DISALLOW, argc, argv);
 }
 
 /*
