@@ -27,6 +27,7 @@
 #include "fleet.h"
 #include "json.h"
 #include "ops.h"
+#include "report.h"
 #include "xdp.h"
 #include "xdp_json.h"
 #include "xdp_list.h"
@@ -1375,17 +1376,20 @@ struct status_info {
 	uint64_t allowed;
 	uint64_t version;		/* the store's version of the list */
 	bool synced;			/* its maps were behind: this run rebuilt them */
-	uint64_t bloom_mem, exact_mem, nbits;
-	double fpr;
-	char filter[32];		/* the filter backend's filter */
-	struct sxdp_prog prog;		/* the program running; id 0: none */
+	struct sxdp_iface_report r;	/* what its pins show (report.h) */
 	enum sxdp_enforce state;	/* whether it enforces its list (status_state) */
 };
 
 /* The mode: queried here, or the recorded one of another namespace's interface. */
 static const char *status_mode(struct sxdp_handle *h, const struct status_info *si)
 {
-	return !h->ifindex && si->a.mode[0] ? si->a.mode : sxdp_mode(h);
+	return !h->ifindex && si->a.mode[0] ? si->a.mode : si->r.mode;
+}
+
+/* The filter backend's filter, by name. */
+static const char *status_filter(const struct status_info *si)
+{
+	return si->r.filter[0] ? si->r.filter : "(gone)";
 }
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
@@ -1408,7 +1412,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_bool("resynced", si->synced);
 	json_str("backend", sxdp_backend_name(c->flags));
 	if (c->flags & SIEVE_XDP_F_FILTER)
-		json_str("filter", si->filter);
+		json_str("filter", status_filter(si));
 	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
 	json_u64("entries", c->entries);
@@ -1422,21 +1426,21 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("nr_v4_lens", c->nr_v4_lens);
 	json_u64("nr_v6_lens", c->nr_v6_lens);
 	print_probes(c, true);
-	json_u64("bloom_bits", si->nbits);
+	json_u64("bloom_bits", si->r.nbits);
 	/*
 	 * The backend's two words under the names they had before the config
 	 * named them per backend: k or 0, and max_entries, blocks or the id.
 	 */
 	json_u64("nr_hashes", c->bloom.nr_hashes);
 	json_u64("max_entries", c->bloom.max_entries);
-	json_u64("bloom_bytes", si->bloom_mem);
-	json_u64("exact_bytes", si->exact_mem);
+	json_u64("bloom_bytes", si->r.filter_bytes);
+	json_u64("exact_bytes", si->r.exact_bytes);
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
-	json_double("expected_fpr", "%.9g", si->fpr);
+	json_double("expected_fpr", "%.9g", si->r.fpr);
 	json_u64("generation", c->gen_seq);
 	/* The running program: attach replaces one of another tag (an upgrade). */
-	json_u64("prog_id", si->prog.id);
-	json_str("prog_tag", si->prog.tag);
+	json_u64("prog_id", si->r.prog.id);
+	json_str("prog_tag", si->r.prog.tag);
 	json_bool("older_program", h->stale);
 	json_end();
 }
@@ -1466,14 +1470,15 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 		printf("; %u removed since this generation was built (rebuilt past %u)", c->removed,
 		       sxdp_removed_max(c));
 	printf("\n");
-	sxdp_backend_of(c->flags)->describe(c, si->bloom_mem, si->filter, line, sizeof(line));
+	sxdp_backend_of(c->flags)->describe(c, si->r.filter_bytes, status_filter(si), line,
+					    sizeof(line));
 	printf("  %s\n", line);
-	if (si->exact_mem)
-		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
+	if (si->r.exact_bytes)
+		printf("  exact map: %.3f MiB in the kernel\n", si->r.exact_bytes / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
-	       si->fpr, c->fpp_ppb / 1e9);
-	if (si->prog.id)
-		printf("  program id %u, tag %s%s\n", si->prog.id, si->prog.tag,
+	       si->r.fpr, c->fpp_ppb / 1e9);
+	if (si->r.prog.id)
+		printf("  program id %u, tag %s%s\n", si->r.prog.id, si->r.prog.tag,
 		       h->stale ? "; an older sieve's, with maps of another layout: changes do not "
 				  "reach it until `sieve xdp attach` replaces it" : "");
 	else
@@ -1536,28 +1541,19 @@ static int do_status(struct sxdp_handle *h, void *arg)
 {
 	struct status_arg *sa = arg;
 	struct status_info si = { 0 };
-	struct sieve_xdp_config c;
-	int ret = sxdp_read_config(h, &c, NULL);
+	int ret = sxdp_iface_report(h, &si.r);
 
-	if (!ret && status_store(sa->s, h, &c, &si))
+	if (!ret && status_store(sa->s, h, &si.r.cfg, &si))
 		return EXIT_ERROR;
 	if (!ret && si.synced)
-		ret = sxdp_read_config(h, &c, NULL);
-	if (!ret)
-		ret = sxdp_live_memory(h, &si.bloom_mem, &si.exact_mem);
+		ret = sxdp_iface_report(h, &si.r);
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
-	/* Removed keys keep their bits until the next generation. */
-	si.fpr = sxdp_backend_of(c.flags)->fpr(&c, c.keys + c.removed, &si.nbits);
-	sxdp_prog_running(h->netns, h->ifname, &si.prog);
-	if ((c.flags & SIEVE_XDP_F_FILTER) &&
-	    sxdp_filter_name_of(c.filter.id, si.filter, sizeof(si.filter)))
-		snprintf(si.filter, sizeof(si.filter), "(gone)");
-	si.state = status_state(h, &c, &si, sa->detached);
+	si.state = status_state(h, &si.r.cfg, &si, sa->detached);
 	if (sa->json)
-		print_status_json(h, &c, &si);
+		print_status_json(h, &si.r.cfg, &si);
 	else
-		print_status_text(h, &c, &si);
+		print_status_text(h, &si.r.cfg, &si);
 	return si.state == SXDP_ENFORCING ? EXIT_OK : EXIT_NOT_ENFORCED;
 }
 

@@ -10,7 +10,7 @@ XDP_SRCS := $(wildcard userspace/xdp/*.c)
 XDP_OBJS := $(patsubst userspace/xdp/%.c,$(XDP_DIR)/%.o,$(XDP_SRCS))
 XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp -I$(XDP_DIR)
 XDP_HDRS := include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h userspace/xdp/store.h \
-	userspace/xdp/ops.h userspace/xdp/backend.h
+	userspace/xdp/ops.h userspace/xdp/backend.h userspace/xdp/report.h
 
 # The filter backend's build of the program (bpf/bpf.mk).
 XDP_FILTER_SKEL := $(XDP_DIR)/sieve_xdp_filter.skel.h
