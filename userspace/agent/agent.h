@@ -7,8 +7,8 @@
  * (rtnetlink), and serves metrics. Enforcement never depends on it: the
  * pinned programs and maps keep dropping when it stops or crashes.
  *
- * It reads sieve.conf with userspace/conf/ (conf.h) and the fleet's lists
- * with userspace/fleet/ (fleet.h), as sieve's commands do; its command
+ * It reads sieve.conf with userspace/conf/ (conf.h), as sieve's commands
+ * do, and the fleet's lists with userspace/fleet/ (fleet.h); its command
  * line is the CLI's table (userspace/cli/agent_command.c).
  *
  * Modules (one file each, one job):
