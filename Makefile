@@ -45,14 +45,16 @@ CLANG ?= clang
 CFLAGS ?= -O2 -g
 # The shared library and the CLI are linked with LDFLAGS (the Debian build's hardening).
 LDFLAGS ?=
+# userspace/lib before kmod: the cores' <sieve_env.h> is userspace/lib's
+# here (kmod's is the kernel's).
 SIEVE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
 	-I$(TOP)/include/uapi -I$(TOP)/userspace/lib -I$(TOP)/kmod
 
 # The filter cores: compiled unchanged into sieve.ko and into userspace.
 CORE_SRCS := kmod/filter.c kmod/bloom.c kmod/blocked_bloom.c kmod/cuckoo.c kmod/sizing.c \
 	kmod/layers.c kmod/snapshot.c kmod/create.c
-CORE_HDRS := kmod/filter.h kmod/layers.h kmod/snapshot.h kmod/create.h kmod/sieve_env.h \
-	kmod/fixedpoint.h userspace/lib/jhash.h include/uapi/linux/sieve.h
+CORE_HDRS := kmod/filter.h kmod/layers.h kmod/snapshot.h kmod/create.h kmod/fixedpoint.h \
+	userspace/lib/sieve_env.h userspace/lib/jhash.h include/uapi/linux/sieve.h
 CORE_OBJS := $(patsubst kmod/%.c,$(BUILD)/core/%.o,$(CORE_SRCS))
 
 LIB_SRCS := $(wildcard userspace/lib/*.c)
