@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one order of a setting's sources (userspace/agent/settings.c), which
+ * The one order of a setting's sources (userspace/conf/settings.c), which
  * sieve and sieve-agent both link: the command line, then the environment,
  * then sieve.conf, then the default, with where each value came from; the
  * defaults the table gives; and a file read only when a needed setting is
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "agent.h"
+#include "conf.h"
 
 /* The environment as the case found it, put back at its end. */
 struct saved_env {

@@ -24,6 +24,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "agent.h"
+#include "agent_command.h"
 #include "cli.h"
 #include "escape.h"
 #include "ops.h"
@@ -444,9 +445,9 @@ out:
 	return ret;
 }
 
-/* ---- the command (its table: command.c) ---- */
+/* ---- the command (its table: userspace/cli/agent_command.c) ---- */
 
-int sagent_main(int argc, char **argv)
+static int sagent_main(int argc, char **argv)
 {
 	static struct sagent ag;	/* stats are read by the metrics thread: not on a stack */
 	struct agent_opts o = { 0 };
@@ -473,7 +474,7 @@ int sagent_main(int argc, char **argv)
 	return run(&ag, &o) ? EXIT_ERROR : EXIT_OK;
 }
 
-/* sieve-agent's agent_command runs the agent (command.c). */
+/* sieve-agent's agent_command runs the agent (agent_command.h). */
 int sagent_run(const struct cli_command *cmd, int argc, char **argv)
 {
 	return sagent_main(argc, argv);

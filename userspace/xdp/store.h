@@ -114,7 +114,7 @@ struct sxdp_attachment {
 /*
  * Opens (creating and migrating as needed) @state_dir/sieve.db; @state_dir
  * NULL: SXDP_STORE_DIR (the programs pass the folder sieve.conf's order
- * chose: userspace/agent/settings.h). The folder is made 0700, the file 0600.
+ * chose: userspace/conf/settings.h). The folder is made 0700, the file 0600.
  */
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen);
 void sxdp_store_close(struct sxdp_store *s);

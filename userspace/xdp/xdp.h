@@ -6,6 +6,35 @@
  * The list of record is the store (store.h); ops.h keeps the two in step.
  * Functions return 0 or -errno; messages are the CLI's business, except
  * where a function fills an err buffer because only it knows the detail.
+ *
+ * Words, each in one sense across the loader, the CLI and the agent:
+ *
+ * list		A named blocklist of the store ("default", --list NAME), with
+ *		its allowlist; an interface enforces one. (struct sxdp_list is
+ *		not one: it is a vector of keys, a list's or a feed's.)
+ * entry	What a person or a feed writes: an address, a prefix, a
+ *		service (ADDR:PORT/PROTO) or a flow, one line, as
+ *		sxdp_parse_entry() reads and sxdp_format_entry() writes it.
+ * key		An entry parsed: struct sieve_xdp_key, of fixed size, what the
+ *		maps are probed with. A list's keys are its entries; the maps
+ *		hold more, since a prefix of an unusual length is expanded to
+ *		keys of the lengths the program probes (expand.c).
+ * digest	A key hashed under the host's digest key (secret.c,
+ *		sieve_xdp_digest()): what a filter holds for a key. The same
+ *		key digests alike in every generation of the host.
+ * generation	One whole set of maps and their config (struct
+ *		sieve_xdp_config): built from the store at a list's version,
+ *		made live in one swap, so a packet sees one generation, never
+ *		half of two (loader.c).
+ * backend	How a generation's filter is built (backend.h): a bloom map,
+ *		blocked bloom arrays, or a /dev/sieve filter.
+ * filter	A generation's probabilistic part, of whichever backend, as in
+ *		"the live filter" and its false-positive rate; "/dev/sieve
+ *		filter" always says so, and is a filter of the module (the
+ *		filter backend's is one). A "core" is a filter type of the
+ *		module's (kmod/bloom.c ...), never this.
+ * exact	The maps that hold the keys themselves (SIEVE_XDP_F_EXACT):
+ *		a filter's hit is dropped only if they hold the key too.
  */
 #ifndef SIEVE_XDP_LOADER_H
 #define SIEVE_XDP_LOADER_H

@@ -13,8 +13,8 @@
  * /etc/sieve/sieve.conf). Each value keeps where it came from, which
  * `sieve agent --check` prints.
  */
-#ifndef SIEVE_AGENT_SETTINGS_H
-#define SIEVE_AGENT_SETTINGS_H
+#ifndef SIEVE_CONF_SETTINGS_H
+#define SIEVE_CONF_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -111,4 +111,4 @@ const char *sagent_config_path(const struct sagent_cmdline *cl, enum sagent_sour
  */
 void sagent_settings_print(FILE *f, const struct sagent_config *c);
 
-#endif /* SIEVE_AGENT_SETTINGS_H */
+#endif /* SIEVE_CONF_SETTINGS_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sieve.conf: the agent's settings, read with inih (Debian's libinih).
- * Every setting, its values and its default (sieve.conf(5) says the same):
+ * sieve.conf: the settings of sieve and sieve-agent, read with inih
+ * (Debian's libinih). Every setting, its values and its default (sieve.conf(5) says the same):
  *
  *   [agent]
  *   state_dir = /var/lib/sieve
@@ -98,7 +98,7 @@
 
 #include <linux/sieve.h>
 
-#include "agent.h"
+#include "conf.h"
 
 /* One parse: the file, the line being read, and the first error. */
 struct parse {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "conf.h"
 
 const struct sagent_setting sagent_settings[SAGENT_NR_SETTINGS] = {
 	[SAGENT_STATE_DIR] = { "agent", "state_dir", .env = "SIEVE_STATE_DIR",
