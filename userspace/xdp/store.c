@@ -2234,7 +2234,15 @@ int sxdp_store_origins_of(struct sxdp_store *s, const char *list, bool allow,
 
 	if (!n)
 		return 0;
+	/*
+	 * CROSS JOIN: the batch outside, each key found by the primary key.
+	 * Left to the planner, which takes sxdp_batch() for a million rows
+	 * (batch_best_index cannot see the batch), it walked the whole list
+	 * and looked each entry up in the batch: an `unblock` of one key read
+	 * every entry (11 ms at 10^5, O(N)).
+	 */
 	return batch_rows(s, "SELECT DISTINCT e.key, e.origin, 0 FROM sxdp_batch(?3) AS b "
-			  "JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND e.allow = ?2 "
+			  "CROSS JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND "
+			  "e.allow = ?2 "
 			  "ORDER BY e.key", list, allow, keys, n, origins_row, &x, err, errlen);
 }
