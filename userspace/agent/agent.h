@@ -41,6 +41,7 @@
  *
  *   [agent]   state_dir = /var/lib/sieve        the store and the snapshots
  *             expire_interval = 10s             s, m, h units; 1s to 1h
+ *   [store]   sync = full                       full or normal (enum sxdp_store_sync)
  *   [metrics] listen = 127.0.0.1:9477           ADDR:PORT, [V6]:PORT, or off
  *             refresh_interval = 1s             scrapes' snapshot; 1s to 1h
  *   [filters] persistent = NAME NAME ...        /dev/sieve filters to keep
@@ -58,6 +59,7 @@
 struct sagent_config {
 	char state_dir[4096];
 	uint32_t expire_interval_ms;
+	enum sxdp_store_sync store_sync;
 	bool metrics_on;
 	char metrics_addr[64];		/* numeric: "127.0.0.1", "::1" */
 	uint16_t metrics_port;
