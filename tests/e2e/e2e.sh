@@ -713,6 +713,13 @@ for i in range(10000):
 }
 KILL_TRIALS=60
 
+# The same with [store] sync = normal: a commit is not synced, and a kill
+# -9 at any point still leaves the old or the new state, the maps in step.
+case_killed_commands_sync_normal() {
+	local -x SIEVE_STORE_SYNC=normal
+	case_killed_commands
+}
+
 # Entries with a TTL drop until `expire` runs after it; list shows the time left.
 case_ttl_expire() {
 	attach || return
@@ -1812,6 +1819,14 @@ case_commit_syncs() {
 		expect_eq "$all/$wal" 1/1 "$op: syncs/of them the log's"
 	done
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after block and unblock"
+	# [store] sync = normal: a change syncs nothing, and is in the maps when
+	# the command returns all the same.
+	for op in block unblock; do
+		read -r all wal dir <<<"$(SIEVE_STORE_SYNC=normal syncs_of $op -i $IF $A4)" || return
+		expect_eq "$all" 0 "sync = normal: $op: syncs"
+		expect_eq "$(pings $A4 $SV4)" "$([ $op = block ] && echo 0 || echo 5)" \
+			"sync = normal: pings from A after $op"
+	done
 	# A load past the kept log empties it at close (bound_wal()). An empty
 	# log may be one whose name was never synced, and one that a tool's last
 	# close deleted is made anew: either way the next change syncs the folder.
@@ -1955,7 +1970,7 @@ CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
-	concurrent_attach_detach killed_commands ttl_expire feed_origins feed_default_origin
+	concurrent_attach_detach killed_commands killed_commands_sync_normal ttl_expire feed_origins feed_default_origin
 	feed_held_warning unblock_feed_note load_maps_from_feed
 	store_outlives_pins
 	unreached_netns_exec unreached_reboot status_empty

@@ -730,6 +730,9 @@ check "agent --check: every setting as written, its origin, by section" test "$o
 state_dir = /srv/sieve  ; file $g:3 [agent]
 expire_interval = 2m  ; file $g:4 [agent]
 
+[store]
+sync = full  ; default
+
 [metrics]
 listen = [::1]:9100  ; file $g:6 [metrics]
 refresh_interval = 3s  ; file $g:7 [metrics]
@@ -763,6 +766,23 @@ bad_conf 2 '[agent]\nexpire_interval = 61m\n' "expire_interval = 61m: out of ran
 bad_conf 2 '[agent]\nexpire_interval = 1d\n' "expire_interval = 1d: not a duration"
 bad_conf 2 '[filters]\nsave_interval = -5m\n' "save_interval = -5m: not a duration"
 bad_conf 2 '[agent]\nstate_dir = var/lib\n' "state_dir = var/lib: not an absolute path"
+bad_conf 2 '[store]\nsync = off\n' "sync = off: not full or normal"
+bad_conf 3 '[store]\nsync = normal\nfsync = full\n' "unknown key 'fsync' in [store]"
+# [store] sync: the file's value, SIEVE_STORE_SYNC over it, each said so.
+printf '[store]\nsync = normal\n' >"$work/sync.conf"
+expect "agent --check [store] sync = normal" 0 env -u SIEVE_STORE_SYNC \
+	"$sieve" agent --check --config "$work/sync.conf"
+check "agent --check: sync from the file" \
+	grep -qxF "sync = normal  ; file $work/sync.conf:2 [store]" <<<"$out"
+expect "agent --check SIEVE_STORE_SYNC=full over the file" 0 env SIEVE_STORE_SYNC=full \
+	"$sieve" agent --check --config "$work/sync.conf"
+check "agent --check: SIEVE_STORE_SYNC wins, over the file's line" \
+	grep -qxF "sync = full  ; environment SIEVE_STORE_SYNC, over file $work/sync.conf:2 [store]" \
+	<<<"$out"
+expect_refused "agent: SIEVE_STORE_SYNC=fast" env SIEVE_STORE_SYNC=fast \
+	"$sieve" agent --check --config /dev/null
+check "agent: SIEVE_STORE_SYNC=fast is named" \
+	grep -qF "environment SIEVE_STORE_SYNC: sync = fast: not full or normal" <<<"$err"
 bad_conf 2 '[metrics]\nlisten = 127.0.0.1\n' "listen = 127.0.0.1: not ADDR:PORT"
 bad_conf 2 '[metrics]\nlisten = 127.0.0.1:65536\n' "listen = 127.0.0.1:65536: not ADDR:PORT"
 bad_conf 2 '[metrics]\nlisten = [::1]\n' "listen = [::1]: not ADDR:PORT"
@@ -862,6 +882,23 @@ if $has_xdp; then
 		env -C "$work/order" SIEVE_STATE_DIR=var/lib "$(realpath "$sieve")" xdp list
 	check "xdp: a relative SIEVE_STATE_DIR is named" \
 		grep -qF "environment SIEVE_STATE_DIR: state_dir = var/lib: not an absolute path" <<<"$err"
+	# [store] sync, read by every command that opens the store: a bad one
+	# is refused before the store is made; a good one opens it.
+	expect_refused "xdp: a bad SIEVE_STORE_SYNC" \
+		env SIEVE_STATE_DIR="$es" SIEVE_STORE_SYNC=off "$sieve" xdp list
+	check "xdp: a bad SIEVE_STORE_SYNC is named, no store made" \
+		sh -c "grep -qF 'environment SIEVE_STORE_SYNC: sync = off: not full or normal' \
+			'$work/err' && ! test -e '$es'"
+	printf '[store]\nsync = fast\n' >"$work/order/sync-bad.conf"
+	expect_refused "xdp: a bad [store] sync in the file, SIEVE_STATE_DIR given" \
+		env -u SIEVE_STORE_SYNC SIEVE_STATE_DIR="$es" SIEVE_CONFIG="$work/order/sync-bad.conf" \
+		"$sieve" xdp list
+	check "xdp: the file's bad sync is named" \
+		grep -qF "$work/order/sync-bad.conf:2: sync = fast: not full or normal" <<<"$err"
+	expect "xdp list: [store] sync = normal" 0 \
+		env SIEVE_STATE_DIR="$es" SIEVE_CONFIG="$work/sync.conf" "$sieve" xdp list
+	check "xdp: sync = normal opens the store" test -f "$es/sieve.db"
+	rm -rf "$es"
 	printf '[agent]\n[bogus]\n' >"$work/order/bad.conf"
 	expect_refused "xdp: a bad file is an error, not another store" \
 		env -u SIEVE_STATE_DIR SIEVE_CONFIG="$work/order/bad.conf" "$sieve" xdp list

@@ -115,7 +115,8 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 			if [ ! -s $(UNIT_PARTS)/man ]; then \
 				echo "man_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/man; \
 			fi; \
-			tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
+			SIEVE_CLI_SHARED=$(filter-out 1,$(CLI_STATIC_XDP)) \
+				tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/startup ]; then \
 				echo "startup_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/startup; \
 			fi; \

@@ -101,6 +101,7 @@ struct fleet_list {
 struct sagent_fleet {
 	struct sagent_fleet_config cfg;		/* a copy: a reload may change the agent's */
 	char state_dir[4096];
+	enum sxdp_store_sync store_sync;	/* [store] sync: the agent's own connection's */
 	char redis_name[300];
 	struct sagent_fleet_stats *stats;
 	struct sxdp_store *store;
@@ -1214,7 +1215,7 @@ static void *fleet_main(void *arg)
 	uint32_t wait_ms = BACKOFF_MIN_MS;
 	char err[512] = "";
 
-	if (sxdp_store_open(f->state_dir, &f->store, err, sizeof(err))) {
+	if (sxdp_store_open_sync(f->state_dir, f->store_sync, &f->store, err, sizeof(err))) {
 		sagent_log(SAGENT_ERR, "fleet: %s; not following", err);
 		return NULL;
 	}
@@ -1277,6 +1278,7 @@ int sagent_fleet_start(struct sagent *ag, struct sagent_fleet **fp, char *err, s
 	f->cfg = ag->cfg.fleet;
 	f->stats = st;
 	snprintf(f->state_dir, sizeof(f->state_dir), "%s", ag->cfg.state_dir);
+	f->store_sync = ag->cfg.store_sync;
 	sfleet_redis_name(&f->cfg, f->redis_name, sizeof(f->redis_name));
 	init_lists(f, st);
 	pthread_mutex_init(&f->lock, NULL);

@@ -410,19 +410,23 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
 	       o->backend;
 }
 
-/* The store by the agent's order too (settings.h): --state-dir, $SIEVE_STATE_DIR, the file. */
+/*
+ * The store by the agent's order too (settings.h): --state-dir,
+ * $SIEVE_STATE_DIR, the file; its [store] sync likewise.
+ */
 static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 {
 	struct sagent_cmdline cl = { .config = o->config };
 	char err[512] = "", dir[4096];
+	enum sxdp_store_sync sync;
 	struct stat st;
 	int ret;
 
 	cl.set[SAGENT_STATE_DIR] = o->state_dir;
-	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	if (ret)
 		return cli_error("%s", err[0] ? err : strerror(-ret));
-	ret = sxdp_store_open(dir, s, err, sizeof(err));
+	ret = sxdp_store_open_sync(dir, sync, s, err, sizeof(err));
 	/*
 	 * Not "sieve.db: Permission denied" but what to do about it: only its
 	 * owner opens a store (sxdp_store_open), root's unless made by another.

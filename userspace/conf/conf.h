@@ -34,6 +34,7 @@
 struct sagent_config {
 	char state_dir[4096];
 	uint32_t expire_interval_ms;
+	enum sxdp_store_sync store_sync;
 	bool metrics_on;
 	char metrics_addr[64];		/* numeric: "127.0.0.1", "::1" */
 	uint16_t metrics_port;

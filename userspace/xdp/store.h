@@ -117,6 +117,25 @@ struct sxdp_attachment {
  * chose: userspace/conf/settings.h). The folder is made 0700, the file 0600.
  */
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen);
+
+/*
+ * When a commit reaches the disk ([store] sync of sieve.conf(5)).
+ * FULL: the log is synced at every commit, so a change reported done
+ * survives a power loss too (one fdatasync a change). NORMAL: the log is
+ * synced only when it is copied into the database (a checkpoint: after a
+ * bulk change, and once every few dozen small ones); a commit is a write
+ * into the page cache. A process killed at any point, a clean reboot or an
+ * upgrade lose nothing either way, and the store is never corrupt; a power
+ * loss or a kernel crash may take the last changes made before it (the
+ * maps are rebuilt from the store at boot: those bans are gone).
+ */
+enum sxdp_store_sync {
+	SXDP_STORE_SYNC_FULL,
+	SXDP_STORE_SYNC_NORMAL,
+};
+/* sxdp_store_open() with commits synced as @sync says (FULL there). */
+int sxdp_store_open_sync(const char *state_dir, enum sxdp_store_sync sync,
+			 struct sxdp_store **sp, char *err, size_t errlen);
 void sxdp_store_close(struct sxdp_store *s);
 /* The database's path (for messages). */
 const char *sxdp_store_path(const struct sxdp_store *s);
