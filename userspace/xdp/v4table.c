@@ -162,73 +162,89 @@ static int by_slot(const void *a, const void *b)
 }
 
 /*
+ * The chunks the prefixes of @l longer than /24 inside the /24s [@first,
+ * @first + @n) make, one per /24, sorted by /24: *@out (free() it), *@nr.
+ */
+static int collect_chunks(const struct sxdp_list *l, uint32_t first, uint32_t n,
+			  struct slot_bits **out, size_t *nr)
+{
+	struct slot_bits *v = NULL, *p;
+	size_t i, nl = 0, cap = 0, j, m;
+	uint32_t f, c;
+
+	for (i = 0; i < l->n; i++) {
+		const struct sieve_xdp_key *k = &l->keys[i];
+
+		if (!sxdp_v4table_entry(k) || k->prefix_len <= 24)
+			continue;
+		prefix_span(k, &f, &c);
+		if (f < first || f - first >= n)
+			continue;
+		if (nl == cap) {
+			cap = cap ? 2 * cap : 64;
+			p = realloc(v, cap * sizeof(*p));
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		memset(&v[nl], 0, sizeof(v[nl]));
+		v[nl].slot = f;
+		prefix_bits(k, &v[nl++].c);
+	}
+	if (nl)
+		qsort(v, nl, sizeof(*v), by_slot);
+	/* Merged: one chunk per /24. */
+	for (i = 0, m = 0; i < nl; i = j, m++) {
+		v[m] = v[i];
+		for (j = i + 1; j < nl && v[j].slot == v[i].slot; j++)
+			for (c = 0; c < 4; c++)
+				v[m].c.w[c] |= v[j].c.w[c];
+	}
+	*out = v;
+	*nr = m;
+	return 0;
+}
+
+/*
  * The /24s [@first, @first + @n) made what the IPv4 prefixes among @l
  * say: covered by one of length <= 24, else the chunk of those longer, or
  * nothing. @l may hold anything; entries outside the span are skipped.
+ * Each /24 is written at most once (a key made stale is never reused
+ * before its grace period).
  */
 static int recompute(struct sxdp_handle *h, __u64 *top, uint32_t first, uint32_t n,
 		     const struct sxdp_list *l, struct stale_keys *stale)
 {
+	static const struct sieve_xdp_v4_chunk none;
 	uint8_t *cov = calloc(n, 1);
-	struct slot_bits *long_ = NULL;
-	size_t i, nl = 0, cap = 0, j;
+	struct slot_bits *chunks = NULL;
+	size_t i, nc = 0;
 	uint32_t s, f, m;
-	int ret = 0;
+	int ret;
 
 	if (!cov)
 		return -ENOMEM;
 	for (i = 0; i < l->n; i++) {
-		if (!sxdp_v4table_entry(&l->keys[i]))
+		if (!sxdp_v4table_entry(&l->keys[i]) || l->keys[i].prefix_len > 24)
 			continue;
 		prefix_span(&l->keys[i], &f, &m);
-		if (f + m <= first || f >= first + n)
-			continue;
-		if (l->keys[i].prefix_len <= 24) {
-			for (s = f < first ? first : f; s < f + m && s < first + n; s++)
-				cov[s - first] = 1;
-			continue;
-		}
-		if (nl == cap) {
-			struct slot_bits *p;
-
-			cap = cap ? 2 * cap : 64;
-			p = realloc(long_, cap * sizeof(*p));
-			if (!p) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			long_ = p;
-		}
-		memset(&long_[nl], 0, sizeof(long_[nl]));
-		long_[nl].slot = f;
-		prefix_bits(&l->keys[i], &long_[nl++].c);
+		for (s = f < first ? first : f; s < f + m && s < first + n; s++)
+			cov[s - first] = 1;
 	}
-	if (nl)
-		qsort(long_, nl, sizeof(*long_), by_slot);
-	/* Merged per /24: the chunks first (new keys, then the states flip). */
-	for (i = 0, j = 0; !ret && i < nl; i = j) {
-		struct sieve_xdp_v4_chunk c = { 0 };
-
-		for (j = i; j < nl && long_[j].slot == long_[i].slot; j++) {
-			int w;
-
-			for (w = 0; w < 4; w++)
-				c.w[w] |= long_[j].c.w[w];
-		}
-		ret = slot_put(h, top, long_[i].slot, cov[long_[i].slot - first], &c, stale);
-		cov[long_[i].slot - first] |= 2;	/* done */
+	ret = collect_chunks(l, first, n, &chunks, &nc);
+	/* The chunks first (new keys, then the states flip). */
+	for (i = 0; !ret && i < nc; i++) {
+		ret = slot_put(h, top, chunks[i].slot, cov[chunks[i].slot - first], &chunks[i].c,
+			       stale);
+		cov[chunks[i].slot - first] |= 2;	/* done */
 	}
 	/* The rest: covered or nothing, any chunk they had now stale. */
-	for (s = 0; !ret && s < n; s++) {
-		static const struct sieve_xdp_v4_chunk none;
-
-		if (cov[s] & 2)
-			continue;
-		if (state_of(top, first + s) != cov[s])
+	for (s = 0; !ret && s < n; s++)
+		if (!(cov[s] & 2) && state_of(top, first + s) != cov[s])
 			ret = slot_put(h, top, first + s, cov[s], &none, stale);
-	}
-out:
-	free(long_);
+	free(chunks);
 	free(cov);
 	return ret;
 }
@@ -264,65 +280,94 @@ int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l)
 	return ret;
 }
 
+/* Covers first, then one write per /24 of the longer prefixes. */
 int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
 {
+	static const struct sieve_xdp_v4_chunk none;
 	struct stale_keys stale = { 0 };
+	struct slot_bits *chunks = NULL;
 	__u64 *top = top_map(h);
-	uint32_t f, n, s, key, st;
-	size_t i;
+	uint32_t f, n, s, key, st, w;
+	size_t i, nc = 0;
 	int ret = 0;
 
 	if (!top)
 		return -errno;
 	for (i = 0; !ret && i < fresh->n; i++) {
-		const struct sieve_xdp_key *k = &fresh->keys[i];
-		struct sieve_xdp_v4_chunk c = { 0 };
+		if (!sxdp_v4table_entry(&fresh->keys[i]) || fresh->keys[i].prefix_len > 24)
+			continue;
+		prefix_span(&fresh->keys[i], &f, &n);
+		/* Covered: the chunks inside go stale. */
+		for (s = f; !ret && s < f + n; s++)
+			if (state_of(top, s) != SIEVE_XDP_V4_COVERED)
+				ret = slot_put(h, top, s, true, &none, &stale);
+	}
+	if (!ret)
+		ret = collect_chunks(fresh, 0, SIEVE_XDP_V4_SLOTS, &chunks, &nc);
+	for (i = 0; !ret && i < nc; i++) {
+		struct sieve_xdp_v4_chunk c;
 
-		if (!sxdp_v4table_entry(k))
-			continue;
-		prefix_span(k, &f, &n);
-		if (k->prefix_len <= 24) {
-			/* Covered: the chunks inside go stale. */
-			for (s = f; !ret && s < f + n; s++)
-				if (state_of(top, s) != SIEVE_XDP_V4_COVERED)
-					ret = slot_put(h, top, s, true, &c, &stale);
-			continue;
-		}
-		st = state_of(top, f);
+		st = state_of(top, chunks[i].slot);
 		if (st == SIEVE_XDP_V4_COVERED)
 			continue;
-		key = sieve_xdp_v4_chunk_key(f, st);
+		key = sieve_xdp_v4_chunk_key(chunks[i].slot, st);
+		memset(&c, 0, sizeof(c));
 		if (st >= SIEVE_XDP_V4_CHUNK0 && bpf_map_lookup_elem(h->v4chunk_fd, &key, &c))
 			ret = -errno;
-		if (!ret) {
-			prefix_bits(k, &c);
-			ret = slot_put(h, top, f, false, &c, &stale);
-		}
+		for (w = 0; w < 4; w++)
+			c.w[w] |= chunks[i].c.w[w];
+		if (!ret)
+			ret = slot_put(h, top, chunks[i].slot, false, &c, &stale);
 	}
+	free(chunks);
 	stale_drop(h, &stale);
 	munmap(top, TOP_BYTES);
 	return ret;
 }
 
+struct span {
+	uint32_t first, n;
+};
+
+static int by_first(const void *a, const void *b)
+{
+	uint32_t x = ((const struct span *)a)->first, y = ((const struct span *)b)->first;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The gone prefixes' spans, merged (aligned spans nest or are apart): each /24 once. */
 int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
 			const struct sxdp_list *remaining)
 {
 	struct stale_keys stale = { 0 };
+	struct span *sp = calloc(gone->n ? gone->n : 1, sizeof(*sp));
 	__u64 *top = top_map(h);
-	uint32_t f, n;
-	size_t i;
+	size_t i, n = 0, j;
 	int ret = 0;
 
-	if (!top)
-		return -errno;
-	for (i = 0; !ret && i < gone->n; i++) {
-		if (!sxdp_v4table_entry(&gone->keys[i]))
-			continue;
-		prefix_span(&gone->keys[i], &f, &n);
-		ret = recompute(h, top, f, n, remaining, &stale);
+	if (!top || !sp) {
+		ret = top ? -ENOMEM : -errno;
+		goto out;
+	}
+	for (i = 0; i < gone->n; i++)
+		if (sxdp_v4table_entry(&gone->keys[i]))
+			prefix_span(&gone->keys[i], &sp[n].first, &sp[n].n), n++;
+	qsort(sp, n, sizeof(*sp), by_first);
+	for (i = 0; !ret && i < n; i = j) {
+		uint64_t end = (uint64_t)sp[i].first + sp[i].n;
+
+		for (j = i + 1; j < n && sp[j].first < end; j++)
+			if (sp[j].first + (uint64_t)sp[j].n > end)
+				end = sp[j].first + (uint64_t)sp[j].n;
+		ret = recompute(h, top, sp[i].first, (uint32_t)(end - sp[i].first), remaining,
+				&stale);
 	}
 	stale_drop(h, &stale);
-	munmap(top, TOP_BYTES);
+out:
+	if (top)
+		munmap(top, TOP_BYTES);
+	free(sp);
 	return ret;
 }
 
