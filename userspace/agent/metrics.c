@@ -278,6 +278,9 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 		    x->filter_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_exact_memory_bytes",
 		    "Kernel memory of the live exact map (0 without exact mode).", x->exact_bytes);
+	IFACE_GAUGE(o, s, "sieve_xdp_v4table_memory_bytes",
+		    "Kernel memory of the IPv4 prefix table (0 where the live generation walks "
+		    "IPv4 prefix lengths instead).", x->v4table_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_expected_false_positive_ratio",
 		    "Expected false-positive rate of one probe of the live filter at its keys now.",
 		    x->fpr);
@@ -687,6 +690,9 @@ static void read_iface(struct sagent_mx_iface *x)
 	    !sxdp_live_memory(&h, &x->filter_bytes, &x->exact_bytes)) {
 		x->read = true;
 		x->filter_gone = sxdp_filter_gone(&x->cfg);
+		if (x->cfg.flags & SIEVE_XDP_F_V4TABLE)
+			x->v4table_bytes = sxdp_map_memlock(h.v4top_fd) +
+					   sxdp_map_memlock(h.v4chunk_fd);
 		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys + x->cfg.removed, &nbits);
 		snprintf(x->mode, sizeof(x->mode), "%s", sxdp_mode(&h));
 	}

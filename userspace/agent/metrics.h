@@ -42,6 +42,7 @@ struct sagent_mx_iface {
 	struct sieve_xdp_config cfg;	/* the live generation's */
 	struct sieve_xdp_stats st;
 	uint64_t filter_bytes, exact_bytes;
+	uint64_t v4table_bytes;		/* the IPv4 prefix table's maps (0: not read) */
 	double fpr;			/* expected now, sxdp_config_fpr() at cfg.keys */
 };
 

@@ -1352,7 +1352,8 @@ static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes
 
 	if (sxdp_feed_read(path, fmt, &l, NULL, err, sizeof(err)))
 		return feed_errors(err);
-	*c = (struct sieve_xdp_config){ .max_probes = max_probes };
+	/* As this sieve's program keeps them: IPv4 prefixes in the table, not probed. */
+	*c = (struct sieve_xdp_config){ .flags = SIEVE_XDP_F_V4TABLE, .max_probes = max_probes };
 	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
 	sxdp_list_free(&l);
 	sxdp_list_free(&keys);
@@ -1392,6 +1393,8 @@ struct status_info {
 	uint64_t version;		/* the store's version of the list */
 	bool synced;			/* its maps were behind: this run rebuilt them */
 	uint64_t bloom_mem, exact_mem, nbits;
+	/* The IPv4 prefix table, when the generation reads it (SIEVE_XDP_F_V4TABLE). */
+	uint64_t v4_covered, v4_chunks, v4_mem;
 	double fpr;
 	char filter[32];		/* the filter backend's filter */
 	struct sxdp_prog prog;		/* the program running; id 0: none */
@@ -1447,6 +1450,13 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("max_entries", c->bloom.max_entries);
 	json_u64("bloom_bytes", si->bloom_mem);
 	json_u64("exact_bytes", si->exact_mem);
+	if (c->flags & SIEVE_XDP_F_V4TABLE) {
+		json_object("v4table");
+		json_u64("covered_24s", si->v4_covered);
+		json_u64("chunk_24s", si->v4_chunks);
+		json_u64("bytes", si->v4_mem);
+		json_end();
+	}
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
 	json_double("expected_fpr", "%.9g", si->fpr);
 	json_u64("generation", c->gen_seq);
@@ -1486,6 +1496,11 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	printf("  %s\n", line);
 	if (si->exact_mem)
 		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
+	if (c->flags & SIEVE_XDP_F_V4TABLE)
+		printf("  IPv4 prefixes in the prefix table (two lookups a packet at most): %llu /24s "
+		       "covered whole, %llu with longer prefixes; %.3f MiB in the kernel\n",
+		       (unsigned long long)si->v4_covered, (unsigned long long)si->v4_chunks,
+		       si->v4_mem / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->fpr, c->fpp_ppb / 1e9);
 	if (si->prog.id)
@@ -1561,6 +1576,8 @@ static int do_status(struct sxdp_handle *h, void *arg)
 		ret = sxdp_read_config(h, &c, NULL);
 	if (!ret)
 		ret = sxdp_live_memory(h, &si.bloom_mem, &si.exact_mem);
+	if (!ret && (c.flags & SIEVE_XDP_F_V4TABLE))
+		ret = sxdp_v4table_counts(h, &si.v4_covered, &si.v4_chunks, &si.v4_mem);
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
 	/* Removed keys keep their bits until the next generation. */

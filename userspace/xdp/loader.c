@@ -641,7 +641,7 @@ static int slot_map_fd(int outer_fd, uint32_t slot)
 }
 
 /* What the kernel charges a map: "memlock:" in its fdinfo. */
-static uint64_t map_memlock(int fd)
+uint64_t sxdp_map_memlock(int fd)
 {
 	unsigned long long val = 0;
 	char path[64], line[128];
@@ -682,18 +682,18 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 	/* The filter: in the live slot of one backend's outer map, if any. */
 	fd = live_filter_fd(h, gen);
 	if (fd >= 0) {
-		*bloom_bytes = map_memlock(fd);
+		*bloom_bytes = sxdp_map_memlock(fd);
 		close(fd);
 	}
 	fd = slot_map_fd(h->exact_fd, gen);
 	if (fd >= 0) {
-		*exact_bytes = map_memlock(fd);
+		*exact_bytes = sxdp_map_memlock(fd);
 		close(fd);
 	}
 	/* The removed map refutes the filter's hits: the filter's cost too. */
 	fd = h->removed_fd >= 0 ? slot_map_fd(h->removed_fd, gen) : -ENOENT;
 	if (fd >= 0) {
-		*bloom_bytes += map_memlock(fd);
+		*bloom_bytes += sxdp_map_memlock(fd);
 		close(fd);
 	}
 	return 0;

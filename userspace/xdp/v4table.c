@@ -148,6 +148,29 @@ static int slot_put(struct sxdp_handle *h, __u64 *top, uint32_t slot, bool cover
 	return ret;
 }
 
+#define ALL_COVERED	0x5555555555555555ULL	/* 32 slots of state 1 */
+
+/*
+ * A whole word of 32 /24s made covered at once (a short prefix spans
+ * 2^16 of them for a /8): the chunks it had go stale.
+ */
+static int cover_word(__u64 *top, uint32_t word, struct stale_keys *stale)
+{
+	__u64 w = __atomic_load_n(&top[word], __ATOMIC_RELAXED);
+	uint32_t i, st;
+	int ret = 0;
+
+	if (w == ALL_COVERED)
+		return 0;
+	for (i = 0; !ret && i < SIEVE_XDP_V4_SLOTS_PER_WORD; i++) {
+		st = (w >> (2 * i)) & 3;
+		if (st >= SIEVE_XDP_V4_CHUNK0)
+			ret = stale_add(stale, sieve_xdp_v4_chunk_key(word * 32 + i, st));
+	}
+	__atomic_store_n(&top[word], ALL_COVERED, __ATOMIC_RELEASE);
+	return ret;
+}
+
 /* A long prefix's chunk, to sort by /24. */
 struct slot_bits {
 	uint32_t slot;
@@ -218,6 +241,10 @@ static int recompute(struct sxdp_handle *h, __u64 *top, uint32_t first, uint32_t
 		     const struct sxdp_list *l, struct stale_keys *stale)
 {
 	static const struct sieve_xdp_v4_chunk none;
+	static const uint8_t zero32[SIEVE_XDP_V4_SLOTS_PER_WORD];
+	static const uint8_t ones32[SIEVE_XDP_V4_SLOTS_PER_WORD] = {
+		[0 ... SIEVE_XDP_V4_SLOTS_PER_WORD - 1] = 1
+	};
 	uint8_t *cov = calloc(n, 1);
 	struct slot_bits *chunks = NULL;
 	size_t i, nc = 0;
@@ -230,8 +257,11 @@ static int recompute(struct sxdp_handle *h, __u64 *top, uint32_t first, uint32_t
 		if (!sxdp_v4table_entry(&l->keys[i]) || l->keys[i].prefix_len > 24)
 			continue;
 		prefix_span(&l->keys[i], &f, &m);
-		for (s = f < first ? first : f; s < f + m && s < first + n; s++)
-			cov[s - first] = 1;
+		/* Aligned spans: one holds the other, or they are apart. */
+		if (f <= first && f + (uint64_t)m >= first + (uint64_t)n)
+			memset(cov, 1, n);
+		else if (f >= first && f + (uint64_t)m <= first + (uint64_t)n)
+			memset(cov + (f - first), 1, m);
 	}
 	ret = collect_chunks(l, first, n, &chunks, &nc);
 	/* The chunks first (new keys, then the states flip). */
@@ -241,9 +271,26 @@ static int recompute(struct sxdp_handle *h, __u64 *top, uint32_t first, uint32_t
 		cov[chunks[i].slot - first] |= 2;	/* done */
 	}
 	/* The rest: covered or nothing, any chunk they had now stale. */
-	for (s = 0; !ret && s < n; s++)
+	for (s = 0; !ret && s < n; s++) {
+		/* A word of nothing that stays nothing (most of IPv4): skipped whole. */
+		if (!((first + s) % SIEVE_XDP_V4_SLOTS_PER_WORD) &&
+		    n - s >= SIEVE_XDP_V4_SLOTS_PER_WORD) {
+			uint32_t word = sieve_xdp_v4_word(first + s);
+
+			if (!top[word] && !memcmp(&cov[s], zero32, SIEVE_XDP_V4_SLOTS_PER_WORD)) {
+				s += SIEVE_XDP_V4_SLOTS_PER_WORD - 1;
+				continue;
+			}
+			/* Covered whole, none of them done above (a chunk is never 1). */
+			if (!memcmp(&cov[s], ones32, SIEVE_XDP_V4_SLOTS_PER_WORD)) {
+				ret = cover_word(top, word, stale);
+				s += SIEVE_XDP_V4_SLOTS_PER_WORD - 1;
+				continue;
+			}
+		}
 		if (!(cov[s] & 2) && state_of(top, first + s) != cov[s])
 			ret = slot_put(h, top, first + s, cov[s], &none, stale);
+	}
 	free(chunks);
 	free(cov);
 	return ret;
@@ -297,10 +344,15 @@ int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
 		if (!sxdp_v4table_entry(&fresh->keys[i]) || fresh->keys[i].prefix_len > 24)
 			continue;
 		prefix_span(&fresh->keys[i], &f, &n);
-		/* Covered: the chunks inside go stale. */
-		for (s = f; !ret && s < f + n; s++)
-			if (state_of(top, s) != SIEVE_XDP_V4_COVERED)
+		/* Covered: the chunks inside go stale. Whole words at once. */
+		for (s = f; !ret && s < f + n; s++) {
+			if (!(s % SIEVE_XDP_V4_SLOTS_PER_WORD) && f + n - s >= 32) {
+				ret = cover_word(top, sieve_xdp_v4_word(s), &stale);
+				s += SIEVE_XDP_V4_SLOTS_PER_WORD - 1;
+			} else if (state_of(top, s) != SIEVE_XDP_V4_COVERED) {
 				ret = slot_put(h, top, s, true, &none, &stale);
+			}
+		}
 	}
 	if (!ret)
 		ret = collect_chunks(fresh, 0, SIEVE_XDP_V4_SLOTS, &chunks, &nc);
@@ -371,12 +423,13 @@ out:
 	return ret;
 }
 
-int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks)
+int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks,
+			uint64_t *bytes)
 {
 	__u64 *top = top_map(h);
 	uint32_t s;
 
-	*covered = *chunks = 0;
+	*covered = *chunks = *bytes = 0;
 	if (!top)
 		return -errno;
 	for (s = 0; s < SIEVE_XDP_V4_SLOTS; s++) {
@@ -386,5 +439,6 @@ int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chun
 		*chunks += st >= SIEVE_XDP_V4_CHUNK0;
 	}
 	munmap(top, TOP_BYTES);
+	*bytes = sxdp_map_memlock(h->v4top_fd) + sxdp_map_memlock(h->v4chunk_fd);
 	return 0;
 }

@@ -364,8 +364,11 @@ int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh);
  */
 int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
 			const struct sxdp_list *remaining);
-/* /24s covered whole, and /24s with a chunk, as the table holds them now. */
-int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks);
+/* /24s covered whole, /24s with a chunk, and the kernel's bytes for both maps, now. */
+int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks,
+			uint64_t *bytes);
+/* What the kernel charges the map @fd ("memlock:" in its fdinfo; 0 if unknown). */
+uint64_t sxdp_map_memlock(int fd);
 /* A grace period: no packet still runs on what it read before (loader.c). */
 void sxdp_wait_for_packets(void);
 /*
