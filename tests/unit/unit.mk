@@ -46,6 +46,7 @@ UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/
 UNIT_XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp
 
 $(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h include/sieve_xdp_blocked.h \
+		include/sieve_xdp_v4table.h \
 		userspace/xdp/xdp.h userspace/xdp/store.h userspace/xdp/backend.h $(CORE_HDRS)
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@

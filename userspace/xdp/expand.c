@@ -169,6 +169,12 @@ unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned i
  * more than entries; -ERANGE if a prefix has no probe length (a config
  * that does not fit the list).
  */
+/* Here, not in v4table.c: the planner is built without libbpf too (the unit runner). */
+bool sxdp_v4table_entry(const struct sieve_xdp_key *k)
+{
+	return k->kind == SIEVE_XDP_PREFIX && k->family == SIEVE_XDP_V4 && k->prefix_len < 32;
+}
+
 /* A prefix the generation keeps in the IPv4 prefix table. */
 static bool in_v4table(const struct sieve_xdp_config *cfg, const struct sieve_xdp_key *k)
 {

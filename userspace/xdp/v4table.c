@@ -37,11 +37,6 @@ bool sxdp_v4table_on(const struct sxdp_handle *h)
 	return h->v4top_fd >= 0 && h->v4chunk_fd >= 0;
 }
 
-bool sxdp_v4table_entry(const struct sieve_xdp_key *k)
-{
-	return k->kind == SIEVE_XDP_PREFIX && k->family == SIEVE_XDP_V4 && k->prefix_len < 32;
-}
-
 /* A prefix's first /24 and how many it spans (1 for one longer than /24). */
 static void prefix_span(const struct sieve_xdp_key *k, uint32_t *first, uint32_t *n)
 {

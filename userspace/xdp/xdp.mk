@@ -9,7 +9,8 @@ XDP_SKEL := $(XDP_DIR)/sieve_xdp.skel.h
 XDP_SRCS := $(wildcard userspace/xdp/*.c)
 XDP_OBJS := $(patsubst userspace/xdp/%.c,$(XDP_DIR)/%.o,$(XDP_SRCS))
 XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp -I$(XDP_DIR)
-XDP_HDRS := include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h userspace/xdp/store.h \
+XDP_HDRS := include/sieve_xdp.h include/sieve_xdp_blocked.h include/sieve_xdp_v4table.h \
+	userspace/xdp/xdp.h userspace/xdp/store.h \
 	userspace/xdp/ops.h userspace/xdp/backend.h
 
 # The filter backend's build of the program (bpf/bpf.mk).
