@@ -614,8 +614,9 @@ __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_
 /*
  * The IPv4 prefix table: the /24's two bits, and for the /24s holding
  * longer prefixes one more lookup, of its chunk. Exact: no confirmation.
+ * A global function, like the probes: verified once, whatever calls it.
  */
-static __always_inline int v4table_has(__be32 saddr)
+__noinline int sieve_v4table_has(__be32 saddr)
 {
 	__u32 addr = bpf_ntohl(saddr), slot = sieve_xdp_v4_slot(addr);
 	__u32 word = sieve_xdp_v4_word(slot), state, key;
@@ -661,7 +662,7 @@ static __always_inline int match_source(struct gen *g, const struct pkt *p)
 	if (!kind_on(g, SIEVE_XDP_PREFIX, p->family))
 		return -1;
 	if (p->family == SIEVE_XDP_V4 && (g->cfg->flags & SIEVE_XDP_F_V4TABLE))
-		return v4table_has(p->saddr[0]) ? SIEVE_XDP_PREFIX : -1;
+		return sieve_v4table_has(p->saddr[0]) ? SIEVE_XDP_PREFIX : -1;
 	if (match_prefixes(g, p))
 		return SIEVE_XDP_PREFIX;
 	return -1;
