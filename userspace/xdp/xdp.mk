@@ -9,9 +9,6 @@ XDP_SKEL := $(XDP_DIR)/sieve_xdp.skel.h
 XDP_SRCS := $(wildcard userspace/xdp/*.c)
 XDP_OBJS := $(patsubst userspace/xdp/%.c,$(XDP_DIR)/%.o,$(XDP_SRCS))
 XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp -I$(XDP_DIR)
-XDP_HDRS := include/sieve_xdp.h include/sieve_xdp_blocked.h include/sieve_xdp_v4table.h \
-	userspace/xdp/xdp.h userspace/xdp/store.h \
-	userspace/xdp/ops.h userspace/xdp/backend.h
 
 # The filter backend's build of the program (bpf/bpf.mk).
 XDP_FILTER_SKEL := $(XDP_DIR)/sieve_xdp_filter.skel.h
@@ -29,14 +26,14 @@ $(XDP_FILL_SKEL): $(BUILD)/bpf/bloom_fill.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)mkdir -p $(@D) && bpftool gen skeleton $< name bloom_fill > $@
 
-$(XDP_DIR)/%.o: userspace/xdp/%.c $(XDP_HDRS) $(XDP_SKEL) $(XDP_FILTER_SKEL) $(XDP_FILL_SKEL)
+# The skeletons are generated: named here, as -MMD knows them only once built.
+$(XDP_DIR)/%.o: userspace/xdp/%.c $(XDP_SKEL) $(XDP_FILTER_SKEL) $(XDP_FILL_SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(XDP_CFLAGS) -c $< -o $@
 
 # The CLI's `sieve xdp` commands (userspace/cli/xdp*.c) see the loader's headers.
 XDP_CLI_OBJS := $(filter $(BUILD)/cli/xdp%,$(CLI_OBJS))
 $(XDP_CLI_OBJS): SIEVE_CFLAGS += $(XDP_CFLAGS)
-$(XDP_CLI_OBJS): $(XDP_HDRS)
 
 CLI_EXTRA_OBJS += $(XDP_OBJS)
 # What every program linking XDP_OBJS needs (the store: SQLite).
