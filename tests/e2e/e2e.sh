@@ -263,10 +263,11 @@ case_many_prefix_lengths() {
 	for a in $ins $last $below $above; do cl ip addr add $a/32 dev cl$TAG; done
 	sv ip route add 10.0.0.0/8 dev $IF
 	on load "$WORK/many" >/dev/null || fail "load 24 prefix lengths"
+	# In the IPv4 prefix table: no probe length, only the host is a key.
 	expect_eq "$(on status -j | python3 -c "import json,sys
 d = json.load(sys.stdin)[0]
-print(len(d['v4_lens']), d['max_probes'], d['keys'] > d['entries'], d['entries'])")" \
-		"8 8 True 25" "probe lengths, budget, expansion, entries"
+print(len(d['v4_lens']), d['keys'], d['entries'], d['v4table']['chunk_24s'] > 0)")" \
+		"0 1 25 True" "probe lengths, keys, entries, /24s with chunks"
 	expect_eq "$(pings $ins $SV4)" 0 "pings from the first address of the /13"
 	expect_eq "$(pings $last $SV4)" 0 "pings from the last address of the /13"
 	expect_eq "$(pings $below $SV4)" 5 "pings from just below the /13"
@@ -278,6 +279,33 @@ print(len(d['v4_lens']), d['max_probes'], d['keys'] > d['entries'], d['entries']
 	expect_eq "$(pings $below $SV4)" 5 "pings from just below the /13, after the block"
 	sv ip route del 10.0.0.0/8 dev $IF
 	for a in $ins $last $below $above; do cl ip addr del $a/32 dev cl$TAG; done
+}
+
+# The IPv4 prefix table live, under real traffic: a /8 blocked and
+# unblocked around a /16 and a /29 inside it, no new generation.
+case_v4table_live() {
+	local in16=10.20.0.9 in29=10.99.1.3 other=10.1.2.3 gen a
+	attach || return
+	for a in $in16 $in29 $other; do cl ip addr add $a/32 dev cl$TAG; done
+	sv ip route add 10.0.0.0/8 dev $IF
+	on block 10.20.0.0/16 10.99.1.0/29 >/dev/null || fail "block a /16 and a /29"
+	gen=$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['generation'])")
+	expect_eq "$(pings $in16 $SV4) $(pings $in29 $SV4) $(pings $other $SV4)" "0 0 5" \
+		"pings from the /16, the /29, elsewhere in the /8"
+	on block 10.0.0.0/8 >/dev/null || fail "block the /8"
+	expect_eq "$(pings $other $SV4) $(pings $A4 $SV4)" "0 5" "pings from the /8, from outside"
+	on unblock 10.0.0.0/8 >/dev/null || fail "unblock the /8"
+	expect_eq "$(pings $in16 $SV4) $(pings $in29 $SV4) $(pings $other $SV4)" "0 0 5" \
+		"after the /8's unblock: the /16 and the /29 still dropped"
+	on unblock 10.99.1.0/29 >/dev/null || fail "unblock the /29"
+	expect_eq "$(pings $in29 $SV4) $(pings $in16 $SV4)" "5 0" "after the /29's unblock"
+	expect_eq "$(on status -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+print(d['generation'], d['v4table']['covered_24s'], d['v4table']['chunk_24s'])")" \
+		"$gen 256 0" "generation, /24s covered, /24s with chunks"
+	expect_eq "$(counter dropped_prefix)" 30 "dropped_prefix counter"
+	sv ip route del 10.0.0.0/8 dev $IF
+	for a in $in16 $in29 $other; do cl ip addr del $a/32 dev cl$TAG; done
 }
 
 case_bad_file_loads_nothing() {
@@ -1966,7 +1994,7 @@ case_netns_inode_reuse() { removal inode_reuse; }
 
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
-CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
+CASES="block_source block_cidr many_prefix_lengths v4table_live ipv6_source_and_nd five_tuple byte_counters
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads

@@ -279,6 +279,9 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 		    x->r.filter_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_exact_memory_bytes",
 		    "Kernel memory of the live exact map (0 without exact mode).", x->r.exact_bytes);
+	IFACE_GAUGE(o, s, "sieve_xdp_v4table_memory_bytes",
+		    "Kernel memory of the IPv4 prefix table (0 where the live generation walks "
+		    "IPv4 prefix lengths instead).", x->r.v4table_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_expected_false_positive_ratio",
 		    "Expected false-positive rate of one probe of the live filter at its keys now.",
 		    x->r.fpr);

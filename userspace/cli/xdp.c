@@ -1341,7 +1341,8 @@ static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes
 
 	if (sxdp_feed_read(path, fmt, &l, NULL, err, sizeof(err)))
 		return feed_errors(err);
-	*c = (struct sieve_xdp_config){ .max_probes = max_probes };
+	/* As this sieve's program keeps them: IPv4 prefixes in the table, not probed. */
+	*c = (struct sieve_xdp_config){ .flags = SIEVE_XDP_F_V4TABLE, .max_probes = max_probes };
 	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
 	sxdp_list_free(&l);
 	sxdp_list_free(&keys);
@@ -1439,6 +1440,13 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("max_entries", c->bloom.max_entries);
 	json_u64("bloom_bytes", si->r.filter_bytes);
 	json_u64("exact_bytes", si->r.exact_bytes);
+	if (c->flags & SIEVE_XDP_F_V4TABLE) {
+		json_object("v4table");
+		json_u64("covered_24s", si->r.v4_covered);
+		json_u64("chunk_24s", si->r.v4_chunks);
+		json_u64("bytes", si->r.v4table_bytes);
+		json_end();
+	}
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
 	json_double("expected_fpr", "%.9g", si->r.fpr);
 	json_u64("generation", c->gen_seq);
@@ -1479,6 +1487,11 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	printf("  %s\n", line);
 	if (si->r.exact_bytes)
 		printf("  exact map: %.3f MiB in the kernel\n", si->r.exact_bytes / 1048576.0);
+	if (c->flags & SIEVE_XDP_F_V4TABLE)
+		printf("  IPv4 prefixes in the prefix table (two lookups a packet at most): %llu /24s "
+		       "covered whole, %llu with longer prefixes; %.3f MiB in the kernel\n",
+		       (unsigned long long)si->r.v4_covered, (unsigned long long)si->r.v4_chunks,
+		       si->r.v4table_bytes / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->r.fpr, c->fpp_ppb / 1e9);
 	if (si->r.prog.id)

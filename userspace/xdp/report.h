@@ -28,6 +28,10 @@ struct sxdp_iface_report {
 	char filter[SIEVE_NAME_MAX];
 	bool filter_gone;		/* sxdp_filter_gone(): the interface enforces nothing */
 	struct sxdp_prog prog;		/* the program its link runs; id 0: none */
+	/* The IPv4 prefix table, when the generation reads it (SIEVE_XDP_F_V4TABLE). */
+	uint64_t v4_covered;		/* /24s a prefix of length <= 24 covers whole */
+	uint64_t v4_chunks;		/* /24s holding longer prefixes */
+	uint64_t v4table_bytes;		/* kernel memory of its two maps */
 };
 
 /*

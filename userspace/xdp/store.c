@@ -53,6 +53,9 @@
  * an entry either blocked or allowed in one list.
  * attachments: which list an interface enforces, how (for the agent).
  * Version 2: the probe budget of an attachment (attach --max-probes).
+ * Version 3: an index of the blocklists' prefix entries alone, so that a
+ * live unblock of an IPv4 prefix reads the prefixes that remain
+ * (sxdp_store_read_v4_prefixes) without walking a list of sources.
  */
 static const char *const migrations[] = {
 	"CREATE TABLE lists ("
@@ -82,6 +85,7 @@ static const char *const migrations[] = {
 	"  built_version INTEGER,"
 	"  PRIMARY KEY (netns, iface));",
 	"ALTER TABLE attachments ADD COLUMN max_probes INTEGER;",
+	"CREATE INDEX entries_prefix ON entries(list, key) WHERE kind = 1 AND allow = 0;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
@@ -1727,6 +1731,23 @@ int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, allow);
 	sqlite3_bind_text(st, 3, origin, -1, SQLITE_STATIC);
+	return read_keys(s, st, list, l, err, errlen);
+}
+
+int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+				char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	_Static_assert(SIEVE_XDP_PREFIX == 1, "the kind the prefix index holds");
+	/* Literals, as the index's WHERE: SQLite matches a partial index on them only. */
+	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries INDEXED BY entries_prefix "
+				"WHERE list = ?1 AND kind = 1 AND allow = 0 AND "
+				"instr(key, ':') = 0", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "read", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 	return read_keys(s, st, list, l, err, errlen);
 }
 

@@ -36,7 +36,7 @@
 #define SXDP_STORE_DIR		"/var/lib/sieve"
 #define SXDP_STORE_FILE		"sieve.db"
 /* The schema this build writes; see the migrations in store.c. */
-#define SXDP_STORE_VERSION	2
+#define SXDP_STORE_VERSION	3
 /* How long a writer waits for another one before -EBUSY. */
 #define SXDP_STORE_BUSY_MS	30000
 
@@ -265,6 +265,13 @@ int sxdp_store_foreach(struct sxdp_store *s, const char *list,
 /* @list's blocked keys appended to @l, parsed (sxdp_parse_entry); in key order. */
 int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
 		    char *err, size_t errlen);
+/*
+ * @list's blocked IPv4 prefixes appended to @l, parsed, in no set order:
+ * what the IPv4 prefix table recomputes a live unblock from (v4table.c).
+ * One range of an index of prefix entries: sources cost nothing.
+ */
+int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+				char *err, size_t errlen);
 /* The same for the blocklist (@allow false) or the allowlist. */
 int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
 			 struct sxdp_list *l, char *err, size_t errlen);

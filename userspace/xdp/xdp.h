@@ -210,6 +210,8 @@ struct sxdp_handle {
 	int allow_fd;		/* -1: an instance from before the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
 	int removed_fd;		/* < 0: pinned by a sieve without live removals (removed.c) */
+	/* < 0: pinned by a sieve without the IPv4 prefix table (v4table.c) */
+	int v4top_fd, v4chunk_fd;
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
@@ -370,6 +372,34 @@ int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 		   struct sxdp_list *keys, char *err, size_t errlen);
 /* The live config, extended for a live add of @fresh: see expand.c. */
 int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fresh);
+
+/*
+ * The IPv4 prefix table (v4table.c, include/sieve_xdp_v4table.h). Callers
+ * hold the interface's lock. 0 or -errno (-ENOSPC: more /24s hold
+ * prefixes longer than /24 than the chunk map takes).
+ */
+/* Whether @h's program has the table (pins of an older sieve do not). */
+bool sxdp_v4table_on(const struct sxdp_handle *h);
+/* Whether the table holds @k (an IPv4 prefix /1-/31) where a config says so. */
+bool sxdp_v4table_entry(const struct sieve_xdp_key *k);
+/* The table made what the IPv4 prefixes of @l say (a build; the rest of @l is skipped). */
+int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l);
+/* The IPv4 prefixes of @fresh set in the table (a live block). */
+int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh);
+/*
+ * The /24s the IPv4 prefixes of @gone spanned, recomputed from @remaining
+ * (the list after the change; only its IPv4 prefixes are read, so it may
+ * hold just those): a live unblock.
+ */
+int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
+			const struct sxdp_list *remaining);
+/* /24s covered whole, /24s with a chunk, and the kernel's bytes for both maps, now. */
+int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks,
+			uint64_t *bytes);
+/* What the kernel charges the map @fd ("memlock:" in its fdinfo; 0 if unknown). */
+uint64_t sxdp_map_memlock(int fd);
+/* A grace period: no packet still runs on what it read before (loader.c). */
+void sxdp_wait_for_packets(void);
 /*
  * New maps sized by plan, filled with l; exact_fd -1 unless exact. The
  * filter is the plan's backend: *bloom_fd is a blocked array if
