@@ -65,8 +65,10 @@ CLANG ?= clang
 CFLAGS ?= -O2 -g
 # The shared library and the CLI are linked with LDFLAGS (the Debian build's hardening).
 LDFLAGS ?=
-# -MMD -MP: each object's header dependencies, from the compiler, in a .d
-# file beside it (read at the end of this file), so no rule lists headers.
+# userspace/lib before kmod: the cores' <sieve_env.h> is userspace/lib's
+# here (kmod's is the kernel's). -MMD -MP: each object's header
+# dependencies, from the compiler, in a .d file beside it (read at the end
+# of this file), so no rule lists headers.
 # Recursive (=), like the other fragments' flags, so that target-specific
 # += naming a fragment's variable works whatever the order they are read in.
 SIEVE_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP \
@@ -142,10 +144,10 @@ $(BUILD)/sieve: $(CLI_OBJS) $$(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a
 # The CLI for the VM, $(CLI_STATIC) (named sieve, so that VM_PROGS +=
 # $(CLI_STATIC) puts it on the VM's PATH as sieve): linked statically from
 # CLI_VM_OBJS: the CLI without its XDP commands (userspace/cli/xdp*.c; no
-# libbpf in the VM) and the agent's (agent_exec.c), main.c built with
-# SIEVE_CLI_NO_XDP.
+# libbpf in the VM) and the agent's (agent_exec.c, agent_command.c),
+# main.c built with SIEVE_CLI_NO_XDP.
 CLI_STATIC := $(BUILD)/static/sieve
-CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp% $(BUILD)/cli/agent_exec.o, \
+CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp% $(BUILD)/cli/agent_%, \
 	$(CLI_OBJS)) $(BUILD)/static/main.o
 $(BUILD)/static/main.o: userspace/cli/main.c
 	$(call msg,CC,$< [static])
@@ -242,9 +244,12 @@ include tests/bench/bench.mk
 # Fragments of other parts (the XDP blocklist, the packaging and their
 # suites) extend SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and
 # CLI_LDLIBS.
-include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk userspace/agent/*.mk tests/bpf/*.mk \
-	tests/e2e/*.mk tests/kfunc/*.mk dist/*.mk tests/dist/*.mk tests/arm64/*.mk \
-	tests/check/*.mk))
+include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
+	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk tests/arm64/*.mk tests/check/*.mk))
+# The settings build on the loader's headers, the fleet on the settings,
+# the agent on all three: read after them (their rules name their objects).
+include $(wildcard userspace/conf/*.mk) $(wildcard userspace/fleet/*.mk) \
+	$(wildcard userspace/agent/*.mk)
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).

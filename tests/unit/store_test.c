@@ -1092,7 +1092,8 @@ static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 	s = store_open(t, &d);
 	if (!s)
 		goto out;
-	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == 2, "user_version %lld after the open",
+	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == SXDP_STORE_VERSION,
+	       "user_version %lld after the open",
 	       (long long)raw_int(d.db, "PRAGMA user_version"));
 	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM pragma_table_info('attachments') WHERE "
 			  "name = 'max_probes'") == 1, "no attachments.max_probes");
@@ -1130,7 +1131,7 @@ static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 		       "after a reopen: %llu entries", (unsigned long long)count(s, "edge", -1, NULL));
 		sxdp_store_close(s);
 	}
-	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == 2 && integrity_ok(d.db),
+	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == SXDP_STORE_VERSION && integrity_ok(d.db),
 	       "the migrated store after a reopen");
 out:
 	store_dir_clean(&d);

@@ -9,14 +9,16 @@
 # libsieve.h (man_test.sh), what a command loads and reads before it works
 # (startup_test.sh: none of the agent's libraries; a bounded log after a
 # bulk load), libsieve installed with `make install` into a scratch
-# root, used through pkg-config (install_test.sh), and VERSION against
-# CHANGELOG.md's releases (tests/dist/release_test.sh).
+# root, used through pkg-config (install_test.sh), VERSION against
+# CHANGELOG.md's releases (tests/dist/release_test.sh), and the folders'
+# includes pointing only down (layers_test.sh).
 #
 # The runner links its own copy of the cores built with AddressSanitizer and
 # UBSan, so an overrun, a leak or an undefined shift in a core fails the
 # suite; `make test-unit UNIT_SANITIZE=` builds them without. Either way the
 # runner's cores are its own build, which counts its whole-table reads
-# (SIEVE_COUNT_SCANS, see kmod/sieve_env.h) where libsieve's cores do not.
+# (SIEVE_COUNT_SCANS, see userspace/lib/sieve_env.h) where libsieve's
+# cores do not.
 # UNIT_FILTER="substring... !substring..." runs only the cmocka tests
 # matching any substring and none of the !substrings (and skips the CLI and
 # install tests, unless UNIT_CLI=1); UNIT_CLI= skips them.
@@ -113,7 +115,8 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 			if [ ! -s $(UNIT_PARTS)/man ]; then \
 				echo "man_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/man; \
 			fi; \
-			tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
+			SIEVE_CLI_SHARED=$(filter-out 1,$(CLI_STATIC_XDP)) \
+				tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/startup ]; then \
 				echo "startup_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/startup; \
 			fi; \
@@ -126,6 +129,10 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 			tests/dist/release_test.sh $(TOP) "" $(UNIT_PARTS)/release || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/release ]; then \
 				echo "release_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/release; \
+			fi; \
+			tests/unit/layers_test.sh $(TOP) $(UNIT_PARTS)/layers || status=$$?; \
+			if [ ! -s $(UNIT_PARTS)/layers ]; then \
+				echo "layers_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/layers; \
 			fi; \
 		fi; \
 		passed=0; failed=0; \

@@ -1132,6 +1132,8 @@ static int setup(void)
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
+		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
+		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
 	};
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
