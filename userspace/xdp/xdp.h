@@ -473,8 +473,14 @@ typedef int (*sxdp_has_fn)(void *ctx, const struct sieve_xdp_key *entry, bool *f
 
 /* Records in @next the probe lengths it has and @cur has not (a live add's). */
 void sxdp_note_live_lens(const struct sieve_xdp_config *cur, struct sieve_xdp_config *next);
-/* Digests a generation's removed map may hold before it is rebuilt. */
+/* Digests a generation's removed map may hold before a command rebuilds it. */
 uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg);
+/*
+ * Whether @cfg's removed keys are past the lower mark (half the bound)
+ * at which the agent rebuilds the generation in the background, so that
+ * commands seldom meet the bound and pay the rebuild themselves.
+ */
+bool sxdp_removed_due(const struct sieve_xdp_config *cfg);
 /*
  * Removes the entries @gone (no longer on the list) from @h's live
  * generation in O(|gone|), whatever the list's size, and records
