@@ -113,8 +113,11 @@ static int adopt(struct sagent *ag, const struct sxdp_attachment *rec, int ifind
 			if (sxdp_filter_gone(&cfg))
 				*why = "their /dev/sieve filter was gone: made again";
 			ret = sxdp_iface_sync(&h, ag->store, rec->list, rebuilt, err, errlen);
-			/* In step: the background rebuild of removed keys, if due. */
-			if (!ret && !*rebuilt)
+			/*
+			 * In step, at the periodic check (not before READY=1): the
+			 * background rebuild of removed keys, if due.
+			 */
+			if (!ret && !*rebuilt && !try_upgrade)
 				compact(ag, &h, rec->list, rebuilt, why);
 		}
 		sxdp_close(&h);

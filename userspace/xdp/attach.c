@@ -643,10 +643,7 @@ int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max)
 /* A kill -9 at @step when the environment asks for one: the e2e suite's. */
 static void test_kill_point(const char *step)
 {
-	const char *at = getenv("SIEVE_TEST_KILL_UPGRADE");
-
-	if (at && !strcmp(at, step))
-		raise(SIGKILL);
+	sxdp_test_kill("SIEVE_TEST_KILL_UPGRADE", step);
 }
 
 static int prog_tag(int fd, char out[17])

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -820,6 +821,19 @@ static int set_removed_slot(struct sxdp_handle *h, uint32_t slot, int fd)
 	return h->removed_fd >= 0 ? set_slot(h->removed_fd, slot, fd) : 0;
 }
 
+void sxdp_test_kill(const char *var, const char *step)
+{
+	const char *at = getenv(var);
+
+	if (at && !strcmp(at, step))
+		raise(SIGKILL);
+}
+
+/*
+ * The e2e suite kills a swap (a command's rebuild, the agent's background
+ * one) with SIEVE_TEST_KILL_SWAP=staged (the idle slot written, not
+ * flipped) or =flipped (before the old slot is freed).
+ */
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd)
 {
@@ -854,11 +868,13 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 		err = -errno;
 		goto out;
 	}
+	sxdp_test_kill("SIEVE_TEST_KILL_SWAP", "staged");
 	/* The flip: one aligned word, and only its lowest bit changes. */
 	if (bpf_map_update_elem(h->active_fd, &zero, &idle, BPF_ANY)) {
 		err = -errno;
 		goto out;
 	}
+	sxdp_test_kill("SIEVE_TEST_KILL_SWAP", "flipped");
 	wait_for_packets();
 	/* Nothing reads the old slot any more: free its maps. */
 	set_filter_slot(h, NULL, live, -1);

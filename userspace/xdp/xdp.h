@@ -392,6 +392,8 @@ int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
 int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
 		       const struct sieve_xdp_key *keys, size_t n, bool live);
 
+/* A kill -9 here if the environment's @var is @step: the e2e suite's. */
+void sxdp_test_kill(const char *var, const char *step);
 /*
  * Puts maps and config in the idle slot, then flips the live one.
  * sxdp_swap, sxdp_build, sxdp_rebuild* and sxdp_add_live need the
