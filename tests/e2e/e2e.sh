@@ -1927,7 +1927,7 @@ agent_killed_compacting() {
 	agent_start
 	unset SIEVE_TEST_KILL_SWAP
 	wait_for 15 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
-		{ fail "$1: the agent was not killed in its rebuild"; return; }
+		{ fail "$1: the agent was not killed in its rebuild"; agent_stop; return; }
 	{ wait $AGENT_PID; rc=$?; } 2>/dev/null
 	expect_eq $rc 137 "$1: the agent's exit"
 	AGENT_PID=
