@@ -1459,6 +1459,49 @@ out:
 }
 
 /* Forced, the fallback fills: by the mode, and by SIEVE_XDP_FILL=slow from the environment. */
+/*
+ * A run that fails after the program loaded, in the second of three
+ * batches: AUTO fills the rest one update per key and every key is in
+ * the map; a forced fast fill says the error instead.
+ */
+static void test_bloom_fill_fails_part_way(void)
+{
+	enum sxdp_fill_mode used = SXDP_FILL_AUTO;
+	struct sxdp_list l = { 0 };
+	struct sxdp_plan plan;
+	size_t i, missing = 0;
+	int fd, err;
+
+	rng_state = 23;
+	for (i = 0; i < FILL_KEYS; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	fd = fill_map(l.n, 0, &plan);
+	if (fd < 0)
+		goto out;
+	sxdp_fill_fail_at = 100000;
+	sxdp_fill_mode = SXDP_FILL_FAST;
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, l.n, &used);
+	sxdp_fill_mode = SXDP_FILL_AUTO;
+	expect(err == -EIO, "forced fast fill failing part-way: %s", strerror(-err));
+	close(fd);
+	fd = fill_map(l.n, 0, &plan);
+	if (fd < 0)
+		goto out;
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, l.n, &used);
+	expect(!err && used == SXDP_FILL_SLOW, "auto, failing part-way: mode %d, %s", used,
+	       strerror(-err));
+	for (i = 0; i < l.n; i++)
+		missing += !bloom_has(fd, sieve_xdp_digest(&l.keys[i], test_secret));
+	expect(!missing, "%zu of %zu keys missing after the fallback", missing, l.n);
+	close(fd);
+out:
+	sxdp_fill_fail_at = 0;
+	sxdp_list_free(&l);
+}
+
 static void test_bloom_fill_fallback(void)
 {
 	struct sxdp_list l = { 0 };
@@ -3287,6 +3330,7 @@ static const struct {
 	{ "config_layout", test_config_layout },
 	{ "bloom_fast_fill", test_bloom_fast_fill },
 	{ "bloom_fill_fallback", test_bloom_fill_fallback },
+	{ "bloom_fill_fails_part_way", test_bloom_fill_fails_part_way },
 	{ "expansion_every_v4_length", test_expansion_every_v4_length },
 	{ "expansion_v6_lengths", test_expansion_v6_lengths },
 	{ "expansion_nested", test_expansion_nested },

@@ -366,11 +366,14 @@ enum sxdp_fill_mode {
 };
 /* Not AUTO: forces a mode (tests); else SIEVE_XDP_FILL=fast|slow does. */
 extern enum sxdp_fill_mode sxdp_fill_mode;
+/* Tests: the fast fill's run that would pass this many keys fails (0: none does). */
+extern size_t sxdp_fill_fail_at;
 /*
  * The digests of @keys under @secret into the bloom map @bloom_fd, many
  * per syscall where the fill program loads; falls back to one update per
- * key (said once on stderr) where it does not. *@used (may be NULL): the
- * mode that filled it.
+ * key (said once on stderr) where it does not, or for the rest of @keys
+ * if a run fails part-way (in AUTO mode). *@used (may be NULL): the mode
+ * that filled it, or the last of them.
  */
 int sxdp_bloom_fill(int bloom_fd, const __u64 secret[2], const struct sieve_xdp_key *keys,
 		    size_t n, enum sxdp_fill_mode *used);
