@@ -1319,6 +1319,40 @@ static void test_backend_ops_tables(void)
  * bytes) is read as this layout, and the next write stamps it; one of a
  * newer layout is refused (-ESTALE), not misread.
  */
+/*
+ * An older sieve's config (0.4.0: 440 bytes, @layout in its padding) with
+ * non-zero bytes there: read as layout 0 through a read-only handle, its
+ * fields as written, the removals' bookkeeping it lacks 0.
+ */
+static void test_older_config_padding(void)
+{
+	const size_t old_size = offsetof(struct sieve_xdp_config, removed);
+	struct sieve_xdp_config cfg = { .flags = SIEVE_XDP_F_EXACT, .entries = 7,
+					.fpp_ppb = 1000, .gen_seq = 3 }, got;
+	struct sxdp_handle fake = { .stale = true, .removed_fd = -1 };
+	unsigned char raw[sizeof(cfg)];
+	uint32_t zero = 0;
+	int ret;
+
+	fake.active_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	fake.cfg_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, old_size, 2, NULL);
+	if (!expect(fake.active_fd >= 0 && fake.cfg_fd >= 0, "the maps: %s", strerror(errno)))
+		goto out;
+	memcpy(raw, &cfg, old_size);
+	memset(raw + offsetof(struct sieve_xdp_config, layout), 0xa5, sizeof(cfg.layout));
+	expect(!bpf_map_update_elem(fake.cfg_fd, &zero, raw, BPF_ANY), "writing the old config");
+	ret = sxdp_read_config(&fake, &got, NULL);
+	expect(!ret, "an old config with bytes in its padding: %s", strerror(-ret));
+	expect(!ret && got.layout == SIEVE_XDP_LAYOUT && got.entries == 7 && got.fpp_ppb == 1000 &&
+	       got.gen_seq == 3 && got.flags == SIEVE_XDP_F_EXACT && !got.removed,
+	       "the old config misread");
+out:
+	if (fake.active_fd >= 0)
+		close(fake.active_fd);
+	if (fake.cfg_fd >= 0)
+		close(fake.cfg_fd);
+}
+
 static void test_config_layout(void)
 {
 	static const char *const entries[] = { "192.0.2.1", "198.51.100.0/24" };
@@ -3328,6 +3362,7 @@ static const struct {
 	{ "false_positives", test_false_positives },
 	{ "backend_ops_tables", test_backend_ops_tables },
 	{ "config_layout", test_config_layout },
+	{ "older_config_padding", test_older_config_padding },
 	{ "bloom_fast_fill", test_bloom_fast_fill },
 	{ "bloom_fill_fallback", test_bloom_fill_fallback },
 	{ "bloom_fill_fails_part_way", test_bloom_fill_fails_part_way },

@@ -494,6 +494,7 @@ _Static_assert(offsetof(struct sieve_xdp_config, fpp_ppb) == 392 &&
 
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen)
 {
+	size_t value_size = sizeof(*cfg);
 	uint32_t g;
 	int err = read_active(h, &g);
 
@@ -518,9 +519,17 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 			return -errno;
 		if (info.value_size > sizeof(*cfg))
 			return -ESTALE;
+		value_size = info.value_size;
 	}
 	if (bpf_map_lookup_elem(h->cfg_fd, &g, cfg))
 		return -errno;
+	/*
+	 * A value of layout 0's size (0.4.0's, before the removals were
+	 * appended): @layout was padding there, which its loader never
+	 * promised to zero. Layout 0, whatever those bytes hold.
+	 */
+	if (value_size <= offsetof(struct sieve_xdp_config, removed))
+		cfg->layout = 0;
 	/* Layout 0 is 1's bytes (sieve_xdp.h); a newer one is not ours to read. */
 	if (cfg->layout > SIEVE_XDP_LAYOUT)
 		return -ESTALE;
