@@ -1334,6 +1334,40 @@ static void test_backend_ops_tables(void)
  * bytes) is read as this layout, and the next write stamps it; one of a
  * newer layout is refused (-ESTALE), not misread.
  */
+/*
+ * An older sieve's config (0.4.0: 440 bytes, @layout in its padding) with
+ * non-zero bytes there: read as layout 0 through a read-only handle, its
+ * fields as written, the removals' bookkeeping it lacks 0.
+ */
+static void test_older_config_padding(void)
+{
+	const size_t old_size = offsetof(struct sieve_xdp_config, removed);
+	struct sieve_xdp_config cfg = { .flags = SIEVE_XDP_F_EXACT, .entries = 7,
+					.fpp_ppb = 1000, .gen_seq = 3 }, got;
+	struct sxdp_handle fake = { .stale = true, .removed_fd = -1 };
+	unsigned char raw[sizeof(cfg)];
+	uint32_t zero = 0;
+	int ret;
+
+	fake.active_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	fake.cfg_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, old_size, 2, NULL);
+	if (!expect(fake.active_fd >= 0 && fake.cfg_fd >= 0, "the maps: %s", strerror(errno)))
+		goto out;
+	memcpy(raw, &cfg, old_size);
+	memset(raw + offsetof(struct sieve_xdp_config, layout), 0xa5, sizeof(cfg.layout));
+	expect(!bpf_map_update_elem(fake.cfg_fd, &zero, raw, BPF_ANY), "writing the old config");
+	ret = sxdp_read_config(&fake, &got, NULL);
+	expect(!ret, "an old config with bytes in its padding: %s", strerror(-ret));
+	expect(!ret && got.layout == SIEVE_XDP_LAYOUT && got.entries == 7 && got.fpp_ppb == 1000 &&
+	       got.gen_seq == 3 && got.flags == SIEVE_XDP_F_EXACT && !got.removed,
+	       "the old config misread");
+out:
+	if (fake.active_fd >= 0)
+		close(fake.active_fd);
+	if (fake.cfg_fd >= 0)
+		close(fake.cfg_fd);
+}
+
 static void test_config_layout(void)
 {
 	static const char *const entries[] = { "192.0.2.1", "198.51.100.0/24" };
@@ -1474,6 +1508,49 @@ out:
 }
 
 /* Forced, the fallback fills: by the mode, and by SIEVE_XDP_FILL=slow from the environment. */
+/*
+ * A run that fails after the program loaded, in the second of three
+ * batches: AUTO fills the rest one update per key and every key is in
+ * the map; a forced fast fill says the error instead.
+ */
+static void test_bloom_fill_fails_part_way(void)
+{
+	enum sxdp_fill_mode used = SXDP_FILL_AUTO;
+	struct sxdp_list l = { 0 };
+	struct sxdp_plan plan;
+	size_t i, missing = 0;
+	int fd, err;
+
+	rng_state = 23;
+	for (i = 0; i < FILL_KEYS; i++) {
+		struct sieve_xdp_key k = random_flow();
+
+		sxdp_list_add(&l, &k);
+	}
+	fd = fill_map(l.n, 0, &plan);
+	if (fd < 0)
+		goto out;
+	sxdp_fill_fail_at = 100000;
+	sxdp_fill_mode = SXDP_FILL_FAST;
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, l.n, &used);
+	sxdp_fill_mode = SXDP_FILL_AUTO;
+	expect(err == -EIO, "forced fast fill failing part-way: %s", strerror(-err));
+	close(fd);
+	fd = fill_map(l.n, 0, &plan);
+	if (fd < 0)
+		goto out;
+	err = sxdp_bloom_fill(fd, test_secret, l.keys, l.n, &used);
+	expect(!err && used == SXDP_FILL_SLOW, "auto, failing part-way: mode %d, %s", used,
+	       strerror(-err));
+	for (i = 0; i < l.n; i++)
+		missing += !bloom_has(fd, sieve_xdp_digest(&l.keys[i], test_secret));
+	expect(!missing, "%zu of %zu keys missing after the fallback", missing, l.n);
+	close(fd);
+out:
+	sxdp_fill_fail_at = 0;
+	sxdp_list_free(&l);
+}
+
 static void test_bloom_fill_fallback(void)
 {
 	struct sxdp_list l = { 0 };
@@ -3624,8 +3701,10 @@ static const struct {
 	{ "false_positives", test_false_positives },
 	{ "backend_ops_tables", test_backend_ops_tables },
 	{ "config_layout", test_config_layout },
+	{ "older_config_padding", test_older_config_padding },
 	{ "bloom_fast_fill", test_bloom_fast_fill },
 	{ "bloom_fill_fallback", test_bloom_fill_fallback },
+	{ "bloom_fill_fails_part_way", test_bloom_fill_fails_part_way },
 	{ "expansion_every_v4_length", test_expansion_every_v4_length },
 	{ "expansion_v6_lengths", test_expansion_v6_lengths },
 	{ "expansion_nested", test_expansion_nested },

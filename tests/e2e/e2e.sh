@@ -1893,7 +1893,7 @@ case_commit_syncs() {
 # A feed refresh that only drops keys is a removal like an unblock's
 # (ops.c): no new generation, the dropped sources' next packets pass, the
 # kept ones still drop, and a dropped host another origin's prefix covers
-# stays dropped. A refresh that adds keys still builds a generation. In
+# stays dropped. A refresh that drops and adds keys stays live too. In
 # exact mode the dropped keys leave the exact map.
 live_refresh_drop() {
 	local b=$1 gen out
@@ -1914,16 +1914,100 @@ live_refresh_drop() {
 	expect_eq "$(pings $A4 $SV4 3)/$(pings $B4 $SV4 3)/$(pings 198.51.100.39 $SV4 3)/$(pings 198.51.100.59 $SV4 3)/$(pings 198.51.100.99 $SV4 3)/$(pings $C4 $SV4 3)" \
 		0/3/3/0/0/3 "$b: pings from A, B (dropped), the /28 (dropped), .59 (dropped, in the cli /29), the /30, C"
 	expect_eq "$(status_field in_step)/$(status_field entries)" True/4 "$b: in step, entries"
-	printf '%s\n' $A4 198.51.100.96/30 $C4 >"$WORK/feed"
-	out=$(on load --origin feed "$WORK/feed") || fail "$b: refresh adding C"
-	case $out in *"1 rebuilt"*) ;; *) fail "$b: a refresh that adds did not rebuild: $out";; esac
-	expect_eq "$(pings $A4 $SV4 3)/$(pings $B4 $SV4 3)/$(pings $C4 $SV4 3)" 0/3/0 \
-		"$b: pings from A, B, C (added) after the adding refresh"
+	# Drops the /30 and adds C: live too, the adds as a block's, the drops as an unblock's.
+	printf '%s\n' $A4 192.0.2.0/24 $C4 >"$WORK/feed"
+	out=$(on load --origin feed "$WORK/feed") || fail "$b: refresh adding C, dropping the /30"
+	case $out in *rebuilt*) fail "$b: the refresh that drops and adds rebuilt: $out";; esac
+	expect_eq "$(generation)" "$gen" "$b: generation after the refresh that drops and adds"
+	expect_eq "$(pings $A4 $SV4 3)/$(pings $B4 $SV4 3)/$(pings $C4 $SV4 3)/$(pings 198.51.100.99 $SV4 3)" \
+		0/3/0/3 "$b: pings from A, B, C (added), the /30 (dropped) after the refresh"
+	expect_eq "$(status_field in_step)/$(status_field entries)" True/4 \
+		"$b: in step, entries after adds and drops"
 	sieve detach $IF >/dev/null; rm -rf "$SIEVE_STATE_DIR"
 }
 
 case_live_refresh_drop() {
 	live_refresh_drop bloom-map; live_refresh_drop blocked; live_refresh_drop blocked --exact
+}
+
+# The agent's background rebuild (removed.c, sxdp_iface_compact): once the
+# removed keys pass half their bound (capacity 1024: a bound of 256) the
+# agent's check rebuilds the generation beside the live one and swaps it
+# in, the unblocked sources still passing, the rest dropping, no datagram
+# of blocked B getting through meanwhile.
+compact_setup() {
+	local b=$1 out
+	attach --backend $b --capacity 1024 || return 1
+	on block $B4 $A4 198.51.100.39 198.51.100.59 $(seq -f '10.99.0.%g' 1 196) >/dev/null ||
+		{ fail "$b: block 200"; return 1; }
+	out=$(on unblock $A4 198.51.100.39 $(seq -f '10.99.0.%g' 1 148)) ||
+		{ fail "$b: unblock 150"; return 1; }
+	case $out in *rebuilt*) fail "$b: 150 unblocks rebuilt: $out"; return 1;; esac
+	expect_eq "$(removed_keys)" 150 "$b: removed keys after 150 unblocks"
+}
+
+compact_pings() {
+	expect_eq "$(pings $A4 $SV4 3)/$(pings 198.51.100.39 $SV4 3)/$(pings 198.51.100.59 $SV4 3)/$(pings $B4 $SV4 3)" \
+		3/3/0/0 "$1: pings from A, .39 (unblocked), .59, B (blocked)"
+}
+
+agent_compacts() {
+	printf '[agent]\nexpire_interval = 1s\n' >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	wait_for 15 eval '[ "$(removed_keys)" = 0 ]' ||
+		fail "removed keys still $(removed_keys) 15 s after the agent started"
+}
+
+case_agent_background_rebuild() {
+	local b gen m
+	for b in bloom-map blocked; do
+		compact_setup $b || return
+		gen=$(generation)
+		under_traffic agent_compacts
+		[ "$(generation)" != "$gen" ] || fail "$b: the same generation after the agent's check"
+		grep -q "$IF: adopted the running maps (list default, rebuilt: their removed keys were past half the bound)" \
+			"$AGENT_LOG" || fail "$b: no background rebuild in the log: $(cat "$AGENT_LOG")"
+		m=$(sv curl -s --max-time 5 http://127.0.0.1:9477/metrics)
+		expect_eq "$(grep -c "^sieve_xdp_removed_keys{iface=\"$IF\"} 0$" <<<"$m")" 1 \
+			"$b: sieve_xdp_removed_keys of $IF from the agent"
+		compact_pings "$b"
+		agent_stop; sieve detach $IF >/dev/null; rm -rf "$SIEVE_STATE_DIR"
+	done
+}
+
+# The agent killed in its background rebuild's swap (SIEVE_TEST_KILL_SWAP,
+# loader.c): the idle slot written but not flipped, or flipped with the
+# old slot not yet freed. No lapse meanwhile; the next command works on
+# maps in step, and the next agent finishes the job.
+agent_killed_compacting() {
+	local rc
+	printf '[agent]\nexpire_interval = 1s\n' >"$AGENT_CONF"
+	export SIEVE_TEST_KILL_SWAP=$1
+	agent_start
+	unset SIEVE_TEST_KILL_SWAP
+	wait_for 15 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
+		{ fail "$1: the agent was not killed in its rebuild"; agent_stop; return; }
+	{ wait $AGENT_PID; rc=$?; } 2>/dev/null
+	expect_eq $rc 137 "$1: the agent's exit"
+	AGENT_PID=
+	on block 192.0.2.99 >/dev/null || fail "$1: block after the kill"
+	expect_eq "$(status_field in_step)" True "$1: in step after the block"
+}
+
+case_agent_rebuild_killed() {
+	local step gen want
+	for step in staged flipped; do
+		compact_setup blocked || return
+		gen=$(generation)
+		under_traffic agent_killed_compacting $step
+		want=$([ $step = staged ] && echo "$gen/150" || echo "$((gen + 1))/0")
+		expect_eq "$(generation)/$(removed_keys)" "$want" "$step: generation/removed after the kill"
+		compact_pings "$step, after the kill"
+		agent_compacts
+		compact_pings "$step, after the next agent"
+		agent_stop; sieve detach $IF >/dev/null; rm -rf "$SIEVE_STATE_DIR"
+	done
 }
 
 # -j of the changes (issue 22, item 9): JSON FIELD=VALUE... of the document
@@ -2021,6 +2105,7 @@ CASES="block_source block_cidr many_prefix_lengths v4table_live ipv6_source_and_
 	unreached_netns_exec unreached_reboot status_empty
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
+	agent_background_rebuild agent_rebuild_killed
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check agent_packaged_conf json_changes stats_watch_compact

@@ -48,6 +48,14 @@ expect_metric_all() {
 	done
 }
 
+# Each host's live generation, in host order.
+generations() {
+	local i
+	for i in $(seq 1 "$NHOSTS"); do
+		hxdp "$i" status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['generation'])"
+	done | tr '\n' ' '
+}
+
 # ---- the cases ----
 
 # A block, an unblock, an allow inside a blocked prefix and a TTL entry,
@@ -99,10 +107,13 @@ print([e.get('expires_at') for l in json.load(sys.stdin) for e in l['entries'] i
 # changed, then reachable again: the hosts drop through the outage, keep what
 # they had while away, then converge on what changed.
 case_redis_killed() {
-	local i
+	local i gens
 	hosts_up || return
 	publish block "$A" && publish block "$B" || fail "publishing A and B"
+	publish block 198.51.100.6/31 && publish allow "$X" || fail "publishing a /31 and an allow of X in it"
 	wait_for 10 all_drop "$B" || fail "B not dropped everywhere: $(pings_all "$B")"
+	wait_for 10 all_deliver "$X" || fail "X (allowed) not delivered everywhere: $(pings_all "$X")"
+	gens=$(generations)
 	redis_stop KILL
 	for i in $(seq 1 "$NHOSTS"); do
 		wait_for 15 eval '[ "$(metric $i sieve_fleet_connected)" = 0 ]' ||
@@ -114,12 +125,16 @@ case_redis_killed() {
 	redis_start || { fail "restarting redis-server"; return; }
 	expect_eq "$(rcli ZSCORE "sieve:{$LIST}:block" "$A")" inf "A's score after the restart (AOF)"
 	publish unblock "$A" && publish block "$C" || fail "publishing while the hosts are away"
+	publish disallow "$X" && publish allow 198.51.100.6 || fail "publishing allows while away"
 	sleep 3
 	expect_eq "$(pings_all "$A")" "0 0 0 0" "pings from A while the hosts cannot reach Redis"
 	in_rd ip link set "fb$TAG" up
 	wait_for 60 all_deliver "$A" || fail "A not delivered 60 s after Redis came back: $(pings_all "$A")"
 	wait_for 10 all_drop "$C" || fail "C not dropped after Redis came back: $(pings_all "$C")"
 	expect_eq "$(pings_all "$B")" "0 0 0 0" "pings from B after the resync"
+	wait_for 10 all_drop "$X" || fail "X (disallowed) not dropped after Redis came back: $(pings_all "$X")"
+	# The resync's loads drop and add on both sides: live, no host rebuilt (ops.c).
+	expect_eq "$(generations)" "$gens" "each host's generation after the resync"
 	expect_metric_all 1 sieve_fleet_connected
 	expect_metric_all 1 sieve_fleet_reconnects_total
 	for i in $(seq 1 "$NHOSTS"); do

@@ -366,8 +366,8 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 {
 	struct sxdp_store_attrs cli = { .origin = "cli", .now = 1 };
 	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 1 };
-	struct sieve_xdp_key *keys = keys_src(0, 50);
-	struct sxdp_list gone = { 0 };
+	struct sieve_xdp_key *keys = keys_src(0, 60);
+	struct sxdp_list gone = { 0 }, fresh = { 0 };
 	size_t added = 9, removed = 0, i;
 	struct sxdp_store *s;
 	struct store_dir d;
@@ -385,7 +385,8 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 	sxdp_store_add(s, "l", keys, 10, &cli, NULL, err, sizeof(err));
 	sxdp_store_add(s, "l", keys + 10, 40, &fa, NULL, err, sizeof(err));
 	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 20, 30, &fa, &added, &removed,
-						  &gone, 100, &over, err, sizeof(err)),
+						  &gone, NULL, 100, &over, err,
+						  sizeof(err)),
 	       "replace: %s", err);
 	CHECKF(t, !added && removed == 10 && gone.n == 10 && !over,
 	       "added %zu removed %zu gone %zu over %d", added, removed, gone.n, over);
@@ -396,7 +397,8 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 	       "the wrong keys went");
 	sxdp_list_free(&gone);
 	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 30, 20, &fa, &added, &removed,
-						  &gone, 5, &over, err, sizeof(err)),
+						  &gone, NULL, 5, &over, err,
+						  sizeof(err)),
 	       "replace past the bound: %s", err);
 	CHECKF(t, removed == 10 && over && !gone.n, "past the bound: removed %zu over %d gone %zu",
 	       removed, over, gone.n);
@@ -405,6 +407,24 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 	       (unsigned long long)count(s, "l", -1, "feedA"),
 	       (unsigned long long)count(s, "l", -1, "cli"));
 	sxdp_list_free(&gone);
+	/* 30-49 to 35-54 names both sides: 30-34 went, 50-54 came (keys_src makes 0-59). */
+	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 35, 20, &fa, &added, &removed,
+						  &gone, &fresh, 10, &over, err, sizeof(err)),
+	       "replace with adds: %s", err);
+	CHECKF(t, added == 5 && removed == 5 && gone.n == 5 && fresh.n == 5 && !over,
+	       "adds and drops: added %zu removed %zu gone %zu fresh %zu over %d", added,
+	       removed, gone.n, fresh.n, over);
+	sxdp_list_sort(&fresh);
+	for (i = 50; i < 55; i++)
+		CHECKF(t, sxdp_list_find(&fresh, &keys[i]), "new key %zu not named", i);
+	sxdp_list_free(&gone);
+	sxdp_list_free(&fresh);
+	/* Back to 30-49: ten changes past a bound of 9, none named. */
+	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 30, 20, &fa, &added, &removed,
+						  &gone, &fresh, 9, &over, err, sizeof(err)),
+	       "replace with adds past the bound: %s", err);
+	CHECKF(t, added == 5 && removed == 5 && !gone.n && !fresh.n && over,
+	       "adds past the bound: gone %zu fresh %zu over %d", gone.n, fresh.n, over);
 	sxdp_store_close(s);
 out:
 	free(keys);

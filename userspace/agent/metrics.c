@@ -273,6 +273,9 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 		    x->r.cfg.entries);
 	IFACE_GAUGE(o, s, "sieve_xdp_keys",
 		    "Keys in the live maps: the entries after prefix expansion.", x->r.cfg.keys);
+	IFACE_GAUGE(o, s, "sieve_xdp_removed_keys",
+		    "Keys removed from the live generation without a rebuild, still in its "
+		    "filter (rebuilt away past half of their bound).", x->r.cfg.removed);
 	IFACE_GAUGE(o, s, "sieve_xdp_capacity",
 		    "Keys the live filter was sized for at the target rate.", x->r.cfg.capacity);
 	IFACE_GAUGE(o, s, "sieve_xdp_filter_memory_bytes",

@@ -59,6 +59,32 @@ static bool same_settings(const struct sxdp_attachment *rec, const struct sieve_
 }
 
 /*
+ * The removed keys (unblocks, expiry, refreshes that went live) rebuilt
+ * away once past half their bound (sxdp_iface_compact), beside the live
+ * generation and swapped in, under the interface's lock the caller holds:
+ * the commands then seldom meet the bound and rebuild inline.
+ */
+static void compact(struct sagent *ag, struct sxdp_handle *h, const char *list, bool *rebuilt,
+		    const char **why)
+{
+	char err[512] = "";
+	uint64_t removed;
+	int ret = sxdp_iface_compact(h, ag->store, list, &removed, err, sizeof(err));
+
+	/* The live generation still enforces: a failure is no incident. */
+	if (ret) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_WARNING, "%s: rebuilding away %" PRIu64 " removed keys: %s; "
+			   "the live generation keeps enforcing", h->ifname, removed,
+			   err[0] ? err : strerror(-ret));
+		return;
+	}
+	*rebuilt = removed > 0;
+	if (*rebuilt)
+		*why = "their removed keys were past half the bound";
+}
+
+/*
  * Adopts @rec's pins if they run on @ifindex as recorded: 0, with the maps
  * at the store's version (*@rebuilt if that took a generation); 1 if they
  * cannot be adopted; -errno.
@@ -87,6 +113,12 @@ static int adopt(struct sagent *ag, const struct sxdp_attachment *rec, int ifind
 			if (sxdp_filter_gone(&cfg))
 				*why = "their /dev/sieve filter was gone: made again";
 			ret = sxdp_iface_sync(&h, ag->store, rec->list, rebuilt, err, errlen);
+			/*
+			 * In step, at the periodic check (not before READY=1): the
+			 * background rebuild of removed keys, if due.
+			 */
+			if (!ret && !*rebuilt && !try_upgrade)
+				compact(ag, &h, rec->list, rebuilt, why);
 		}
 		sxdp_close(&h);
 	}

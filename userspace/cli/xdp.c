@@ -218,7 +218,7 @@ static int set_backend(void *opts, const char *arg)
 
 	o->backend_given = true;
 	if (ret <= 0) {
-		o->backend = SIEVE_XDP_F_FILTER;
+		o->backend = sxdp_filter_ops.cfg_flag;
 		return ret;
 	}
 	return sxdp_backend_parse(arg, &o->backend);
@@ -493,7 +493,7 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
 		.cfg_given = (o.exact || o.no_exact ? SIEVE_XDP_F_EXACT : 0) |
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
-			     (o.backend_given ? SIEVE_XDP_F_BLOCKED | SIEVE_XDP_F_FILTER : 0),
+			     (o.backend_given ? sxdp_backend_flags() : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
 		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter };
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
@@ -1416,7 +1416,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_bool("in_step", c->store_version == si->version);
 	json_bool("resynced", si->synced);
 	json_str("backend", sxdp_backend_name(c->flags));
-	if (c->flags & SIEVE_XDP_F_FILTER)
+	if (sxdp_backend_of(c->flags)->named)
 		json_str("filter", status_filter(si));
 	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);

@@ -428,7 +428,7 @@ static int record(struct sxdp_store *s, const char *ifname, const char *list,
 	/* The mode it runs in, so that a restore gets the same one. */
 	snprintf(a.mode, sizeof(a.mode), "%s", sxdp_mode(&h));
 	snprintf(a.backend, sizeof(a.backend), "%s", sxdp_backend_name(cfg.flags));
-	if (!ret && (cfg.flags & SIEVE_XDP_F_FILTER)) {
+	if (!ret && sxdp_backend_of(cfg.flags)->named) {
 		char name[SIEVE_NAME_MAX] = "";
 
 		ret = sxdp_filter_name_of(cfg.filter.id, name, sizeof(name));
@@ -462,7 +462,7 @@ static int filter_usable(struct sxdp_store *s, const char *ifname,
 	size_t n, i;
 	int ret;
 
-	if (!(o->cfg_flags & SIEVE_XDP_F_FILTER))
+	if (!sxdp_backend_of(o->cfg_flags)->named)
 		return 0;
 	if (o->cfg_flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY))
 		return snprintf(err, errlen, "the filter backend has no exact confirmation: drop --exact"),
@@ -552,7 +552,7 @@ static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 		return ret;
 	already = sxdp_linked_ifindex(ifname) == ifindex;
 
-	if (o->cfg_flags & SIEVE_XDP_F_FILTER) {
+	if (sxdp_backend_of(o->cfg_flags)->named) {
 		filters_fd = lock_filters(err, errlen);
 		if (filters_fd < 0)
 			return filters_fd;
@@ -643,10 +643,7 @@ int sxdp_list_ifaces(char names[][IF_NAMESIZE], int max)
 /* A kill -9 at @step when the environment asks for one: the e2e suite's. */
 static void test_kill_point(const char *step)
 {
-	const char *at = getenv("SIEVE_TEST_KILL_UPGRADE");
-
-	if (at && !strcmp(at, step))
-		raise(SIGKILL);
+	sxdp_test_kill("SIEVE_TEST_KILL_UPGRADE", step);
 }
 
 static int prog_tag(int fd, char out[17])
@@ -875,7 +872,7 @@ int sxdp_upgrade_locked(struct sxdp_store *s, const char *ifname, const char *li
 		goto out;	/* 0: it runs this sieve's program */
 	u.stats_fd = sxdp_pin_get(u.dir, SIEVE_XDP_MAP_STATS);
 	/* The filter backend: NAME stays the older program's until it no longer runs. */
-	p.beside = p.flags & SIEVE_XDP_F_FILTER;
+	p.beside = sxdp_backend_of(p.flags)->named;
 	ret = fill_staged(&u, s, ifname, list, &p, err, errlen);
 	if (!ret)
 		ret = swap_in(&u, err, errlen);

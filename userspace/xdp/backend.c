@@ -25,6 +25,16 @@ const struct sxdp_backend_ops *sxdp_backend_of(uint32_t cfg_flags)
 	return sxdp_backends[0];
 }
 
+uint32_t sxdp_backend_flags(void)
+{
+	uint32_t flags = 0;
+	int i;
+
+	for (i = 0; sxdp_backends[i]; i++)
+		flags |= sxdp_backends[i]->cfg_flag;
+	return flags;
+}
+
 const struct sxdp_backend_ops *sxdp_backend_by_name(const char *name)
 {
 	int i;

@@ -79,6 +79,8 @@ extern const struct sxdp_backend_ops *const sxdp_backends[];
 
 /* The backend of a config's (or build's) @cfg_flags. */
 const struct sxdp_backend_ops *sxdp_backend_of(uint32_t cfg_flags);
+/* Every backend's cfg_flag: the bits that choose a backend. */
+uint32_t sxdp_backend_flags(void);
 /* The backend named @name ("filter" for filter:NAME), or NULL. */
 const struct sxdp_backend_ops *sxdp_backend_by_name(const char *name);
 

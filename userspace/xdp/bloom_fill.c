@@ -11,7 +11,11 @@
  *
  * Where the program cannot load (a kernel before syscall programs and
  * bpf_loop, 5.17, or one that refuses it), or SIEVE_XDP_FILL=slow asks,
- * the fill falls back to one update per key, and says so once.
+ * the fill falls back to one update per key, and says so once. A run that
+ * fails after the program loaded (a kernel that refuses a test run of it,
+ * memory short) falls back for the keys from its batch on: a digest
+ * pushed twice sets the same bits, so a batch cut short is simply pushed
+ * again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +33,7 @@
 #define FAST_MIN_KEYS	1024
 
 enum sxdp_fill_mode sxdp_fill_mode = SXDP_FILL_AUTO;
+size_t sxdp_fill_fail_at;
 
 static bool said_slow;
 
@@ -59,19 +64,25 @@ static int fill_slow(int bloom_fd, const __u64 secret[2], const struct sieve_xdp
 	return 0;
 }
 
-/* One run per batch; -errno of the load or of a run, or the push's error. */
+/*
+ * One run per batch; -errno of a run, or the push's error. *@done: the
+ * keys of the batches pushed whole.
+ */
 static int fill_fast(struct bloom_fill *skel, const __u64 secret[2],
-		     const struct sieve_xdp_key *keys, size_t n)
+		     const struct sieve_xdp_key *keys, size_t n, size_t *done)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
 	int prog_fd = bpf_program__fd(skel->progs.sieve_bloom_fill);
 	size_t i, j, m;
 
 	for (i = 0; i < n; i += m) {
+		*done = i;
 		m = n - i < FILL_BATCH ? n - i : FILL_BATCH;
 		for (j = 0; j < m; j++)
 			skel->bss->digests[j] = sieve_xdp_digest(&keys[i + j], secret);
 		skel->bss->count = m;
+		if (sxdp_fill_fail_at && i + m > sxdp_fill_fail_at)
+			return -EIO;
 		if (bpf_prog_test_run_opts(prog_fd, &run))
 			return -errno;
 		if (skel->bss->fill_err)
@@ -79,7 +90,16 @@ static int fill_fast(struct bloom_fill *skel, const __u64 secret[2],
 		if (skel->bss->pushed != m)
 			return -EIO;
 	}
+	*done = n;
 	return 0;
+}
+
+static void say_slow(const char *why, int err)
+{
+	if (!said_slow)
+		fprintf(stderr, "sieve: the bloom map's fast fill %s (%s): one update per key\n",
+			why, strerror(-err));
+	said_slow = true;
 }
 
 /*
@@ -125,6 +145,7 @@ int sxdp_bloom_fill(int bloom_fd, const __u64 secret[2], const struct sieve_xdp_
 {
 	enum sxdp_fill_mode mode = fill_mode();
 	struct bloom_fill *skel;
+	size_t done = 0;
 	int err = 0;
 
 	if (used)
@@ -135,15 +156,15 @@ int sxdp_bloom_fill(int bloom_fd, const __u64 secret[2], const struct sieve_xdp_
 	if (!skel) {
 		if (mode == SXDP_FILL_FAST)
 			return err;
-		if (!said_slow)
-			fprintf(stderr, "sieve: the bloom map's fast fill does not load here (%s): "
-				"one update per key\n", strerror(-err));
-		said_slow = true;
+		say_slow("does not load here", err);
 		return fill_slow(bloom_fd, secret, keys, n);
 	}
-	err = fill_fast(skel, secret, keys, n);
+	err = fill_fast(skel, secret, keys, n, &done);
 	bloom_fill__destroy(skel);
 	if (!err && used)
 		*used = SXDP_FILL_FAST;
-	return err;
+	if (!err || mode == SXDP_FILL_FAST)
+		return err;
+	say_slow("failed part-way", err);
+	return fill_slow(bloom_fd, secret, keys + done, n - done);
 }

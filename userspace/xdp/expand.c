@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 
 #include "xdp.h"
+#include "backend.h"
 
 #define SAT	UINT64_MAX
 
@@ -330,9 +331,10 @@ static void insert_len(uint8_t *lens, uint8_t *nr, uint8_t len)
  * next probe length above it if that makes at most 2^SXDP_LIVE_EXPAND_BITS
  * keys.
  * Otherwise -E2BIG: the list needs a new plan (a rebuild).
- * The filter backend never gets a new length live: it would move the
- * probe length of prefixes already stored, and a later delete of one
- * would then remove keys it never added.
+ * A backend that deletes live (remove_live: the filter backend's cuckoo
+ * filter) never gets a new length live: it would move the probe length
+ * of prefixes already stored, and a later delete of one would then
+ * remove keys it never added.
  */
 #define SXDP_LIVE_EXPAND_BITS	6	/* 64 keys for one entry */
 
@@ -354,7 +356,7 @@ int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fre
 		target = sxdp_cpe_target(lens, *nr, k->prefix_len);
 		if (target == k->prefix_len)
 			continue;
-		if (*nr < max_probes && !(cfg->flags & SIEVE_XDP_F_FILTER))
+		if (*nr < max_probes && !sxdp_backend_of(cfg->flags)->remove_live)
 			insert_len(lens, nr, k->prefix_len);
 		else if (!target || target - k->prefix_len > SXDP_LIVE_EXPAND_BITS)
 			return -E2BIG;

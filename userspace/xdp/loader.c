@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -505,6 +506,7 @@ _Static_assert(offsetof(struct sieve_xdp_config, fpp_ppb) == 392 &&
 
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen)
 {
+	size_t value_size = sizeof(*cfg);
 	uint32_t g;
 	int err = read_active(h, &g);
 
@@ -529,9 +531,17 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 			return -errno;
 		if (info.value_size > sizeof(*cfg))
 			return -ESTALE;
+		value_size = info.value_size;
 	}
 	if (bpf_map_lookup_elem(h->cfg_fd, &g, cfg))
 		return -errno;
+	/*
+	 * A value of layout 0's size (0.4.0's, before the removals were
+	 * appended): @layout was padding there, which its loader never
+	 * promised to zero. Layout 0, whatever those bytes hold.
+	 */
+	if (value_size <= offsetof(struct sieve_xdp_config, removed))
+		cfg->layout = 0;
 	/* Layout 0 is 1's bytes (sieve_xdp.h); a newer one is not ours to read. */
 	if (cfg->layout > SIEVE_XDP_LAYOUT)
 		return -ESTALE;
@@ -832,6 +842,19 @@ static int set_removed_slot(struct sxdp_handle *h, uint32_t slot, int fd)
 	return h->removed_fd >= 0 ? set_slot(h->removed_fd, slot, fd) : 0;
 }
 
+void sxdp_test_kill(const char *var, const char *step)
+{
+	const char *at = getenv(var);
+
+	if (at && !strcmp(at, step))
+		raise(SIGKILL);
+}
+
+/*
+ * The e2e suite kills a swap (a command's rebuild, the agent's background
+ * one) with SIEVE_TEST_KILL_SWAP=staged (the idle slot written, not
+ * flipped) or =flipped (before the old slot is freed).
+ */
 int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int bloom_fd,
 	      int exact_fd)
 {
@@ -866,11 +889,13 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 		err = -errno;
 		goto out;
 	}
+	sxdp_test_kill("SIEVE_TEST_KILL_SWAP", "staged");
 	/* The flip: one aligned word, and only its lowest bit changes. */
 	if (bpf_map_update_elem(h->active_fd, &zero, &idle, BPF_ANY)) {
 		err = -errno;
 		goto out;
 	}
+	sxdp_test_kill("SIEVE_TEST_KILL_SWAP", "flipped");
 	sxdp_wait_for_packets();
 	/* Nothing reads the old slot any more: free its maps. */
 	set_filter_slot(h, NULL, live, -1);

@@ -306,6 +306,24 @@ int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *lis
 	return sxdp_build_from_store(h, s, list, NULL, NULL, err, errlen);
 }
 
+int sxdp_iface_compact(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+		       uint64_t *removed, char *err, size_t errlen)
+{
+	struct sieve_xdp_config cfg;
+	int ret;
+
+	*removed = 0;
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (ret) {
+		snprintf(err, errlen, "reading the live config: %s", strerror(-ret));
+		return ret;
+	}
+	if (!sxdp_removed_due(&cfg))
+		return 0;
+	*removed = cfg.removed;
+	return sxdp_build_from_store(h, s, list, NULL, NULL, err, errlen);
+}
+
 /* What a change left for the maps. */
 struct change {
 	bool first;			/* enforced before the commit (adds, loads) */
@@ -323,6 +341,9 @@ struct change {
 	 */
 	bool have_lists;
 	struct sxdp_list allowed;
+	/* A blocklist load gone live: its keys, to make the lists if one rebuilds. */
+	const struct sxdp_list *load_keys;
+	const char *load_origin;
 	struct sxdp_list allow_add;	/* allowlist entries new to the list */
 	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
@@ -427,6 +448,7 @@ static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handl
 	struct store_list x = { s, list };
 	const struct sxdp_list *l;
 	struct sieve_xdp_config cfg;
+	bool own;
 	int ret;
 
 	ret = sxdp_read_config(h, &cfg, NULL);
@@ -442,17 +464,24 @@ static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handl
 		l = stored(s, list, c, err, errlen);
 		return l ? ops->remove_live(h, c->gone, l, version) : -EIO;
 	}
-	ret = sxdp_store_begin_read(s, err, errlen);
+	/* Inside a load's transaction (enforced first), the store as it leaves it. */
+	own = !sxdp_store_in_tx(s);
+	ret = own ? sxdp_store_begin_read(s, err, errlen) : 0;
 	if (ret)
 		return ret;
 	ret = sxdp_remove_live(h, c->gone, store_has, &x, version);
-	sxdp_store_rollback(s);
+	if (own)
+		sxdp_store_rollback(s);
 	return ret;
 }
 
+static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+		      const char *origin, struct change *c, char *err, size_t errlen);
+
 /*
- * Brings one locked interface to @version after @c: live adds and
- * removals where they do, else a rebuild from the store (which also
+ * Brings one locked interface to @version after @c: live adds, then live
+ * removals (a refresh may do both: the maps drop more, never less, in
+ * between), where they do, else a rebuild from the store (which also
  * catches up a behind one).
  */
 static int apply_iface(struct sxdp_store *s, const char *list, struct locked_iface *f,
@@ -471,17 +500,29 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 		f->behind = ret < 0;
 		ret = 1;
 	}
-	if (!f->behind && !c->removal) {
-		ret = c->fresh.n ? add_live(s, list, &f->h, c, version, err, errlen) :
-				   sxdp_set_version(&f->h, version);
+	ret = f->behind ? 1 : 0;
+	if (!ret && c->fresh.n) {
+		ret = add_live(s, list, &f->h, c, version, err, errlen);
 		if (ret < 0)
 			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
 				 strerror(-ret));
-	} else if (!f->behind && c->gone) {
-		ret = remove_live(s, list, &f->h, c, version, err, errlen);
+	}
+	if (!ret && c->removal) {
+		ret = c->gone ? remove_live(s, list, &f->h, c, version, err, errlen) : 1;
 		if (ret < 0)
 			snprintf(err, errlen, "%s: removing from the live maps: %s", f->h.ifname,
 				 strerror(-ret));
+	} else if (!ret && !c->fresh.n) {
+		ret = sxdp_set_version(&f->h, version);
+		if (ret < 0)
+			snprintf(err, errlen, "%s: setting its version: %s", f->h.ifname,
+				 strerror(-ret));
+	}
+	/* A load that could not go live: built from its parsed keys after all. */
+	if (ret == 1 && c->load_keys && !c->have_lists && !c->have_stored) {
+		ret = load_lists(s, list, c->load_keys, c->load_origin, c, err, errlen) ?: 1;
+		if (ret < 0)
+			return ret;
 	}
 	if (ret == 1) {
 		ret = c->have_lists ?
@@ -768,11 +809,11 @@ static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_
 }
 
 /*
- * Keys a refresh may drop and still go live: past them removed.c rebuilds
- * anyway (it looks up at most 65536 candidate keys), so the load builds
- * from its parsed keys instead of after its commit from the store.
+ * Keys a refresh may drop and add together and still go live: past them
+ * removed.c rebuilds anyway (it looks up at most 65536 candidate keys),
+ * so the load builds from its parsed keys instead, without a store read.
  */
-#define LOAD_GONE_MAX	65536
+#define LOAD_LIVE_MAX	65536
 
 static int change_load(struct sxdp_store *s, const char *list, void *arg, struct change *c,
 		       struct sxdp_op_result *res, char *err, size_t errlen)
@@ -786,8 +827,8 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 	if (!ret)
 		ret = sxdp_store_replace_origin_gone(s, list, x->keys->keys, x->keys->n,
 						     x->a, &res->changed, &res->dropped,
-						     x->a->allow ? NULL : &c->removed,
-						     LOAD_GONE_MAX, &over, err, errlen);
+						     &c->removed, &c->fresh, LOAD_LIVE_MAX,
+						     &over, err, errlen);
 	if (ret)
 		return ret;
 	/*
@@ -800,13 +841,34 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 		c->gone = &c->removed;
 		return 0;
 	}
+	/*
+	 * One that adds too, within the bound: enforced first, the adds live
+	 * as a block's, then the drops as an unblock's. An allowlist refresh
+	 * goes to the trie, whose inserts and deletes are live by nature.
+	 */
+	c->first = true;
+	if (!over && x->a->allow) {
+		c->allow_add = c->fresh;
+		c->fresh = (struct sxdp_list){ 0 };
+		if (res->dropped)
+			c->allow_del = &c->removed;
+		return 0;
+	}
+	if (!over) {
+		c->removal = res->dropped > 0;
+		if (c->removal)
+			c->gone = &c->removed;
+		c->load_keys = x->keys;
+		c->load_origin = x->a->origin;
+		return 0;
+	}
 	sxdp_list_free(&c->removed);
+	sxdp_list_free(&c->fresh);
 	/*
 	 * Else a bulk change: one generation whatever it did, which also sizes
 	 * the maps for the new list, enforced before the commit.
 	 */
 	c->removal = res->changed || res->dropped;
-	c->first = true;
 	if (c->removal && !x->a->allow)
 		ret = load_lists(s, list, x->keys, x->a->origin, c, err, errlen);
 	return ret;

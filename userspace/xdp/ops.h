@@ -180,6 +180,14 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 /* @h's maps (locked by the caller) at @list's store version: rebuilt if behind. */
 int sxdp_iface_sync(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
 		    bool *rebuilt, char *err, size_t errlen);
+/*
+ * @h's generation (locked by the caller, in step with the store) rebuilt
+ * from the store if its removed keys are due (sxdp_removed_due): the
+ * agent's background rebuild. *@removed: how many it held (0: not due,
+ * nothing done).
+ */
+int sxdp_iface_compact(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+		       uint64_t *removed, char *err, size_t errlen);
 
 /*
  * Attaches the blocklist to @ifname (or applies new settings to it), its

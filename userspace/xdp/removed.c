@@ -45,6 +45,10 @@
  *
  * The bound: the removed keys' bits still load the filter, and the map
  * costs kernel memory, so past sxdp_removed_max() the command rebuilds.
+ * Before that, past half of it (sxdp_removed_due), the agent rebuilds the
+ * generation on its timer (sxdp_iface_compact), beside the live one and
+ * under the interface's lock as a command would, so the commands seldom
+ * pay for one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -63,6 +67,11 @@ uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg)
 	if (max < 64)
 		max = 64;
 	return max > SIEVE_XDP_REMOVED_MAX ? SIEVE_XDP_REMOVED_MAX : (uint32_t)max;
+}
+
+bool sxdp_removed_due(const struct sieve_xdp_config *cfg)
+{
+	return cfg->removed && cfg->removed >= sxdp_removed_max(cfg) / 2;
 }
 
 /* Keys one removal may look up: past it a rebuild is cheaper. */

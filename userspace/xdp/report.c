@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "report.h"
 
 int sxdp_iface_report(struct sxdp_handle *h, struct sxdp_iface_report *r)
@@ -25,7 +26,7 @@ int sxdp_iface_report(struct sxdp_handle *h, struct sxdp_iface_report *r)
 		return ret;
 	snprintf(r->mode, sizeof(r->mode), "%s", sxdp_mode(h));
 	r->fpr = sxdp_config_fpr(&r->cfg, r->cfg.keys + r->cfg.removed, &r->nbits);
-	if (r->cfg.flags & SIEVE_XDP_F_FILTER) {
+	if (sxdp_backend_of(r->cfg.flags)->named) {
 		if (sxdp_filter_name_of(r->cfg.filter.id, r->filter, sizeof(r->filter)))
 			r->filter[0] = '\0';
 		r->filter_gone = sxdp_filter_gone(&r->cfg);

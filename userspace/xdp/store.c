@@ -1470,34 +1470,43 @@ static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *
 			 char *err, size_t errlen);
 
 /*
- * The refresh's DELETE, the keys of the entries it deletes appended to
- * @l (RETURNING: the same one statement, O(keys dropped) more) while they
- * number at most @max; past it @l is emptied and *@over set, and the
- * rest only counted. *@changes: the rows deleted.
+ * The refresh's DELETE (@sql 0) or INSERT (1) with RETURNING key, the keys
+ * of the rows it deletes or inserts appended to @l (the same one
+ * statement, O(rows returned) more) while *@total, counted over both,
+ * stays at most @max; past it @l is emptied, *@over set, and the rest
+ * only counted. *@changes: the rows it changed.
  */
-static int batch_delete_gone(struct sxdp_store *s, const char *list, const struct batch *b,
-			     struct sxdp_list *l, size_t max, bool *over, size_t *changes,
-			     char *err, size_t errlen)
+static int batch_returning(struct sxdp_store *s, int sql, const char *list,
+			   const struct batch *b, struct sxdp_list *l, size_t max, size_t *total,
+			   bool *over, size_t *changes, char *err, size_t errlen)
 {
+	static const char *const sqls[] = {
+		"DELETE FROM entries WHERE list = ?1 AND origin = ?3 AND allow = ?5 AND "
+		"key NOT IN (SELECT key FROM sxdp_batch(?6)) RETURNING key",
+		"INSERT INTO entries(list, kind, key, added_at, expires_at, origin, comment, allow) "
+		"SELECT ?1, kind, key, ?2, exp, ?3, ?4, ?5 FROM sxdp_batch(?6) WHERE true "
+		"ON CONFLICT DO NOTHING RETURNING key",
+	};
 	const struct sxdp_store_attrs *a = b->a;
 	size_t rows = 0;
 	sqlite3_stmt *st;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(s->db, "DELETE FROM entries WHERE list = ?1 AND origin = ?3 AND "
-				"allow = ?5 AND key NOT IN (SELECT key FROM sxdp_batch(?6)) "
-				"RETURNING key", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(s->db, sqls[sql], -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sqlerr(s, rc, "replace", err, errlen);
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, a->now);
 	sqlite3_bind_text(st, 3, a->origin, -1, SQLITE_STATIC);
+	if (a->comment)
+		sqlite3_bind_text(st, 4, a->comment, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 5, a->allow);
 	sqlite3_bind_pointer(st, 6, (void *)b, "sxdp_batch", NULL);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		rows++;
 		if (ret || *over)
 			continue;	/* stepped to the end all the same: one statement */
-		if (rows > max) {
+		if (++*total > max) {
 			*over = true;
 			sxdp_list_free(l);
 			continue;
@@ -1516,18 +1525,19 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
 			      char *err, size_t errlen)
 {
-	return sxdp_store_replace_origin_gone(s, list, keys, n, a, added, removed, NULL, 0,
+	return sxdp_store_replace_origin_gone(s, list, keys, n, a, added, removed, NULL, NULL, 0,
 					      NULL, err, errlen);
 }
 
 int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 				   const struct sieve_xdp_key *keys, size_t n,
 				   const struct sxdp_store_attrs *a, size_t *added,
-				   size_t *removed, struct sxdp_list *gone_keys, size_t gone_max,
-				   bool *gone_over, char *err, size_t errlen)
+				   size_t *removed, struct sxdp_list *gone_keys,
+				   struct sxdp_list *fresh_keys, size_t keys_max, bool *keys_over,
+				   char *err, size_t errlen)
 {
-	size_t nnew = 0, gone = 0, updated = 0;
-	bool over = false;
+	size_t nnew = 0, gone = 0, updated = 0, named = 0;
+	bool over = false, fresh_named;
 	struct batch b = { keys, NULL, a, n };
 	bool own, present = false;
 	struct key_texts kt;
@@ -1553,14 +1563,25 @@ int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 		ret = -ENODATA;
 	}
 	if (!ret && present && gone_keys)
-		ret = batch_delete_gone(s, list, &b, gone_keys, gone_max, &over, &gone, err,
-					errlen);
+		ret = batch_returning(s, 0, list, &b, gone_keys, keys_max, &named, &over, &gone,
+				      err, errlen);
 	else if (!ret && present)
 		ret = batch_exec(s, replace_sql[0], list, &b, &gone, err, errlen);
 	if (!ret && present)
 		ret = batch_exec(s, replace_sql[1], list, &b, &updated, err, errlen);
-	if (!ret && n)
+	/*
+	 * The new keys are named on a refresh, or a first load within the
+	 * bound (a bulk first load's are all of its keys): RETURNING buffers
+	 * the rows it returns, a cost per key new.
+	 */
+	fresh_named = fresh_keys && !over && (present || n <= keys_max - named);
+	if (!ret && n && fresh_named)
+		ret = batch_returning(s, 1, list, &b, fresh_keys, keys_max, &named, &over, &nnew,
+				      err, errlen);
+	else if (!ret && n)
 		ret = batch_exec(s, replace_sql[2], list, &b, &nnew, err, errlen);
+	if (over && gone_keys)
+		sxdp_list_free(gone_keys);
 	if (!ret && (nnew || updated || gone))
 		ret = bump(s, list, err, errlen);
 	ret = call_end(s, own, ret, err, errlen);
@@ -1568,8 +1589,8 @@ int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 		*added = nnew;
 	if (!ret && removed)
 		*removed = gone;
-	if (gone_over)
-		*gone_over = over;
+	if (keys_over)
+		*keys_over = over || (fresh_keys && !fresh_named && nnew);
 out:
 	key_texts_free(&kt);
 	return ret;

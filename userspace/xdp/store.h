@@ -203,16 +203,18 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 			      const struct sxdp_store_attrs *a, size_t *added, size_t *removed,
 			      char *err, size_t errlen);
 /*
- * The same; the keys of the entries that went appended to @gone_keys (may
- * be NULL), unless more than @gone_max went: then @gone_keys is left
- * empty and *@gone_over (may be NULL) set. A refresh that only drops
- * takes them out of the live maps without a rebuild (ops.c).
+ * The same; the keys of the entries that went appended to @gone_keys and
+ * of the entries that came to @fresh_keys (either may be NULL), unless
+ * more than @keys_max went and came together: then both are left empty
+ * and *@keys_over (may be NULL) set. A refresh that drops and adds within
+ * the bound takes effect in the live maps without a rebuild (ops.c).
  */
 int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 				   const struct sieve_xdp_key *keys, size_t n,
 				   const struct sxdp_store_attrs *a, size_t *added,
-				   size_t *removed, struct sxdp_list *gone_keys, size_t gone_max,
-				   bool *gone_over, char *err, size_t errlen);
+				   size_t *removed, struct sxdp_list *gone_keys,
+				   struct sxdp_list *fresh_keys, size_t keys_max, bool *keys_over,
+				   char *err, size_t errlen);
 /*
  * An older sieve named a feed by the path as typed, so one file loaded
  * through two paths (./drop.txt, /etc/sieve/drop.txt) was two origins,

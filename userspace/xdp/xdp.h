@@ -425,11 +425,14 @@ enum sxdp_fill_mode {
 };
 /* Not AUTO: forces a mode (tests); else SIEVE_XDP_FILL=fast|slow does. */
 extern enum sxdp_fill_mode sxdp_fill_mode;
+/* Tests: the fast fill's run that would pass this many keys fails (0: none does). */
+extern size_t sxdp_fill_fail_at;
 /*
  * The digests of @keys under @secret into the bloom map @bloom_fd, many
  * per syscall where the fill program loads; falls back to one update per
- * key (said once on stderr) where it does not. *@used (may be NULL): the
- * mode that filled it.
+ * key (said once on stderr) where it does not, or for the rest of @keys
+ * if a run fails part-way (in AUTO mode). *@used (may be NULL): the mode
+ * that filled it, or the last of them.
  */
 int sxdp_bloom_fill(int bloom_fd, const __u64 secret[2], const struct sieve_xdp_key *keys,
 		    size_t n, enum sxdp_fill_mode *used);
@@ -451,6 +454,8 @@ int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
 int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
 		       const struct sieve_xdp_key *keys, size_t n, bool live);
 
+/* A kill -9 here if the environment's @var is @step: the e2e suite's. */
+void sxdp_test_kill(const char *var, const char *step);
 /*
  * Puts maps and config in the idle slot, then flips the live one.
  * sxdp_swap, sxdp_build, sxdp_rebuild* and sxdp_add_live need the
@@ -532,8 +537,14 @@ typedef int (*sxdp_has_fn)(void *ctx, const struct sieve_xdp_key *entry, bool *f
 
 /* Records in @next the probe lengths it has and @cur has not (a live add's). */
 void sxdp_note_live_lens(const struct sieve_xdp_config *cur, struct sieve_xdp_config *next);
-/* Digests a generation's removed map may hold before it is rebuilt. */
+/* Digests a generation's removed map may hold before a command rebuilds it. */
 uint32_t sxdp_removed_max(const struct sieve_xdp_config *cfg);
+/*
+ * Whether @cfg's removed keys are past the lower mark (half the bound)
+ * at which the agent rebuilds the generation in the background, so that
+ * commands seldom meet the bound and pay the rebuild themselves.
+ */
+bool sxdp_removed_due(const struct sieve_xdp_config *cfg);
 /*
  * Removes the entries @gone (no longer on the list) from @h's live
  * generation in O(|gone|), whatever the list's size, and records
