@@ -1937,7 +1937,7 @@ case_live_refresh_drop() {
 # of blocked B getting through meanwhile.
 compact_setup() {
 	local b=$1 out
-	attach --backend $b --capacity 1024 || return 1
+	attach --backend "$b" --capacity 1024 || return 1
 	on block $B4 $A4 198.51.100.39 198.51.100.59 $(seq -f '10.99.0.%g' 1 196) >/dev/null ||
 		{ fail "$b: block 200"; return 1; }
 	out=$(on unblock $A4 198.51.100.39 $(seq -f '10.99.0.%g' 1 148)) ||
