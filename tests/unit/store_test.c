@@ -176,6 +176,25 @@ static bool integrity_ok(const char *path)
 	return ok;
 }
 
+/* Whether SQLite's plan for @sql names index @index (EXPLAIN QUERY PLAN's detail column). */
+static bool plan_uses(const char *path, const char *sql, const char *index)
+{
+	char explain[512];
+	sqlite3_stmt *st;
+	bool uses = false;
+	sqlite3 *db;
+
+	snprintf(explain, sizeof(explain), "EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, explain, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			uses |= strstr((const char *)sqlite3_column_text(st, 3), index) != NULL;
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return uses;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -1067,7 +1086,10 @@ static int v1_check_one(const struct sxdp_store_entry *e, void *ctx)
 	return 0;
 }
 
-/* A version-1 store is migrated to version 2 in place, its data kept. */
+/*
+ * A version-1 store is migrated to the current version in place (through
+ * version 2's column and version 3's index of allowed keys), its data kept.
+ */
 static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 {
 	struct v1_check c = { .t = t };
@@ -1092,8 +1114,14 @@ static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 	s = store_open(t, &d);
 	if (!s)
 		goto out;
-	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == 2, "user_version %lld after the open",
-	       (long long)raw_int(d.db, "PRAGMA user_version"));
+	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == SXDP_STORE_VERSION,
+	       "user_version %lld after the open", (long long)raw_int(d.db, "PRAGMA user_version"));
+	/* The allowlist is read through its own index, not a scan of the whole list. */
+	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+			  "name = 'entries_allowed'") == 1, "no index entries_allowed");
+	CHECKF(t, plan_uses(d.db, "SELECT key FROM entries WHERE list = 'edge' AND allow = 1 "
+			    "ORDER BY key", "entries_allowed"),
+	       "the allowlist read does not use entries_allowed");
 	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM pragma_table_info('attachments') WHERE "
 			  "name = 'max_probes'") == 1, "no attachments.max_probes");
 	/* The list's version is the one the maps were built from: kept, or they all rebuild. */
@@ -1130,7 +1158,7 @@ static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 		       "after a reopen: %llu entries", (unsigned long long)count(s, "edge", -1, NULL));
 		sxdp_store_close(s);
 	}
-	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == 2 && integrity_ok(d.db),
+	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == SXDP_STORE_VERSION && integrity_ok(d.db),
 	       "the migrated store after a reopen");
 out:
 	store_dir_clean(&d);

@@ -51,6 +51,11 @@
  * an entry either blocked or allowed in one list.
  * attachments: which list an interface enforces, how (for the agent).
  * Version 2: the probe budget of an attachment (attach --max-probes).
+ * Version 3: an index of the allowlist entries alone (partial: the bulk of a
+ * list, its blocklist, pays nothing for it), so that every load and rebuild
+ * reads the few allowed keys in O(allowed), not by a scan of the whole list
+ * (a second of a load at 10^7 entries). allow is a column of it so that
+ * the planner, which has no statistics, sees two equalities and picks it.
  */
 static const char *const migrations[] = {
 	"CREATE TABLE lists ("
@@ -80,6 +85,7 @@ static const char *const migrations[] = {
 	"  built_version INTEGER,"
 	"  PRIMARY KEY (netns, iface));",
 	"ALTER TABLE attachments ADD COLUMN max_probes INTEGER;",
+	"CREATE INDEX entries_allowed ON entries(list, allow, key) WHERE allow = 1;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
@@ -518,9 +524,22 @@ static const char *store_vfs(void)
  * concurrent_attach_detach). Reading it does not (check_file()): it is
  * set only once.
  */
+/*
+ * A new file's pages are STORE_PAGE_SIZE, not SQLite's 4 KiB: fewer page
+ * splits and log frames per entry of a bulk load (2 * 10^6 rows of this
+ * schema in one transaction, in the sqlite3 shell: 3.6 s against 4.8 s;
+ * 64 KiB gained little more). The size of a file is fixed once it is in
+ * WAL mode: an older store keeps its own, which is as correct.
+ */
+#define STORE_PAGE_SIZE	"16384"
+
 static int set_wal(struct sxdp_store *s, const struct file_facts *f, char *err, size_t errlen)
 {
-	return f->wal ? 0 : exec(s, "PRAGMA journal_mode = WAL", err, errlen);
+	int ret = 0;
+
+	if (!f->wal && !f->objects)
+		ret = exec(s, "PRAGMA page_size = " STORE_PAGE_SIZE, err, errlen);
+	return ret || f->wal ? ret : exec(s, "PRAGMA journal_mode = WAL", err, errlen);
 }
 
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
@@ -1677,12 +1696,13 @@ int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries WHERE list = ?1 AND allow = ?2 "
-				"ORDER BY key", -1, &st, NULL);
+	/* allow = 1 as a literal: only then may SQLite use the partial index entries_allowed. */
+	rc = sqlite3_prepare_v2(s->db, allow ? "SELECT key FROM entries WHERE list = ?1 AND "
+				"allow = 1 ORDER BY key" : "SELECT key FROM entries WHERE list = ?1 "
+				"AND allow = 0 ORDER BY key", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sqlerr(s, rc, "read", err, errlen);
 	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, allow);
 	return read_keys(s, st, list, l, err, errlen);
 }
 
