@@ -670,6 +670,79 @@ static void sieve_unit_store_key_text(struct sieve_test *t)
 	CHECKF(t, !bad, "%u key texts differ", bad);
 }
 
+struct text_order_check {
+	struct sieve_test *t;
+	char prev[64];
+	size_t n, bad;
+};
+
+static int text_order_one(const char *key, const char *origin, void *ctx)
+{
+	struct text_order_check *c = ctx;
+
+	if (c->n++ && strcmp(c->prev, key) >= 0 && !c->bad++)
+		CHECKF(c->t, 0, "'%s' came after '%s'", key, c->prev);
+	snprintf(c->prev, sizeof(c->prev), "%s", key);
+	return 0;
+}
+
+/*
+ * A batch of IPv4 hosts and prefixes is put in text order by numbers
+ * (key_texts_make), not by strcmp: the batch's lookups and the order
+ * SQLite takes from it must be strcmp's all the same. Fields whose
+ * decimal strings are each other's heads (1, 10, 100, 19, 199, 2, 25,
+ * 255), hosts beside prefixes of the same address, lengths of one and
+ * two digits: every key is found, and they come back in strcmp order.
+ */
+static void sieve_unit_store_text_order(struct sieve_test *t)
+{
+	static const uint8_t octet[] = { 0, 1, 2, 9, 10, 11, 19, 20, 25, 99, 100, 101, 199, 200,
+					 249, 250, 255 };
+	static const uint8_t lens[] = { 1, 2, 3, 8, 9, 10, 16, 19, 24, 25, 30, 32 };
+	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 7 };
+	struct text_order_check c = { .t = t };
+	struct sxdp_list l = { 0 };
+	struct sieve_xdp_key k;
+	unsigned int i, seed = 22;
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "";
+	size_t added = 0;
+
+	for (i = 0; i < 6000; i++) {
+		uint32_t addr = 0, w;
+
+		for (w = 0; w < 4; w++) {
+			seed = seed * 1103515245 + 12345;
+			addr = addr << 8 | octet[(seed >> 16) % sizeof(octet)];
+		}
+		memset(&k, 0, sizeof(k));
+		k.family = SIEVE_XDP_V4;
+		k.kind = i % 3 ? SIEVE_XDP_SRC : SIEVE_XDP_PREFIX;
+		k.prefix_len = k.kind == SIEVE_XDP_SRC ? 32 : lens[(seed >> 8) % sizeof(lens)];
+		k.saddr[0] = htonl(addr & (~0u << (32 - k.prefix_len)));
+		if (sxdp_list_add(&l, &k))
+			break;
+	}
+	sxdp_list_sort(&l);
+	if (!store_dir_make(t, &d))
+		goto out_free;
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	CHECKF(t, !sxdp_store_replace_origin(s, "l", l.keys, l.n, &fa, &added, NULL, err,
+					     sizeof(err)) && added == l.n,
+	       "load of %zu keys: added %zu %s", l.n, added, err);
+	CHECKF(t, !sxdp_store_origins_of(s, "l", false, l.keys, l.n, text_order_one, &c, err,
+					 sizeof(err)) && c.n == l.n && !c.bad,
+	       "origins_of: %zu of %zu keys, %zu out of order %s", c.n, l.n, c.bad, err);
+	sxdp_store_close(s);
+out:
+	store_dir_clean(&d);
+out_free:
+	sxdp_list_free(&l);
+}
+
 /* Expiry returns exactly the due entries, once. */
 static void sieve_unit_store_expire(struct sieve_test *t)
 {
@@ -2230,6 +2303,7 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_adopt_origins),
 	CASE(sieve_unit_store_replace_bulk),
 	CASE(sieve_unit_store_key_text),
+	CASE(sieve_unit_store_text_order),
 	CASE(sieve_unit_store_expire),
 	CASE(sieve_unit_store_version),
 	CASE(sieve_unit_store_bad_files),

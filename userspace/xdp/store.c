@@ -1006,8 +1006,114 @@ size_t sxdp_store_key_text(const struct sieve_xdp_key *key, char *buf, size_t le
 	return p - buf;
 }
 
+/* Whether @key's text is dotted IPv4 with an optional "/LEN" (sxdp_store_key_text's fast kinds). */
+static bool key_dotted(const struct sieve_xdp_key *key)
+{
+	return key->family == SIEVE_XDP_V4 &&
+	       (key->kind == SIEVE_XDP_SRC || key->kind == SIEVE_XDP_PREFIX);
+}
+
+/*
+ * Where each of 0..255 written in decimal falls in strcmp() order ("0" <
+ * "1" < "10" < "100" < ... < "99"), made once (decimal_rank_once).
+ */
+static uint8_t decimal_rank[256];
+static pthread_once_t decimal_rank_once = PTHREAD_ONCE_INIT;
+
+static void decimal_rank_make(void)
+{
+	char text[256][4];
+	unsigned int i, j, r;
+
+	for (i = 0; i < 256; i++)
+		snprintf(text[i], sizeof(text[i]), "%u", i);
+	for (i = 0; i < 256; i++) {
+		for (j = 0, r = 0; j < 256; j++)
+			r += strcmp(text[j], text[i]) < 0;
+		decimal_rank[i] = r;
+	}
+}
+
+/*
+ * A dotted key's text order as a number. Its text is four decimal fields
+ * ended by '.', '.', '.' and then NUL or "/LEN": each ender sorts below
+ * every digit, so two texts compare as their first differing field's
+ * decimal strings do (a field that is the other's head ends first, and
+ * sorts first), and after four equal fields a source (NUL) sorts before a
+ * prefix ('/'), prefixes by their length's string. So the text order is
+ * the order of (rank of each byte, 0 for a source or 1 + rank of the
+ * length), packed from the most significant end.
+ */
+static uint64_t dotted_order(const struct sieve_xdp_key *key)
+{
+	const uint8_t *rank = decimal_rank;
+	const unsigned char *a = (const unsigned char *)key->saddr;
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		v = v << 8 | rank[a[i]];
+	return v << 16 | (key->kind == SIEVE_XDP_PREFIX ? 1 + rank[key->prefix_len] : 0);
+}
+
+struct text_order {
+	uint64_t order;
+	size_t j;	/* into key_texts.v, as made */
+};
+
+/*
+ * Sorts @kt's texts of @n dotted keys by dotted_order(), an LSD radix
+ * sort over its six low bytes: 10^7 texts in linear passes instead of
+ * n log n strcmp() calls through qsort_r (a tenth of a 10^7 load). -ENOMEM:
+ * nothing done.
+ */
+static int key_texts_sort_dotted(const struct sieve_xdp_key *keys, size_t n, struct key_texts *kt)
+{
+	struct text_order *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b)), *t;
+	struct key_text *sorted = malloc(n * sizeof(*sorted));
+	size_t count[256], i, sum, k;
+	unsigned int byte, c;
+	int ret = -ENOMEM;
+
+	if (!a || !b || !sorted)
+		goto out;
+	pthread_once(&decimal_rank_once, decimal_rank_make);
+	for (i = 0; i < n; i++)
+		a[i] = (struct text_order){ dotted_order(&keys[kt->v[i].i]), i };
+	for (byte = 0; byte < 6; byte++) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[a[i].order >> (8 * byte) & 0xff]++;
+		if (count[a[0].order >> (8 * byte) & 0xff] == n)
+			continue;	/* one value in this byte: nothing to order */
+		for (c = 0, sum = 0; c < 256; c++) {
+			k = count[c];
+			count[c] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			b[count[a[i].order >> (8 * byte) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (i = 0; i < n; i++)
+		sorted[i] = kt->v[a[i].j];
+	free(kt->v);
+	kt->v = sorted;
+	sorted = NULL;
+	ret = 0;
+out:
+	free(a);
+	free(b);
+	free(sorted);
+	return ret;
+}
+
 static int key_texts_make(const struct sieve_xdp_key *keys, size_t n, struct key_texts *kt)
 {
+	bool dotted = true;
+
 	size_t i, used = 0, cap = 32 * n + 128, len;
 	char text[128];
 
@@ -1028,8 +1134,10 @@ static int key_texts_make(const struct sieve_xdp_key *keys, size_t n, struct key
 		memcpy(kt->arena + used, text, len);
 		kt->v[i] = (struct key_text){ .off = used, .i = i };
 		used += len;
+		dotted = dotted && key_dotted(&keys[i]);
 	}
-	qsort_r(kt->v, n, sizeof(*kt->v), key_text_cmp, kt->arena);
+	if (!dotted || n < 64 || key_texts_sort_dotted(keys, n, kt))
+		qsort_r(kt->v, n, sizeof(*kt->v), key_text_cmp, kt->arena);
 	return 0;
 nomem:
 	free(kt->v);
