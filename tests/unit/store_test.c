@@ -1160,8 +1160,8 @@ static int v1_check_one(const struct sxdp_store_entry *e, void *ctx)
 }
 
 /*
- * A version-1 store is migrated to the current version in place (through
- * version 2's column and version 3's index of allowed keys), its data kept.
+ * A version-1 store is migrated to version 2 in place, its data kept, and
+ * gets the index of allowed keys (a compatible index, made at open).
  */
 static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 {

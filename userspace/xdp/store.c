@@ -51,11 +51,6 @@
  * an entry either blocked or allowed in one list.
  * attachments: which list an interface enforces, how (for the agent).
  * Version 2: the probe budget of an attachment (attach --max-probes).
- * Version 3: an index of the allowlist entries alone (partial: the bulk of a
- * list, its blocklist, pays nothing for it), so that every load and rebuild
- * reads the few allowed keys in O(allowed), not by a scan of the whole list
- * (a second of a load at 10^7 entries). allow is a column of it so that
- * the planner, which has no statistics, sees two equalities and picks it.
  */
 static const char *const migrations[] = {
 	"CREATE TABLE lists ("
@@ -85,8 +80,24 @@ static const char *const migrations[] = {
 	"  built_version INTEGER,"
 	"  PRIMARY KEY (netns, iface));",
 	"ALTER TABLE attachments ADD COLUMN max_probes INTEGER;",
-	"CREATE INDEX entries_allowed ON entries(list, allow, key) WHERE allow = 1;",
 };
+
+/*
+ * Indexes that change no answer, only how fast one comes, made at open if
+ * missing, with no version step: an older sieve opens the store as before
+ * and keeps them up to date without knowing them (SQLite does), so the
+ * upgrade cases that go back and forth between two builds on one store
+ * still can. When they are there, IF NOT EXISTS costs no lock.
+ *
+ * entries_allowed: the allowlist entries alone (partial: the bulk of a
+ * list, its blocklist, pays nothing for it), so that every load and
+ * rebuild reads the few allowed keys in O(allowed), not by a scan of the
+ * whole list (0.35 s of CPU of a load at 10^7 entries). allow is a column
+ * of it so that the planner, which has no statistics, sees two equalities
+ * and picks it.
+ */
+static const char compatible_indexes[] =
+	"CREATE INDEX IF NOT EXISTS entries_allowed ON entries(list, allow, key) WHERE allow = 1;";
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
 	       "one migration per schema version");
@@ -524,22 +535,9 @@ static const char *store_vfs(void)
  * concurrent_attach_detach). Reading it does not (check_file()): it is
  * set only once.
  */
-/*
- * A new file's pages are STORE_PAGE_SIZE, not SQLite's 4 KiB: fewer page
- * splits and log frames per entry of a bulk load (2 * 10^6 rows of this
- * schema in one transaction, in the sqlite3 shell: 3.6 s against 4.8 s;
- * 64 KiB gained little more). The size of a file is fixed once it is in
- * WAL mode: an older store keeps its own, which is as correct.
- */
-#define STORE_PAGE_SIZE	"16384"
-
 static int set_wal(struct sxdp_store *s, const struct file_facts *f, char *err, size_t errlen)
 {
-	int ret = 0;
-
-	if (!f->wal && !f->objects)
-		ret = exec(s, "PRAGMA page_size = " STORE_PAGE_SIZE, err, errlen);
-	return ret || f->wal ? ret : exec(s, "PRAGMA journal_mode = WAL", err, errlen);
+	return f->wal ? 0 : exec(s, "PRAGMA journal_mode = WAL", err, errlen);
 }
 
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
@@ -609,6 +607,13 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	if (!ret)
 		ret = check_schema(s, f.version < SXDP_STORE_VERSION ? -1 : f.tables, err,
 				   errlen);
+	/*
+	 * Not fatal: without them every answer is the same, only slower (a
+	 * store on a read-only mount, another writer past the busy timeout
+	 * while they are first made); the next open tries again.
+	 */
+	if (!ret)
+		sqlite3_exec(s->db, compatible_indexes, NULL, NULL, NULL);
 	if (!ret) {
 		rc = sqlite3_create_module(s->db, "sxdp_batch", &batch_module, NULL);
 		if (rc != SQLITE_OK)
