@@ -743,6 +743,74 @@ out_free:
 	sxdp_list_free(&l);
 }
 
+static int count_origins(const char *key, const char *origin, void *ctx)
+{
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+/* The median of 7 sxdp_store_origins_of() calls of one key on @list, in ms. */
+static double origins_of_ms(struct sxdp_store *s, const char *list,
+			    const struct sieve_xdp_key *key, size_t *found)
+{
+	double ms[7], t0, x;
+	char err[256];
+	int i, j;
+
+	for (i = 0; i < 7; i++) {
+		t0 = now_ms();
+		sxdp_store_origins_of(s, list, false, key, 1, count_origins, found, err,
+				      sizeof(err));
+		ms[i] = now_ms() - t0;
+		for (j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
+			x = ms[j];
+			ms[j] = ms[j - 1];
+			ms[j - 1] = x;
+		}
+	}
+	return ms[3];
+}
+
+/*
+ * A lookup of a few keys (`unblock` asks whose they were) costs the same
+ * on a list of 2000 and of 200000: a primary key lookup per key, never a
+ * walk of the list. Walking it made the big list's lookup some 100 times
+ * the small one's; the bound is ten times, plus 2 ms for a busy machine.
+ */
+static void sieve_unit_store_lookup_by_key(struct sieve_test *t)
+{
+	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 7 };
+	struct sieve_xdp_key *keys = keys_src(0, 200000);
+	double small, big;
+	size_t found = 0;
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "";
+
+	if (!keys || !store_dir_make(t, &d)) {
+		CHECKF(t, keys != NULL, "out of memory");
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	CHECKF(t, !sxdp_store_replace_origin(s, "small", keys, 2000, &fa, NULL, NULL, err,
+					     sizeof(err)) &&
+	       !sxdp_store_replace_origin(s, "big", keys, 200000, &fa, NULL, NULL, err,
+					  sizeof(err)), "loads: %s", err);
+	small = origins_of_ms(s, "small", &keys[1000], &found);
+	big = origins_of_ms(s, "big", &keys[1000], &found);
+	CHECKF(t, found == 14, "origins_of found %zu of 14", found);
+	CHECKF(t, big < 10 * small + 2, "one key's origin: %.3f ms on 200000 entries, %.3f ms "
+	       "on 2000", big, small);
+	printf("    # one key's origin: %.3f ms on 200000 entries, %.3f ms on 2000\n", big, small);
+	sxdp_store_close(s);
+out:
+	store_dir_clean(&d);
+	free(keys);
+}
+
 /* Expiry returns exactly the due entries, once. */
 static void sieve_unit_store_expire(struct sieve_test *t)
 {
@@ -2304,6 +2372,7 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_replace_bulk),
 	CASE(sieve_unit_store_key_text),
 	CASE(sieve_unit_store_text_order),
+	CASE(sieve_unit_store_lookup_by_key),
 	CASE(sieve_unit_store_expire),
 	CASE(sieve_unit_store_version),
 	CASE(sieve_unit_store_bad_files),
