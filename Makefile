@@ -22,11 +22,32 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 RESULTS := $(BUILD)/test-results
 
-# The kernel to build the module for: the running kernel's headers where
-# they exist, else the newest Debian linux-headers-*-amd64 tree.
-DEBIAN_KDIR = $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
-	grep -E -- '-[0-9]+-amd64$$' | sort -V | tail -n 1)
-KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),$(DEBIAN_KDIR))
+# The machine the build is for: this one, or another with CROSS_COMPILE
+# (e.g. `make CROSS_COMPILE=aarch64-linux-gnu-`, as Kbuild spells it; see
+# tests/arm64/arm64.mk). Its names in the kernel's and BPF's terms
+# (KERNEL_ARCH: arch/ and __TARGET_ARCH_*) and in Debian's (DEB_ARCH: the
+# flavour of its linux-headers and linux-image packages) come from the
+# compiler's target, so that nothing assumes x86-64.
+ifneq ($(CROSS_COMPILE),)
+CC := $(CROSS_COMPILE)gcc
+AR := $(CROSS_COMPILE)ar
+endif
+# This machine's name where there is no compiler yet (make deps installs it).
+TARGET_MACHINE := $(or $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null))),\
+	$(shell uname -m))
+KERNEL_ARCH := $(or $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(filter x86_64 aarch64,$(TARGET_MACHINE)))),\
+	$(error sieve builds for x86_64 and aarch64 only, not '$(TARGET_MACHINE)' ($(CC) -dumpmachine)))
+DEB_ARCH := $(patsubst x86,amd64,$(KERNEL_ARCH))
+
+# The kernel to build the module for: KDIR=, else the running kernel's
+# headers where they exist and it is the machine built for, else the newest
+# Debian linux-headers-ABI-$(DEB_ARCH) tree (a flavour's, not -common).
+DEBIAN_KDIR = $(shell ls -d /usr/src/linux-headers-*-$(DEB_ARCH) 2>/dev/null | \
+	grep -E -- '-[0-9]+-$(DEB_ARCH)$$' | sort -V | tail -n 1)
+RUNNING_KDIR = $(if $(filter $(TARGET_MACHINE),$(shell uname -m)),$(wildcard /lib/modules/$(shell uname -r)/build))
+KDIR ?= $(or $(RUNNING_KDIR),$(DEBIAN_KDIR))
+# Kbuild's own words for the same choice, on every module build.
+KBUILD_ARCH_FLAGS := ARCH=$(KERNEL_ARCH) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE))
 
 # sieve.ko gets BTF, and with it its kfuncs for XDP and TC, where the
 # kernel has module BTF: kmod/btf/objtree.sh prepares a copy of the
@@ -40,19 +61,26 @@ BTF_CACHE := $(TOP)/cache/btf
 kbuild_tree = if kdir=$$($(TOP)/kmod/btf/objtree.sh $(1) $(BTF_CACHE)); then nobtf=; \
 	else kdir=$(1); nobtf=CONFIG_DEBUG_INFO_BTF_MODULES=; fi
 
-CC ?= cc
 CLANG ?= clang
 CFLAGS ?= -O2 -g
 # The shared library and the CLI are linked with LDFLAGS (the Debian build's hardening).
 LDFLAGS ?=
-SIEVE_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC \
+# userspace/lib before kmod: the cores' <sieve_env.h> is userspace/lib's
+# here (kmod's is the kernel's). -MMD -MP: each object's header
+# dependencies, from the compiler, in a .d file beside it (read at the end
+# of this file), so no rule lists headers.
+# Recursive (=), like the other fragments' flags, so that target-specific
+# += naming a fragment's variable works whatever the order they are read in.
+SIEVE_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -MMD -MP \
 	-I$(TOP)/include/uapi -I$(TOP)/userspace/lib -I$(TOP)/kmod
 
-# The filter cores: compiled unchanged into sieve.ko and into userspace.
-CORE_SRCS := kmod/filter.c kmod/bloom.c kmod/blocked_bloom.c kmod/cuckoo.c kmod/sizing.c \
-	kmod/layers.c kmod/snapshot.c kmod/create.c
-CORE_HDRS := kmod/filter.h kmod/layers.h kmod/snapshot.h kmod/create.h kmod/sieve_env.h \
-	kmod/fixedpoint.h userspace/lib/jhash.h include/uapi/linux/sieve.h
+# The filter cores: compiled unchanged into sieve.ko and into userspace;
+# their list is kmod/cores.mk's, which kmod/Kbuild reads too.
+include kmod/cores.mk
+CORE_SRCS := $(patsubst %,kmod/%.c,$(SIEVE_CORES))
+# Headers are found by -MMD; rules of other fragments that still name
+# CORE_HDRS get nothing from it.
+CORE_HDRS :=
 CORE_OBJS := $(patsubst kmod/%.c,$(BUILD)/core/%.o,$(CORE_SRCS))
 
 LIB_SRCS := $(wildcard userspace/lib/*.c)
@@ -67,20 +95,20 @@ module:
 	$(call msg,KBUILD,kmod/sieve.ko)
 	$(Q)test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps'" >&2; exit 2; }
 	$(Q)$(call kbuild_tree,$(KDIR)); \
-		$(MAKE) -C $$kdir M=$(TOP) $(if $(filter 1,$(V)),V=1) $$nobtf modules \
+		$(MAKE) -C $$kdir M=$(TOP) $(KBUILD_ARCH_FLAGS) $(if $(filter 1,$(V)),V=1) $$nobtf modules \
 		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 
 user: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve
 
-$(BUILD)/core/%.o: kmod/%.c $(CORE_HDRS)
+$(BUILD)/core/%.o: kmod/%.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
 
-$(BUILD)/lib/%.o: userspace/lib/%.c $(CORE_HDRS) $(wildcard userspace/lib/*.h)
+$(BUILD)/lib/%.o: userspace/lib/%.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
 
-$(BUILD)/cli/%.o: userspace/cli/%.c $(CORE_HDRS) $(wildcard userspace/lib/*.h userspace/cli/*.h)
+$(BUILD)/cli/%.o: userspace/cli/%.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -c $< -o $@
 
@@ -92,7 +120,7 @@ $(BUILD)/cli/command.o: VERSION
 
 $(BUILD)/libsieve.a: $(CORE_OBJS) $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 # The shared library exports libsieve.h's API only (libsieve.map); the
 # soname's number changes when that API breaks.
@@ -116,12 +144,12 @@ $(BUILD)/sieve: $(CLI_OBJS) $$(CLI_EXTRA_OBJS) $(BUILD)/libsieve.a
 # The CLI for the VM, $(CLI_STATIC) (named sieve, so that VM_PROGS +=
 # $(CLI_STATIC) puts it on the VM's PATH as sieve): linked statically from
 # CLI_VM_OBJS: the CLI without its XDP commands (userspace/cli/xdp*.c; no
-# libbpf in the VM) and the agent's (agent_exec.c), main.c built with
-# SIEVE_CLI_NO_XDP.
+# libbpf in the VM) and the agent's (agent_exec.c, agent_command.c),
+# main.c built with SIEVE_CLI_NO_XDP.
 CLI_STATIC := $(BUILD)/static/sieve
-CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp% $(BUILD)/cli/agent_exec.o, \
+CLI_VM_OBJS = $(filter-out $(BUILD)/cli/main.o $(BUILD)/cli/xdp% $(BUILD)/cli/agent_%, \
 	$(CLI_OBJS)) $(BUILD)/static/main.o
-$(BUILD)/static/main.o: userspace/cli/main.c $(CORE_HDRS) $(wildcard userspace/lib/*.h userspace/cli/*.h)
+$(BUILD)/static/main.o: userspace/cli/main.c
 	$(call msg,CC,$< [static])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -DSIEVE_CLI_NO_XDP -c $< -o $@
 $(CLI_STATIC): $$(CLI_VM_OBJS) $(BUILD)/libsieve.a
@@ -176,7 +204,7 @@ man:
 # Debian packages the build, the tests and the demo need. Idempotent, and
 # silent when everything is there.
 DEB_PACKAGES := make gcc libc6-dev clang llvm libbpf-dev libelf-dev zlib1g-dev \
-	linux-headers-amd64 qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
+	linux-headers-$(DEB_ARCH) qemu-system-x86 busybox-static cpio gzip libcmocka-dev \
 	pkg-config python3 libsqlite3-dev groff-base pahole linux-source-6.1
 # $(call deps_install,PACKAGES): installs those of PACKAGES not installed.
 deps_install = missing=""; for p in $(1); do \
@@ -189,7 +217,15 @@ deps_install = missing=""; for p in $(1); do \
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
 		|| { echo "make deps: apt-get install$$missing failed" >&2; exit 2; }; \
 	fi
+# Architectures whose packages (PKG:ARCH) DEB_PACKAGES names: added to
+# dpkg first (tests/arm64/arm64.mk's cross build).
+DEB_FOREIGN_ARCHS ?=
 deps:
+	$(Q)for a in $(DEB_FOREIGN_ARCHS); do \
+		dpkg --print-foreign-architectures | grep -qx $$a && continue; \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		echo "  DEPS     dpkg --add-architecture $$a"; $$sudo dpkg --add-architecture $$a || exit 2; \
+	done
 	$(Q)$(call deps_install,$(DEB_PACKAGES))
 
 # Every suite writes "PASSED FAILED" to $(RESULTS)/<suite>; `make test`
@@ -209,9 +245,11 @@ include tests/bench/bench.mk
 # suites) extend SUITES, DEMOS, BENCHES, DEB_PACKAGES, CLI_EXTRA_OBJS and
 # CLI_LDLIBS.
 include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
-	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk))
-# The agent's builds on the loader's (XDP_OBJS, XDP_CFLAGS): after it.
-include $(wildcard userspace/agent/*.mk)
+	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk tests/arm64/*.mk))
+# The settings build on the loader's headers, the fleet on the settings,
+# the agent on all three: read after them (their rules name their objects).
+include $(wildcard userspace/conf/*.mk) $(wildcard userspace/fleet/*.mk) \
+	$(wildcard userspace/agent/*.mk)
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).
@@ -221,5 +259,8 @@ demo: deps user
 	$(Q)for d in $(DEMOS); do $$d $(BUILD)/sieve || exit $$?; done
 
 clean:
-	$(Q)if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) clean >/dev/null; fi
+	$(Q)if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(TOP) $(KBUILD_ARCH_FLAGS) clean >/dev/null; fi
 	$(Q)rm -rf $(BUILD)
+
+# The header dependencies -MMD wrote (none before the first build).
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

@@ -6,6 +6,9 @@
 
 # <asm/types.h> lives under the multiarch include directory.
 BPF_ARCH_INCLUDE := $(addprefix -I,$(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)))
+# The target's architecture (KERNEL_ARCH, top Makefile) for bpf_tracing.h's
+# register names; -MMD -MP: header dependencies from the compiler.
+BPF_CFLAGS := -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(KERNEL_ARCH) -MMD -MP
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # The blocklist asking /dev/sieve filters through sieve.ko's kfuncs: the same
@@ -14,13 +17,13 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_FILTER_OBJ := $(BUILD)/bpf/sieve_xdp_filter.bpf.o
 BPF_OBJS += $(BPF_FILTER_OBJ)
 bpf: $(BPF_OBJS)
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c
 	$(call msg,BPF,$<)
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
-$(BPF_FILTER_OBJ): bpf/sieve_xdp.bpf.c $(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
+$(BPF_FILTER_OBJ): bpf/sieve_xdp.bpf.c
 	$(call msg,BPF,$< [kfunc])
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-DSIEVE_XDP_KFUNC -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) \
 		-c $< -o $@
 

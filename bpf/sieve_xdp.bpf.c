@@ -65,6 +65,7 @@
 
 #include "sieve_xdp.h"
 #include "sieve_xdp_blocked.h"
+#include "sieve_xdp_v4table.h"
 #ifdef SIEVE_XDP_KFUNC
 #include "sieve_kfuncs.bpf.h"
 #endif
@@ -180,6 +181,29 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);	/* the trie requires it */
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sieve_allow SEC(".maps");
+
+/*
+ * The IPv4 prefix table (sieve_xdp_v4table.h): outside the generations,
+ * read only by one whose config has SIEVE_XDP_F_V4TABLE. A fixed size, so
+ * the JIT inlines the top lookup: one load a packet.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SIEVE_XDP_V4_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_v4top SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, SIEVE_XDP_V4_MAX_CHUNKS);
+	__type(key, __u32);
+	__type(value, struct sieve_xdp_v4_chunk);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_v4chunk SEC(".maps");
 
 #define VLAN_MAX_DEPTH		2
 #define IPV6_MAX_EXTHDRS	8
@@ -587,6 +611,28 @@ __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_
 	return 0;
 }
 
+/*
+ * The IPv4 prefix table: the /24's two bits, and for the /24s holding
+ * longer prefixes one more lookup, of its chunk. Exact: no confirmation.
+ * A global function, like the probes: verified once, whatever calls it.
+ */
+__noinline int sieve_v4table_has(__be32 saddr)
+{
+	__u32 addr = bpf_ntohl(saddr), slot = sieve_xdp_v4_slot(addr);
+	__u32 word = sieve_xdp_v4_word(slot), state, key;
+	const struct sieve_xdp_v4_chunk *chunk;
+	__u64 *top = bpf_map_lookup_elem(&sieve_v4top, &word);
+
+	if (!top)
+		return 0;
+	state = sieve_xdp_v4_state(*top, slot);
+	if (state < SIEVE_XDP_V4_CHUNK0)
+		return state == SIEVE_XDP_V4_COVERED;
+	key = sieve_xdp_v4_chunk_key(slot, state);
+	chunk = bpf_map_lookup_elem(&sieve_v4chunk, &key);
+	return chunk && sieve_xdp_v4_chunk_has(chunk, addr);
+}
+
 static __always_inline int probe(struct gen *g, struct sieve_xdp_key *key)
 {
 	return sieve_probe(key, g->cfg, g->stats, g->slot, g->len);
@@ -613,7 +659,11 @@ static __always_inline int match_source(struct gen *g, const struct pkt *p)
 		if (probe(g, &key))
 			return SIEVE_XDP_SRC;
 	}
-	if (kind_on(g, SIEVE_XDP_PREFIX, p->family) && match_prefixes(g, p))
+	if (!kind_on(g, SIEVE_XDP_PREFIX, p->family))
+		return -1;
+	if (p->family == SIEVE_XDP_V4 && (g->cfg->flags & SIEVE_XDP_F_V4TABLE))
+		return sieve_v4table_has(p->saddr[0]) ? SIEVE_XDP_PREFIX : -1;
+	if (match_prefixes(g, p))
 		return SIEVE_XDP_PREFIX;
 	return -1;
 }

@@ -28,7 +28,7 @@ DEB_MAINTAINER := sieve maintainers <maintainers@users.noreply.a-seed-0ddfe756.e
 dkms-src:
 	$(call msg,DKMS,$(DKMS_SRC))
 	$(Q)rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	$(Q)find kmod include/uapi include/linux -type f \( -name '*.[ch]' -o -name Kbuild \) \
+	$(Q)find kmod include/uapi include/linux -type f \( -name '*.[ch]' -o -name Kbuild -o -name cores.mk \) \
 		! -name '*.mod.c' -print0 | cpio -pdm0 --quiet $(DKMS_SRC)
 	$(Q)sed 's/#MODULE_VERSION#/$(SIEVE_VERSION)/g' dist/dkms/dkms.conf > $(DKMS_SRC)/dkms.conf
 

@@ -72,6 +72,14 @@ struct sieve_xdp_key {
  * A filter that is gone (destroyed, or never there) holds nothing.
  */
 #define SIEVE_XDP_F_FILTER	(1U << 4)
+/*
+ * IPv4 prefixes are in the IPv4 prefix table (include/sieve_xdp_v4table.h),
+ * not in the filter: @nr_v4_lens is 0 and the program reads the table
+ * instead of walking probe lengths. Every backend, exact mode or not (the
+ * table is exact). Set by every build of a sieve whose program has the
+ * table; a config without it (written by an older sieve) is walked.
+ */
+#define SIEVE_XDP_F_V4TABLE	(1U << 5)
 
 /*
  * Probe lengths per family: each costs one probe per packet of that
@@ -85,9 +93,11 @@ struct sieve_xdp_key {
  * The config's layout, in its @layout: raised whenever a field changes
  * meaning or place, so that a loader knows what it reads. 0 is the layout
  * of before the field (it sat in padding, so it reads as 0 there): the
- * same bytes as 1, which only named the backend's fields.
+ * same bytes as 1, which only named the backend's fields. 2: the same
+ * bytes again, with SIEVE_XDP_F_V4TABLE, which a loader of layout 1 would
+ * not know to keep (it reads a config of a newer layout as -ESTALE).
  */
-#define SIEVE_XDP_LAYOUT	1
+#define SIEVE_XDP_LAYOUT	2
 
 /**
  * struct sieve_xdp_config - one generation's view of the blocklist

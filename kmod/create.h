@@ -10,7 +10,7 @@
 #ifndef SIEVE_CREATE_H
 #define SIEVE_CREATE_H
 
-#include "sieve_env.h"
+#include <sieve_env.h>	/* this folder's in the kernel; userspace builds bring theirs */
 #include <linux/sieve.h>
 
 /**

@@ -17,7 +17,7 @@
 #ifndef SIEVE_FILTER_H
 #define SIEVE_FILTER_H
 
-#include "sieve_env.h"
+#include <sieve_env.h>	/* this folder's in the kernel; userspace builds bring theirs */
 #include <linux/sieve.h>
 
 struct sieve_filter;

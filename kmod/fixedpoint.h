@@ -12,7 +12,7 @@
 #ifndef SIEVE_FIXEDPOINT_H
 #define SIEVE_FIXEDPOINT_H
 
-#include "sieve_env.h"
+#include <sieve_env.h>	/* this folder's in the kernel; userspace builds bring theirs */
 
 #define FX32_ONE	(1ULL << 32)
 #define FX32_LN2	2977044472ULL	/* ln 2 = 0.69314718056 */

@@ -17,7 +17,8 @@
 #    linux-image of KDIR's ABI as tests/vm/kernel.sh fetches it for the VM;
 #    for the running kernel, /sys/kernel/btf/vmlinux (raw BTF) does too;
 #  - tools/bpf/resolve_btfids/resolve_btfids, which fills the module's
-#    .BTF_ids (the kfunc sets): built from linux-source-6.1 (~20 s);
+#    .BTF_ids (the kfunc sets): built from Debian's linux-source-X.Y of
+#    KDIR's version (~20 s);
 #  - pahole (Debian package pahole) on PATH.
 # KDIR itself is never changed: the objtree is a copy of it (3 MB; its
 # Makefile includes the shared -common tree by absolute path), with those
@@ -25,7 +26,6 @@
 # package change (CACHE/ABI/stamp).
 set -euo pipefail
 
-SOURCE_TARBALL=/usr/src/linux-source-6.1.tar.xz
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 
@@ -51,7 +51,6 @@ get_vmlinux() {
 		echo "running kernel"
 		return
 	fi
-	[[ $abi == *-amd64 ]] || no_btf "no image of kernel $abi to take vmlinux's BTF from"
 	image=$("$TOP/tests/vm/kernel.sh" "$abi" "$TOP/build/vm/kernel") ||
 		no_btf "cannot fetch linux-image-$abi to take vmlinux's BTF from"
 	"$dest/src/scripts/extract-vmlinux" "$image/vmlinuz" >"$dest/vmlinux" ||
@@ -65,8 +64,8 @@ unpack_source() {
 
 	mkdir -p "$dest/src"
 	tar -xJf "$SOURCE_TARBALL" -C "$dest/src" --strip-components=1 \
-		linux-source-6.1/tools linux-source-6.1/scripts linux-source-6.1/include \
-		linux-source-6.1/arch/x86/include linux-source-6.1/Makefile ||
+		"$SOURCE_DIR/tools" "$SOURCE_DIR/scripts" "$SOURCE_DIR/include" \
+		"$SOURCE_DIR/arch/$SOURCE_ARCH/include" "$SOURCE_DIR/Makefile" ||
 		no_btf "cannot unpack $SOURCE_TARBALL"
 }
 
@@ -115,11 +114,19 @@ main() {
 		echo "$kdir"
 		return
 	fi
-	[ -f "$SOURCE_TARBALL" ] || no_btf "linux-source-6.1 is not installed (make deps)"
 	# Debian's kernel.release says 6.1.192; the ABI is in utsrelease.h.
 	abi=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 		"$kdir/include/generated/utsrelease.h" 2>/dev/null) && [ -n "$abi" ] ||
 		no_btf "$kdir has no include/generated/utsrelease.h"
+	# vmlinux comes from the running kernel's BTF or x86's bzImage: arm64's
+	# Image (Debian's vmlinuz) holds no ELF to extract.
+	SOURCE_ARCH=arm64
+	grep -q '^CONFIG_X86_64=y' "$kdir/.config" && SOURCE_ARCH=x86
+	[ "$SOURCE_ARCH" = x86 ] || { [ "$abi" = "$(uname -r)" ] && [ -r /sys/kernel/btf/vmlinux ]; } ||
+		no_btf "Debian's $SOURCE_ARCH image holds no ELF vmlinux to take BTF from"
+	SOURCE_DIR=linux-source-$(echo "$abi" | cut -d. -f1,2)
+	SOURCE_TARBALL=/usr/src/$SOURCE_DIR.tar.xz
+	[ -f "$SOURCE_TARBALL" ] || no_btf "$SOURCE_DIR is not installed (make deps)"
 	mkdir -p "$cache"
 	exec 9>"$cache/lock"
 	flock 9

@@ -5,20 +5,29 @@
 # map (bloom-only, exact), hash-map-only and the blocked backend, at 1M and
 # 10M entries, one packet and a cache-cold stream; each filter's measured
 # false-positive rate; memory per entry. Root; about three minutes and 2 GB
-# (the 10M-entry exact hash map). Writes $(BUILD)/bench/xdp.txt. Last, a
+# (the 10M-entry exact hash map). Writes $(BUILD)/bench/xdp.txt. Then a
 # FireHOL-like list (about 6000 entries, every IPv4 length /8-/32) at 8 and
 # 16 probes beside as many entries of 16 lengths: probes, keys, ns/packet.
+# Then the prefix lists against their peers (tests/bpf/bench/lpm_peer.bpf.c):
+# the FireHOL-like list, the 16-length control and a list of every length
+# /1-/32, each beside a list of as many sources only and beside the same
+# prefixes in a BPF_MAP_TYPE_LPM_TRIE: miss and hit ns/packet, a stream,
+# memory, ratios (5.6 minutes with -p on 2 cores under a load average of 9).
 # Last, the keyed digest's cost: a packet that misses, timed with the
 # program and with bench-only builds of it on the old linear digest and on
 # SipHash-2-4 (tests/bpf/bench/sieve_xdp_*.bpf.c), on the same maps.
+# The output names the commit, the date and the kernel.
 # XDP_BENCH_ARGS=-s runs only the 1M-entry half, -l only the 10M one, -f
-# only the FireHOL-like list, -d only the digest's cost.
+# only the FireHOL-like list (with the peers and the digest's cost), -d
+# only the digest's cost, -p only the peers.
 
 XDP_BENCH_DIR := $(BUILD)/bench-xdp
 XDP_BENCH_BIN := $(XDP_BENCH_DIR)/sieve-xdp-bench
 XDP_BENCH_ARGS ?=
+# What the numbers were measured on: the tree's commit (-dirty when changed).
+XDP_BENCH_COMMIT = $(shell git -C $(TOP) describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 
-$(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SKEL)
+$(XDP_BENCH_DIR)/%.o: tests/bpf/bench/%.c $$(XDP_SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) -O2 -g $(SIEVE_CFLAGS) $(XDP_CFLAGS) -I$(TOP)/tests/bpf -c $< -o $@
 
@@ -27,19 +36,20 @@ $(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJ
 	$(Q)$(CC) -O2 -g -o $@ $^ $(XDP_LDLIBS) -lm
 
 # The program with the linear digest of before, and with SipHash-2-4, for
-# the digest's cost (bench only).
-XDP_BENCH_DIGESTS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o
-$(XDP_BENCH_DIGESTS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c bpf/sieve_xdp.bpf.c \
-		$(wildcard bpf/*.h) $(wildcard include/sieve_xdp*.h)
+# the digest's cost, and the LPM-trie peer (bench only).
+XDP_BENCH_PROGS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o \
+	$(XDP_BENCH_DIR)/lpm_peer.bpf.o
+$(XDP_BENCH_PROGS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c
 	$(call msg,BPF,$<)
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
 
 .PHONY: bench-xdp
 bench-xdp: $(XDP_BENCH_BIN) $(BUILD)/bpf/floor.bpf.o $(BUILD)/bpf/bench_stream.bpf.o \
-		$(XDP_BENCH_DIGESTS)
+		$(XDP_BENCH_PROGS)
 	$(call msg,BENCH,$(BUILD)/bench/xdp.txt)
-	$(Q)mkdir -p $(BUILD)/bench && $(XDP_BENCH_BIN) -o $(BUILD)/bench/xdp.txt $(XDP_BENCH_ARGS)
+	$(Q)mkdir -p $(BUILD)/bench && $(XDP_BENCH_BIN) -o $(BUILD)/bench/xdp.txt \
+		-c '$(XDP_BENCH_COMMIT)' $(XDP_BENCH_ARGS)
 
 BENCHES += bench-xdp
 

@@ -11,7 +11,7 @@ BPF_TEST_SRCS := $(wildcard tests/bpf/*.c)
 BPF_TEST_OBJS := $(patsubst tests/bpf/%.c,$(BPF_TEST_DIR)/%.o,$(BPF_TEST_SRCS))
 BPF_TEST_FILTER ?=
 
-$(BPF_TEST_DIR)/%.o: tests/bpf/%.c tests/bpf/pkt.h $$(XDP_HDRS) $$(XDP_SKEL)
+$(BPF_TEST_DIR)/%.o: tests/bpf/%.c $$(XDP_SKEL)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(XDP_CFLAGS) -c $< -o $@
 

@@ -137,7 +137,7 @@ fi
 # sieve-dkms: the postinst's dkms add, build, install.
 check "the DKMS sources are in /usr/src/sieve-$version" test -f "/usr/src/sieve-$version/dkms.conf"
 check "no '#MODULE_VERSION#' is left in dkms.conf" sh -c "! grep -q MODULE_VERSION /usr/src/sieve-$version/dkms.conf"
-[ -n "$kernels" ] || not_ok "kernel headers to build sieve.ko against (make deps installs linux-headers-amd64)"
+[ -n "$kernels" ] || not_ok "kernel headers to build sieve.ko against (make deps installs linux-headers-$(dpkg --print-architecture))"
 for k in $kernels; do
 	check_out "dkms status: sieve/$version installed for $k" \
 		sh -c "dkms status -m sieve -v $version -k $k | grep -q ': installed'"

@@ -40,15 +40,19 @@ test-dkms: vm-kernel $(CLI_STATIC)
 	$(Q)mkdir -p $(RESULTS) $(DKMS_TEST) && rm -f $(RESULTS)/dkms $(DKMS_TEST)/host $(DKMS_TEST)/vm
 	$(Q)$(MAKE) dkms-src DKMS_SRC=$(DKMS_TEST)/src/sieve-$(SIEVE_VERSION)
 	$(Q)status=0; \
+		$(if $(CROSS_COMPILE),DKMS_ARCH=$(TARGET_MACHINE) DKMS_KERNEL_SOURCE=$(VM_KDIR) \
+			CROSS_COMPILE=$(CROSS_COMPILE)) \
 		tests/dist/dkms_test.sh $(DKMS_TEST)/src/sieve-$(SIEVE_VERSION) $(VM_ABI) \
 			$(DKMS_TEST)/work $(DKMS_KO) $(DKMS_TEST)/host || status=$$?; \
 		if [ -f $(DKMS_KO) ]; then \
+			$(if $(VM_BUSYBOX),BUSYBOX=$(VM_BUSYBOX)) \
 			tests/vm/initramfs.sh $(DKMS_VM_INITRD) tests/vm/init.sh \
 				$(DKMS_KO)=/lib/sieve/sieve.ko $(CLI_STATIC)=/tests/bin/sieve \
+				$(foreach m,$(vm_kernel_modules),$(m)=/lib/sieve/$(notdir $(m))) \
 				tests/dist/dkms_vm.sh=/tests/10-dkms.sh && \
 			tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(DKMS_VM_INITRD) \
 				--out $(DKMS_TEST)/run --timeout $(VM_TIMEOUT) --results $(DKMS_TEST)/vm \
-				$(VM_VERBOSE) || status=$$?; \
+				$(VM_VERBOSE) $(if $(VM_ARCH),--arch $(VM_ARCH)) || status=$$?; \
 		fi; \
 		passed=0; failed=0; \
 		for part in host vm; do \

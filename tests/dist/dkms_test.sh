@@ -6,6 +6,10 @@
 # module is signed with a key made for the run), then checks the module it
 # built. Copies it to OUT_KO for the VM (make test-dkms boots it).
 # Usage: dkms_test.sh SRC_DIR KERNEL WORK_DIR OUT_KO [RESULT_FILE]
+#
+# For another machine's kernel (tests/arm64/arm64.mk), DKMS_ARCH names it
+# (dkms -a, e.g. aarch64), DKMS_KERNEL_SOURCE its headers tree, and
+# CROSS_COMPILE, in the environment, reaches Kbuild through dkms's make.
 set -uo pipefail
 src=${1:?usage: dkms_test.sh SRC_DIR KERNEL WORK_DIR OUT_KO [RESULT_FILE]}
 kernel=${2:?usage: dkms_test.sh SRC_DIR KERNEL WORK_DIR OUT_KO [RESULT_FILE]}
@@ -21,9 +25,12 @@ rm -rf "$work" "$out_ko" && mkdir -p "$work/tree" "$work/key"
 # or, where that sets none (Debian's sets none), from the environment.
 export mok_signing_key=$work/key/mok.key mok_certificate=$work/key/mok.pub
 dkms_opts=(-m sieve -v "$version" --dkmstree "$work/tree" --sourcetree "$(dirname "$src")")
+build_opts=(-k "$kernel")
+[ -z "${DKMS_ARCH:-}" ] || build_opts+=(-a "$DKMS_ARCH")
+[ -z "${DKMS_KERNEL_SOURCE:-}" ] || build_opts+=(--kernelsourcedir "$DKMS_KERNEL_SOURCE")
 
 check_out "dkms add sieve/$version" dkms add "${dkms_opts[@]}"
-if dkms build "${dkms_opts[@]}" -k "$kernel" >"$work/build.out" 2>&1; then
+if dkms build "${dkms_opts[@]}" "${build_opts[@]}" >"$work/build.out" 2>&1; then
 	ok "dkms build sieve/$version for $kernel"
 else
 	not_ok "dkms build sieve/$version for $kernel" "$(tail -n 20 "$work/build.out")" \

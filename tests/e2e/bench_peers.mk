@@ -11,7 +11,8 @@
 # faster peer beside the times. Root; about 15 minutes and 4 GB of memory
 # at its peak (nft -f of 10^7: 3.9 GB). Writes
 # $(BUILD)/bench/peers.txt, .tsv and .json. BENCH_PEERS_SIZES="10000
-# 100000" narrows it; BENCH_PEERS_CALLS, BENCH_PEERS_BACKENDS,
+# 100000" narrows it; BENCH_PEERS_CALLS, BENCH_PEERS_BACKENDS, BENCH_PEERS_SYNCS
+# (each backend with [store] sync = full and normal by default),
 # BENCH_PEERS_TMPDIR, BENCH_PEERS_TIMEOUT and BENCH_PEERS_OP_TIMEOUT too
 # (tests/e2e/peers_bench.py). Where others run the e2e suite:
 # `flock /work/e2e.lock make bench-peers`.

@@ -263,10 +263,11 @@ case_many_prefix_lengths() {
 	for a in $ins $last $below $above; do cl ip addr add $a/32 dev cl$TAG; done
 	sv ip route add 10.0.0.0/8 dev $IF
 	on load "$WORK/many" >/dev/null || fail "load 24 prefix lengths"
+	# In the IPv4 prefix table: no probe length, only the host is a key.
 	expect_eq "$(on status -j | python3 -c "import json,sys
 d = json.load(sys.stdin)[0]
-print(len(d['v4_lens']), d['max_probes'], d['keys'] > d['entries'], d['entries'])")" \
-		"8 8 True 25" "probe lengths, budget, expansion, entries"
+print(len(d['v4_lens']), d['keys'], d['entries'], d['v4table']['chunk_24s'] > 0)")" \
+		"0 1 25 True" "probe lengths, keys, entries, /24s with chunks"
 	expect_eq "$(pings $ins $SV4)" 0 "pings from the first address of the /13"
 	expect_eq "$(pings $last $SV4)" 0 "pings from the last address of the /13"
 	expect_eq "$(pings $below $SV4)" 5 "pings from just below the /13"
@@ -278,6 +279,33 @@ print(len(d['v4_lens']), d['max_probes'], d['keys'] > d['entries'], d['entries']
 	expect_eq "$(pings $below $SV4)" 5 "pings from just below the /13, after the block"
 	sv ip route del 10.0.0.0/8 dev $IF
 	for a in $ins $last $below $above; do cl ip addr del $a/32 dev cl$TAG; done
+}
+
+# The IPv4 prefix table live, under real traffic: a /8 blocked and
+# unblocked around a /16 and a /29 inside it, no new generation.
+case_v4table_live() {
+	local in16=10.20.0.9 in29=10.99.1.3 other=10.1.2.3 gen a
+	attach || return
+	for a in $in16 $in29 $other; do cl ip addr add $a/32 dev cl$TAG; done
+	sv ip route add 10.0.0.0/8 dev $IF
+	on block 10.20.0.0/16 10.99.1.0/29 >/dev/null || fail "block a /16 and a /29"
+	gen=$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['generation'])")
+	expect_eq "$(pings $in16 $SV4) $(pings $in29 $SV4) $(pings $other $SV4)" "0 0 5" \
+		"pings from the /16, the /29, elsewhere in the /8"
+	on block 10.0.0.0/8 >/dev/null || fail "block the /8"
+	expect_eq "$(pings $other $SV4) $(pings $A4 $SV4)" "0 5" "pings from the /8, from outside"
+	on unblock 10.0.0.0/8 >/dev/null || fail "unblock the /8"
+	expect_eq "$(pings $in16 $SV4) $(pings $in29 $SV4) $(pings $other $SV4)" "0 0 5" \
+		"after the /8's unblock: the /16 and the /29 still dropped"
+	on unblock 10.99.1.0/29 >/dev/null || fail "unblock the /29"
+	expect_eq "$(pings $in29 $SV4) $(pings $in16 $SV4)" "5 0" "after the /29's unblock"
+	expect_eq "$(on status -j | python3 -c "import json,sys
+d = json.load(sys.stdin)[0]
+print(d['generation'], d['v4table']['covered_24s'], d['v4table']['chunk_24s'])")" \
+		"$gen 256 0" "generation, /24s covered, /24s with chunks"
+	expect_eq "$(counter dropped_prefix)" 30 "dropped_prefix counter"
+	sv ip route del 10.0.0.0/8 dev $IF
+	for a in $in16 $in29 $other; do cl ip addr del $a/32 dev cl$TAG; done
 }
 
 case_bad_file_loads_nothing() {
@@ -712,6 +740,13 @@ for i in range(10000):
 	expect_eq "$(pings ${samples[1]} $SV4 3)" 3 "pings from ${samples[1]} (not on big.1)"
 }
 KILL_TRIALS=60
+
+# The same with [store] sync = normal: a commit is not synced, and a kill
+# -9 at any point still leaves the old or the new state, the maps in step.
+case_killed_commands_sync_normal() {
+	local -x SIEVE_STORE_SYNC=normal
+	case_killed_commands
+}
 
 # Entries with a TTL drop until `expire` runs after it; list shows the time left.
 case_ttl_expire() {
@@ -1812,6 +1847,14 @@ case_commit_syncs() {
 		expect_eq "$all/$wal" 1/1 "$op: syncs/of them the log's"
 	done
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A after block and unblock"
+	# [store] sync = normal: a change syncs nothing, and is in the maps when
+	# the command returns all the same.
+	for op in block unblock; do
+		read -r all wal dir <<<"$(SIEVE_STORE_SYNC=normal syncs_of $op -i $IF $A4)" || return
+		expect_eq "$all" 0 "sync = normal: $op: syncs"
+		expect_eq "$(pings $A4 $SV4)" "$([ $op = block ] && echo 0 || echo 5)" \
+			"sync = normal: pings from A after $op"
+	done
 	# A load past the kept log empties it at close (bound_wal()). An empty
 	# log may be one whose name was never synced, and one that a tool's last
 	# close deleted is made anew: either way the next change syncs the folder.
@@ -1951,11 +1994,11 @@ case_netns_inode_reuse() { removal inode_reuse; }
 
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
-CASES="block_source block_cidr many_prefix_lengths ipv6_source_and_nd five_tuple byte_counters
+CASES="block_source block_cidr many_prefix_lengths v4table_live ipv6_source_and_nd five_tuple byte_counters
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads
-	concurrent_attach_detach killed_commands ttl_expire feed_origins feed_default_origin
+	concurrent_attach_detach killed_commands killed_commands_sync_normal ttl_expire feed_origins feed_default_origin
 	feed_held_warning unblock_feed_note load_maps_from_feed
 	store_outlives_pins
 	unreached_netns_exec unreached_reboot status_empty

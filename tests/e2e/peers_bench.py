@@ -11,9 +11,11 @@
 #   nft    ipv4_addr set:   `nft -f` of a table with the set and N elements,
 #                           `nft add element`, `nft delete element`
 #   sieve  each backend:    `sieve xdp load` of a file of N addresses into the
-#                           list a veth of the namespace enforces (attach
+#          and [store] sync list a veth of the namespace enforces (attach
 #                           first, not timed), `sieve xdp block`, `sieve xdp
-#                           unblock`; the store in a state dir on disk
+#                           unblock`; the store in a state dir on disk,
+#                           synced at every change (full) or at checkpoints
+#                           (normal, SIEVE_STORE_SYNC; sieve.conf(5))
 #
 # N random distinct IPv4 hosts (a fixed seed), none in 192.0.2.0/24, from
 # which the single adds and deletes take a different address each call
@@ -25,7 +27,8 @@
 #   writes OUT.txt (the report), OUT.tsv (the table) and OUT.json (every sample)
 # Environment: BENCH_PEERS_SIZES (default "10000 100000 1000000 10000000"),
 # BENCH_PEERS_BACKENDS (default "bloom-map blocked", and filter:NAME when
-# /dev/sieve exists), BENCH_PEERS_CALLS (5), BENCH_PEERS_SEED (21),
+# /dev/sieve exists), BENCH_PEERS_SYNCS (default "full normal": each
+# backend once per [store] sync), BENCH_PEERS_CALLS (5), BENCH_PEERS_SEED (21),
 # BENCH_PEERS_TMPDIR (/var/tmp: on disk), BENCH_PEERS_TIMEOUT (seconds a
 # bulk load may take, 900), BENCH_PEERS_OP_TIMEOUT (any other command, 300).
 # Root. Every namespace, veth, set, table, pin and file goes at the end, also
@@ -62,6 +65,19 @@ HAVE_DEV = os.path.exists("/dev/sieve")
 BACKENDS = os.environ.get("BENCH_PEERS_BACKENDS", "bloom-map blocked").split()
 if HAVE_DEV and not os.environ.get("BENCH_PEERS_BACKENDS"):
     BACKENDS.append("filter:peers%d" % TAG)
+SYNCS = os.environ.get("BENCH_PEERS_SYNCS", "full normal").split()
+# What runs: each backend with each sync, named "BACKEND/SYNC"; a filter
+# backend's filter gets a name of its own per sync.
+VARIANTS = ["%s/%s" % (b, y) for b in BACKENDS for y in SYNCS]
+
+
+def backend_of(v):
+    b, y = v.rsplit("/", 1)
+    return b + ("" if y == SYNCS[0] or not b.startswith("filter:") else y[0])
+
+
+def sync_of(v):
+    return v.rsplit("/", 1)[1]
 
 
 class Failed(Exception):
@@ -96,19 +112,19 @@ class Bench:
         self.report.flush()
 
     def ns_name(self, tool):
-        return "peers-%s-%d" % (tool.replace(":", "-"), TAG)
+        return "peers-%s-%d" % (tool.replace(":", "-").replace("/", "-"), TAG)
 
     def iface(self, i):
         return "pb%d%c" % (TAG, "abcdefgh"[i])
 
     def setup(self):
-        for tool in ["ipset", "nft"] + ["sieve-" + b for b in BACKENDS]:
+        for tool in ["ipset", "nft"] + ["sieve-" + v for v in VARIANTS]:
             ns = self.ns_name(tool)
             subprocess.run(["ip", "netns", "add", ns], check=True)
             self.namespaces.append(ns)
             subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)
-        for i, b in enumerate(BACKENDS):
-            ns, a = self.ns_name("sieve-" + b), self.iface(i)
+        for i, v in enumerate(VARIANTS):
+            ns, a = self.ns_name("sieve-" + v), self.iface(i)
             z = a[:-1] + a[-1].upper()
             subprocess.run(["ip", "-n", ns, "link", "add", a, "type", "veth",
                             "peer", "name", z], check=True)
@@ -119,18 +135,20 @@ class Bench:
             ino = os.stat("/run/netns/" + ns).st_ino
             self.pins.append("/sys/fs/bpf/sieve/netns-%d" % ino)
 
-    def sieve_env(self, state):
+    def sieve_env(self, state, v):
         env = dict(os.environ)
         env["SIEVE_STATE_DIR"] = state
+        env["SIEVE_STORE_SYNC"] = sync_of(v)
         return env
 
-    def detach(self, i, b):
-        state = self.attached.pop(b, None)
+    def detach(self, i, v):
+        state = self.attached.pop(v, None)
         if state is None:
             return
-        subprocess.run(["nsenter", "--net=/run/netns/" + self.ns_name("sieve-" + b),
+        b = backend_of(v)
+        subprocess.run(["nsenter", "--net=/run/netns/" + self.ns_name("sieve-" + v),
                         self.sieve, "xdp", "detach", self.iface(i)],
-                       env=self.sieve_env(state), stdout=subprocess.DEVNULL,
+                       env=self.sieve_env(state, v), stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=CLEANUP_TIMEOUT)
         if b.startswith("filter:"):
             subprocess.run([self.sieve, "filter", "destroy", b[7:]],
@@ -139,11 +157,11 @@ class Bench:
         shutil.rmtree(state, ignore_errors=True)
 
     def cleanup(self):
-        for i, b in enumerate(BACKENDS):
+        for i, v in enumerate(VARIANTS):
             try:
-                self.detach(i, b)
+                self.detach(i, v)
             except Exception as e:
-                print("bench-peers: detach %s: %s" % (b, e), file=sys.stderr)
+                print("bench-peers: detach %s: %s" % (v, e), file=sys.stderr)
         # What a detach cut short left; while the namespaces exist, so
         # that no other namespace has their inode numbers yet.
         for p in self.pins:
@@ -248,11 +266,11 @@ class Bench:
                         "nft", "delete", "table", "ip", TABLE], stderr=subprocess.DEVNULL,
                        timeout=CLEANUP_TIMEOUT)
 
-    def run_sieve(self, n, i, b, files):
-        tool, ifc = "sieve-" + b, self.iface(i)
+    def run_sieve(self, n, i, v, files):
+        tool, ifc, b = "sieve-" + v, self.iface(i), backend_of(v)
         state = os.path.join(self.work, "state-%d" % i)
-        env = self.sieve_env(state)
-        self.attached[b] = state
+        env = self.sieve_env(state, v)
+        self.attached[v] = state
         try:
             self.timed(tool, [self.sieve, "xdp", "attach", ifc, "--backend", b],
                        OP_TIMEOUT, env)
@@ -261,7 +279,7 @@ class Bench:
             self.errors.append(msg)
             self.say("  FAILED: " + msg)
             self.record(n, "load", tool, [])
-            self.detach(i, b)
+            self.detach(i, v)
             return
         self.measure(n, tool,
                      ([self.sieve, "xdp", "load", "-i", ifc, "--origin", "feed",
@@ -269,8 +287,8 @@ class Bench:
                      lambda a: ([self.sieve, "xdp", "block", "-i", ifc, a], OP_TIMEOUT, env),
                      lambda a: ([self.sieve, "xdp", "unblock", "-i", ifc, a], OP_TIMEOUT, env))
         if (n, "load", tool) in self.samples:
-            self.say("  %s load: %s" % (b, self.load_out.replace("\n", "; ")))
-        self.detach(i, b)
+            self.say("  %s load: %s" % (v, self.load_out.replace("\n", "; ")))
+        self.detach(i, v)
 
     def versions(self):
         try:
@@ -281,7 +299,7 @@ class Bench:
             self.errors.append(str(e))
             self.say("  FAILED: " + str(e))
         for tool, argv in (("ipset", ["ipset", "--version"]), ("nft", ["nft", "--version"]),
-                           ("sieve-" + BACKENDS[0], [self.sieve, "--version"])):
+                           ("sieve-" + VARIANTS[0], [self.sieve, "--version"])):
             try:
                 times = [self.timed(tool, argv, OP_TIMEOUT) for _ in range(VERSION_CALLS)]
             except Failed as e:
@@ -289,8 +307,8 @@ class Bench:
                 self.say("  FAILED: " + str(e))
                 times = []
             if tool.startswith("sieve-"):
-                for b in BACKENDS:
-                    self.record(0, "--version", "sieve-" + b, times)
+                for v in VARIANTS:
+                    self.record(0, "--version", "sieve-" + v, times)
             else:
                 self.record(0, "--version", tool, times)
 
@@ -332,8 +350,8 @@ class Bench:
     def ran(self, n, tool):
         return any(k[0] == n and k[2] == tool for k in self.results)
 
-    def ratio(self, n, op, b):
-        s = self.results.get((n, op, "sieve-" + b))
+    def ratio(self, n, op, v):
+        s = self.results.get((n, op, "sieve-" + v))
         peers = [self.results.get((n, op, t)) for t in ("ipset", "nft")]
         peers = [p for p in peers if p]
         return s / min(peers) if s and peers else None
@@ -346,8 +364,8 @@ class Bench:
     def table(self):
         head = "| N | operation (ipset / nft / sieve) | ipset | nft |"
         rule = "|---|---|---|---|"
-        for b in BACKENDS:
-            head += " sieve %s | ratio |" % b
+        for v in VARIANTS:
+            head += " sieve %s | ratio |" % v
             rule += "---|---|"
         self.say(head)
         self.say(rule)
@@ -357,23 +375,23 @@ class Bench:
                     "--version": "--version"}[op]
             line = "| %s | %s | %s | %s |" % ("%d" % n if n else "-", name,
                                               self.cell(n, op, "ipset"), self.cell(n, op, "nft"))
-            for b in BACKENDS:
-                r = self.ratio(n, op, b)
-                line += " %s | %s |" % (self.cell(n, op, "sieve-" + b),
+            for v in VARIANTS:
+                r = self.ratio(n, op, v)
+                line += " %s | %s |" % (self.cell(n, op, "sieve-" + v),
                                         "%.2f" % r if r is not None else "-")
             self.say(line)
         with open(self.out + ".tsv", "w") as f:
             cols = ["n", "operation", "ipset_s", "nft_s"]
-            for b in BACKENDS:
-                cols += ["sieve_%s_s" % b, "ratio_%s" % b]
+            for v in VARIANTS:
+                cols += ["sieve_%s_s" % v, "ratio_%s" % v]
             f.write("\t".join(cols) + "\n")
             for n, op in self.rows():
                 val = lambda t: self.results.get((n, op, t))
                 fmt = lambda v: "%.6f" % v if v is not None else "NA"
                 row = [str(n) if n else "-", op,
                        fmt(val("ipset")), fmt(val("nft"))]
-                for b in BACKENDS:
-                    row += [fmt(val("sieve-" + b)), fmt(self.ratio(n, op, b))]
+                for v in VARIANTS:
+                    row += [fmt(val("sieve-" + v)), fmt(self.ratio(n, op, v))]
                 f.write("\t".join(row) + "\n")
         with open(self.out + ".json", "w") as f:
             json.dump({"meta": self.meta, "errors": self.errors,
@@ -393,7 +411,7 @@ class Bench:
                                 capture_output=True, text=True).stdout.strip() or "?"
         self.meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "commit": commit,
                      "sieve": ver, "kernel": os.uname().release, "nproc": os.cpu_count(),
-                     "sizes": SIZES, "calls": CALLS, "seed": SEED, "backends": BACKENDS,
+                     "sizes": SIZES, "calls": CALLS, "seed": SEED, "backends": BACKENDS, "syncs": SYNCS,
                      "ipset": subprocess.run(["ipset", "--version"], capture_output=True,
                                              text=True).stdout.strip(),
                      "nft": subprocess.run(["nft", "--version"], capture_output=True,
@@ -415,7 +433,9 @@ class Bench:
                  "+ N adds through `ipset restore`; nft: `nft -f` of table ip %s { set s { type "
                  "ipv4_addr; elements = { N } } }" % (SET, TABLE))
         self.say("sieve: attach --backend B on a veth in its namespace (not timed), `sieve xdp "
-                 "load -i IF --origin feed FILE` into the empty list, block/unblock -i IF")
+                 "load -i IF --origin feed FILE` into the empty list, block/unblock -i IF; "
+                 "columns B/SYNC: SIEVE_STORE_SYNC=SYNC ([store] sync: full syncs the store's "
+                 "log at every change, normal at checkpoints)")
         if not HAVE_DEV:
             self.say("no /dev/sieve on this host (sieve.ko not loaded): the filter:NAME backend "
                      "is not measured")
@@ -438,9 +458,9 @@ class Bench:
             self.say("  lists written in %.1f s" % (time.perf_counter() - t0))
             self.run_ipset(n, files)
             self.run_nft(n, files)
-            for i, b in enumerate(BACKENDS):
-                self.run_sieve(n, i, b, files)
-            for tool in ["ipset", "nft"] + ["sieve-" + b for b in BACKENDS]:
+            for i, v in enumerate(VARIANTS):
+                self.run_sieve(n, i, v, files)
+            for tool in ["ipset", "nft"] + ["sieve-" + v for v in VARIANTS]:
                 cells = "  ".join("%s %s" % (op, self.cell(n, op, tool))
                                   for op in ("load", "add", "delete"))
                 rss = self.rss.get((n, tool))

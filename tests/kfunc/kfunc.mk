@@ -12,10 +12,9 @@
 KFUNC_DIR := $(BUILD)/kfunc
 KFUNC_TEST := $(KFUNC_DIR)/sieve_kfunc_test
 
-$(KFUNC_DIR)/kfunc_test.bpf.o: tests/kfunc/kfunc_test.bpf.c tests/kfunc/kfunc_test.h \
-		bpf/sieve_kfuncs.bpf.h
+$(KFUNC_DIR)/kfunc_test.bpf.o: tests/kfunc/kfunc_test.bpf.c
 	$(call msg,BPF,$<)
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-I$(TOP)/bpf -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
 
 $(KFUNC_DIR)/kfunc_test.skel.h: $(KFUNC_DIR)/kfunc_test.bpf.o
@@ -33,10 +32,9 @@ $(KFUNC_TEST): $(KFUNC_SRCS) tests/kfunc/kfunc_test.h tests/kfunc/blocklist.h te
 # on the linear digest of the sieve before the keyed one (the bench's
 # tests/bpf/bench/sieve_xdp_linear.bpf.c, with SIEVE_XDP_KFUNC).
 LOADER_OLD_OBJ := $(KFUNC_DIR)/sieve_xdp_old_filter.bpf.o
-$(LOADER_OLD_OBJ): tests/bpf/bench/sieve_xdp_linear.bpf.c bpf/sieve_xdp.bpf.c $(wildcard bpf/*.h) \
-		$(wildcard include/sieve_xdp*.h)
+$(LOADER_OLD_OBJ): tests/bpf/bench/sieve_xdp_linear.bpf.c
 	$(call msg,BPF,$< [kfunc])
-	$(Q)mkdir -p $(@D) && $(CLANG) -O2 -g -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-DSIEVE_XDP_KFUNC -I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi \
 		$(BPF_ARCH_INCLUDE) -c $< -o $@
 $(KFUNC_DIR)/sieve_xdp_old_filter.skel.h: $(LOADER_OLD_OBJ)

@@ -670,22 +670,30 @@ if $has_xdp; then
 	check "xdp plan --fpp is --fpr" test "$out" = "$("$sieve" xdp plan -j -n 1000 --fpr 1e-4)"
 	expect_refused "xdp plan -p RATE" "$sieve" xdp plan -p 1e-4
 	check "xdp plan -p RATE: says to use --fpr" grep -q -- "--fpr 1e-4" <<<"$err"
-	# A FireHOL-like list: a prefix of every IPv4 length /8-/31, and hosts.
-	for len in $(seq 8 31); do echo "$len.0.0.0/$len"; done > "$work/cpe.list"
-	for i in 1 2 3; do echo "198.51.100.$i"; done >> "$work/cpe.list"
+	# IPv4 prefixes go to the IPv4 prefix table: no probe length, no key.
+	for len in $(seq 8 31); do echo "$len.0.0.0/$len"; done > "$work/cpe4.list"
+	for i in 1 2 3; do echo "198.51.100.$i"; done >> "$work/cpe4.list"
+	expect "xdp plan FILE with 24 IPv4 prefix lengths" 0 "$sieve" xdp plan -j "$work/cpe4.list"
+	check "xdp plan FILE: IPv4 prefixes probe nothing, only the hosts are keys" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["v4_lens"] == [] and d["list_entries"] == 27 and d["keys"] == 3, d' <<<"$out"
+	# The planner on IPv6: a prefix of every length /40-/63, and hosts.
+	for len in $(seq 40 63); do echo "2001:db8::/$len"; done > "$work/cpe.list"
+	for i in 1 2 3; do echo "2001:db8::$i"; done >> "$work/cpe.list"
 	expect "xdp plan FILE with 24 prefix lengths" 0 "$sieve" xdp plan -j "$work/cpe.list"
 	check "xdp plan FILE: 8 probe lengths, the longest among them, keys after expansion" python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["max_probes"] == 8 and len(d["v4_lens"]) == 8 and d["v4_lens"][0] == 31, d
-assert d["v6_lens"] == [] and d["list_entries"] == 27 and d["keys"] > 27, d
+assert d["max_probes"] == 8 and len(d["v6_lens"]) == 8 and d["v6_lens"][0] == 63, d
+assert d["v4_lens"] == [] and d["list_entries"] == 27 and d["keys"] > 27, d
 assert d["entries"] == d["keys"] and abs(d["expansion"] - d["keys"] / 27) < 1e-3, d' <<<"$out"
 	plan8=$out
 	expect "xdp plan FILE --max-probes 16" 0 "$sieve" xdp plan -j --max-probes 16 "$work/cpe.list"
 	check "xdp plan: more probes, fewer keys" python3 -c '
 import json, sys
 a, b = json.loads(sys.argv[1]), json.load(sys.stdin)
-assert len(b["v4_lens"]) == 16 and b["keys"] < a["keys"], (a, b)' "$plan8" <<<"$out"
+assert len(b["v6_lens"]) == 16 and b["keys"] < a["keys"], (a, b)' "$plan8" <<<"$out"
 	expect_refused "xdp plan --max-probes 17" "$sieve" xdp plan --max-probes 17 "$work/cpe.list"
 	expect "xdp plan: both backends" 0 "$sieve" xdp plan -j -n 10000000
 	check "xdp plan: the blocked backend beside the bloom map, any number of blocks" python3 -c '
@@ -698,8 +706,8 @@ assert b["expected_fpr"] <= d["target_fpr"] and d["expected_fpr"] <= d["target_f
 assert b["bytes"] < d["bytes"], d' <<<"$out"
 	expect "xdp plan: text" 0 "$sieve" xdp plan -n 10000000
 	check "xdp plan: a line for each backend" grep -qE "^bloom-map: .*blocked:|^blocked: " <<<"$out"
-	printf '0.0.0.0/1\n10.0.0.0/31\n' > "$work/cpe-far.list"
-	expect_refused "xdp plan: one probe for /1 and /31" "$sieve" xdp plan --max-probes 1 "$work/cpe-far.list"
+	printf '::/1\n2001:db8::/127\n' > "$work/cpe-far.list"
+	expect_refused "xdp plan: one probe for /1 and /127" "$sieve" xdp plan --max-probes 1 "$work/cpe-far.list"
 	check "xdp plan: the refusal says to allow more probes" grep -q -- "--max-probes" <<<"$err"
 fi
 for rate in 0.01 1% 1e-3; do
@@ -729,6 +737,9 @@ check "agent --check: every setting as written, its origin, by section" test "$o
 [agent]
 state_dir = /srv/sieve  ; file $g:3 [agent]
 expire_interval = 2m  ; file $g:4 [agent]
+
+[store]
+sync = full  ; default
 
 [metrics]
 listen = [::1]:9100  ; file $g:6 [metrics]
@@ -763,6 +774,23 @@ bad_conf 2 '[agent]\nexpire_interval = 61m\n' "expire_interval = 61m: out of ran
 bad_conf 2 '[agent]\nexpire_interval = 1d\n' "expire_interval = 1d: not a duration"
 bad_conf 2 '[filters]\nsave_interval = -5m\n' "save_interval = -5m: not a duration"
 bad_conf 2 '[agent]\nstate_dir = var/lib\n' "state_dir = var/lib: not an absolute path"
+bad_conf 2 '[store]\nsync = off\n' "sync = off: not full or normal"
+bad_conf 3 '[store]\nsync = normal\nfsync = full\n' "unknown key 'fsync' in [store]"
+# [store] sync: the file's value, SIEVE_STORE_SYNC over it, each said so.
+printf '[store]\nsync = normal\n' >"$work/sync.conf"
+expect "agent --check [store] sync = normal" 0 env -u SIEVE_STORE_SYNC \
+	"$sieve" agent --check --config "$work/sync.conf"
+check "agent --check: sync from the file" \
+	grep -qxF "sync = normal  ; file $work/sync.conf:2 [store]" <<<"$out"
+expect "agent --check SIEVE_STORE_SYNC=full over the file" 0 env SIEVE_STORE_SYNC=full \
+	"$sieve" agent --check --config "$work/sync.conf"
+check "agent --check: SIEVE_STORE_SYNC wins, over the file's line" \
+	grep -qxF "sync = full  ; environment SIEVE_STORE_SYNC, over file $work/sync.conf:2 [store]" \
+	<<<"$out"
+expect_refused "agent: SIEVE_STORE_SYNC=fast" env SIEVE_STORE_SYNC=fast \
+	"$sieve" agent --check --config /dev/null
+check "agent: SIEVE_STORE_SYNC=fast is named" \
+	grep -qF "environment SIEVE_STORE_SYNC: sync = fast: not full or normal" <<<"$err"
 bad_conf 2 '[metrics]\nlisten = 127.0.0.1\n' "listen = 127.0.0.1: not ADDR:PORT"
 bad_conf 2 '[metrics]\nlisten = 127.0.0.1:65536\n' "listen = 127.0.0.1:65536: not ADDR:PORT"
 bad_conf 2 '[metrics]\nlisten = [::1]\n' "listen = [::1]: not ADDR:PORT"
@@ -862,6 +890,23 @@ if $has_xdp; then
 		env -C "$work/order" SIEVE_STATE_DIR=var/lib "$(realpath "$sieve")" xdp list
 	check "xdp: a relative SIEVE_STATE_DIR is named" \
 		grep -qF "environment SIEVE_STATE_DIR: state_dir = var/lib: not an absolute path" <<<"$err"
+	# [store] sync, read by every command that opens the store: a bad one
+	# is refused before the store is made; a good one opens it.
+	expect_refused "xdp: a bad SIEVE_STORE_SYNC" \
+		env SIEVE_STATE_DIR="$es" SIEVE_STORE_SYNC=off "$sieve" xdp list
+	check "xdp: a bad SIEVE_STORE_SYNC is named, no store made" \
+		sh -c "grep -qF 'environment SIEVE_STORE_SYNC: sync = off: not full or normal' \
+			'$work/err' && ! test -e '$es'"
+	printf '[store]\nsync = fast\n' >"$work/order/sync-bad.conf"
+	expect_refused "xdp: a bad [store] sync in the file, SIEVE_STATE_DIR given" \
+		env -u SIEVE_STORE_SYNC SIEVE_STATE_DIR="$es" SIEVE_CONFIG="$work/order/sync-bad.conf" \
+		"$sieve" xdp list
+	check "xdp: the file's bad sync is named" \
+		grep -qF "$work/order/sync-bad.conf:2: sync = fast: not full or normal" <<<"$err"
+	expect "xdp list: [store] sync = normal" 0 \
+		env SIEVE_STATE_DIR="$es" SIEVE_CONFIG="$work/sync.conf" "$sieve" xdp list
+	check "xdp: sync = normal opens the store" test -f "$es/sieve.db"
+	rm -rf "$es"
 	printf '[agent]\n[bogus]\n' >"$work/order/bad.conf"
 	expect_refused "xdp: a bad file is an error, not another store" \
 		env -u SIEVE_STATE_DIR SIEVE_CONFIG="$work/order/bad.conf" "$sieve" xdp list

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the fleet follower judges without Redis (userspace/agent/
- * fleet_rules.c): scores as expiries, hostile ones included (built with
+ * What the fleet follower judges without Redis (userspace/fleet/
+ * rules.c): scores as expiries, hostile ones included (built with
  * UBSan's float-cast-overflow check: a conversion out of int64_t's range
  * fails the suite), and the [fleet] limits of sieve.conf, read by
- * config.c from files written here; and the password file's owner and mode.
+ * config.c from files written here; the password file's owner and mode;
+ * and the words of the list operations the stream carries (ops.h).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
-#include "agent.h"
+#include "fleet.h"
 
 /* Score @s at @now: *ok, and the expiry and whether it is past. */
 static void score(struct sieve_test *t, const char *s, int64_t now, bool ok, int64_t want,
@@ -22,7 +24,7 @@ static void score(struct sieve_test *t, const char *s, int64_t now, bool ok, int
 {
 	int64_t expires = -1;
 	bool expired = false;
-	bool got = sagent_fleet_parse_score(s, now, &expires, &expired);
+	bool got = sfleet_parse_score(s, now, &expires, &expired);
 
 	CHECKF(t, got == ok, "score '%s': %s", s, got ? "taken" : "refused");
 	if (!got || !ok)
@@ -71,7 +73,7 @@ static bool refused(struct sieve_test *t, const struct sagent_config *c, const c
 		CHECKF(t, 0, "'%s' does not parse", text);
 		return false;
 	}
-	return sagent_fleet_refused(&c->fleet, &key, allow) != NULL;
+	return sfleet_refused(&c->fleet, &key, allow) != NULL;
 }
 
 struct conf_file {
@@ -208,6 +210,40 @@ static void sieve_unit_fleet_password_file(struct sieve_test *t)
 	unlink(pw);
 }
 
+/*
+ * The words of the list operations (ops.h): the stream's op field, what
+ * `sieve-agent __publish` is handed, and what the commands print.
+ */
+static void sieve_unit_fleet_op_words(struct sieve_test *t)
+{
+	static const char *const bad[] = { "", "BLOCK", "blocked", "block ", "unknown", "ban" };
+	unsigned int i, adds = 0, allows = 0;
+	enum sxdp_list_op op;
+
+	for (i = 0; i < SXDP_NR_LIST_OPS; i++) {
+		/* Each op reads back from its own word, and from no other. */
+		CHECKF(t, !sxdp_list_op_parse(sxdp_list_op_name(i), &op) && op == i,
+		       "op %u: '%s' reads back as %d", i, sxdp_list_op_name(i), (int)op);
+		/* What a command says it did starts with the op's word ("blocked"). */
+		CHECKF(t, !strncmp(sxdp_list_op_done(i), sxdp_list_op_name(i),
+				   strlen(sxdp_list_op_name(i))),
+		       "op %u: '%s' is not the past of '%s'", i, sxdp_list_op_done(i),
+		       sxdp_list_op_name(i));
+		adds += sxdp_list_op_adds(i);
+		allows += sxdp_list_op_allows(i);
+	}
+	/* Two add (block, allow), two change the allowlist (allow, disallow). */
+	CHECKF(t, adds == 2 && allows == 2, "%u ops add, %u allow", adds, allows);
+	CHECKF(t, sxdp_list_op_adds(SXDP_OP_ALLOW) && sxdp_list_op_allows(SXDP_OP_ALLOW) &&
+		  !sxdp_list_op_adds(SXDP_OP_UNBLOCK) && !sxdp_list_op_allows(SXDP_OP_UNBLOCK),
+	       "allow adds to the allowlist, unblock removes from the blocklist");
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECKF(t, sxdp_list_op_parse(bad[i], &op) == -EINVAL, "'%s' read as an op", bad[i]);
+	CHECKF(t, sxdp_list_op_parse(NULL, &op) == -EINVAL, "no word read as an op");
+	CHECKF(t, !strcmp(sxdp_list_op_name(SXDP_NR_LIST_OPS), "unknown"),
+	       "an op out of range has a word");
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_fleet_cases[] = {
@@ -215,6 +251,7 @@ const struct sieve_test_case sieve_fleet_cases[] = {
 	CASE(sieve_unit_fleet_default_limits),
 	CASE(sieve_unit_fleet_config_limits),
 	CASE(sieve_unit_fleet_password_file),
+	CASE(sieve_unit_fleet_op_words),
 };
 
 const unsigned int sieve_fleet_cases_n = ARRAY_SIZE(sieve_fleet_cases);

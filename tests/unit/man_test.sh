@@ -9,7 +9,7 @@
 #    command's, with the same short letter and value name; and a page's
 #    OPTIONS section describes (.TP/.TQ tags) exactly the options of its
 #    synopses, plus --help and --version;
-#  - sieve.conf(5) against the settings listed in userspace/agent/agent.h;
+#  - sieve.conf(5) against the settings' table, userspace/conf/settings.c;
 #  - libsieve(3)'s synopsis against the functions of userspace/lib/libsieve.h.
 # Usage: man_test.sh PATH/TO/sieve MAN_DIR [RESULT_FILE]; writes "PASSED FAILED".
 set -uo pipefail
@@ -118,20 +118,23 @@ else
 	not_ok "sieve.8: describes --help and --version"
 fi
 
-# sieve.conf(5): the settings of agent.h's comment block, by section.
-agent_h=$top/userspace/agent/agent.h
-if [ -f "$agent_h" ]; then
-	want=$(sed -n '/The settings of sieve.conf(5)/,/\*\//p' "$agent_h" | awk '
-		match($0, /\[[a-z]+\]/) { section = substr($0, RSTART, RLENGTH) }
-		match($0, /[a-z_]+ = /) { print section " " substr($0, RSTART, RLENGTH - 3) }' | sort)
+# sieve.conf(5): the settings of settings.c's table, by section.
+settings_c=$top/userspace/conf/settings.c
+if [ -f "$settings_c" ]; then
+	want=$(sed -n 's/^[[:space:]]*\[SAGENT_[A-Z_]*\] = { "\([a-z]*\)", "\([a-z_]*\)".*/[\1] \2/p' \
+		"$settings_c" | sort)
 	got=$(plain <"$man/sieve.conf.5" | awk '
 		/^\.SH/ { in_s = ($0 ~ /^\.SH "?SETTINGS"?$/); next }
 		in_s && /^\.SS/ { section = $2; gsub(/"/, "", section); next }
 		in_s && /^\.TP/ { tag = 1; next }
 		in_s && tag { tag = 0; print section " " $2 }' | sort)
-	same "sieve.conf.5: SETTINGS has agent.h's settings, each in its section" "$got" "$want"
+	if [ -z "$want" ]; then
+		not_ok "sieve.conf.5: settings.c's table read" "no [SAGENT_...] = { \"section\", \"key\" line"
+	else
+		same "sieve.conf.5: SETTINGS has settings.c's settings, each in its section" "$got" "$want"
+	fi
 else
-	skip "sieve.conf.5: no userspace/agent/agent.h"
+	not_ok "sieve.conf.5: no userspace/conf/settings.c"
 fi
 
 # libsieve(3): its SYNOPSIS declares every function of libsieve.h.

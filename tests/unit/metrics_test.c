@@ -331,25 +331,25 @@ static void sieve_unit_metrics_format(struct sieve_test *t)
 	snprintf(ifs[0].a.iface, sizeof(ifs[0].a.iface), "e\"th\\0");
 	snprintf(ifs[0].a.list, sizeof(ifs[0].a.list), "default");
 	ifs[0].read = true;
-	snprintf(ifs[0].mode, sizeof(ifs[0].mode), "native");
-	ifs[0].cfg.flags = SIEVE_XDP_F_EXACT | SIEVE_XDP_F_BLOCKED;
-	ifs[0].cfg.gen_seq = 5;
-	ifs[0].cfg.store_version = 9;
-	ifs[0].cfg.entries = 1000;
-	ifs[0].cfg.keys = 1200;
-	ifs[0].cfg.capacity = 65536;
-	ifs[0].cfg.fpp_ppb = 1000;
-	ifs[0].fpr = 2.5e-9;
-	ifs[0].filter_bytes = 131072;
-	ifs[0].exact_bytes = 4194304;
+	snprintf(ifs[0].r.mode, sizeof(ifs[0].r.mode), "native");
+	ifs[0].r.cfg.flags = SIEVE_XDP_F_EXACT | SIEVE_XDP_F_BLOCKED;
+	ifs[0].r.cfg.gen_seq = 5;
+	ifs[0].r.cfg.store_version = 9;
+	ifs[0].r.cfg.entries = 1000;
+	ifs[0].r.cfg.keys = 1200;
+	ifs[0].r.cfg.capacity = 65536;
+	ifs[0].r.cfg.fpp_ppb = 1000;
+	ifs[0].r.fpr = 2.5e-9;
+	ifs[0].r.filter_bytes = 131072;
+	ifs[0].r.exact_bytes = 4194304;
 	for (i = 0; i < SIEVE_XDP_NR_COUNTERS; i++) {
-		ifs[0].st.c[i].packets = 100 + i;
-		ifs[0].st.c[i].bytes = 10000 + i;
+		ifs[0].r.stats.c[i].packets = 100 + i;
+		ifs[0].r.stats.c[i].bytes = 10000 + i;
 	}
 	/* Maps present, program gone: counters still shown, not up. */
 	snprintf(ifs[1].a.iface, sizeof(ifs[1].a.iface), "eth1");
 	ifs[1].read = true;
-	snprintf(ifs[1].mode, sizeof(ifs[1].mode), "none");
+	snprintf(ifs[1].r.mode, sizeof(ifs[1].r.mode), "none");
 
 	snprintf(fl[0].name, sizeof(fl[0].name), "seen");
 	fl[0].geo.type = SIEVE_CUCKOO;

@@ -11,6 +11,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -127,22 +128,41 @@ static int write_results(const char *path, unsigned int passed, unsigned int fai
 	return 0;
 }
 
+/*
+ * Whether a case is one of those asked for: none of the !SUBSTRINGs, and
+ * any SUBSTRING (all cases if there is none).
+ */
+static bool wanted(const char *name, char **filters, int nfilters)
+{
+	bool any = false, matched = false;
+	int i;
+
+	for (i = 0; i < nfilters; i++) {
+		if (filters[i][0] == '!') {
+			if (strstr(name, filters[i] + 1))
+				return false;
+			continue;
+		}
+		any = true;
+		matched = matched || strstr(name, filters[i]);
+	}
+	return matched || !any;
+}
+
 int main(int argc, char **argv)
 {
-	const char *results = NULL, *filter = NULL;
+	const char *results = NULL;
 	struct CMUnitTest *tests;
 	unsigned int i, j, total = 0, n = 0;
 	int failed, opt;
 
 	while ((opt = getopt(argc, argv, "r:")) != -1) {
 		if (opt != 'r') {
-			fprintf(stderr, "usage: %s [-r RESULTS_FILE] [SUBSTRING]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-r RESULTS_FILE] [[!]SUBSTRING]...\n", argv[0]);
 			return 2;
 		}
 		results = optarg;
 	}
-	if (optind < argc)
-		filter = argv[optind];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	for (i = 0; i < ARRAY_SIZE(tables); i++)
@@ -154,7 +174,7 @@ int main(int argc, char **argv)
 		for (j = 0; j < *tables[i].n; j++) {
 			const struct sieve_test_case *c = &tables[i].cases[j];
 
-			if (filter && !strstr(c->name, filter))
+			if (!wanted(c->name, argv + optind, argc - optind))
 				continue;
 			tests[n].name = c->name;
 			tests[n].test_func = run_case;
@@ -163,7 +183,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!n) {
-		fprintf(stderr, "no test matches '%s'\n", filter);
+		fprintf(stderr, "no test matches '%s'\n", argv[optind]);
 		free(tests);
 		return 2;
 	}

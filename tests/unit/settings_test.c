@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one order of a setting's sources (userspace/agent/settings.c), which
+ * The one order of a setting's sources (userspace/conf/settings.c), which
  * sieve and sieve-agent both link: the command line, then the environment,
  * then sieve.conf, then the default, with where each value came from; the
  * defaults the table gives; and a file read only when a needed setting is
- * not given otherwise. SIEVE_STATE_DIR and SIEVE_CONFIG are set here and
- * put back as they were.
+ * not given otherwise. SIEVE_STATE_DIR, SIEVE_STORE_SYNC and SIEVE_CONFIG
+ * are set here and put back as they were.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "unit.h"
-#include "agent.h"
+#include "conf.h"
 
 /* The environment as the case found it, put back at its end. */
 struct saved_env {
-	char *state_dir, *config;
+	char *state_dir, *sync, *config;
 };
 
 static char *dup_env(const char *name)
@@ -31,8 +31,10 @@ static char *dup_env(const char *name)
 static void env_save(struct saved_env *e)
 {
 	e->state_dir = dup_env("SIEVE_STATE_DIR");
+	e->sync = dup_env("SIEVE_STORE_SYNC");
 	e->config = dup_env("SIEVE_CONFIG");
 	unsetenv("SIEVE_STATE_DIR");
+	unsetenv("SIEVE_STORE_SYNC");
 	unsetenv("SIEVE_CONFIG");
 }
 
@@ -48,6 +50,7 @@ static void env_put(const char *name, char *v)
 static void env_restore(struct saved_env *e)
 {
 	env_put("SIEVE_STATE_DIR", e->state_dir);
+	env_put("SIEVE_STORE_SYNC", e->sync);
 	env_put("SIEVE_CONFIG", e->config);
 }
 
@@ -74,6 +77,8 @@ static void sieve_unit_settings_defaults(struct sieve_test *t)
 
 	sagent_config_defaults(&c);
 	CHECKF(t, !strcmp(c.state_dir, "/var/lib/sieve"), "state_dir %s", c.state_dir);
+	/* A change reported done survives a power loss unless the operator says otherwise. */
+	CHECKF(t, c.store_sync == SXDP_STORE_SYNC_FULL, "sync %d", (int)c.store_sync);
 	CHECKF(t, c.expire_interval_ms == 10000 && c.metrics_refresh_ms == 1000 &&
 	       c.save_interval_s == 300, "intervals %u ms, %u ms, %u s", c.expire_interval_ms,
 	       c.metrics_refresh_ms, c.save_interval_s);
@@ -152,15 +157,16 @@ static void sieve_unit_settings_order(struct sieve_test *t)
 }
 
 /*
- * The CLI asks for state_dir alone: given by the environment, the file is
- * not read (a file broken elsewhere does not stop it), while the agent,
- * which needs every setting, reads it and refuses it.
+ * The CLI asks for state_dir and sync: both given by the environment, the
+ * file is not read (a file broken elsewhere does not stop it), while the
+ * agent, which needs every setting, reads it and refuses it.
  */
 static void sieve_unit_settings_file_when_needed(struct sieve_test *t)
 {
 	struct sagent_cmdline cl = { 0 };
 	struct sagent_config *c = malloc(sizeof(*c));
 	char path[64], err[512] = "", dir[256] = "";
+	enum sxdp_store_sync sync;
 	struct saved_env e;
 	int ret;
 
@@ -171,23 +177,80 @@ static void sieve_unit_settings_file_when_needed(struct sieve_test *t)
 	}
 	env_save(&e);
 	setenv("SIEVE_CONFIG", path, 1);
-	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL && strstr(err, ":4: listen = nowhere"),
 	       "state_dir from a bad file: %d %s", ret, err);
+	/* state_dir alone from the environment: sync is still the file's to say. */
 	setenv("SIEVE_STATE_DIR", "/env", 1);
-	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
-	CHECKF(t, !ret && !strcmp(dir, "/env"), "state_dir from the environment: %d %s %s", ret,
-	       dir, err);
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	CHECKF(t, ret == -EINVAL, "sync from a bad file: %d", ret);
+	setenv("SIEVE_STORE_SYNC", "normal", 1);
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	CHECKF(t, !ret && !strcmp(dir, "/env") && sync == SXDP_STORE_SYNC_NORMAL,
+	       "state_dir and sync from the environment: %d %s %d %s", ret, dir, (int)sync, err);
 	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL, "every setting from a bad file: %d", ret);
 	/* A missing default file means the defaults; a missing named one is an error. */
 	unlink(path);
-	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
-	CHECKF(t, !ret, "a missing file when the environment gives state_dir: %s", err);
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	CHECKF(t, !ret, "a missing file when the environment gives state_dir and sync: %s", err);
 	unsetenv("SIEVE_STATE_DIR");
-	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, ret == -ENOENT, "a missing SIEVE_CONFIG file: %d", ret);
 	env_restore(&e);
+	free(c);
+}
+
+/*
+ * [store] sync: full or normal from the file, the environment over it
+ * (SIEVE_STORE_SYNC), anything else refused naming where it came from; what
+ * sieve's commands open the store with.
+ */
+static void sieve_unit_settings_store_sync(struct sieve_test *t)
+{
+	struct sagent_cmdline cl = { 0 };
+	struct sagent_config *c = malloc(sizeof(*c));
+	struct sagent_origin *o = c ? &c->origin[SAGENT_STORE_SYNC] : NULL;
+	char path[64], bad[64], err[512] = "", dir[256] = "";
+	enum sxdp_store_sync sync = SXDP_STORE_SYNC_FULL;
+	struct saved_env e;
+	int ret;
+
+	if (!c || write_conf(path, "[agent]\nstate_dir = /file\n[store]\nsync = normal\n") ||
+	    write_conf(bad, "[store]\nsync = fast\n")) {
+		CHECKF(t, 0, "setting up: %s", strerror(errno));
+		free(c);
+		return;
+	}
+	env_save(&e);
+	cl.config = path;
+	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && c->store_sync == SXDP_STORE_SYNC_NORMAL && o->from == SAGENT_FROM_FILE &&
+	       o->lines[0] == 4 && !strcmp(o->text, "normal"), "the file's normal: %d %s",
+	       (int)c->store_sync, err);
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	CHECKF(t, !ret && sync == SXDP_STORE_SYNC_NORMAL && !strcmp(dir, "/file"),
+	       "what the CLI opens: %d %s %d", ret, dir, (int)sync);
+
+	setenv("SIEVE_STORE_SYNC", "full", 1);
+	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && c->store_sync == SXDP_STORE_SYNC_FULL && o->from == SAGENT_FROM_ENV &&
+	       o->over_line == 4, "the environment over the file: %d", (int)c->store_sync);
+
+	setenv("SIEVE_STORE_SYNC", "off", 1);
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	CHECKF(t, ret == -EINVAL && strstr(err, "environment SIEVE_STORE_SYNC: sync = off: "
+					   "not full or normal"), "SIEVE_STORE_SYNC=off: %d %s",
+	       ret, err);
+
+	unsetenv("SIEVE_STORE_SYNC");
+	cl.config = bad;
+	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, ret == -EINVAL && strstr(err, ":2: sync = fast: not full or normal"),
+	       "sync = fast in the file: %d %s", ret, err);
+	env_restore(&e);
+	unlink(path);
+	unlink(bad);
 	free(c);
 }
 
@@ -197,6 +260,7 @@ const struct sieve_test_case sieve_settings_cases[] = {
 	CASE(sieve_unit_settings_defaults),
 	CASE(sieve_unit_settings_order),
 	CASE(sieve_unit_settings_file_when_needed),
+	CASE(sieve_unit_settings_store_sync),
 };
 
 const unsigned int sieve_settings_cases_n = ARRAY_SIZE(sieve_settings_cases);

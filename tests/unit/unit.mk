@@ -9,19 +9,25 @@
 # libsieve.h (man_test.sh), what a command loads and reads before it works
 # (startup_test.sh: none of the agent's libraries; a bounded log after a
 # bulk load), libsieve installed with `make install` into a scratch
-# root, used through pkg-config (install_test.sh), and VERSION against
-# CHANGELOG.md's releases (tests/dist/release_test.sh).
+# root, used through pkg-config (install_test.sh), VERSION against
+# CHANGELOG.md's releases (tests/dist/release_test.sh), and the folders'
+# includes pointing only down (layers_test.sh).
 #
 # The runner links its own copy of the cores built with AddressSanitizer and
 # UBSan, so an overrun, a leak or an undefined shift in a core fails the
 # suite; `make test-unit UNIT_SANITIZE=` builds them without. Either way the
 # runner's cores are its own build, which counts its whole-table reads
-# (SIEVE_COUNT_SCANS, see kmod/sieve_env.h) where libsieve's cores do not.
-# UNIT_FILTER=substring runs only the matching cmocka tests (and skips the
-# CLI and install tests, unless UNIT_CLI=1); UNIT_CLI= skips them.
+# (SIEVE_COUNT_SCANS, see userspace/lib/sieve_env.h) where libsieve's
+# cores do not.
+# UNIT_FILTER="substring... !substring..." runs only the cmocka tests
+# matching any substring and none of the !substrings (and skips the CLI and
+# install tests, unless UNIT_CLI=1); UNIT_CLI= skips them.
+# UNIT_RUN= is put before the runner's path: an emulator for a runner
+# built for another machine (tests/arm64/arm64.mk: qemu-aarch64).
 
 UNIT_SANITIZE ?= address,undefined
 UNIT_FILTER ?=
+UNIT_RUN ?=
 UNIT_DIR := $(BUILD)/unit/$(if $(UNIT_SANITIZE),san,plain)
 UNIT_SANFLAGS := $(if $(UNIT_SANITIZE),-fsanitize=$(UNIT_SANITIZE) \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer)
@@ -36,17 +42,15 @@ UNIT_OBJS := $(patsubst tests/unit/%.c,$(UNIT_DIR)/%.o,$(UNIT_SRCS)) \
 UNIT_CORE_OBJS := $(patsubst kmod/%.c,$(UNIT_DIR)/core/%.o,$(CORE_SRCS))
 # libsieve (userspace/lib) too, for its local filters and snapshot files.
 UNIT_LIB_OBJS := $(if $(UNIT_SANITIZE),$(patsubst userspace/lib/%.c,$(UNIT_DIR)/lib/%.o,$(LIB_SRCS)),$(LIB_OBJS))
-UNIT_HDRS := $(CORE_HDRS) tests/cases/harness.h tests/cases/layer_seqs.h tests/unit/unit.h $(wildcard userspace/lib/*.h)
 # The blocklist's entry and feed parsers, its prefix-expansion planner and
 # its store, and both backends' sizing (userspace/xdp/), which need no
 # libbpf (the store needs SQLite).
 UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/expand.o \
 	$(UNIT_DIR)/xdp/store.o $(UNIT_DIR)/xdp/plan.o $(UNIT_DIR)/xdp/blocked_plan.o \
 	$(UNIT_DIR)/xdp/secret.o
-UNIT_XDP_CFLAGS := -I$(TOP)/include -I$(TOP)/userspace/xdp
+UNIT_XDP_CFLAGS = -I$(TOP)/include -I$(TOP)/userspace/xdp
 
-$(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c include/sieve_xdp.h include/sieve_xdp_blocked.h \
-		userspace/xdp/xdp.h userspace/xdp/store.h userspace/xdp/backend.h $(CORE_HDRS)
+$(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_XDP_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
 
@@ -54,22 +58,20 @@ UNIT_XDP_TESTS := $(UNIT_DIR)/feed_test.o $(UNIT_DIR)/cpe_test.o $(UNIT_DIR)/sto
 	$(UNIT_DIR)/build_test.o \
 	$(UNIT_DIR)/blocked_test.o $(UNIT_DIR)/digest_test.o
 $(UNIT_XDP_TESTS): SIEVE_CFLAGS += $(UNIT_XDP_CFLAGS)
-$(UNIT_XDP_TESTS): include/sieve_xdp.h include/sieve_xdp_blocked.h userspace/xdp/xdp.h \
-	userspace/xdp/store.h userspace/xdp/backend.h
 
-$(UNIT_DIR)/core/%.o: kmod/%.c $(CORE_HDRS)
+$(UNIT_DIR)/core/%.o: kmod/%.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
-$(UNIT_DIR)/lib/%.o: userspace/lib/%.c $(UNIT_HDRS)
+$(UNIT_DIR)/lib/%.o: userspace/lib/%.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
-$(UNIT_DIR)/%.o: tests/unit/%.c $(UNIT_HDRS)
+$(UNIT_DIR)/%.o: tests/unit/%.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
-$(UNIT_DIR)/%.o: tests/cases/%.c $(UNIT_HDRS)
+$(UNIT_DIR)/%.o: tests/cases/%.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(UNIT_SANFLAGS) $(UNIT_DEFS) -c $< -o $@
 
@@ -96,7 +98,7 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 	$(call msg,TEST,unit)
 	$(Q)mkdir -p $(RESULTS) $(UNIT_PARTS) && rm -f $(RESULTS)/unit $(UNIT_PARTS)/*
 	$(Q)status=0; \
-		UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_BIN) -r $(UNIT_PARTS)/cmocka $(UNIT_FILTER) || status=$$?; \
+		UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_RUN) $(UNIT_BIN) -r $(UNIT_PARTS)/cmocka $(UNIT_FILTER) || status=$$?; \
 		if [ ! -s $(UNIT_PARTS)/cmocka ]; then \
 			echo "sieve-unit died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/cmocka; \
 		fi; \
@@ -113,7 +115,8 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 			if [ ! -s $(UNIT_PARTS)/man ]; then \
 				echo "man_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/man; \
 			fi; \
-			tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
+			SIEVE_CLI_SHARED=$(filter-out 1,$(CLI_STATIC_XDP)) \
+				tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/startup ]; then \
 				echo "startup_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/startup; \
 			fi; \
@@ -126,6 +129,10 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 			tests/dist/release_test.sh $(TOP) "" $(UNIT_PARTS)/release || status=$$?; \
 			if [ ! -s $(UNIT_PARTS)/release ]; then \
 				echo "release_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/release; \
+			fi; \
+			tests/unit/layers_test.sh $(TOP) $(UNIT_PARTS)/layers || status=$$?; \
+			if [ ! -s $(UNIT_PARTS)/layers ]; then \
+				echo "layers_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/layers; \
 			fi; \
 		fi; \
 		passed=0; failed=0; \

@@ -3,7 +3,7 @@
 #
 # /init of the test VM (busybox sh). Loads sieve.ko, runs every suite
 # script in /tests (in name order), unloads the module, and reports to the
-# host over the second serial port, which nothing else writes to, so
+# host over the second serial port (arm64: a virtio console), which nothing else writes to, so
 # kernel messages on the console can never cut a line of it in two:
 #
 #   SIEVE-VM: suite NAME          a suite's KTAP output follows
@@ -84,8 +84,26 @@ setup() {
 	# well before the host's timeout: checked every 5 s, not every 20.
 	echo 20 >/proc/sys/kernel/hung_task_timeout_secs
 	echo 5 >/proc/sys/kernel/hung_task_check_interval_secs
+	results_port
 	exec 3>"$RESULTS"
 	stty -F "$RESULTS" raw -echo 2>/dev/null
+}
+
+# sieve.results=hvc0 on the command line (run.sh --arch arm64, whose virt
+# machine has a single UART): the reports go to the virtio console, whose
+# modules (and virtio-mmio's, its transport) are in /lib/sieve.
+results_port() {
+	local port n=0
+
+	port=$(sed -n 's/.*sieve\.results=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+	[ -n "$port" ] || return 0
+	insmod "$SIEVE_MODDIR/virtio_mmio.ko"
+	insmod "$SIEVE_MODDIR/virtio_console.ko"
+	while [ ! -c "/dev/$port" ] && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	RESULTS=/dev/$port
 }
 
 # Sends one line to the host.

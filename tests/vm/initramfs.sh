@@ -3,7 +3,7 @@
 #
 # Usage: initramfs.sh OUT INIT [SRC=DEST]...
 #
-# Writes a gzipped newc initramfs to OUT holding the static busybox (its
+# Writes a gzipped newc initramfs to OUT holding a static busybox (its
 # applets are linked at boot by INIT), INIT as /init, and each SRC at the
 # absolute path DEST. Programs that go in must be statically linked: the
 # image has no C library.
@@ -11,10 +11,11 @@ set -euo pipefail
 
 die() { echo "initramfs.sh: $*" >&2; exit 2; }
 
+# $BUSYBOX if set (another machine's, e.g. arm64's), else the host's.
 find_busybox() {
 	local b
 
-	for b in /bin/busybox /usr/bin/busybox; do
+	for b in ${BUSYBOX:-} /bin/busybox /usr/bin/busybox; do
 		if [ -x "$b" ] && ! is_dynamic "$b"; then
 			echo "$b"
 			return

@@ -3,11 +3,12 @@
 #
 # Usage: run.sh --kernel DIR --initrd FILE --out DIR [--timeout SECS]
 #               [--check PROG]... [--results FILE] [--verbose] [--shell]
-#               [--demo] [--append ARGS]
+#               [--demo] [--append ARGS] [--arch x86|arm64]
 #
 # Boots DIR/vmlinuz (Debian's image from kernel.sh, or any bzImage put
 # there, e.g. the debug kernel) with the initramfs FILE under
-# qemu-system-x86_64 in software emulation, and judges the run:
+# qemu-system-x86_64 (--arch arm64: qemu-system-aarch64's virt machine)
+# in software emulation, and judges the run:
 #  - the KTAP reports of the VM's suites (see init.sh for the protocol);
 #  - each --check PROG, run on the host as `PROG OUT/files` after the VM
 #    has powered off, printing KTAP (e.g. parity: kernel vs userspace);
@@ -52,7 +53,7 @@ usage() {
 }
 
 parse_args() {
-	kernel="" initrd="" out="" timeout=180 results="" verbose=0 shell=0 demo=0 extra=""
+	kernel="" initrd="" out="" timeout=180 results="" verbose=0 shell=0 demo=0 extra="" arch=x86
 	checks=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -66,6 +67,7 @@ parse_args() {
 		--shell) shell=1; shift ;;
 		--demo) demo=1; shift ;;
 		--append) extra+=" $2"; shift 2 ;;
+		--arch) arch=$2; shift 2 ;;
 		*) usage ;;
 		esac
 	done
@@ -73,8 +75,35 @@ parse_args() {
 	[ -f "$kernel/vmlinuz" ] || die "$kernel/vmlinuz: no such file"
 	[ -f "$initrd" ] || die "$initrd: no such file"
 	[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "bad timeout '$timeout'"
-	command -v qemu-system-x86_64 >/dev/null ||
-		die "qemu-system-x86_64 not found: install qemu-system-x86 (make deps)"
+	case $arch in
+	x86) qemu_bin=qemu-system-x86_64 qemu_pkg=qemu-system-x86 ;;
+	arm64) qemu_bin=qemu-system-aarch64 qemu_pkg=qemu-system-arm ;;
+	*) die "bad arch '$arch' (want x86 or arm64)" ;;
+	esac
+	command -v $qemu_bin >/dev/null || die "$qemu_bin not found: install $qemu_pkg (make deps)"
+}
+
+# The machine for --arch, and where init.sh sends its reports. x86: the
+# second 8250 port (ttyS1). arm64's virt machine has one PL011 UART (the
+# console), so the reports go to a virtio console (hvc0), whose modules
+# init.sh loads from /lib/sieve (vm.mk's VM_KERNEL_MODULES).
+# The arguments after the machine's take the reports' chardev's spec
+# ("file:PATH" or "null").
+qemu_machine() {
+	local reports=$1
+
+	case $arch in
+	x86) machine=(qemu-system-x86_64 -accel tcg -m 1G -smp 2)
+		console=ttyS0 report_dev=(-serial "$reports") ;;
+	arm64) machine=(qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -m 1G -smp 2)
+		console=ttyAMA0
+		# shellcheck disable=SC2054 # a qemu option's value, its commas its own
+		report_dev=(-device virtio-serial-device -device virtconsole,chardev=reports)
+		case $reports in
+		file:*) report_dev+=(-chardev "file,id=reports,path=${reports#file:}") ;;
+		*) report_dev+=(-chardev "null,id=reports") ;;
+		esac ;;
+	esac
 }
 
 # Software emulation on purpose (-accel tcg): the suite must behave the
@@ -83,25 +112,30 @@ parse_args() {
 # kernel log and the run fails on it. loglevel=5 puts warnings and worse
 # on the console too, in case the VM never gets to that dump. slub_debug
 # catches slab overruns and use-after-free in the modules.
+# qemu_cmd REPORTS: REPORTS is the reports port's chardev spec (see
+# qemu_machine); the console is on stdio or where the caller adds it.
 qemu_cmd() {
-	local append="console=ttyS0,115200 loglevel=5 panic=-1 slub_debug=FZPU"
+	local append
 
+	qemu_machine "$1"
+	append="console=$console,115200 loglevel=5 panic=-1 slub_debug=FZPU"
+	[ "$arch" = arm64 ] && append+=" sieve.results=hvc0"
 	[ "$shell" = 1 ] && append+=" sieve.shell"
 	[ "$demo" = 1 ] && append+=" sieve.demo quiet"
 	append+=$extra
-	qemu=(qemu-system-x86_64 -accel tcg -m 1G -smp 2 -nodefaults -nographic
+	qemu=("${machine[@]}" -nodefaults -nographic
 		-no-reboot -kernel "$kernel/vmlinuz" -initrd "$initrd"
-		-append "$append")
+		-append "$append" -serial "${2:-stdio}" "${report_dev[@]}")
 }
 
 # The console from the demo's first line on, as it comes.
 boot_demo() {
 	local rc
 
-	qemu_cmd
+	qemu_cmd null
 	mkdir -p "$out"
 	set +e
-	timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio -serial null </dev/null 2>&1 |
+	timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 |
 		tr -d '\r' | tee "$out/demo.log" |
 		awk '!on && /=== sieve:/ { sub(/.*=== sieve:/, "=== sieve:"); on = 1 }
 		     on && !/^sieve-demo: / && !/^\[ *[0-9]+\.[0-9]+\] /'
@@ -111,8 +145,8 @@ boot_demo() {
 }
 
 boot_shell() {
-	qemu_cmd
-	exec "${qemu[@]}" -serial mon:stdio -serial null
+	qemu_cmd null mon:stdio
+	exec "${qemu[@]}"
 }
 
 # Boots the VM; the console goes to OUT/console.log (and the terminal with
@@ -121,16 +155,14 @@ boot() {
 	local start end
 
 	rm -rf "$out" && mkdir -p "$out/files"
-	qemu_cmd
+	qemu_cmd "file:$out/results.log"
 	start=$(date +%s%N)
 	set +e
 	if [ "$verbose" = 1 ]; then
-		timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio \
-			-serial "file:$out/results.log" </dev/null 2>&1 | tee "$out/console.log"
+		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null 2>&1 | tee "$out/console.log"
 		vm_status=${PIPESTATUS[0]}
 	else
-		timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio \
-			-serial "file:$out/results.log" </dev/null >"$out/console.log" 2>&1
+		timeout -k 10 "$timeout" "${qemu[@]}" </dev/null >"$out/console.log" 2>&1
 		vm_status=$?
 	fi
 	set -e

@@ -3,14 +3,16 @@
 # The VM suite (included by the top Makefile).
 #
 # `make test-vm` builds sieve.ko and sieve_test.ko for Debian's kernel
-# whose headers are the newest /usr/src/linux-headers-*-amd64 (whatever
-# KDIR the host `make` builds for), boots that kernel's image (fetched with
+# whose headers are the newest /usr/src/linux-headers-*-$(DEB_ARCH) (amd64
+# on x86-64; whatever KDIR the host `make` builds for), boots that kernel's image (fetched with
 # apt-get download, cached in build/vm/kernel/) under qemu in software
 # emulation, runs the in-VM suites and the host-side checks, and fails on
 # any failed test, kernel oops/BUG/WARNING/lockup/hung task, or timeout.
 # `make vm-shell` boots the same VM to an interactive shell.
 #
 # Variables: VM_TIMEOUT (seconds, default 180), VM_KDIR (headers tree),
+# VM_ARCH (run.sh --arch: x86 or arm64), VM_BUSYBOX (a static busybox of
+# the VM's machine, default the host's),
 # VM_BUILD (where the modules, the initramfs and the run go; default
 # build/vm). tests/debug/debug.mk sets VM_KDIR and VM_BUILD on a sub-make's
 # command line to build and run the same VM on its debug kernel.
@@ -35,6 +37,8 @@ VM_BUILD := $(BUILD)/vm
 VM_SRC := $(VM_BUILD)/src
 VM_INITRD := $(VM_BUILD)/initramfs.cpio.gz
 VM_TIMEOUT ?= 180
+VM_ARCH ?=
+VM_BUSYBOX ?=
 
 VM_KBUILD_DIRS += kmod include tests/vm tests/cases
 VM_KBUILD_EXTRA +=
@@ -61,17 +65,18 @@ VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 # test build: it counts its whole-table reads (kmod/Kbuild).
 vm-modules:
 	$(call msg,KBUILD,VM modules for $(VM_ABI))
-	$(Q)test -d "$(VM_KDIR)" || { echo "no Debian linux-headers-*-amd64: run 'make deps'" >&2; exit 2; }
+	$(Q)test -d "$(VM_KDIR)" || { echo "no Debian linux-headers-*-$(DEB_ARCH): run 'make deps'" >&2; exit 2; }
 	$(Q)mkdir -p $(VM_SRC) && find $(VM_SRC) -type f \( -name '*.[chS]' -o -name Kbuild \
-		-o -name Makefile \) ! -name '*.mod.c' -delete
+		-o -name Makefile -o -name cores.mk \) ! -name '*.mod.c' -delete
 	$(Q)find -L Kbuild $(VM_KBUILD_DIRS) -type f \( -name '*.[chS]' -o -name Kbuild \
-		-o -name Makefile \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
-	$(Q)$(call kbuild_tree,$(VM_KDIR)); $(MAKE) -C $$kdir M=$(VM_SRC) $(if $(filter 1,$(V)),V=1) \
+		-o -name Makefile -o -name cores.mk \) ! -name '*.mod.c' -print0 | cpio -pdmL0 --quiet $(VM_SRC)
+	$(Q)$(call kbuild_tree,$(VM_KDIR)); $(MAKE) -C $$kdir M=$(VM_SRC) $(KBUILD_ARCH_FLAGS) \
+		$(if $(filter 1,$(V)),V=1) \
 		SIEVE_KBUILD_EXTRA="$(addsuffix /,$(VM_KBUILD_EXTRA))" SIEVE_COUNT_SCANS=y \
 		$$nobtf modules \
 		>$(if $(filter 1,$(V)),/dev/stderr,/dev/null)
 
-$(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a $(CORE_HDRS)
+$(VM_BUILD)/parity: tests/vm/parity.c tests/vm/parity.h $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) -o $@ tests/vm/parity.c \
 		$(BUILD)/libsieve.a
@@ -96,12 +101,12 @@ vm-initrd: vm-modules $(if $(filter 1,$(SIEVE_DEBUG_VM)),,vm-kernel) $$(VM_PROGS
 	$(call msg,CPIO,$(VM_INITRD))
 	$(Q)i=10; set --; for s in $(VM_SCRIPTS); do \
 		set -- "$$@" "$$s=/tests/$$i-$${s##*/}"; i=$$((i + 1)); done; \
-		tests/vm/initramfs.sh $(VM_INITRD) tests/vm/init.sh $(vm_initrd_entries) "$$@"
+		$(if $(VM_BUSYBOX),BUSYBOX=$(VM_BUSYBOX)) tests/vm/initramfs.sh $(VM_INITRD) tests/vm/init.sh $(vm_initrd_entries) "$$@"
 
 # Debian's image of that kernel, downloaded once (see kernel.sh).
 vm_kernel = tests/vm/kernel.sh $(VM_ABI) $(VM_BUILD)/kernel
 vm-kernel:
-	$(Q)test -n "$(VM_ABI)" || { echo "no Debian linux-headers-*-amd64: run 'make deps'" >&2; exit 2; }
+	$(Q)test -n "$(VM_ABI)" || { echo "no Debian linux-headers-*-$(DEB_ARCH): run 'make deps'" >&2; exit 2; }
 	$(Q)$(vm_kernel) >/dev/null
 
 test-vm: vm-kernel vm-initrd $$(VM_CHECKS)
@@ -109,7 +114,7 @@ test-vm: vm-kernel vm-initrd $$(VM_CHECKS)
 	$(call msg,VM,booting $(VM_ABI) (timeout $(VM_TIMEOUT)s))
 	$(Q)tests/vm/run.sh --kernel "$$($(vm_kernel))" --initrd $(VM_INITRD) \
 		--out $(VM_BUILD)/run --timeout $(VM_TIMEOUT) $(addprefix --check ,$(VM_CHECKS)) \
-		--results $(RESULTS)/vm $(VM_VERBOSE)
+		--results $(RESULTS)/vm $(VM_VERBOSE) $(if $(VM_ARCH),--arch $(VM_ARCH))
 
 # `make demo`'s part in the VM: the CLI driving /dev/sieve.
 demo-vm: vm-kernel vm-initrd

@@ -24,6 +24,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "agent.h"
+#include "agent_command.h"
 #include "cli.h"
 #include "escape.h"
 #include "ops.h"
@@ -286,6 +287,14 @@ static void reload(struct sagent *ag, struct loop *L)
 			   next.state_dir, ag->cfg.state_dir);
 		snprintf(next.state_dir, sizeof(next.state_dir), "%s", ag->cfg.state_dir);
 	}
+	/* The store's connections (the loop's, the fleet thread's) were opened with it. */
+	if (next.store_sync != ag->cfg.store_sync) {
+		sagent_log(SAGENT_WARNING, "[store] sync %s: the agent keeps %s until it restarts",
+			   next.origin[SAGENT_STORE_SYNC].text[0] ?
+			   next.origin[SAGENT_STORE_SYNC].text : "full",
+			   ag->cfg.store_sync == SXDP_STORE_SYNC_FULL ? "full" : "normal");
+		next.store_sync = ag->cfg.store_sync;
+	}
 	if (!same_metrics(&next, &ag->cfg)) {
 		metrics_stop(ag);
 		metrics_start(ag, &next);
@@ -418,7 +427,8 @@ static int run(struct sagent *ag, const struct agent_opts *o)
 
 	ret = loop_open(&L, err, sizeof(err));
 	if (!ret)
-		ret = sxdp_store_open(ag->cfg.state_dir, &ag->store, err, sizeof(err));
+		ret = sxdp_store_open_sync(ag->cfg.state_dir, ag->cfg.store_sync, &ag->store, err,
+					   sizeof(err));
 	if (!ret)
 		ret = metrics_start(ag, &ag->cfg);
 	if (ret) {
@@ -444,9 +454,9 @@ out:
 	return ret;
 }
 
-/* ---- the command (its table: command.c) ---- */
+/* ---- the command (its table: userspace/cli/agent_command.c) ---- */
 
-int sagent_main(int argc, char **argv)
+static int sagent_main(int argc, char **argv)
 {
 	static struct sagent ag;	/* stats are read by the metrics thread: not on a stack */
 	struct agent_opts o = { 0 };
@@ -473,7 +483,7 @@ int sagent_main(int argc, char **argv)
 	return run(&ag, &o) ? EXIT_ERROR : EXIT_OK;
 }
 
-/* sieve-agent's agent_command runs the agent (command.c). */
+/* sieve-agent's agent_command runs the agent (agent_command.h). */
 int sagent_run(const struct cli_command *cmd, int argc, char **argv)
 {
 	return sagent_main(argc, argv);

@@ -50,6 +50,7 @@
 #include <hiredis/hiredis.h>
 
 #include "agent.h"
+#include "fleet.h"
 #include "ops.h"
 
 #define FLEET_ORIGIN		"fleet"
@@ -100,6 +101,7 @@ struct fleet_list {
 struct sagent_fleet {
 	struct sagent_fleet_config cfg;		/* a copy: a reload may change the agent's */
 	char state_dir[4096];
+	enum sxdp_store_sync store_sync;	/* [store] sync: the agent's own connection's */
 	char redis_name[300];
 	struct sagent_fleet_stats *stats;
 	struct sxdp_store *store;
@@ -248,7 +250,7 @@ static void gathered_free(struct gathered *g)
 static bool within_limits(struct sagent_fleet *f, struct fleet_list *l,
 			  const struct sieve_xdp_key *key, bool allow, const char *text)
 {
-	const char *why = sagent_fleet_refused(&f->cfg, key, allow);
+	const char *why = sfleet_refused(&f->cfg, key, allow);
 	char what[256];
 
 	if (!why)
@@ -280,7 +282,7 @@ static int gather_page(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 			continue;
 		}
 		if (strlen(m->str) != m->len || sxdp_parse_entry(m->str, &key, &why) ||
-		    !sagent_fleet_parse_score(sc->str, now, &expires, &expired)) {
+		    !sfleet_parse_score(sc->str, now, &expires, &expired)) {
 			skipped(l, SAGENT_SKIP_UNPARSEABLE, m->str);
 			continue;
 		}
@@ -768,7 +770,7 @@ static int resync_list(struct sagent_fleet *f, struct fleet_list *l, char *err, 
 struct run {
 	bool add, allow;
 	struct gathered g;
-	enum sagent_fleet_op op[XREAD_COUNT];	/* per key, for the counters */
+	enum sxdp_list_op op[XREAD_COUNT];	/* per key, for the counters */
 	char last_id[48];
 };
 
@@ -815,7 +817,7 @@ static int block_if_blocked(struct sagent_fleet *f, struct fleet_list *l,
 		const redisReply *sc = r->element[i];
 
 		if (sc->type != REDIS_REPLY_STRING ||
-		    !sagent_fleet_parse_score(sc->str, a.now, &expires, &expired) || expired ||
+		    !sfleet_parse_score(sc->str, a.now, &expires, &expired) || expired ||
 		    !within_limits(f, l, &keys->keys[i], false, text[i]))
 			continue;
 		if (gather(&g, &keys->keys[i], expires)) {
@@ -896,7 +898,7 @@ static const char *field(const redisReply *fields, const char *name, size_t *len
  * or allow already expired is applied as its removal: a resync would not
  * have it either.
  */
-static int parse_record(struct fleet_list *l, const redisReply *fields, enum sagent_fleet_op *op,
+static int parse_record(struct fleet_list *l, const redisReply *fields, enum sxdp_list_op *op,
 			struct sieve_xdp_key *key, int64_t *expires, bool *add, bool *allow)
 {
 	const char *opname, *entry, *score, *why;
@@ -906,22 +908,19 @@ static int parse_record(struct fleet_list *l, const redisReply *fields, enum sag
 	opname = field(fields, "op", &oplen);
 	entry = field(fields, "entry", &elen);
 	score = field(fields, "expires", &slen);
-	for (*op = 0; opname && *op < SAGENT_FLEET_NR_OPS; (*op)++)
-		if (!strcmp(opname, sagent_fleet_op_name(*op)))
-			break;
 	if (entry && elen > ENTRY_MAX) {
 		skipped(l, SAGENT_SKIP_TOO_LONG, "a record's entry longer than 127 bytes");
 		return 1;
 	}
 	*expires = 0;
-	if (!opname || *op == SAGENT_FLEET_NR_OPS || !entry || strlen(entry) != elen ||
+	if (sxdp_list_op_parse(opname, op) || !entry || strlen(entry) != elen ||
 	    sxdp_parse_entry(entry, key, &why) ||
-	    (score && !sagent_fleet_parse_score(score, time(NULL), expires, &expired))) {
+	    (score && !sfleet_parse_score(score, time(NULL), expires, &expired))) {
 		skipped(l, SAGENT_SKIP_UNPARSEABLE, entry && elen <= ENTRY_MAX ? entry : "a record");
 		return 1;
 	}
-	*allow = *op == SAGENT_FLEET_ALLOW || *op == SAGENT_FLEET_DISALLOW;
-	*add = (*op == SAGENT_FLEET_BLOCK || *op == SAGENT_FLEET_ALLOW) && !expired;
+	*allow = sxdp_list_op_allows(*op);
+	*add = sxdp_list_op_adds(*op) && !expired;
 	return 0;
 }
 
@@ -930,7 +929,7 @@ static int apply_records(struct sagent_fleet *f, struct fleet_list *l, const red
 			 struct run *run, char *err, size_t errlen)
 {
 	struct sieve_xdp_key key;
-	enum sagent_fleet_op op;
+	enum sxdp_list_op op;
 	char text[ENTRY_MAX + 1];
 	bool add, allow;
 	int64_t expires;
@@ -1144,7 +1143,7 @@ static int follow(struct sagent_fleet *f, char *err, size_t errlen)
 
 static int session_open(struct sagent_fleet *f, char *err, size_t errlen)
 {
-	redisContext *rc = sagent_redis_connect(&f->cfg, READ_TIMEOUT_MS, err, errlen);
+	redisContext *rc = sfleet_redis_connect(&f->cfg, READ_TIMEOUT_MS, err, errlen);
 
 	if (!rc)
 		return -EIO;
@@ -1216,7 +1215,7 @@ static void *fleet_main(void *arg)
 	uint32_t wait_ms = BACKOFF_MIN_MS;
 	char err[512] = "";
 
-	if (sxdp_store_open(f->state_dir, &f->store, err, sizeof(err))) {
+	if (sxdp_store_open_sync(f->state_dir, f->store_sync, &f->store, err, sizeof(err))) {
 		sagent_log(SAGENT_ERR, "fleet: %s; not following", err);
 		return NULL;
 	}
@@ -1247,9 +1246,9 @@ static void init_lists(struct sagent_fleet *f, struct sagent_fleet_stats *st)
 
 		l->name = st->lists[i];
 		l->st = &st->l[i];
-		sagent_redis_set_key(l->name, false, l->set[0], sizeof(l->set[0]));
-		sagent_redis_set_key(l->name, true, l->set[1], sizeof(l->set[1]));
-		sagent_redis_stream_key(l->name, l->stream, sizeof(l->stream));
+		sfleet_redis_set_key(l->name, false, l->set[0], sizeof(l->set[0]));
+		sfleet_redis_set_key(l->name, true, l->set[1], sizeof(l->set[1]));
+		sfleet_redis_stream_key(l->name, l->stream, sizeof(l->stream));
 		snprintf(l->last_id, sizeof(l->last_id), "0-0");
 	}
 }
@@ -1279,7 +1278,8 @@ int sagent_fleet_start(struct sagent *ag, struct sagent_fleet **fp, char *err, s
 	f->cfg = ag->cfg.fleet;
 	f->stats = st;
 	snprintf(f->state_dir, sizeof(f->state_dir), "%s", ag->cfg.state_dir);
-	sagent_redis_name(&f->cfg, f->redis_name, sizeof(f->redis_name));
+	f->store_sync = ag->cfg.store_sync;
+	sfleet_redis_name(&f->cfg, f->redis_name, sizeof(f->redis_name));
 	init_lists(f, st);
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->wake, NULL);

@@ -10,12 +10,13 @@
 
 #include "agent.h"
 #include "cli.h"
+#include "fleet.h"
 
 int main(int argc, char **argv)
 {
 	int ret;
 
-	if (argc >= 2 && !strcmp(argv[1], SAGENT_PUBLISH_CMD))
+	if (argc >= 2 && !strcmp(argv[1], SFLEET_PUBLISH_CMD))
 		ret = sagent_publish_main(argc - 1, argv + 1);
 	else
 		ret = cli_dispatch(&agent_command, argc, argv);

@@ -35,6 +35,7 @@
 #include "escape.h"
 #include "libsieve.h"
 #include "metrics.h"
+#include "report.h"
 #include "xdp.h"
 
 /* ---- the text ------------------------------------------------------------ */
@@ -195,20 +196,20 @@ static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
 		for (x = &s->ifaces[i], v = 0; x->read && v < nverdicts; v++)
 			mx_u64(o, LABELS("iface", x->a.iface, "verdict", verdicts[v].verdict,
 					 "kind", verdicts[v].kind),
-			       x->st.c[verdicts[v].counter].packets);
+			       x->r.stats.c[verdicts[v].counter].packets);
 	mx_family(o, "sieve_xdp_bytes_total", "counter",
 		  "Bytes of those packets: frames from the Ethernet header on, without FCS.");
 	for (i = 0; i < s->nifaces; i++)
 		for (x = &s->ifaces[i], v = 0; x->read && v < nverdicts; v++)
 			mx_u64(o, LABELS("iface", x->a.iface, "verdict", verdicts[v].verdict,
 					 "kind", verdicts[v].kind),
-			       x->st.c[verdicts[v].counter].bytes);
+			       x->r.stats.c[verdicts[v].counter].bytes);
 	for (e = 0; e < sizeof(events) / sizeof(events[0]); e++) {
 		mx_family(o, events[e].name, "counter", events[e].help);
 		for (i = 0; i < s->nifaces; i++)
 			if (s->ifaces[i].read)
 				mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
-				       s->ifaces[i].st.c[events[e].counter].packets);
+				       s->ifaces[i].r.stats.c[events[e].counter].packets);
 		if (events[e].counter != SIEVE_XDP_ALLOWED)
 			continue;
 		/* The allowlist's is the one whose bytes matter: traffic it lets in. */
@@ -218,7 +219,7 @@ static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
 		for (i = 0; i < s->nifaces; i++)
 			if (s->ifaces[i].read)
 				mx_u64(o, LABELS("iface", s->ifaces[i].a.iface),
-				       s->ifaces[i].st.c[SIEVE_XDP_ALLOWED].bytes);
+				       s->ifaces[i].r.stats.c[SIEVE_XDP_ALLOWED].bytes);
 	}
 }
 
@@ -246,7 +247,7 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 	for (i = 0; i < s->nifaces; i++) {
 		x = &s->ifaces[i];
 		mx_u64(o, LABELS("iface", x->a.iface),
-		       x->read && strcmp(x->mode, "none") && !x->filter_gone);
+		       x->read && strcmp(x->r.mode, "none") && !x->r.filter_gone);
 	}
 	mx_family(o, "sieve_xdp_info", "gauge",
 		  "An interface's list, mode, filter backend and flags (always 1).");
@@ -254,36 +255,39 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 		x = &s->ifaces[i];
 		if (!x->read)
 			continue;
-		mx_u64(o, LABELS("iface", x->a.iface, "list", x->a.list, "mode", x->mode,
-				 "backend", sxdp_backend_name(x->cfg.flags),
-				 "exact", x->cfg.flags & SIEVE_XDP_F_EXACT ? "true" : "false",
+		mx_u64(o, LABELS("iface", x->a.iface, "list", x->a.list, "mode", x->r.mode,
+				 "backend", sxdp_backend_name(x->r.cfg.flags),
+				 "exact", x->r.cfg.flags & SIEVE_XDP_F_EXACT ? "true" : "false",
 				 "fail_closed",
-				 x->cfg.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false"), 1);
+				 x->r.cfg.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false"), 1);
 	}
 	format_counters(o, s);
 	IFACE_GAUGE(o, s, "sieve_xdp_generation",
 		    "Generations of maps built since attach; the live one's number.",
-		    x->cfg.gen_seq);
+		    x->r.cfg.gen_seq);
 	IFACE_GAUGE(o, s, "sieve_xdp_maps_version",
 		    "The store version of the list that the live maps hold "
-		    "(behind sieve_list_version until they are synced).", x->cfg.store_version);
+		    "(behind sieve_list_version until they are synced).", x->r.cfg.store_version);
 	IFACE_GAUGE(o, s, "sieve_xdp_entries", "Entries of the list in the live maps.",
-		    x->cfg.entries);
+		    x->r.cfg.entries);
 	IFACE_GAUGE(o, s, "sieve_xdp_keys",
-		    "Keys in the live maps: the entries after prefix expansion.", x->cfg.keys);
+		    "Keys in the live maps: the entries after prefix expansion.", x->r.cfg.keys);
 	IFACE_GAUGE(o, s, "sieve_xdp_capacity",
-		    "Keys the live filter was sized for at the target rate.", x->cfg.capacity);
+		    "Keys the live filter was sized for at the target rate.", x->r.cfg.capacity);
 	IFACE_GAUGE(o, s, "sieve_xdp_filter_memory_bytes",
 		    "Kernel memory of the live filter (bloom map or blocked array).",
-		    x->filter_bytes);
+		    x->r.filter_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_exact_memory_bytes",
-		    "Kernel memory of the live exact map (0 without exact mode).", x->exact_bytes);
+		    "Kernel memory of the live exact map (0 without exact mode).", x->r.exact_bytes);
+	IFACE_GAUGE(o, s, "sieve_xdp_v4table_memory_bytes",
+		    "Kernel memory of the IPv4 prefix table (0 where the live generation walks "
+		    "IPv4 prefix lengths instead).", x->r.v4table_bytes);
 	IFACE_GAUGE(o, s, "sieve_xdp_expected_false_positive_ratio",
 		    "Expected false-positive rate of one probe of the live filter at its keys now.",
-		    x->fpr);
+		    x->r.fpr);
 	IFACE_GAUGE(o, s, "sieve_xdp_target_false_positive_ratio",
 		    "The false-positive rate the filter was sized for, at its capacity.",
-		    x->cfg.fpp_ppb / 1e9);
+		    x->r.cfg.fpp_ppb / 1e9);
 }
 
 static void format_agent(struct mx_out *o, const struct sagent_mx_agent *a)
@@ -346,8 +350,8 @@ static void format_fleet_lists(struct mx_out *o, const struct sagent_mx_agent *a
 	mx_family(o, "sieve_fleet_applied_total", "counter",
 		  "Changes from a followed list's stream applied to the store and the maps.");
 	for (l = a->fleet.l, i = 0; i < a->fleet.nr_lists; i++, l++)
-		for (k = 0; k < SAGENT_FLEET_NR_OPS; k++)
-			mx_u64(o, LABELS("list", l->name, "op", sagent_fleet_op_name(k)),
+		for (k = 0; k < SXDP_NR_LIST_OPS; k++)
+			mx_u64(o, LABELS("list", l->name, "op", sxdp_list_op_name(k)),
 			       l->applied[k]);
 	mx_family(o, "sieve_fleet_skipped_total", "counter",
 		  "Members and records of a followed list skipped as bad.");
@@ -674,22 +678,14 @@ static int read_store(const struct sagent_config *c, struct scrape *sc)
 	return ret;
 }
 
-/* An attachment's pinned maps; x->read stays false if they cannot be read. */
+/* An attachment's pinned maps (report.h); x->read stays false if they cannot be read. */
 static void read_iface(struct sagent_mx_iface *x)
 {
 	struct sxdp_handle h;
-	uint64_t nbits;
 
-	snprintf(x->mode, sizeof(x->mode), "none");
 	if (sxdp_open_ns(x->a.netns, x->a.iface, &h))
 		return;
-	if (!sxdp_read_config(&h, &x->cfg, NULL) && !sxdp_read_stats(&h, &x->st) &&
-	    !sxdp_live_memory(&h, &x->filter_bytes, &x->exact_bytes)) {
-		x->read = true;
-		x->filter_gone = sxdp_filter_gone(&x->cfg);
-		x->fpr = sxdp_config_fpr(&x->cfg, x->cfg.keys + x->cfg.removed, &nbits);
-		snprintf(x->mode, sizeof(x->mode), "%s", sxdp_mode(&h));
-	}
+	x->read = !sxdp_iface_report(&h, &x->r);
 	sxdp_close(&h);
 }
 
@@ -732,7 +728,7 @@ static void read_fleet(const struct sagent_fleet_stats *st, struct sagent_mx_age
 		struct sagent_mx_fleet_list *x = &a->fleet.l[i];
 
 		x->name = st->lists[i];
-		for (k = 0; k < SAGENT_FLEET_NR_OPS; k++)
+		for (k = 0; k < SXDP_NR_LIST_OPS; k++)
 			x->applied[k] = atomic_load(&l->applied[k]);
 		for (k = 0; k < SAGENT_NR_SKIPS; k++)
 			x->skipped[k] = atomic_load(&l->skipped[k]);

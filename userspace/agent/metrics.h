@@ -15,6 +15,7 @@
 #include <linux/sieve.h>
 
 #include "agent.h"
+#include "report.h"
 #include "store.h"
 
 /* Entries of one list, one kind and one origin (store.h's sxdp_store_count). */
@@ -36,19 +37,14 @@ struct sagent_mx_list {
 /* One attachment of this network namespace, as its pins showed it. */
 struct sagent_mx_iface {
 	struct sxdp_attachment a;	/* iface, list: the store's record */
-	bool read;			/* the pinned maps were read: the rest is valid */
-	char mode[16];			/* sxdp_mode(): "none" if no program is attached */
-	bool filter_gone;		/* filter backend: its /dev/sieve filter is not there */
-	struct sieve_xdp_config cfg;	/* the live generation's */
-	struct sieve_xdp_stats st;
-	uint64_t filter_bytes, exact_bytes;
-	double fpr;			/* expected now, sxdp_config_fpr() at cfg.keys */
+	bool read;			/* the pinned maps were read: @r is valid */
+	struct sxdp_iface_report r;	/* as `sieve xdp status` reads it */
 };
 
 /* One list the fleet follows. */
 struct sagent_mx_fleet_list {
 	const char *name;
-	uint64_t applied[SAGENT_FLEET_NR_OPS], skipped[SAGENT_NR_SKIPS], resyncs;
+	uint64_t applied[SXDP_NR_LIST_OPS], skipped[SAGENT_NR_SKIPS], resyncs;
 	uint64_t last_ms, last_seq;	/* 0: nothing applied from the stream yet */
 	int64_t lag_ms;
 };

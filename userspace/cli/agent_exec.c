@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What sieve hands to sieve-agent (userspace/agent/agent.h): the agent
- * and the fleet's publishing, whose libraries (libmicrohttpd, libsystemd,
- * hiredis) the CLI does not load. sieve-agent is looked for beside
- * this program's own file (/proc/self/exe, links resolved): build/ in the
- * source tree, BINDIR once installed; never on $PATH, so that a root
- * shell's PATH cannot choose what runs.
+ * What sieve hands to sieve-agent: the agent (userspace/agent/) and the
+ * fleet's publishing (userspace/fleet/fleet.h), whose libraries
+ * (libmicrohttpd, libsystemd, hiredis) the CLI does not load, so that a
+ * command starts as fast as ipset's. `sieve agent ARGS` execs
+ * `sieve-agent ARGS`; `sieve xdp block ... --fleet` execs
+ * `sieve-agent __publish ...` with the entries it parsed. sieve-agent is
+ * looked for beside this program's own file (/proc/self/exe, links
+ * resolved): build/ in the source tree, BINDIR once installed; never on
+ * $PATH, so that a root shell's PATH cannot choose what runs.
  */
 #define _GNU_SOURCE	/* memrchr */
 #include <errno.h>
@@ -14,8 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_command.h"
 #include "cli.h"
+
+#define SAGENT_PROGRAM	"sieve-agent"
 
 /* Replaces this process with sieve-agent, given @argv from its argv[1] on; returns only on failure. */
 int cli_exec_agent(char **argv)
@@ -33,7 +38,7 @@ int cli_exec_agent(char **argv)
 	return cli_error("cannot run %s: %s", path, strerror(errno));
 }
 
-/* sieve's agent_command runs the agent as sieve-agent (command.c). */
+/* sieve's agent_command runs the agent as sieve-agent (agent_command.h). */
 int sagent_run(const struct cli_command *cmd, int argc, char **argv)
 {
 	return cli_exec_agent(argv);

@@ -130,8 +130,8 @@ extern const struct cli_command xdp_command;
 extern const struct cli_command xdp_prune_command;
 int xdp_removal_run(bool prune, const char *state_dir, bool json);
 /*
- * userspace/agent/command.c: the table; the agent runs as sieve-agent,
- * which agent_exec.c execs (not in the static VM CLI: no XDP loader there).
+ * agent_command.c: the table (agent_command.h); the agent runs as
+ * sieve-agent, which agent_exec.c execs (not in the static VM CLI: no XDP loader there).
  */
 extern const struct cli_command agent_command;
 /* agent_exec.c: execs sieve-agent (beside this program) with @argv[1...]; returns only on failure. */

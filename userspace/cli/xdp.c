@@ -22,10 +22,12 @@
 #include <linux/if_link.h>
 
 #include "cli.h"
-#include "agent.h"
+#include "conf.h"
 #include "escape.h"
+#include "fleet.h"
 #include "json.h"
 #include "ops.h"
+#include "report.h"
 #include "xdp.h"
 #include "xdp_json.h"
 #include "xdp_list.h"
@@ -408,19 +410,23 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
 	       o->backend;
 }
 
-/* The store by the agent's order too (settings.h): --state-dir, $SIEVE_STATE_DIR, the file. */
+/*
+ * The store by the agent's order too (settings.h): --state-dir,
+ * $SIEVE_STATE_DIR, the file; its [store] sync likewise.
+ */
 static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 {
 	struct sagent_cmdline cl = { .config = o->config };
 	char err[512] = "", dir[4096];
+	enum sxdp_store_sync sync;
 	struct stat st;
 	int ret;
 
 	cl.set[SAGENT_STATE_DIR] = o->state_dir;
-	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, sizeof(err));
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	if (ret)
 		return cli_error("%s", err[0] ? err : strerror(-ret));
-	ret = sxdp_store_open(dir, s, err, sizeof(err));
+	ret = sxdp_store_open_sync(dir, sync, s, err, sizeof(err));
 	/*
 	 * Not "sieve.db: Permission denied" but what to do about it: only its
 	 * owner opens a store (sxdp_store_open), root's unless made by another.
@@ -666,29 +672,17 @@ static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_list 
 	return 0;
 }
 
-enum change_op { CHANGE_BLOCK, CHANGE_UNBLOCK, CHANGE_ALLOW, CHANGE_DISALLOW };
-
-static const char *const change_done[] = {
-	[CHANGE_BLOCK] = "blocked", [CHANGE_UNBLOCK] = "unblocked",
-	[CHANGE_ALLOW] = "allowed", [CHANGE_DISALLOW] = "disallowed",
-};
-
-static const enum sagent_fleet_op fleet_ops[] = {
-	[CHANGE_BLOCK] = SAGENT_FLEET_BLOCK, [CHANGE_UNBLOCK] = SAGENT_FLEET_UNBLOCK,
-	[CHANGE_ALLOW] = SAGENT_FLEET_ALLOW, [CHANGE_DISALLOW] = SAGENT_FLEET_DISALLOW,
-};
-
 /* The size of one entry's text (sxdp_format_entry()). */
 #define ENTRY_TEXT_MAX	128
 
 /*
  * --fleet: the change goes to Redis, not to this host's store; this
  * host's agent applies it as every other host's does. hiredis is
- * sieve-agent's (agent.h): this checks the command, then execs
+ * sieve-agent's (fleet.h): this checks the command, then execs
  * `sieve-agent __publish CONFIG LIST OP EXPIRES ORIGIN ENTRY...`, which
- * reads the settings, publishes (redis.c) and prints the result.
+ * reads the settings, publishes (fleet/redis.c) and prints the result.
  */
-static int publish_entries(const struct xdp_opts *o, enum change_op op,
+static int publish_entries(const struct xdp_opts *o, enum sxdp_list_op op,
 			   const struct sxdp_list *l)
 {
 	struct sagent_cmdline cl = { .config = o->config };
@@ -704,9 +698,9 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 		return cli_error("--fleet publishes to a list: give --list LIST, not -i");
 	if (o->comment)
 		return cli_error("--comment stays on this host: it is not published with --fleet");
-	/* The re-ban rule, applied by Redis (agent.h): without --ttl, keep. */
+	/* The re-ban rule, applied by Redis (fleet.h): without --ttl, keep. */
 	if (!o->ttl_given)
-		snprintf(expires, sizeof(expires), "%s", SAGENT_PUBLISH_KEEP);
+		snprintf(expires, sizeof(expires), "%s", SFLEET_PUBLISH_KEEP);
 	else
 		snprintf(expires, sizeof(expires), "%lld",
 			 o->ttl ? (long long)time(NULL) + (long long)o->ttl : 0LL);
@@ -719,10 +713,10 @@ static int publish_entries(const struct xdp_opts *o, enum change_op op,
 		free(text);
 		return cli_error("out of memory");
 	}
-	argv[1] = SAGENT_PUBLISH_CMD;
+	argv[1] = SFLEET_PUBLISH_CMD;
 	argv[2] = (char *)path;
 	argv[3] = (char *)list;
-	argv[4] = (char *)sagent_fleet_op_name(fleet_ops[op]);
+	argv[4] = (char *)sxdp_list_op_name(op);
 	argv[5] = expires;
 	argv[6] = origin;
 	for (i = 0; i < l->n; i++) {
@@ -796,34 +790,29 @@ static void feed_notes_free(struct feed_notes *x)
 	}
 }
 
-static const char *const change_op_name[] = {
-	[CHANGE_BLOCK] = "block", [CHANGE_UNBLOCK] = "unblock",
-	[CHANGE_ALLOW] = "allow", [CHANGE_DISALLOW] = "disallow",
-};
-
 /* -j of a change of @given entries (xdp_json.h); the warnings still on stderr. */
-static void json_change(struct sxdp_store *s, enum change_op op, const char *list,
+static void json_change(struct sxdp_store *s, enum sxdp_list_op op, const char *list,
 			size_t given, const struct sxdp_op_result *r)
 {
 	struct xdp_json_counts c = { .missing = r->missing };
 
-	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW) {
+	if (sxdp_list_op_adds(op)) {
 		/* Entries there already whose expiry, origin or comment changed. */
 		c.added = r->changed;
 		c.updated = r->updated;
 	} else {
 		c.removed = r->changed;
 	}
-	xdp_json_begin(change_op_name[op], "lists");
+	xdp_json_begin(sxdp_list_op_name(op), "lists");
 	xdp_json_list(s, list, &c, r);
 	xdp_json_end();
 }
 
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */
-static int change_entries(const struct cli_command *cmd, enum change_op op, int argc,
+static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, int argc,
 			  char **argv)
 {
-	bool allow = op == CHANGE_ALLOW || op == CHANGE_DISALLOW;
+	bool allow = sxdp_list_op_allows(op);
 	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
 	struct sxdp_store_attrs a = { .origin = "cli", .allow = allow };
 	struct feed_notes notes = { 0 };
@@ -854,7 +843,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (ret)
 		goto out;
 	/* Read before the entries go, with them their origins. */
-	if (op == CHANGE_UNBLOCK &&
+	if (op == SXDP_OP_UNBLOCK &&
 	    sxdp_store_origins_of(s, list, false, l.keys, l.n, feed_note, &notes, err,
 				  sizeof(err))) {
 		ret = cli_error("%s: %s", list, err[0] ? err : "out of memory");
@@ -865,7 +854,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	/* The re-ban rule (sxdp_store_add): without --ttl an entry keeps its expiry. */
 	a.keep_expiry = !o.ttl_given;
 	a.comment = o.comment;
-	if (op == CHANGE_BLOCK || op == CHANGE_ALLOW)
+	if (sxdp_list_op_adds(op))
 		ret = sxdp_op_add(s, list, &l, &a, &r, err, sizeof(err));
 	else
 		ret = sxdp_op_remove(s, list, allow, &l, &r, err, sizeof(err));
@@ -876,7 +865,7 @@ static int change_entries(const struct cli_command *cmd, enum change_op op, int 
 	if (o.json)
 		json_change(s, op, list, l.n, &r);
 	else
-		print_result(list, change_done[op], &r);
+		print_result(list, sxdp_list_op_done(op), &r);
 	if (r.missing && !o.json)
 		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
 		       allow ? "allowlist" : "list");
@@ -894,22 +883,22 @@ out:
 
 static int cmd_block(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_BLOCK, argc, argv);
+	return change_entries(cmd, SXDP_OP_BLOCK, argc, argv);
 }
 
 static int cmd_unblock(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_UNBLOCK, argc, argv);
+	return change_entries(cmd, SXDP_OP_UNBLOCK, argc, argv);
 }
 
 static int cmd_allow(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_ALLOW, argc, argv);
+	return change_entries(cmd, SXDP_OP_ALLOW, argc, argv);
 }
 
 static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
 {
-	return change_entries(cmd, CHANGE_DISALLOW, argc, argv);
+	return change_entries(cmd, SXDP_OP_DISALLOW, argc, argv);
 }
 
 /*
@@ -1352,7 +1341,8 @@ static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes
 
 	if (sxdp_feed_read(path, fmt, &l, NULL, err, sizeof(err)))
 		return feed_errors(err);
-	*c = (struct sieve_xdp_config){ .max_probes = max_probes };
+	/* As this sieve's program keeps them: IPv4 prefixes in the table, not probed. */
+	*c = (struct sieve_xdp_config){ .flags = SIEVE_XDP_F_V4TABLE, .max_probes = max_probes };
 	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
 	sxdp_list_free(&l);
 	sxdp_list_free(&keys);
@@ -1391,17 +1381,20 @@ struct status_info {
 	uint64_t allowed;
 	uint64_t version;		/* the store's version of the list */
 	bool synced;			/* its maps were behind: this run rebuilt them */
-	uint64_t bloom_mem, exact_mem, nbits;
-	double fpr;
-	char filter[32];		/* the filter backend's filter */
-	struct sxdp_prog prog;		/* the program running; id 0: none */
+	struct sxdp_iface_report r;	/* what its pins show (report.h) */
 	enum sxdp_enforce state;	/* whether it enforces its list (status_state) */
 };
 
 /* The mode: queried here, or the recorded one of another namespace's interface. */
 static const char *status_mode(struct sxdp_handle *h, const struct status_info *si)
 {
-	return !h->ifindex && si->a.mode[0] ? si->a.mode : sxdp_mode(h);
+	return !h->ifindex && si->a.mode[0] ? si->a.mode : si->r.mode;
+}
+
+/* The filter backend's filter, by name. */
+static const char *status_filter(const struct status_info *si)
+{
+	return si->r.filter[0] ? si->r.filter : "(gone)";
 }
 
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
@@ -1424,7 +1417,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_bool("resynced", si->synced);
 	json_str("backend", sxdp_backend_name(c->flags));
 	if (c->flags & SIEVE_XDP_F_FILTER)
-		json_str("filter", si->filter);
+		json_str("filter", status_filter(si));
 	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
 	json_u64("entries", c->entries);
@@ -1438,21 +1431,28 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("nr_v4_lens", c->nr_v4_lens);
 	json_u64("nr_v6_lens", c->nr_v6_lens);
 	print_probes(c, true);
-	json_u64("bloom_bits", si->nbits);
+	json_u64("bloom_bits", si->r.nbits);
 	/*
 	 * The backend's two words under the names they had before the config
 	 * named them per backend: k or 0, and max_entries, blocks or the id.
 	 */
 	json_u64("nr_hashes", c->bloom.nr_hashes);
 	json_u64("max_entries", c->bloom.max_entries);
-	json_u64("bloom_bytes", si->bloom_mem);
-	json_u64("exact_bytes", si->exact_mem);
+	json_u64("bloom_bytes", si->r.filter_bytes);
+	json_u64("exact_bytes", si->r.exact_bytes);
+	if (c->flags & SIEVE_XDP_F_V4TABLE) {
+		json_object("v4table");
+		json_u64("covered_24s", si->r.v4_covered);
+		json_u64("chunk_24s", si->r.v4_chunks);
+		json_u64("bytes", si->r.v4table_bytes);
+		json_end();
+	}
 	json_double("target_fpr", "%.9g", c->fpp_ppb / 1e9);
-	json_double("expected_fpr", "%.9g", si->fpr);
+	json_double("expected_fpr", "%.9g", si->r.fpr);
 	json_u64("generation", c->gen_seq);
 	/* The running program: attach replaces one of another tag (an upgrade). */
-	json_u64("prog_id", si->prog.id);
-	json_str("prog_tag", si->prog.tag);
+	json_u64("prog_id", si->r.prog.id);
+	json_str("prog_tag", si->r.prog.tag);
 	json_bool("older_program", h->stale);
 	json_end();
 }
@@ -1482,14 +1482,20 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 		printf("; %u removed since this generation was built (rebuilt past %u)", c->removed,
 		       sxdp_removed_max(c));
 	printf("\n");
-	sxdp_backend_of(c->flags)->describe(c, si->bloom_mem, si->filter, line, sizeof(line));
+	sxdp_backend_of(c->flags)->describe(c, si->r.filter_bytes, status_filter(si), line,
+					    sizeof(line));
 	printf("  %s\n", line);
-	if (si->exact_mem)
-		printf("  exact map: %.3f MiB in the kernel\n", si->exact_mem / 1048576.0);
+	if (si->r.exact_bytes)
+		printf("  exact map: %.3f MiB in the kernel\n", si->r.exact_bytes / 1048576.0);
+	if (c->flags & SIEVE_XDP_F_V4TABLE)
+		printf("  IPv4 prefixes in the prefix table (two lookups a packet at most): %llu /24s "
+		       "covered whole, %llu with longer prefixes; %.3f MiB in the kernel\n",
+		       (unsigned long long)si->r.v4_covered, (unsigned long long)si->r.v4_chunks,
+		       si->r.v4table_bytes / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
-	       si->fpr, c->fpp_ppb / 1e9);
-	if (si->prog.id)
-		printf("  program id %u, tag %s%s\n", si->prog.id, si->prog.tag,
+	       si->r.fpr, c->fpp_ppb / 1e9);
+	if (si->r.prog.id)
+		printf("  program id %u, tag %s%s\n", si->r.prog.id, si->r.prog.tag,
 		       h->stale ? "; an older sieve's, with maps of another layout: changes do not "
 				  "reach it until `sieve xdp attach` replaces it" : "");
 	else
@@ -1552,28 +1558,19 @@ static int do_status(struct sxdp_handle *h, void *arg)
 {
 	struct status_arg *sa = arg;
 	struct status_info si = { 0 };
-	struct sieve_xdp_config c;
-	int ret = sxdp_read_config(h, &c, NULL);
+	int ret = sxdp_iface_report(h, &si.r);
 
-	if (!ret && status_store(sa->s, h, &c, &si))
+	if (!ret && status_store(sa->s, h, &si.r.cfg, &si))
 		return EXIT_ERROR;
 	if (!ret && si.synced)
-		ret = sxdp_read_config(h, &c, NULL);
-	if (!ret)
-		ret = sxdp_live_memory(h, &si.bloom_mem, &si.exact_mem);
+		ret = sxdp_iface_report(h, &si.r);
 	if (ret)
 		return cli_error("%s: %s", h->ifname, strerror(-ret));
-	/* Removed keys keep their bits until the next generation. */
-	si.fpr = sxdp_backend_of(c.flags)->fpr(&c, c.keys + c.removed, &si.nbits);
-	sxdp_prog_running(h->netns, h->ifname, &si.prog);
-	if ((c.flags & SIEVE_XDP_F_FILTER) &&
-	    sxdp_filter_name_of(c.filter.id, si.filter, sizeof(si.filter)))
-		snprintf(si.filter, sizeof(si.filter), "(gone)");
-	si.state = status_state(h, &c, &si, sa->detached);
+	si.state = status_state(h, &si.r.cfg, &si, sa->detached);
 	if (sa->json)
-		print_status_json(h, &c, &si);
+		print_status_json(h, &si.r.cfg, &si);
 	else
-		print_status_text(h, &c, &si);
+		print_status_text(h, &si.r.cfg, &si);
 	return si.state == SXDP_ENFORCING ? EXIT_OK : EXIT_NOT_ENFORCED;
 }
 

@@ -81,18 +81,19 @@ static int open_store(const char *state_dir, bool prune, struct sxdp_store **s, 
 {
 	struct sagent_cmdline cl = { 0 };
 	char dir[4096], file[4200];
+	enum sxdp_store_sync sync;
 	int ret;
 
 	*s = NULL;
 	/* The store every other command opens: the same order of sources. */
 	cl.set[SAGENT_STATE_DIR] = state_dir;
-	ret = sagent_state_dir(&cl, dir, sizeof(dir), err, errlen);
+	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, errlen);
 	if (ret)
 		return ret;
 	snprintf(file, sizeof(file), "%s/%s", dir, SXDP_STORE_FILE);
 	if (!prune && access(file, F_OK) && errno == ENOENT)
 		return 0;
-	return sxdp_store_open(dir, s, err, errlen);
+	return sxdp_store_open_sync(dir, sync, s, err, errlen);
 }
 
 /*

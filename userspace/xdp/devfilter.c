@@ -314,7 +314,13 @@ static int plan(const struct sxdp_list *l, const struct sieve_xdp_config *cur, b
 	int ret = 1;
 
 	*kept = false;
-	if (reads_name && sxdp_max_probes(cur) == sxdp_max_probes(cfg)) {
+	/*
+	 * A config that walks IPv4 prefix lengths (an older sieve's) would
+	 * miss them in a NAME refilled without them: a stand-in takes over
+	 * with the config that reads the IPv4 prefix table instead.
+	 */
+	if (reads_name && sxdp_max_probes(cur) == sxdp_max_probes(cfg) &&
+	    !((cfg->flags & SIEVE_XDP_F_V4TABLE) && !(cur->flags & SIEVE_XDP_F_V4TABLE))) {
 		keep_lengths(&k, cur, l);
 		ret = sxdp_expand(l, &k, &keys);
 		if (!ret) {

@@ -169,6 +169,18 @@ unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned i
  * more than entries; -ERANGE if a prefix has no probe length (a config
  * that does not fit the list).
  */
+/* Here, not in v4table.c: the planner is built without libbpf too (the unit runner). */
+bool sxdp_v4table_entry(const struct sieve_xdp_key *k)
+{
+	return k->kind == SIEVE_XDP_PREFIX && k->family == SIEVE_XDP_V4 && k->prefix_len < 32;
+}
+
+/* A prefix the generation keeps in the IPv4 prefix table. */
+static bool in_v4table(const struct sieve_xdp_config *cfg, const struct sieve_xdp_key *k)
+{
+	return (cfg->flags & SIEVE_XDP_F_V4TABLE) && sxdp_v4table_entry(k);
+}
+
 static int expand_into(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 		       struct sxdp_list *out)
 {
@@ -191,6 +203,9 @@ static int expand_into(const struct sxdp_list *l, const struct sieve_xdp_config 
 			ret = sxdp_list_add(&x, k);
 			continue;
 		}
+		/* In the IPv4 prefix table (v4table.c), not the filter. */
+		if (in_v4table(cfg, k))
+			continue;
 		target = k->family == SIEVE_XDP_V4 ?
 			sxdp_cpe_target(cfg->v4_lens, cfg->nr_v4_lens, k->prefix_len) :
 			sxdp_cpe_target(cfg->v6_lens, cfg->nr_v6_lens, k->prefix_len);
@@ -259,8 +274,9 @@ unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg)
  * One family's probe lengths for the prefixes of @l: *extra is how many
  * keys expansion adds to them.
  */
-static int choose_family(const struct sxdp_list *l, uint8_t family, unsigned int max_probes,
-			 uint8_t *lens, uint8_t *nr, uint64_t *extra)
+static int choose_family(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+			 uint8_t family, unsigned int max_probes, uint8_t *lens, uint8_t *nr,
+			 uint64_t *extra)
 {
 	uint64_t hist[SXDP_CPE_MAX_LEN + 1] = { 0 }, prefixes = 0, keys;
 	unsigned int n = 0;
@@ -268,7 +284,8 @@ static int choose_family(const struct sxdp_list *l, uint8_t family, unsigned int
 	int ret;
 
 	for (i = 0; i < l->n; i++) {
-		if (l->keys[i].kind == SIEVE_XDP_PREFIX && l->keys[i].family == family) {
+		if (l->keys[i].kind == SIEVE_XDP_PREFIX && l->keys[i].family == family &&
+		    !in_v4table(cfg, &l->keys[i])) {
 			hist[l->keys[i].prefix_len]++;
 			prefixes++;
 		}
@@ -290,9 +307,9 @@ int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l)
 	cfg->kinds = 0;
 	for (i = 0; i < l->n; i++)
 		cfg->kinds |= SIEVE_XDP_KIND_BIT(l->keys[i].kind, l->keys[i].family);
-	ret = choose_family(l, SIEVE_XDP_V4, max_probes, cfg->v4_lens, &cfg->nr_v4_lens, &extra4);
+	ret = choose_family(l, cfg, SIEVE_XDP_V4, max_probes, cfg->v4_lens, &cfg->nr_v4_lens, &extra4);
 	if (!ret)
-		ret = choose_family(l, SIEVE_XDP_V6, max_probes, cfg->v6_lens, &cfg->nr_v6_lens,
+		ret = choose_family(l, cfg, SIEVE_XDP_V6, max_probes, cfg->v6_lens, &cfg->nr_v6_lens,
 				    &extra6);
 	if (ret || extra4 > SXDP_MAX_EXTRA_KEYS || extra6 > SXDP_MAX_EXTRA_KEYS - extra4)
 		return -E2BIG;
@@ -337,7 +354,7 @@ int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fre
 		unsigned int target;
 
 		cfg->kinds |= SIEVE_XDP_KIND_BIT(k->kind, k->family);
-		if (k->kind != SIEVE_XDP_PREFIX)
+		if (k->kind != SIEVE_XDP_PREFIX || in_v4table(cfg, k))
 			continue;
 		target = sxdp_cpe_target(lens, *nr, k->prefix_len);
 		if (target == k->prefix_len)

@@ -39,6 +39,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdp.h"
+#include "sieve_xdp_v4table.h"
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 
@@ -373,6 +374,7 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	h->allow_fd = -1;
 	h->blocked_fd = -1;
 	h->removed_fd = -1;
+	h->v4top_fd = h->v4chunk_fd = -1;
 	if (!sxdp_ifname_ok(ifname))
 		return -EINVAL;
 	for (i = 0; i < 5; i++) {
@@ -413,6 +415,11 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	/* Not there either: removals then rebuild, as they did (removed.c). */
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_REMOVED);
 	h->removed_fd = bpf_obj_get(path);
+	/* Nor these: builds then keep IPv4 prefixes in the filter, as they did. */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_V4TOP);
+	h->v4top_fd = bpf_obj_get(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_V4CHUNK);
+	h->v4chunk_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
 }
@@ -463,6 +470,11 @@ void sxdp_close(struct sxdp_handle *h)
 	if (h->removed_fd >= 0)
 		close(h->removed_fd);
 	h->removed_fd = -1;
+	if (h->v4top_fd >= 0)
+		close(h->v4top_fd);
+	if (h->v4chunk_fd >= 0)
+		close(h->v4chunk_fd);
+	h->v4top_fd = h->v4chunk_fd = -1;
 }
 
 static int read_active(struct sxdp_handle *h, uint32_t *gen)
@@ -629,7 +641,7 @@ static int slot_map_fd(int outer_fd, uint32_t slot)
 }
 
 /* What the kernel charges a map: "memlock:" in its fdinfo. */
-static uint64_t map_memlock(int fd)
+uint64_t sxdp_map_memlock(int fd)
 {
 	unsigned long long val = 0;
 	char path[64], line[128];
@@ -670,18 +682,18 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 	/* The filter: in the live slot of one backend's outer map, if any. */
 	fd = live_filter_fd(h, gen);
 	if (fd >= 0) {
-		*bloom_bytes = map_memlock(fd);
+		*bloom_bytes = sxdp_map_memlock(fd);
 		close(fd);
 	}
 	fd = slot_map_fd(h->exact_fd, gen);
 	if (fd >= 0) {
-		*exact_bytes = map_memlock(fd);
+		*exact_bytes = sxdp_map_memlock(fd);
 		close(fd);
 	}
 	/* The removed map refutes the filter's hits: the filter's cost too. */
 	fd = h->removed_fd >= 0 ? slot_map_fd(h->removed_fd, gen) : -ENOENT;
 	if (fd >= 0) {
-		*bloom_bytes += map_memlock(fd);
+		*bloom_bytes += sxdp_map_memlock(fd);
 		close(fd);
 	}
 	return 0;
@@ -760,7 +772,7 @@ out_close_bloom:
  * is a synchronize_rcu(). Where it is refused (nohz_full), a pause far
  * longer than any program run stands in.
  */
-static void wait_for_packets(void)
+void sxdp_wait_for_packets(void)
 {
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
 		usleep(50000);
@@ -844,7 +856,7 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 	 */
 	if (filter_slot_in_use(h, idle) || slot_in_use(h->exact_fd, idle) ||
 	    (h->removed_fd >= 0 && slot_in_use(h->removed_fd, idle)))
-		wait_for_packets();
+		sxdp_wait_for_packets();
 	next.gen_seq = cur.gen_seq + 1;
 	next.layout = SIEVE_XDP_LAYOUT;
 	/* The filter goes to its backend's outer map; the other's slot is emptied. */
@@ -859,7 +871,7 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 		err = -errno;
 		goto out;
 	}
-	wait_for_packets();
+	sxdp_wait_for_packets();
 	/* Nothing reads the old slot any more: free its maps. */
 	set_filter_slot(h, NULL, live, -1);
 	bpf_map_delete_elem(h->exact_fd, &live);
@@ -909,9 +921,46 @@ int sxdp_config_keyed(struct sieve_xdp_config *cfg, struct sxdp_handle *h,
 	return 0;
 }
 
+/* The table's failure, in words. */
+static void v4table_err(int ret, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "the IPv4 prefix table: %s", ret == -ENOSPC ?
+		 "more /24s hold prefixes longer than /24 than it takes" : strerror(-ret));
+}
+
+/*
+ * Where the program has the IPv4 prefix table, the generation is built
+ * without IPv4 prefixes, flagged to read the table instead; elsewhere (an
+ * older sieve's pins) they are expanded into the filter as before. The
+ * live generation may read the table already, and may hold in its filter
+ * what the new one keeps in the table (a source there, a prefix here): so
+ * the table only gains before the swap (every prefix of the list set),
+ * and loses what the list no longer holds only after it. A build that
+ * fails, or is killed, leaves it blocking more, never less, until the
+ * next one.
+ */
 int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen)
 {
-	return sxdp_backend_of(b->flags)->build(h, b, err, errlen);
+	struct sxdp_build_spec spec = *b;
+	bool table = sxdp_v4table_on(h);
+	int ret;
+
+	spec.flags &= ~SIEVE_XDP_F_V4TABLE;
+	if (table) {
+		ret = sxdp_v4table_add(h, b->list);
+		if (ret) {
+			v4table_err(ret, err, errlen);
+			return ret;
+		}
+		spec.flags |= SIEVE_XDP_F_V4TABLE;
+	}
+	ret = sxdp_backend_of(spec.flags)->build(h, &spec, err, errlen);
+	if (!ret && table) {
+		ret = sxdp_v4table_sync(h, b->list);
+		if (ret)
+			v4table_err(ret, err, errlen);
+	}
+	return ret;
 }
 
 int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,

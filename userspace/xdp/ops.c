@@ -341,6 +341,37 @@ static const struct sxdp_list *stored(struct sxdp_store *s, const char *list, st
 	return &c->stored;
 }
 
+/* A config that reads the table on a handle without it: never written so. */
+static int v4table_ready(const struct sxdp_handle *h)
+{
+	return sxdp_v4table_on(h) ? 0 : -EIO;
+}
+
+/*
+ * The IPv4 prefixes of @c->gone out of the table: the /24s they spanned
+ * recomputed from the prefixes that remain in the store (its prefix
+ * index: sources are not read). Nothing if none is gone.
+ */
+static int v4table_remove(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
+			  struct change *c, char *err, size_t errlen)
+{
+	struct sxdp_list remaining = { 0 };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < c->gone->n && !sxdp_v4table_entry(&c->gone->keys[i]); i++)
+		;
+	if (i == c->gone->n)
+		return 0;
+	ret = v4table_ready(h);
+	if (!ret)
+		ret = sxdp_store_read_v4_prefixes(s, list, &remaining, err, errlen);
+	if (!ret)
+		ret = sxdp_v4table_remove(h, c->gone, &remaining);
+	sxdp_list_free(&remaining);
+	return ret;
+}
+
 /*
  * Live adds of @c->fresh into @h's maps, of either kind of backend: 1 for
  * a rebuild. The filter backend reads the list only if it may hold one
@@ -355,7 +386,14 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 	int ret;
 
 	/* Unreadable: the default's add, which reads it again and says why. */
-	ops = sxdp_backend_of(sxdp_read_config(h, &cfg, NULL) ? 0 : cfg.flags);
+	ret = sxdp_read_config(h, &cfg, NULL);
+	ops = sxdp_backend_of(ret ? 0 : cfg.flags);
+	/* IPv4 prefixes: into the table first, whatever the backend does next. */
+	if (!ret && (cfg.flags & SIEVE_XDP_F_V4TABLE)) {
+		ret = v4table_ready(h) ?: sxdp_v4table_add(h, &c->fresh);
+		if (ret)
+			return ret;
+	}
 	ret = ops->add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
 	if (ret != 2)
 		return ret;
@@ -395,6 +433,11 @@ static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handl
 	if (ret)
 		return ret;
 	ops = sxdp_backend_of(cfg.flags);
+	if (cfg.flags & SIEVE_XDP_F_V4TABLE) {
+		ret = v4table_remove(s, list, h, c, err, errlen);
+		if (ret)
+			return ret;
+	}
 	if (ops->remove_live) {
 		l = stored(s, list, c, err, errlen);
 		return l ? ops->remove_live(h, c->gone, l, version) : -EIO;

@@ -43,9 +43,70 @@
 #ifndef SIEVE_XDP_OPS_H
 #define SIEVE_XDP_OPS_H
 
+#include <errno.h>
+#include <string.h>
+
 #include "enforce.h"
 #include "store.h"
 #include "xdp.h"
+
+/*
+ * The changes of a list by entry, one vocabulary for the commands
+ * (sieve xdp block ...), the fleet's stream (its op field: fleet.h) and
+ * the metrics. sxdp_op_add() does those that add, sxdp_op_remove() the
+ * others; each is on the blocklist or on the allowlist.
+ */
+enum sxdp_list_op {
+	SXDP_OP_BLOCK, SXDP_OP_UNBLOCK, SXDP_OP_ALLOW, SXDP_OP_DISALLOW,
+	SXDP_NR_LIST_OPS,
+};
+
+/* The command's and the stream's word for @op ("block"); "unknown" out of range. */
+static inline const char *sxdp_list_op_name(enum sxdp_list_op op)
+{
+	static const char *const names[SXDP_NR_LIST_OPS] = {
+		[SXDP_OP_BLOCK] = "block", [SXDP_OP_UNBLOCK] = "unblock",
+		[SXDP_OP_ALLOW] = "allow", [SXDP_OP_DISALLOW] = "disallow",
+	};
+
+	return (unsigned int)op < SXDP_NR_LIST_OPS ? names[op] : "unknown";
+}
+
+/* What a command says it did ("blocked"). */
+static inline const char *sxdp_list_op_done(enum sxdp_list_op op)
+{
+	static const char *const done[SXDP_NR_LIST_OPS] = {
+		[SXDP_OP_BLOCK] = "blocked", [SXDP_OP_UNBLOCK] = "unblocked",
+		[SXDP_OP_ALLOW] = "allowed", [SXDP_OP_DISALLOW] = "disallowed",
+	};
+
+	return (unsigned int)op < SXDP_NR_LIST_OPS ? done[op] : "unknown";
+}
+
+/* The op of the word @word: 0, or -EINVAL if none is. */
+static inline int sxdp_list_op_parse(const char *word, enum sxdp_list_op *op)
+{
+	unsigned int i;
+
+	for (i = 0; word && i < SXDP_NR_LIST_OPS; i++)
+		if (!strcmp(word, sxdp_list_op_name(i))) {
+			*op = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* allow and disallow change the allowlist; block and unblock the blocklist. */
+static inline bool sxdp_list_op_allows(enum sxdp_list_op op)
+{
+	return op == SXDP_OP_ALLOW || op == SXDP_OP_DISALLOW;
+}
+
+/* block and allow add entries (sxdp_op_add); unblock and disallow remove them. */
+static inline bool sxdp_list_op_adds(enum sxdp_list_op op)
+{
+	return op == SXDP_OP_BLOCK || op == SXDP_OP_ALLOW;
+}
 
 /* What an operation did. */
 struct sxdp_op_result {

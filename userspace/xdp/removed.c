@@ -242,6 +242,9 @@ static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_
 			total++;
 			continue;
 		}
+		/* In the IPv4 prefix table: its own removal (v4table.c). */
+		if ((cfg->flags & SIEVE_XDP_F_V4TABLE) && sxdp_v4table_entry(k))
+			continue;
 		/* Lengths ascend from l: each candidate in turn, as the only probe. */
 		for (l = k->prefix_len; !ret && (l = sxdp_cpe_target(lens, n, l)); l++) {
 			if (l - k->prefix_len >= 20 || (total += 1ULL << (l - k->prefix_len)) >

@@ -9,7 +9,9 @@
  * has reported done also survives a power loss: after a reboot the maps
  * are rebuilt from the store, and a ban the operator was told about must
  * be there. That is one fsync per transaction; bulk loads are one
- * transaction, so they pay it once.
+ * transaction, so they pay it once. [store] sync = normal (the caller's
+ * choice, sxdp_store_open_sync) drops that sync and keeps the rest: see
+ * enum sxdp_store_sync.
  *
  * Concurrency. Writers begin with BEGIN IMMEDIATE, which takes the write
  * lock up front, and wait up to SXDP_STORE_BUSY_MS for it (busy_timeout):
@@ -51,6 +53,9 @@
  * an entry either blocked or allowed in one list.
  * attachments: which list an interface enforces, how (for the agent).
  * Version 2: the probe budget of an attachment (attach --max-probes).
+ * Version 3: an index of the blocklists' prefix entries alone, so that a
+ * live unblock of an IPv4 prefix reads the prefixes that remain
+ * (sxdp_store_read_v4_prefixes) without walking a list of sources.
  */
 static const char *const migrations[] = {
 	"CREATE TABLE lists ("
@@ -80,14 +85,16 @@ static const char *const migrations[] = {
 	"  built_version INTEGER,"
 	"  PRIMARY KEY (netns, iface));",
 	"ALTER TABLE attachments ADD COLUMN max_probes INTEGER;",
+	"CREATE INDEX entries_prefix ON entries(list, key) WHERE kind = 1 AND allow = 0;",
 };
 
 /*
  * Indexes that change no answer, only how fast one comes, made at open if
- * missing, with no version step: an older sieve opens the store as before
- * and keeps them up to date without knowing them (SQLite does), so the
- * upgrade cases that go back and forth between two builds on one store
- * still can. When they are there, IF NOT EXISTS costs no lock.
+ * missing, with no version step: an older sieve of the same schema version
+ * opens the store as before and keeps them up to date without knowing them
+ * (SQLite does), so going back and forth between two builds on one store
+ * (e2e upgrade_killed) still works. When they are there, IF NOT EXISTS
+ * costs no lock.
  *
  * entries_allowed: the allowlist entries alone (partial: the bulk of a
  * list, its blocklist, pays nothing for it), so that every load and
@@ -542,6 +549,25 @@ static int set_wal(struct sxdp_store *s, const struct file_facts *f, char *err, 
 
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen)
 {
+	return sxdp_store_open_sync(state_dir, SXDP_STORE_SYNC_FULL, sp, err, errlen);
+}
+
+/*
+ * The connection's PRAGMAs. synchronous=NORMAL in WAL mode still syncs a
+ * new log's header (so wal_open()'s reasoning holds) and every checkpoint
+ * (the log before it is copied, the database after): only the commit's
+ * own sync goes.
+ */
+static const char *const connection_pragmas[] = {
+	[SXDP_STORE_SYNC_FULL] = "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+		"PRAGMA temp_store = MEMORY; PRAGMA cache_size = " STORE_CACHE_KIB,
+	[SXDP_STORE_SYNC_NORMAL] = "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
+		"PRAGMA temp_store = MEMORY; PRAGMA cache_size = " STORE_CACHE_KIB,
+};
+
+int sxdp_store_open_sync(const char *state_dir, enum sxdp_store_sync sync,
+			 struct sxdp_store **sp, char *err, size_t errlen)
+{
 	struct file_facts f;
 	struct sxdp_store *s;
 	struct stat stbuf;
@@ -550,6 +576,10 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 	/* $SIEVE_STATE_DIR and sieve.conf are the caller's: settings.c, one order for all. */
 	if (!state_dir || !*state_dir)
 		state_dir = SXDP_STORE_DIR;
+	if ((unsigned int)sync > SXDP_STORE_SYNC_NORMAL) {
+		seterr(err, errlen, "unknown sync mode %d", (int)sync);
+		return -EINVAL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -598,9 +628,7 @@ int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, si
 		goto out_close;
 	ret = set_wal(s, &f, err, errlen);
 	if (!ret)
-		ret = exec(s, "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
-			   "PRAGMA temp_store = MEMORY; PRAGMA cache_size = " STORE_CACHE_KIB,
-			   err, errlen);
+		ret = exec(s, connection_pragmas[sync], err, errlen);
 	if (!ret && f.version < SXDP_STORE_VERSION)
 		ret = migrate(s, err, errlen);
 	/* Counted again after a migration; else as check_file() found them. */
@@ -1840,6 +1868,23 @@ int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
 	return read_keys(s, st, list, l, err, errlen);
 }
 
+int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+				char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	_Static_assert(SIEVE_XDP_PREFIX == 1, "the kind the prefix index holds");
+	/* Literals, as the index's WHERE: SQLite matches a partial index on them only. */
+	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries INDEXED BY entries_prefix "
+				"WHERE list = ?1 AND kind = 1 AND allow = 0 AND "
+				"instr(key, ':') = 0", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "read", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	return read_keys(s, st, list, l, err, errlen);
+}
+
 int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
 		    char *err, size_t errlen)
 {
@@ -2273,14 +2318,6 @@ int sxdp_store_adopt_origins(struct sxdp_store *s, const char *list,
  * Runs @sql over @keys as sxdp_batch(?3), ?1 the list, ?2 allow; @cb gets
  * each row (its columns 0 and 1 as text).
  */
-/*
- * The lookups below join the batch to the entries with CROSS JOIN, which
- * SQLite takes as "the batch is the outer loop": a primary key lookup per
- * key of the batch. The planner cannot know a batch's size when it plans
- * (batch_best_index() guesses 10^6 rows), and with a plain JOIN it walked
- * every entry of the list and looked each up in the batch: an `unblock`
- * of one key read the whole list (0.1 s at 10^6 entries, 0.76 s at 10^7).
- */
 static int batch_rows(struct sxdp_store *s, const char *sql, const char *list, bool allow,
 		      const struct sieve_xdp_key *keys, size_t n,
 		      int (*cb)(const char *c0, const char *c1, int64_t c2, void *ctx),
@@ -2348,6 +2385,7 @@ int sxdp_store_held_by(struct sxdp_store *s, const char *list, bool allow, const
 	ret = origin_present(s, list, &a, &present, err, errlen);
 	if (ret || present)
 		return ret;
+	/* CROSS JOIN: the batch outside, as in sxdp_store_origins_of(). */
 	return batch_rows(s, "SELECT e.origin, NULL, count(*) AS c FROM sxdp_batch(?3) AS b "
 			  "CROSS JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND e.allow = ?2 "
 			  "GROUP BY e.origin ORDER BY c DESC, e.origin LIMIT 1", list, allow,
@@ -2375,7 +2413,15 @@ int sxdp_store_origins_of(struct sxdp_store *s, const char *list, bool allow,
 
 	if (!n)
 		return 0;
+	/*
+	 * CROSS JOIN: the batch outside, each key found by the primary key.
+	 * Left to the planner, which takes sxdp_batch() for a million rows
+	 * (batch_best_index cannot see the batch), it walked the whole list
+	 * and looked each entry up in the batch: an `unblock` of one key read
+	 * every entry (11 ms at 10^5, O(N)).
+	 */
 	return batch_rows(s, "SELECT DISTINCT e.key, e.origin, 0 FROM sxdp_batch(?3) AS b "
-			  "CROSS JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND e.allow = ?2 "
+			  "CROSS JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND "
+			  "e.allow = ?2 "
 			  "ORDER BY e.key", list, allow, keys, n, origins_row, &x, err, errlen);
 }

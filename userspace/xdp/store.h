@@ -36,7 +36,7 @@
 #define SXDP_STORE_DIR		"/var/lib/sieve"
 #define SXDP_STORE_FILE		"sieve.db"
 /* The schema this build writes; see the migrations in store.c. */
-#define SXDP_STORE_VERSION	2
+#define SXDP_STORE_VERSION	3
 /* How long a writer waits for another one before -EBUSY. */
 #define SXDP_STORE_BUSY_MS	30000
 
@@ -114,9 +114,28 @@ struct sxdp_attachment {
 /*
  * Opens (creating and migrating as needed) @state_dir/sieve.db; @state_dir
  * NULL: SXDP_STORE_DIR (the programs pass the folder sieve.conf's order
- * chose: userspace/agent/settings.h). The folder is made 0700, the file 0600.
+ * chose: userspace/conf/settings.h). The folder is made 0700, the file 0600.
  */
 int sxdp_store_open(const char *state_dir, struct sxdp_store **sp, char *err, size_t errlen);
+
+/*
+ * When a commit reaches the disk ([store] sync of sieve.conf(5)).
+ * FULL: the log is synced at every commit, so a change reported done
+ * survives a power loss too (one fdatasync a change). NORMAL: the log is
+ * synced only when it is copied into the database (a checkpoint: after a
+ * bulk change, and once every few dozen small ones); a commit is a write
+ * into the page cache. A process killed at any point, a clean reboot or an
+ * upgrade lose nothing either way, and the store is never corrupt; a power
+ * loss or a kernel crash may take the last changes made before it (the
+ * maps are rebuilt from the store at boot: those bans are gone).
+ */
+enum sxdp_store_sync {
+	SXDP_STORE_SYNC_FULL,
+	SXDP_STORE_SYNC_NORMAL,
+};
+/* sxdp_store_open() with commits synced as @sync says (FULL there). */
+int sxdp_store_open_sync(const char *state_dir, enum sxdp_store_sync sync,
+			 struct sxdp_store **sp, char *err, size_t errlen);
 void sxdp_store_close(struct sxdp_store *s);
 /* The database's path (for messages). */
 const char *sxdp_store_path(const struct sxdp_store *s);
@@ -246,6 +265,13 @@ int sxdp_store_foreach(struct sxdp_store *s, const char *list,
 /* @list's blocked keys appended to @l, parsed (sxdp_parse_entry); in key order. */
 int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
 		    char *err, size_t errlen);
+/*
+ * @list's blocked IPv4 prefixes appended to @l, parsed, in no set order:
+ * what the IPv4 prefix table recomputes a live unblock from (v4table.c).
+ * One range of an index of prefix entries: sources cost nothing.
+ */
+int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+				char *err, size_t errlen);
 /* The same for the blocklist (@allow false) or the allowlist. */
 int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
 			 struct sxdp_list *l, char *err, size_t errlen);

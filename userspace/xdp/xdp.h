@@ -6,6 +6,35 @@
  * The list of record is the store (store.h); ops.h keeps the two in step.
  * Functions return 0 or -errno; messages are the CLI's business, except
  * where a function fills an err buffer because only it knows the detail.
+ *
+ * Words, each in one sense across the loader, the CLI and the agent:
+ *
+ * list		A named blocklist of the store ("default", --list NAME), with
+ *		its allowlist; an interface enforces one. (struct sxdp_list is
+ *		not one: it is a vector of keys, a list's or a feed's.)
+ * entry	What a person or a feed writes: an address, a prefix, a
+ *		service (ADDR:PORT/PROTO) or a flow, one line, as
+ *		sxdp_parse_entry() reads and sxdp_format_entry() writes it.
+ * key		An entry parsed: struct sieve_xdp_key, of fixed size, what the
+ *		maps are probed with. A list's keys are its entries; the maps
+ *		hold more, since a prefix of an unusual length is expanded to
+ *		keys of the lengths the program probes (expand.c).
+ * digest	A key hashed under the host's digest key (secret.c,
+ *		sieve_xdp_digest()): what a filter holds for a key. The same
+ *		key digests alike in every generation of the host.
+ * generation	One whole set of maps and their config (struct
+ *		sieve_xdp_config): built from the store at a list's version,
+ *		made live in one swap, so a packet sees one generation, never
+ *		half of two (loader.c).
+ * backend	How a generation's filter is built (backend.h): a bloom map,
+ *		blocked bloom arrays, or a /dev/sieve filter.
+ * filter	A generation's probabilistic part, of whichever backend, as in
+ *		"the live filter" and its false-positive rate; "/dev/sieve
+ *		filter" always says so, and is a filter of the module (the
+ *		filter backend's is one). A "core" is a filter type of the
+ *		module's (kmod/bloom.c ...), never this.
+ * exact	The maps that hold the keys themselves (SIEVE_XDP_F_EXACT):
+ *		a filter's hit is dropped only if they hold the key too.
  */
 #ifndef SIEVE_XDP_LOADER_H
 #define SIEVE_XDP_LOADER_H
@@ -181,6 +210,8 @@ struct sxdp_handle {
 	int allow_fd;		/* -1: an instance from before the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
 	int removed_fd;		/* < 0: pinned by a sieve without live removals (removed.c) */
+	/* < 0: pinned by a sieve without the IPv4 prefix table (v4table.c) */
+	int v4top_fd, v4chunk_fd;
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
@@ -341,6 +372,34 @@ int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
 		   struct sxdp_list *keys, char *err, size_t errlen);
 /* The live config, extended for a live add of @fresh: see expand.c. */
 int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fresh);
+
+/*
+ * The IPv4 prefix table (v4table.c, include/sieve_xdp_v4table.h). Callers
+ * hold the interface's lock. 0 or -errno (-ENOSPC: more /24s hold
+ * prefixes longer than /24 than the chunk map takes).
+ */
+/* Whether @h's program has the table (pins of an older sieve do not). */
+bool sxdp_v4table_on(const struct sxdp_handle *h);
+/* Whether the table holds @k (an IPv4 prefix /1-/31) where a config says so. */
+bool sxdp_v4table_entry(const struct sieve_xdp_key *k);
+/* The table made what the IPv4 prefixes of @l say (a build; the rest of @l is skipped). */
+int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l);
+/* The IPv4 prefixes of @fresh set in the table (a live block). */
+int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh);
+/*
+ * The /24s the IPv4 prefixes of @gone spanned, recomputed from @remaining
+ * (the list after the change; only its IPv4 prefixes are read, so it may
+ * hold just those): a live unblock.
+ */
+int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
+			const struct sxdp_list *remaining);
+/* /24s covered whole, /24s with a chunk, and the kernel's bytes for both maps, now. */
+int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks,
+			uint64_t *bytes);
+/* What the kernel charges the map @fd ("memlock:" in its fdinfo; 0 if unknown). */
+uint64_t sxdp_map_memlock(int fd);
+/* A grace period: no packet still runs on what it read before (loader.c). */
+void sxdp_wait_for_packets(void);
 /*
  * New maps sized by plan, filled with l; exact_fd -1 unless exact. The
  * filter is the plan's backend: *bloom_fd is a blocked array if

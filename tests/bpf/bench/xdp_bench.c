@@ -17,12 +17,20 @@
  * and a short prefix, at 8 and 16 probes, beside as many entries of only
  * 16 prefix lengths.
  *
+ * Then the prefix lists against their peers: the FireHOL-like list, the
+ * 16-length control and a list of every length /1-/32, each as the loader
+ * builds it (whatever structure that is), beside a list of as many sources
+ * only (the cost the aims allow 1.3x of) and beside the same prefixes in a
+ * BPF_MAP_TYPE_LPM_TRIE (tests/bpf/bench/lpm_peer.bpf.c): a packet that
+ * misses, one that hits the shortest and one the longest entry, memory.
+ *
  * Last, the keyed digest's cost: a packet that misses, timed with the
  * program and with its build on the old linear digest, on the same maps.
  *
- * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f|-d]
- *   -s: 1M entries only, -l: 10M only, -f: the FireHOL-like list only,
- *   -d: the digest's cost only
+ * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-c COMMIT] [-s|-l|-f|-d|-p]
+ *   -s: 1M entries only, -l: 10M only, -f: the FireHOL-like list only
+ *   (with the peers and the digest's cost), -d: the digest's cost only,
+ *   -p: the peers only; -c: the commit the output names
  *        sieve-xdp-bench -W FILE   writes the FireHOL-like list to FILE (no root)
  */
 #define _GNU_SOURCE	/* sched_setaffinity */
@@ -36,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -55,6 +64,8 @@ static const struct sieve_xdp_config keyed = {
 static int sieve_fd, floor_fd, stream_fd, stream_next_fd;
 /* The program on the old linear digest, and on SipHash-2-4, on sieve_fd's maps. */
 static int linear_fd = -1, sip24_fd = -1;
+/* The LPM-trie peer (lpm_peer.bpf.c) and its trie. */
+static int peer_fd = -1, trie_fd = -1;
 static uint32_t repeat = 1000000;
 static FILE *out;
 static double floor_ns, floor_stream_ns;
@@ -94,6 +105,18 @@ static double run_ns(int fd, const uint8_t *pkt, size_t len)
 			best = o.duration;
 	}
 	return best;
+}
+
+/* The verdict (XDP_*) of one run of @fd on @pkt, or -errno: what run_ns timed. */
+static int verdict_of(int fd, const uint8_t *pkt, size_t len)
+{
+	uint8_t copy[PKT_MAX];
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = copy, .data_size_in = len, .repeat = 1);
+
+	memcpy(copy, pkt, len);
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -errno;
+	return (int)o.retval;
 }
 
 /* The stream: the front program, then a tail call into fd. */
@@ -426,12 +449,23 @@ static uint32_t mask_of(unsigned int len)
 	return len ? ~0U << (32 - len) : 0;
 }
 
-/* Adds @n prefixes of @len (host order, random, public-looking) to @l through the parser. */
-static int add_prefixes(struct sxdp_list *l, unsigned int len, unsigned int n)
+/* Adds host-order @a/@len to @l through the parser, as a feed's line would be. */
+static int add_prefix(struct sxdp_list *l, uint32_t a, unsigned int len)
 {
 	struct sieve_xdp_key k;
 	const char *why;
 	char text[32];
+
+	snprintf(text, sizeof(text), "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255,
+		 a & 255, len);
+	if (sxdp_parse_entry(text, &k, &why) || sxdp_list_add(l, &k))
+		return -EINVAL;
+	return 0;
+}
+
+/* Adds @n prefixes of @len (host order, random, public-looking) to @l. */
+static int add_prefixes(struct sxdp_list *l, unsigned int len, unsigned int n)
+{
 	uint32_t a;
 	unsigned int i;
 
@@ -440,10 +474,7 @@ static int add_prefixes(struct sxdp_list *l, unsigned int len, unsigned int n)
 		do
 			a = list_rng();
 		while ((a >> 24) == 0 || (a >> 24) >= 224 || (a >> 24) == 127);
-		a &= mask_of(len);
-		snprintf(text, sizeof(text), "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 255,
-			 (a >> 8) & 255, a & 255, len);
-		if (sxdp_parse_entry(text, &k, &why) || sxdp_list_add(l, &k))
+		if (add_prefix(l, a & mask_of(len), len))
 			return -EINVAL;
 	}
 	return 0;
@@ -489,9 +520,13 @@ static unsigned int longest_cover(const struct sxdp_list *l, uint32_t a)
 	return best;
 }
 
-/* A host-order address whose longest cover in @l is exactly @len (0: none); 0 if none found. */
+/*
+ * A host-order address whose longest cover in @l is exactly @len (0: none;
+ * 32: a host, a source entry); 0 if none found.
+ */
 static uint32_t address_covered_at(const struct sxdp_list *l, unsigned int len)
 {
+	unsigned int want = len == 32 ? 33 : len;
 	uint32_t a;
 	size_t i, tries;
 
@@ -502,12 +537,13 @@ static uint32_t address_covered_at(const struct sxdp_list *l, unsigned int len)
 		return 0;
 	}
 	for (i = 0; i < l->n; i++) {
-		if (l->keys[i].prefix_len != len || l->keys[i].kind != SIEVE_XDP_PREFIX)
+		if (l->keys[i].family != SIEVE_XDP_V4 || l->keys[i].prefix_len != len ||
+		    l->keys[i].kind != (len == 32 ? SIEVE_XDP_SRC : SIEVE_XDP_PREFIX))
 			continue;
 		/* Inside it, away from the longer entries nested in it. */
 		for (tries = 0; tries < 64; tries++) {
 			a = ntohl(l->keys[i].saddr[0]) | (list_rng() & ~mask_of(len));
-			if (longest_cover(l, a) == len)
+			if (longest_cover(l, a) == want)
 				return a;
 		}
 	}
@@ -635,31 +671,439 @@ out:
 }
 
 /*
- * A build of the program on another digest (sieve_xdp_linear.bpf.c,
- * sieve_xdp_siphash24.bpf.c), loaded on the maps of the real one: both
- * see the same generation.
+ * Every IPv4 length /1-/32, a few of each (one /1, two /2s, three /3s,
+ * four of every longer length): every other one nested in a shorter
+ * prefix drawn before it, as feeds list a /24 inside their /16, the rest
+ * where they fall. Each prefix keeps a witness, an address of its own no
+ * longer prefix may cover, so every length has addresses whose longest
+ * cover it is (the hits); none covers 192.0.2.1, the packet that misses.
  */
-static int load_variant(const char *path)
-{
-	struct bpf_object *obj = bpf_object__open_file(path, NULL);
-	struct bpf_map *map, *ours;
+#define EVERY_LENGTH_PER	4
+#define EVERY_LENGTH_MAX	(32 * EVERY_LENGTH_PER)
+#define EVERY_LENGTH_TRIES	100000	/* draws per prefix, far more than it takes */
 
-	if (!obj)
+/* Whether host-order @a/@len covers any of @n addresses. */
+static bool covers_any(uint32_t a, unsigned int len, const uint32_t *addrs, unsigned int n)
+{
+	while (n--)
+		if ((addrs[n] & mask_of(len)) == a)
+			return true;
+	return false;
+}
+
+static int every_length_list(struct sxdp_list *l)
+{
+	uint32_t addr[EVERY_LENGTH_MAX], witness[EVERY_LENGTH_MAX + 1], a;
+	uint8_t plen[EVERY_LENGTH_MAX];
+	unsigned int len, i, j, n = 0, shorter, tries;
+	int ret = 0;
+
+	list_rng_state = 0x3c6ef372fe94f82bULL;
+	witness[EVERY_LENGTH_MAX] = 0xc0000201;	/* 192.0.2.1, the miss */
+	for (len = 1; !ret && len <= 32; len++) {
+		shorter = n;	/* addr[0, shorter) are of shorter lengths */
+		for (i = 0; !ret && i < (len < EVERY_LENGTH_PER ? len : EVERY_LENGTH_PER); i++) {
+			for (tries = 0; tries < EVERY_LENGTH_TRIES; tries++) {
+				a = list_rng();
+				/* Nested unless no room is left inside (a /2 in a /1). */
+				if ((i & 1) && shorter && tries < EVERY_LENGTH_TRIES / 2) {
+					j = list_rng() % shorter;
+					a = addr[j] | (a & ~mask_of(plen[j]));
+				}
+				a &= mask_of(len);
+				/* Not drawn yet (same length: a duplicate), no witness inside. */
+				if (!covers_any(a, len, witness, n) &&
+				    !covers_any(a, len, witness + EVERY_LENGTH_MAX, 1))
+					break;
+			}
+			if (tries == EVERY_LENGTH_TRIES)
+				return -EDEADLK;
+			addr[n] = a;
+			witness[n] = a | (list_rng() & ~mask_of(len));
+			plen[n++] = len;
+			ret = add_prefix(l, a, len);
+		}
+	}
+	sxdp_list_sort(l);
+	return ret;
+}
+
+/* @n sources only (one entry kind, hosts), drawn like the lists' hosts. */
+static int sources_list(struct sxdp_list *l, size_t n)
+{
+	int ret;
+
+	list_rng_state = 0xa54ff53a5f1d36f1ULL;
+	ret = add_prefixes(l, 32, n);
+	sxdp_list_sort(l);
+	return ret;
+}
+
+/* lpm_peer.bpf.c's trie key. */
+struct lpm_peer_key {
+	uint32_t prefixlen;
+	uint32_t addr;		/* network order */
+};
+
+/* @l's IPv4 sources and prefixes into the peer's trie (@add), or out of it. */
+static int trie_load(const struct sxdp_list *l, bool add)
+{
+	struct lpm_peer_key k;
+	uint32_t one = 1;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->keys[i].family != SIEVE_XDP_V4 || (l->keys[i].kind != SIEVE_XDP_SRC &&
+							  l->keys[i].kind != SIEVE_XDP_PREFIX))
+			continue;
+		k.prefixlen = l->keys[i].prefix_len;
+		k.addr = l->keys[i].saddr[0];
+		if (add && bpf_map_update_elem(trie_fd, &k, &one, BPF_NOEXIST))
+			return -errno;
+		if (!add && bpf_map_delete_elem(trie_fd, &k) && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+struct v4_prefix {
+	uint32_t addr;		/* host order */
+	unsigned int len;
+};
+
+/* The trie's pre-order: by address, a prefix before the longer ones it covers. */
+static int prefix_order(const void *x, const void *y)
+{
+	const struct v4_prefix *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return (int)a->len - (int)b->len;
+}
+
+/*
+ * The valueless nodes an LPM trie of @l holds besides its entries, which
+ * the memory the kernel reports for it leaves out (it counts n_entries
+ * nodes). The kernel's trie is a path-compressed binary trie with such a
+ * node wherever two subtrees part below no entry: the common prefix of
+ * two entries next to each other in pre-order, neither covering the other.
+ */
+static long trie_intermediate_nodes(const struct sxdp_list *l)
+{
+	struct v4_prefix *p = calloc(l->n + 1, sizeof(*p)), *fork = calloc(l->n + 1, sizeof(*p));
+	size_t i, n = 0, nf = 0;
+	long im = 0;
+
+	if (!p || !fork) {
+		im = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < l->n; i++)
+		if (l->keys[i].family == SIEVE_XDP_V4)
+			p[n++] = (struct v4_prefix){ ntohl(l->keys[i].saddr[0]),
+						     l->keys[i].prefix_len };
+	qsort(p, n, sizeof(*p), prefix_order);
+	for (i = 1; i < n; i++) {
+		const struct v4_prefix *a = &p[i - 1], *b = &p[i];
+		unsigned int len;
+
+		if (a->len <= b->len && (b->addr & mask_of(a->len)) == a->addr)
+			continue;	/* a covers b: b hangs below a */
+		len = __builtin_clz(a->addr ^ b->addr);
+		fork[nf++] = (struct v4_prefix){ a->addr & mask_of(len), len };
+	}
+	qsort(fork, nf, sizeof(*fork), prefix_order);
+	for (i = 0; i < nf; i++)
+		if ((!i || prefix_order(&fork[i - 1], &fork[i])) &&
+		    !bsearch(&fork[i], p, n, sizeof(*p), prefix_order))
+			im++;
+out:
+	free(p);
+	free(fork);
+	return im;
+}
+
+enum { PEER_MISS, PEER_SHORT, PEER_LONG, NR_PEER_PKTS };
+static const char *const peer_pkt_names[NR_PEER_PKTS] = { "miss", "shortest hit", "longest hit" };
+
+/*
+ * A list and three packets: one it does not cover, one whose longest cover
+ * is of length lens[PEER_SHORT] and one of lens[PEER_LONG] (32: a host).
+ */
+struct peer_list {
+	const char *name;
+	struct sxdp_list l;
+	unsigned int lens[NR_PEER_PKTS];
+	uint8_t pkt[NR_PEER_PKTS][PKT_MAX];
+	size_t len[NR_PEER_PKTS];
+};
+
+/* What one program costs on one list: ns per packet, bytes the kernel reports. */
+struct peer_cost {
+	double ns[NR_PEER_PKTS];
+	double stream;		/* a new source each packet (bench_stream.bpf.c) */
+	uint64_t bytes;
+	uint64_t capacity;	/* sieve's: the keys its maps are sized for */
+	unsigned int probes;	/* sieve's: what a packet that misses walks */
+};
+
+static const uint32_t peer_backends[] = { 0, SIEVE_XDP_F_BLOCKED };
+#define NR_PEER_BACKENDS	(sizeof(peer_backends) / sizeof(peer_backends[0]))
+
+/* A list's costs: sieve and as many sources only on each backend, and the trie. */
+struct peer_result {
+	struct peer_cost sieve[NR_PEER_BACKENDS], sources[NR_PEER_BACKENDS], trie;
+	long trie_im;		/* the trie's intermediate nodes */
+};
+
+static int peer_packets(struct peer_list *p)
+{
+	uint32_t a;
+	int i;
+
+	for (i = 0; i < NR_PEER_PKTS; i++) {
+		a = address_covered_at(&p->l, p->lens[i]);
+		if (!a) {
+			fprintf(stderr, "xdp bench: %s: no address covered at /%u\n", p->name,
+				p->lens[i]);
+			return -ENOENT;
+		}
+		p->len[i] = udp_from(htonl(a), p->pkt[i]);
+	}
+	return 0;
+}
+
+/*
+ * @fd's ns per packet on @p's packets, once it is seen to pass the miss
+ * and drop the hits (a wrong path timed would be no number at all), and
+ * on a stream of new sources from the miss on. A host hit at both lengths
+ * is timed once.
+ */
+static int peer_time(int fd, const char *who, const struct peer_list *p, struct peer_cost *c)
+{
+	int i, v, want;
+
+	for (i = 0; i < NR_PEER_PKTS; i++) {
+		want = i == PEER_MISS ? XDP_PASS : XDP_DROP;
+		v = verdict_of(fd, p->pkt[i], p->len[i]);
+		if (v != want) {
+			fprintf(stderr, "xdp bench: %s, %s: the %s (/%u) got %s, not %s\n", p->name,
+				who, peer_pkt_names[i], p->lens[i], v == XDP_DROP ? "XDP_DROP" :
+				v == XDP_PASS ? "XDP_PASS" : "another verdict",
+				want == XDP_DROP ? "XDP_DROP" : "XDP_PASS");
+			return -EPROTO;
+		}
+		if (i == PEER_LONG && p->lens[PEER_LONG] == p->lens[PEER_SHORT])
+			c->ns[i] = c->ns[PEER_SHORT];
+		else
+			c->ns[i] = run_ns(fd, p->pkt[i], p->len[i]);
+		if (c->ns[i] < 0)
+			return -EIO;
+	}
+	c->stream = stream_ns(fd, p->pkt[PEER_MISS], p->len[PEER_MISS]);
+	return c->stream < 0 ? -EIO : 0;
+}
+
+/* @p as the loader builds it on backend @flags, default probe budget. */
+static int peer_sieve(const struct peer_list *p, uint32_t flags, struct peer_cost *c)
+{
+	struct sieve_xdp_config cfg;
+	uint64_t filter, exact;
+	int ret = bench_rebuild(&p->l, flags, 0, p->name, &cfg);
+
+	if (!ret)
+		ret = sxdp_live_memory(&h, &filter, &exact);
+	if (ret)
+		return ret;
+	c->bytes = filter + exact;
+	c->capacity = cfg.capacity;
+	c->probes = cfg.nr_v4_lens + !!(cfg.kinds & SIEVE_XDP_KIND_BIT(SIEVE_XDP_SRC, SIEVE_XDP_V4));
+	return peer_time(sieve_fd, sxdp_backend_name(flags), p, c);
+}
+
+/* @p in the peer's trie; emptied again after, for the next list. */
+static int peer_trie(const struct peer_list *p, struct peer_result *r)
+{
+	struct lpm_peer_key k;
+	int ret = trie_load(&p->l, true), undo;
+
+	if (!ret) {
+		r->trie.bytes = memlock(trie_fd);
+		r->trie_im = trie_intermediate_nodes(&p->l);
+		ret = r->trie_im < 0 ? (int)r->trie_im : peer_time(peer_fd, "LPM trie", p, &r->trie);
+	}
+	undo = trie_load(&p->l, false);
+	if (!undo && !bpf_map_get_next_key(trie_fd, NULL, &k))
+		undo = -ENOTEMPTY;
+	return ret ?: undo;
+}
+
+static void peer_row(const char *list, const char *who, const struct peer_cost *c,
+		     const char *memory)
+{
+	char probes[16] = "-";
+
+	if (c->probes)
+		snprintf(probes, sizeof(probes), "%u", c->probes);
+	say("| %-34s | %-26s | %6s | %7.1f | %7.1f | %7.1f | %7.1f | %s |\n", list, who, probes,
+	    c->ns[PEER_MISS], c->ns[PEER_SHORT], c->ns[PEER_LONG], c->stream, memory);
+}
+
+/* One list's rows: sieve and sources only on each backend, then the trie. */
+static void peer_rows(const struct peer_list *p, const struct peer_list *src,
+		      const struct peer_result *r)
+{
+	char list[96], who[64], mem[128];
+	uint64_t node;
+	size_t i;
+
+	snprintf(list, sizeof(list), "%s, %zu: /%u, /%u", p->name, p->l.n, p->lens[PEER_SHORT],
+		 p->lens[PEER_LONG]);
+	for (i = 0; i < NR_PEER_BACKENDS; i++) {
+		snprintf(who, sizeof(who), "sieve, %s", sxdp_backend_name(peer_backends[i]));
+		snprintf(mem, sizeof(mem), "%.1f KiB, capacity %llu keys",
+			 r->sieve[i].bytes / 1024.0, (unsigned long long)r->sieve[i].capacity);
+		peer_row(list, who, &r->sieve[i], mem);
+		snprintf(who, sizeof(who), "%zu sources only, %s", src->l.n,
+			 sxdp_backend_name(peer_backends[i]));
+		snprintf(mem, sizeof(mem), "%.1f KiB, capacity %llu keys",
+			 r->sources[i].bytes / 1024.0, (unsigned long long)r->sources[i].capacity);
+		peer_row(list, who, &r->sources[i], mem);
+	}
+	/* The kernel's node size, from its own count: bytes / n_entries. */
+	node = p->l.n ? r->trie.bytes / p->l.n : 0;
+	snprintf(mem, sizeof(mem), "%.1f KiB; %.1f KiB with %ld intermediate nodes of %llu B",
+		 r->trie.bytes / 1024.0, (r->trie.bytes + node * r->trie_im) / 1024.0, r->trie_im,
+		 (unsigned long long)node);
+	peer_row(list, "LPM trie (peer)", &r->trie, mem);
+}
+
+/* The aims: at most 1.3x sources only, at least 2x faster than the trie. */
+static void peer_ratios(const struct peer_list *p, const struct peer_result *r)
+{
+	const struct peer_cost *s, *src, *t = &r->trie;
+	size_t i;
+
+	for (i = 0; i < NR_PEER_BACKENDS; i++) {
+		s = &r->sieve[i];
+		src = &r->sources[i];
+		say("| %-22s | %-9s | %8.2fx | %8.2fx | %8.2fx | %8.2fx | %8.2fx | %8.2fx | %8.2fx "
+		    "| %8.2fx |\n", p->name, sxdp_backend_name(peer_backends[i]),
+		    s->ns[PEER_MISS] / src->ns[PEER_MISS], s->ns[PEER_SHORT] / src->ns[PEER_SHORT],
+		    s->ns[PEER_LONG] / src->ns[PEER_LONG], s->stream / src->stream,
+		    t->ns[PEER_MISS] / s->ns[PEER_MISS], t->ns[PEER_SHORT] / s->ns[PEER_SHORT],
+		    t->ns[PEER_LONG] / s->ns[PEER_LONG], t->stream / s->stream);
+	}
+}
+
+enum { PEER_FIREHOL, PEER_CONTROL, PEER_EVERY, NR_PEER_LISTS };
+
+static int peer_lists_make(struct peer_list *p, struct peer_list *src)
+{
+	int i, ret;
+
+	p[PEER_FIREHOL] = (struct peer_list){ .name = "FireHOL-like", .lens = { 0, 8, 31 } };
+	p[PEER_CONTROL] = (struct peer_list){ .name = "16 lengths (control)",
+					      .lens = { 0, CONTROL_FIRST, 31 } };
+	p[PEER_EVERY] = (struct peer_list){ .name = "every length", .lens = { 0, 1, 32 } };
+	ret = firehol_list(&p[PEER_FIREHOL].l, false);
+	if (!ret)
+		ret = firehol_list(&p[PEER_CONTROL].l, true);
+	if (!ret)
+		ret = every_length_list(&p[PEER_EVERY].l);
+	for (i = 0; !ret && i < NR_PEER_LISTS; i++) {
+		src[i] = (struct peer_list){ .name = "sources only", .lens = { 0, 32, 32 } };
+		ret = sources_list(&src[i].l, p[i].l.n);
+		if (!ret)
+			ret = peer_packets(&p[i]);
+		if (!ret)
+			ret = peer_packets(&src[i]);
+	}
+	return ret;
+}
+
+/*
+ * The prefix lists against their peers, one run: each list as the loader
+ * builds it (through the same calls as an operator's attach), beside as
+ * many sources only on the same backend and the same prefixes in an LPM
+ * trie. Sieve's memory is what the kernel reports for the live
+ * generation's maps (sxdp_live_memory); the trie's, what it reports in
+ * fdinfo's memlock, and that plus its intermediate nodes.
+ */
+static int bench_peers(void)
+{
+	static struct peer_list p[NR_PEER_LISTS], src[NR_PEER_LISTS];
+	static struct peer_result r[NR_PEER_LISTS];
+	size_t i, b;
+	int ret = peer_lists_make(p, src);
+
+	say("\nPrefix lists against their peers: each list as the loader builds it (default "
+	    "probe budget), a list of as many sources only (one entry kind) and the same "
+	    "prefixes in a BPF_MAP_TYPE_LPM_TRIE (tests/bpf/bench/lpm_peer.bpf.c: sieve's "
+	    "parser, one trie lookup). ns/packet, best of 9: a packet that misses, one whose "
+	    "longest cover is the list's shortest entry and one its longest (the lengths "
+	    "after the entries; /32: a host); stream: a new source each packet from the miss "
+	    "on, across all of IPv4 (hits as often as the list covers it). Memory: what the kernel reports (fdinfo "
+	    "memlock); for the trie it counts n_entries nodes, so the bench adds the "
+	    "intermediate nodes the trie holds at the kernel's node size.\n\n");
+	say("| %-34s | %-26s | probes | miss    | hit S   | hit L   | stream  | memory |\n"
+	    "|---|---|---|---|---|---|---|---|\n", "list, entries: shortest, longest", "program");
+	for (i = 0; !ret && i < NR_PEER_LISTS; i++) {
+		for (b = 0; !ret && b < NR_PEER_BACKENDS; b++) {
+			ret = peer_sieve(&src[i], peer_backends[b], &r[i].sources[b]);
+			if (!ret)
+				ret = peer_sieve(&p[i], peer_backends[b], &r[i].sieve[b]);
+		}
+		if (!ret)
+			ret = peer_trie(&p[i], &r[i]);
+		if (!ret)
+			peer_rows(&p[i], &src[i], &r[i]);
+	}
+	if (!ret) {
+		say("\nRatios, one run: sieve / sources only (aim <= 1.3x) and LPM trie / sieve "
+		    "(aim >= 2x), miss, shortest hit, longest hit, stream.\n\n"
+		    "| %-22s | backend   | miss: src | hit S: src | hit L: src | stream: src | "
+		    "trie: miss | trie: hit S | trie: hit L | trie: stream |\n"
+		    "|---|---|---|---|---|---|---|---|---|---|\n", "list");
+		for (i = 0; i < NR_PEER_LISTS; i++)
+			peer_ratios(&p[i], &r[i]);
+	}
+	for (i = 0; i < NR_PEER_LISTS; i++) {
+		sxdp_list_free(&p[i].l);
+		sxdp_list_free(&src[i].l);
+	}
+	return ret;
+}
+
+/*
+ * A bench build that includes the program (sieve_xdp_linear.bpf.c,
+ * sieve_xdp_siphash24.bpf.c on another digest; lpm_peer.bpf.c), loaded on
+ * the maps of the real one: both see the same generation. Its program
+ * @name's fd; the object in *@obj, for maps of its own.
+ */
+static int load_variant(const char *path, const char *name, struct bpf_object **obj)
+{
+	struct bpf_map *map, *ours;
+	struct bpf_program *prog;
+
+	*obj = bpf_object__open_file(path, NULL);
+	if (!*obj)
 		return -errno;
-	bpf_object__for_each_map(map, obj) {
+	bpf_object__for_each_map(map, *obj) {
 		bpf_map__set_pin_path(map, NULL);
 		ours = bpf_object__find_map_by_name(skel->obj, bpf_map__name(map));
 		if (ours && bpf_map__reuse_fd(map, bpf_map__fd(ours)))
 			return -EINVAL;
 	}
-	if (bpf_object__load(obj))
+	if (bpf_object__load(*obj))
 		return -EINVAL;
-	return bpf_program__fd(bpf_object__find_program_by_name(obj, "sieve_xdp"));
+	prog = bpf_object__find_program_by_name(*obj, name);
+	return prog ? bpf_program__fd(prog) : -ENOENT;
 }
 
 static int setup(void)
 {
-	struct bpf_object *floor_obj, *stream_obj;
+	struct bpf_object *floor_obj, *stream_obj, *variant;
 	struct bpf_map *map;
 	char dir[256], path[512];
 	ssize_t len;
@@ -688,6 +1132,8 @@ static int setup(void)
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
+		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
+		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
 	};
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
@@ -697,16 +1143,24 @@ static int setup(void)
 		return -ENOENT;
 	stream_next_fd = bpf_map__fd(bpf_object__find_map_by_name(stream_obj, "bench_next"));
 	snprintf(path, sizeof(path), "%s/bench-xdp/sieve_xdp_linear.bpf.o", dir);
-	linear_fd = load_variant(path);
+	linear_fd = load_variant(path, "sieve_xdp", &variant);
 	if (linear_fd < 0) {
 		fprintf(stderr, "xdp bench: %s: %s\n", path, strerror(-linear_fd));
 		return linear_fd;
 	}
 	snprintf(path, sizeof(path), "%s/bench-xdp/sieve_xdp_siphash24.bpf.o", dir);
-	sip24_fd = load_variant(path);
-	if (sip24_fd < 0)
+	sip24_fd = load_variant(path, "sieve_xdp", &variant);
+	if (sip24_fd < 0) {
 		fprintf(stderr, "xdp bench: %s: %s\n", path, strerror(-sip24_fd));
-	return sip24_fd < 0 ? sip24_fd : 0;
+		return sip24_fd;
+	}
+	snprintf(path, sizeof(path), "%s/bench-xdp/lpm_peer.bpf.o", dir);
+	peer_fd = load_variant(path, "lpm_peer_xdp", &variant);
+	map = peer_fd >= 0 ? bpf_object__find_map_by_name(variant, "lpm_peer_v4") : NULL;
+	trie_fd = peer_fd < 0 ? peer_fd : map ? bpf_map__fd(map) : -ENOENT;
+	if (trie_fd < 0)
+		fprintf(stderr, "xdp bench: %s: %s\n", path, strerror(-trie_fd));
+	return trie_fd < 0 ? trie_fd : 0;
 }
 
 /*
@@ -785,6 +1239,21 @@ out:
 	return ret;
 }
 
+/* What the numbers were measured on: the commit, when, the kernel, the CPUs. */
+static void say_when(const char *commit)
+{
+	struct utsname u = { 0 };
+	char date[32] = "?";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	uname(&u);
+	if (gmtime_r(&now, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", &tm);
+	say("sieve-xdp-bench, commit %s, %s, kernel %s, %ld CPUs online\n", commit, date,
+	    u.release, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t sizes[] = { 1000000, 10000000 };
@@ -792,10 +1261,11 @@ int main(int argc, char **argv)
 	struct sieve_xdp_config cfg = keyed;
 	uint8_t pkt[PKT_MAX];
 	size_t len, first = 0, nsizes = 2, i;
-	bool firehol_only = false, digest_only = false;
+	bool firehol_only = false, digest_only = false, peers_only = false;
+	const char *commit = "unknown";
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "o:r:slfdW:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:r:c:slfdpW:")) != -1) {
 		if (opt == 'o')
 			out = fopen(optarg, "w");
 		else if (opt == 'r')
@@ -808,13 +1278,18 @@ int main(int argc, char **argv)
 			firehol_only = true;
 		else if (opt == 'd')
 			digest_only = firehol_only = true;
+		else if (opt == 'p')
+			peers_only = firehol_only = true;
+		else if (opt == 'c')
+			commit = optarg;
 		else if (opt == 'W') {
 			err = write_firehol(optarg);
 			if (err)
 				fprintf(stderr, "xdp bench: %s: %s\n", optarg, strerror(-err));
 			return err ? 2 : 0;
 		} else {
-			fprintf(stderr, "usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-s|-l|-f|-d] | -W FILE\n");
+			fprintf(stderr, "usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-c COMMIT] "
+				"[-s|-l|-f|-d|-p] | -W FILE\n");
 			return 2;
 		}
 	}
@@ -836,6 +1311,7 @@ int main(int argc, char **argv)
 	len = udp_from(htonl(0xc6336407), pkt);
 	floor_ns = run_ns(floor_fd, pkt, len);
 	floor_stream_ns = stream_ns(floor_fd, pkt, len);
+	say_when(commit);
 	say("XDP blocklist, BPF_PROG_TEST_RUN, repeat %u, best of 9, one %zu-byte IPv4 UDP packet\n\n",
 	    repeat, len);
 	say("| %-44s | ns/pkt  | floor  |\n|---|---|---|\n", "program");
@@ -848,9 +1324,11 @@ int main(int argc, char **argv)
 		row("sieve, empty list (parsing only)", run_ns(sieve_fd, pkt, len), floor_ns);
 	for (i = first; !err && i < nsizes; i++)
 		err = bench_entries(sizes[i]);
-	if (!err && !digest_only)
+	if (!err && !digest_only && !peers_only)
 		err = bench_firehol();
-	if (!err)
+	if (!err && !digest_only)
+		err = bench_peers();
+	if (!err && !peers_only)
 		err = bench_digest();
 	sieve_xdp__destroy(skel);
 	if (out)

@@ -17,12 +17,12 @@
 #include <string.h>
 #include <errno.h>
 
-#include "agent.h"
+#include "fleet.h"
 
 /* Beyond any date sieve stores (year 10^11): a cap, not an error. */
 #define SCORE_MAX	4e18
 
-bool sagent_fleet_parse_score(const char *s, int64_t now, int64_t *expires, bool *expired)
+bool sfleet_parse_score(const char *s, int64_t now, int64_t *expires, bool *expired)
 {
 	char *end;
 	double v;
@@ -85,7 +85,7 @@ static bool never_blocked(const struct sagent_fleet_config *f, const struct siev
 	return false;
 }
 
-const char *sagent_fleet_refused(const struct sagent_fleet_config *f,
+const char *sfleet_refused(const struct sagent_fleet_config *f,
 				 const struct sieve_xdp_key *key, bool allow)
 {
 	unsigned int fam = key->family == SIEVE_XDP_V6;

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "conf.h"
 
 const struct sagent_setting sagent_settings[SAGENT_NR_SETTINGS] = {
 	[SAGENT_STATE_DIR] = { "agent", "state_dir", .env = "SIEVE_STATE_DIR",
 			       .option = "--state-dir", .dflt = SXDP_STORE_DIR },
 	[SAGENT_EXPIRE_INTERVAL] = { "agent", "expire_interval", .dflt = "10s" },
+	/* A change reported done survives a power loss: the safe default. */
+	[SAGENT_STORE_SYNC] = { "store", "sync", .env = "SIEVE_STORE_SYNC", .dflt = "full" },
 	[SAGENT_LISTEN] = { "metrics", "listen", .dflt = "127.0.0.1:9477" },
 	[SAGENT_REFRESH_INTERVAL] = { "metrics", "refresh_interval", .dflt = "1s" },
 	[SAGENT_PERSISTENT] = { "filters", "persistent", .dflt = "", .adds_up = true },
@@ -144,17 +146,20 @@ int sagent_settings_resolve(const struct sagent_cmdline *cl, unsigned int need,
 	return ret;
 }
 
-int sagent_state_dir(const struct sagent_cmdline *cl, char *dir, size_t len, char *err,
-		     size_t errlen)
+int sagent_store_settings(const struct sagent_cmdline *cl, char *dir, size_t len,
+			  enum sxdp_store_sync *sync, char *err, size_t errlen)
 {
 	struct sagent_config *c = malloc(sizeof(*c));
 	int ret;
 
 	if (!c)
 		return -ENOMEM;
-	ret = sagent_settings_resolve(cl, 1u << SAGENT_STATE_DIR, c, err, errlen);
+	ret = sagent_settings_resolve(cl, (1u << SAGENT_STATE_DIR) | (1u << SAGENT_STORE_SYNC),
+				      c, err, errlen);
 	if (!ret && snprintf(dir, len, "%s", c->state_dir) >= (int)len)
 		ret = -ENAMETOOLONG;
+	if (!ret)
+		*sync = c->store_sync;
 	free(c);
 	return ret;
 }

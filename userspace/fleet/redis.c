@@ -28,19 +28,19 @@
 #include <unistd.h>
 #include <hiredis/hiredis.h>
 
-#include "agent.h"
+#include "fleet.h"
 
-void sagent_redis_set_key(const char *list, bool allow, char *buf, size_t len)
+void sfleet_redis_set_key(const char *list, bool allow, char *buf, size_t len)
 {
 	snprintf(buf, len, "sieve:{%s}:%s", list, allow ? "allow" : "block");
 }
 
-void sagent_redis_stream_key(const char *list, char *buf, size_t len)
+void sfleet_redis_stream_key(const char *list, char *buf, size_t len)
 {
 	snprintf(buf, len, "sieve:{%s}:log", list);
 }
 
-const char *sagent_redis_name(const struct sagent_fleet_config *f, char *buf, size_t len)
+const char *sfleet_redis_name(const struct sagent_fleet_config *f, char *buf, size_t len)
 {
 	if (f->unix_path[0])
 		snprintf(buf, len, "unix:%s", f->unix_path);
@@ -118,7 +118,7 @@ static int auth(redisContext *rc, const struct sagent_fleet_config *f, char *err
 	return ret;
 }
 
-redisContext *sagent_redis_connect(const struct sagent_fleet_config *f, int timeout_ms,
+redisContext *sfleet_redis_connect(const struct sagent_fleet_config *f, int timeout_ms,
 				   char *err, size_t errlen)
 {
 	struct timeval tv = { timeout_ms / 1000, timeout_ms % 1000 * 1000 };
@@ -155,20 +155,10 @@ fail:
 struct publish {
 	redisContext *rc;
 	const char *list, *origin;
-	enum sagent_fleet_op op;
+	enum sxdp_list_op op;
 	char set[128], stream[128], score[32], now[24], maxlen[24];
 	size_t queued;		/* replies owed */
 };
-
-static bool op_allows(enum sagent_fleet_op op)
-{
-	return op == SAGENT_FLEET_ALLOW || op == SAGENT_FLEET_DISALLOW;
-}
-
-static bool op_adds(enum sagent_fleet_op op)
-{
-	return op == SAGENT_FLEET_BLOCK || op == SAGENT_FLEET_ALLOW;
-}
 
 static int append(struct publish *p, int argc, const char **argv)
 {
@@ -181,7 +171,7 @@ static int append(struct publish *p, int argc, const char **argv)
 /*
  * A block or an allow of one entry, the re-ban rule in one script so that
  * no other change comes between the set's score and the record that says it
- * (agent.h, sagent_fleet_publish()). KEYS: the set, the stream. ARGV: the
+ * (fleet.h, sfleet_publish()). KEYS: the set, the stream. ARGV: the
  * entry, its expiry (Unix seconds, +inf, or keep), now, op, origin, maxlen.
  * A member at or past its score is no entry (followers skip it): a new one.
  * ZSCORE says +inf as "inf": the record says "+inf", as it always has.
@@ -204,14 +194,14 @@ static const char add_script[] =
 static int append_entry(struct publish *p, const char *entry)
 {
 	const char *add[] = { "EVAL", add_script, "2", p->set, p->stream, entry, p->score,
-			      p->now, sagent_fleet_op_name(p->op), p->origin, p->maxlen };
+			      p->now, sxdp_list_op_name(p->op), p->origin, p->maxlen };
 	const char *change[] = { "ZREM", p->set, entry };
 	const char *record[] = { "XADD", p->stream, "MAXLEN", "~", p->maxlen, "*",
-				 "op", sagent_fleet_op_name(p->op), "entry", entry,
+				 "op", sxdp_list_op_name(p->op), "entry", entry,
 				 "origin", p->origin };
 	int ret;
 
-	if (op_adds(p->op))
+	if (sxdp_list_op_adds(p->op))
 		return append(p, sizeof(add) / sizeof(*add), add);
 	ret = append(p, sizeof(change) / sizeof(*change), change);
 	return ret ? ret : append(p, sizeof(record) / sizeof(*record), record);
@@ -252,8 +242,8 @@ static int collect(struct publish *p, char *err, size_t errlen)
 	return ret;
 }
 
-int sagent_fleet_publish(const struct sagent_fleet_config *f, const char *list,
-			 enum sagent_fleet_op op, const struct sxdp_list *keys, int64_t expires_at,
+int sfleet_publish(const struct sagent_fleet_config *f, const char *list,
+			 enum sxdp_list_op op, const struct sxdp_list *keys, int64_t expires_at,
 			 const char *origin, char *err, size_t errlen)
 {
 	struct publish p = { .list = list, .origin = origin, .op = op };
@@ -262,16 +252,16 @@ int sagent_fleet_publish(const struct sagent_fleet_config *f, const char *list,
 	size_t i, end;
 	int ret = 0;
 
-	p.rc = sagent_redis_connect(f, 5000, why, sizeof(why));
+	p.rc = sfleet_redis_connect(f, 5000, why, sizeof(why));
 	if (!p.rc) {
-		snprintf(err, errlen, "Redis at %s: %s", sagent_redis_name(f, name, sizeof(name)),
+		snprintf(err, errlen, "Redis at %s: %s", sfleet_redis_name(f, name, sizeof(name)),
 			 why);
 		return -EIO;
 	}
-	sagent_redis_set_key(list, op_allows(op), p.set, sizeof(p.set));
-	sagent_redis_stream_key(list, p.stream, sizeof(p.stream));
+	sfleet_redis_set_key(list, sxdp_list_op_allows(op), p.set, sizeof(p.set));
+	sfleet_redis_stream_key(list, p.stream, sizeof(p.stream));
 	snprintf(p.maxlen, sizeof(p.maxlen), "%" PRIu64, f->stream_maxlen);
-	if (expires_at == SAGENT_EXPIRES_KEEP)
+	if (expires_at == SFLEET_EXPIRES_KEEP)
 		snprintf(p.score, sizeof(p.score), "keep");
 	else if (expires_at)
 		snprintf(p.score, sizeof(p.score), "%" PRId64, expires_at);
@@ -293,7 +283,7 @@ int sagent_fleet_publish(const struct sagent_fleet_config *f, const char *list,
 			snprintf(why, sizeof(why), "out of memory");
 	}
 	if (ret)
-		snprintf(err, errlen, "Redis at %s: %s", sagent_redis_name(f, name, sizeof(name)),
+		snprintf(err, errlen, "Redis at %s: %s", sfleet_redis_name(f, name, sizeof(name)),
 			 why);
 	redisFree(p.rc);
 	return ret;

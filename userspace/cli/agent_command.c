@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The `agent` command's table (agent.h): linked into sieve, which execs
- * sieve-agent to run it, and into sieve-agent, which runs it, so both
- * print the same --help and the CLI's completion lists what the agent
- * parses. The options fill struct agent_opts (agent.c reads it).
+ * The `agent` command's table (agent_command.h): linked into sieve, which
+ * execs sieve-agent to run it, and into sieve-agent, which runs it, so
+ * both print the same --help and the CLI's completion lists what the
+ * agent parses. The options fill struct agent_opts (agent.c reads it).
  */
 #include <errno.h>
 
-#include "agent.h"
+#include "agent_command.h"
 #include "cli.h"
+#include "conf.h"
 
 static int set_config(void *opts, const char *arg)
 {

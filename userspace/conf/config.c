@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sieve.conf: the agent's settings, read with inih (Debian's libinih).
- * Every setting, its values and its default (sieve.conf(5) says the same):
+ * sieve.conf: the settings of sieve and sieve-agent, read with inih
+ * (Debian's libinih). Every setting, its values and its default (sieve.conf(5) says the same):
  *
  *   [agent]
  *   state_dir = /var/lib/sieve
@@ -98,7 +98,7 @@
 
 #include <linux/sieve.h>
 
-#include "agent.h"
+#include "conf.h"
 
 /* One parse: the file, the line being read, and the first error. */
 struct parse {
@@ -123,7 +123,7 @@ static void __attribute__((format(printf, 2, 3))) fail(struct parse *p, const ch
 	va_end(ap);
 }
 
-static const char *const sections[] = { "agent", "metrics", "filters", "fleet" };
+static const char *const sections[] = { "agent", "store", "metrics", "filters", "fleet" };
 
 static bool known_section(const char *name, size_t len)
 {
@@ -153,7 +153,7 @@ static void check_header(struct parse *p, const char *line)
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
 	if (!known_section(s, e - s))
-		fail(p, "unknown section [%.*s] (sections: [agent], [metrics], [filters], [fleet])",
+		fail(p, "unknown section [%.*s] (sections: [agent], [store], [metrics], [filters], [fleet])",
 		     (int)(e - s), s);
 }
 
@@ -323,6 +323,20 @@ static void set_agent(struct parse *p, const char *key, const char *v)
 			c->expire_interval_ms = ms;
 	} else {
 		fail(p, "unknown key '%s' in [agent] (keys: state_dir, expire_interval)", key);
+	}
+}
+
+static void set_store(struct parse *p, const char *key, const char *v)
+{
+	if (!strcmp(key, "sync")) {
+		if (!strcmp(v, "full"))
+			p->c->store_sync = SXDP_STORE_SYNC_FULL;
+		else if (!strcmp(v, "normal"))
+			p->c->store_sync = SXDP_STORE_SYNC_NORMAL;
+		else
+			fail(p, "sync = %s: not full or normal", v);
+	} else {
+		fail(p, "unknown key '%s' in [store] (keys: sync)", key);
 	}
 }
 
@@ -547,6 +561,8 @@ static void set_value(struct parse *p, const char *section, const char *key, con
 		fail(p, "%s: a key before any [section]", key);
 	else if (!strcmp(section, "agent"))
 		set_agent(p, key, v);
+	else if (!strcmp(section, "store"))
+		set_store(p, key, v);
 	else if (!strcmp(section, "metrics"))
 		set_metrics(p, key, v);
 	else if (!strcmp(section, "filters"))

@@ -13,17 +13,20 @@
  * /etc/sieve/sieve.conf). Each value keeps where it came from, which
  * `sieve agent --check` prints.
  */
-#ifndef SIEVE_AGENT_SETTINGS_H
-#define SIEVE_AGENT_SETTINGS_H
+#ifndef SIEVE_CONF_SETTINGS_H
+#define SIEVE_CONF_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "store.h"	/* enum sxdp_store_sync */
+
 /* The settings, in the order of the file's sections (sagent_settings[]). */
 enum sagent_setting_id {
 	SAGENT_STATE_DIR, SAGENT_EXPIRE_INTERVAL,			/* [agent] */
+	SAGENT_STORE_SYNC,						/* [store] */
 	SAGENT_LISTEN, SAGENT_REFRESH_INTERVAL,				/* [metrics] */
 	SAGENT_PERSISTENT, SAGENT_SAVE_INTERVAL,			/* [filters] */
 	SAGENT_REDIS, SAGENT_USER, SAGENT_PASSWORD_FILE, SAGENT_LISTS,	/* [fleet] */
@@ -90,7 +93,7 @@ int sagent_setting_find(const char *section, const char *key);
  * the file (a missing default file means the defaults), then each setting's
  * environment variable and option over it. @need: a mask of (1 << id); the
  * file is read only if one of them is not given by the command line or the
- * environment (the CLI needs state_dir alone; the agent all of them).
+ * environment (the CLI needs state_dir and sync; the agent all of them).
  * 0, or -errno with a one-line reason in @err ("FILE:LINE: ...",
  * "SIEVE_STATE_DIR=x: ...").
  */
@@ -98,9 +101,12 @@ int sagent_setting_find(const char *section, const char *key);
 int sagent_settings_resolve(const struct sagent_cmdline *cl, unsigned int need,
 			    struct sagent_config *c, char *err, size_t errlen);
 
-/* The store's folder by that order into @dir (what sieve's commands open). */
-int sagent_state_dir(const struct sagent_cmdline *cl, char *dir, size_t len, char *err,
-		     size_t errlen);
+/*
+ * The store's folder by that order into @dir, and how its commits are
+ * synced ([store] sync): what sieve's commands open.
+ */
+int sagent_store_settings(const struct sagent_cmdline *cl, char *dir, size_t len,
+			  enum sxdp_store_sync *sync, char *err, size_t errlen);
 
 /* The file's path by that order, and where it came from. */
 const char *sagent_config_path(const struct sagent_cmdline *cl, enum sagent_source *from);
@@ -111,4 +117,4 @@ const char *sagent_config_path(const struct sagent_cmdline *cl, enum sagent_sour
  */
 void sagent_settings_print(FILE *f, const struct sagent_config *c);
 
-#endif /* SIEVE_AGENT_SETTINGS_H */
+#endif /* SIEVE_CONF_SETTINGS_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * userspace/conf: sieve.conf(5), the settings sieve and sieve-agent share.
+ * settings.c holds every setting in one table and the one order in which
+ * their sources win (settings.h); config.c reads the file (inih) into
+ * struct sagent_config. Both programs link these two files and nothing
+ * else of the agent's, so the store the CLI's commands change is the one
+ * the agent restores, and `sieve xdp ... --fleet` publishes to the Redis
+ * the agents follow.
+ */
+#ifndef SIEVE_CONF_H
+#define SIEVE_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "settings.h"
+#include "store.h"
+
+#define SAGENT_CONFIG_FILE	"/etc/sieve/sieve.conf"
+#define SAGENT_MAX_FILTERS	64
+#define SAGENT_NAME_MAX		64
+#define SAGENT_MAX_FLEET_LISTS	16
+#define SAGENT_MAX_NEVER_BLOCK	64
+
+/*
+ * The settings of sieve.conf(5), one field each. Their names, sections
+ * and defaults, and the order of their sources, are settings.c's table
+ * (settings.h); the man page describes them (tests/unit/man_test.sh
+ * checks it against the table); config.c's comment gives each one's
+ * syntax and range.
+ */
+struct sagent_config {
+	char state_dir[4096];
+	uint32_t expire_interval_ms;
+	enum sxdp_store_sync store_sync;
+	bool metrics_on;
+	char metrics_addr[64];		/* numeric: "127.0.0.1", "::1" */
+	uint16_t metrics_port;
+	uint32_t metrics_refresh_ms;	/* a scrape's snapshot is this fresh; 0: every scrape */
+	uint32_t save_interval_s;	/* 0: only at stop */
+	unsigned int nr_persistent;
+	char persistent[SAGENT_MAX_FILTERS][SAGENT_NAME_MAX];
+	struct sagent_fleet_config {
+		bool on;			/* a redis address was given */
+		char host[256];			/* a name or address; "" if unix */
+		uint16_t port;
+		char unix_path[108];		/* sun_path */
+		char user[128];			/* "" : the default user */
+		char password_file[4096];	/* "" : no AUTH */
+		unsigned int nr_lists;
+		char lists[SAGENT_MAX_FLEET_LISTS][SXDP_LIST_NAME_MAX + 1];
+		uint32_t retry_max_ms;
+		uint64_t stream_maxlen;
+		/* Shortest prefix lengths the fleet may block / allow: [0] IPv4, [1] IPv6. */
+		uint8_t broadest_block[2], broadest_allow[2];
+		unsigned int nr_never_block;
+		struct sieve_xdp_key never_block[SAGENT_MAX_NEVER_BLOCK];	/* prefixes */
+	} fleet;
+	/* Where each value came from, and the file read (settings.h). */
+	struct sagent_origin origin[SAGENT_NR_SETTINGS];
+	struct sagent_config_file file;
+};
+
+/* config.c: the file's reader (the order of sources: settings.c). */
+void sagent_config_defaults(struct sagent_config *c);
+/* -EINVAL with "FILE:LINE: reason" in err; -errno if the file cannot be read. */
+int sagent_config_load(const char *path, struct sagent_config *c, char *err, size_t errlen);
+/* One value of setting @id (enum sagent_setting_id) read as the file's: -EINVAL, reason in @err. */
+int sagent_config_set(struct sagent_config *c, int id, const char *value, char *err,
+		      size_t errlen);
+
+#endif /* SIEVE_CONF_H */

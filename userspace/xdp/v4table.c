@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IPv4 prefix table (include/sieve_xdp_v4table.h) from the loader's
+ * side: a build makes it equal to the list's IPv4 prefixes; a live block
+ * sets the bits of the new prefixes; a live unblock recomputes the /24s
+ * the gone prefixes spanned from the prefixes that remain. Backend-
+ * independent: the same table serves bloom-map, blocked and filter:NAME.
+ *
+ * Publication order, so that a packet never sees a /24's state point at a
+ * chunk that is not there, nor drop what the list no longer holds for
+ * longer than the command: chunks are written first (under the key no
+ * state points at), then the top words (one aligned 8-byte store each,
+ * through the map's mmap), then, after a grace period, the chunks no
+ * state points at any more are deleted. At rest a chunk key exists only
+ * where its /24's state points at it; a covered /24 (state 1) has none
+ * (its longer prefixes are in the store, and an unblock of the cover
+ * recomputes them from it). Keys a killed command left behind are
+ * unreferenced, so never read, and the next build deletes them.
+ *
+ * Locking: the caller holds the interface's lock (ops.c), as for every
+ * change to its maps: one writer at a time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+
+#include "xdp.h"
+#include "sieve_xdp_v4table.h"
+
+#define TOP_BYTES	((size_t)SIEVE_XDP_V4_WORDS * sizeof(__u64))
+
+bool sxdp_v4table_on(const struct sxdp_handle *h)
+{
+	return h->v4top_fd >= 0 && h->v4chunk_fd >= 0;
+}
+
+/* A prefix's first /24 and how many it spans (1 for one longer than /24). */
+static void prefix_span(const struct sieve_xdp_key *k, uint32_t *first, uint32_t *n)
+{
+	*first = sieve_xdp_v4_slot(ntohl(k->saddr[0]));
+	*n = k->prefix_len <= 24 ? 1U << (24 - k->prefix_len) : 1;
+	*first &= ~(*n - 1);
+}
+
+/* The chunk bits of a prefix longer than /24. */
+static void prefix_bits(const struct sieve_xdp_key *k, struct sieve_xdp_v4_chunk *c)
+{
+	uint32_t a = ntohl(k->saddr[0]) & 255, n = 1U << (32 - k->prefix_len), i;
+
+	for (i = a; i < a + n; i++)
+		c->w[i / 64] |= 1ULL << (i % 64);
+}
+
+static __u64 *top_map(struct sxdp_handle *h)
+{
+	void *p = mmap(NULL, TOP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, h->v4top_fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static uint32_t state_of(const __u64 *top, uint32_t slot)
+{
+	return sieve_xdp_v4_state(__atomic_load_n(&top[sieve_xdp_v4_word(slot)], __ATOMIC_RELAXED),
+				  slot);
+}
+
+/* One slot's state: an aligned store of its word (one writer: the lock). */
+static void set_state(__u64 *top, uint32_t slot, uint32_t state)
+{
+	__u64 *w = &top[sieve_xdp_v4_word(slot)], v = __atomic_load_n(w, __ATOMIC_RELAXED);
+	unsigned int sh = sieve_xdp_v4_shift(slot);
+
+	v = (v & ~(3ULL << sh)) | (__u64)state << sh;
+	__atomic_store_n(w, v, __ATOMIC_RELEASE);
+}
+
+/* Chunk keys to delete once no packet can still be reading them. */
+struct stale_keys {
+	__u32 *keys;
+	size_t n, cap;
+};
+
+static int stale_add(struct stale_keys *s, __u32 key)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		__u32 *k = realloc(s->keys, cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		s->keys = k;
+		s->cap = cap;
+	}
+	s->keys[s->n++] = key;
+	return 0;
+}
+
+/* After the top words: a grace period, then the chunks nothing points at. */
+static void stale_drop(struct sxdp_handle *h, struct stale_keys *s)
+{
+	size_t i;
+
+	if (s->n)
+		sxdp_wait_for_packets();
+	for (i = 0; i < s->n; i++)
+		bpf_map_delete_elem(h->v4chunk_fd, &s->keys[i]);
+	free(s->keys);
+}
+
+/*
+ * Gives @slot the chunk @c (all zero: none) under cover @covered: the
+ * chunk goes under the key its state does not point at, the state flips,
+ * the key it pointed at is stale. An equal chunk is left where it is.
+ */
+static int slot_put(struct sxdp_handle *h, __u64 *top, uint32_t slot, bool covered,
+		    const struct sieve_xdp_v4_chunk *c, struct stale_keys *stale)
+{
+	static const struct sieve_xdp_v4_chunk zero;
+	uint32_t cur = state_of(top, slot), next, key;
+	struct sieve_xdp_v4_chunk old;
+	bool has = memcmp(c, &zero, sizeof(*c)) != 0;
+	int ret = 0;
+
+	if (cur >= SIEVE_XDP_V4_CHUNK0 && !covered && has) {
+		key = sieve_xdp_v4_chunk_key(slot, cur);
+		if (!bpf_map_lookup_elem(h->v4chunk_fd, &key, &old) && !memcmp(&old, c, sizeof(old)))
+			return 0;	/* unchanged */
+	}
+	next = covered ? SIEVE_XDP_V4_COVERED : SIEVE_XDP_V4_NONE;
+	if (!covered && has) {
+		next = cur == SIEVE_XDP_V4_CHUNK0 ? SIEVE_XDP_V4_CHUNK1 : SIEVE_XDP_V4_CHUNK0;
+		key = sieve_xdp_v4_chunk_key(slot, next);
+		if (bpf_map_update_elem(h->v4chunk_fd, &key, c, BPF_ANY))
+			return errno == E2BIG ? -ENOSPC : -errno;
+	}
+	if (cur >= SIEVE_XDP_V4_CHUNK0)
+		ret = stale_add(stale, sieve_xdp_v4_chunk_key(slot, cur));
+	if (cur != next)
+		set_state(top, slot, next);
+	return ret;
+}
+
+#define ALL_COVERED	0x5555555555555555ULL	/* 32 slots of state 1 */
+
+/*
+ * A whole word of 32 /24s made covered at once (a short prefix spans
+ * 2^16 of them for a /8): the chunks it had go stale.
+ */
+static int cover_word(__u64 *top, uint32_t word, struct stale_keys *stale)
+{
+	__u64 w = __atomic_load_n(&top[word], __ATOMIC_RELAXED);
+	uint32_t i, st;
+	int ret = 0;
+
+	if (w == ALL_COVERED)
+		return 0;
+	for (i = 0; !ret && i < SIEVE_XDP_V4_SLOTS_PER_WORD; i++) {
+		st = (w >> (2 * i)) & 3;
+		if (st >= SIEVE_XDP_V4_CHUNK0)
+			ret = stale_add(stale, sieve_xdp_v4_chunk_key(word * 32 + i, st));
+	}
+	__atomic_store_n(&top[word], ALL_COVERED, __ATOMIC_RELEASE);
+	return ret;
+}
+
+/* A long prefix's chunk, to sort by /24. */
+struct slot_bits {
+	uint32_t slot;
+	struct sieve_xdp_v4_chunk c;
+};
+
+static int by_slot(const void *a, const void *b)
+{
+	uint32_t x = ((const struct slot_bits *)a)->slot, y = ((const struct slot_bits *)b)->slot;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The chunks the prefixes of @l longer than /24 inside the /24s [@first,
+ * @first + @n) make, one per /24, sorted by /24: *@out (free() it), *@nr.
+ */
+static int collect_chunks(const struct sxdp_list *l, uint32_t first, uint32_t n,
+			  struct slot_bits **out, size_t *nr)
+{
+	struct slot_bits *v = NULL, *p;
+	size_t i, nl = 0, cap = 0, j, m;
+	uint32_t f, c;
+
+	for (i = 0; i < l->n; i++) {
+		const struct sieve_xdp_key *k = &l->keys[i];
+
+		if (!sxdp_v4table_entry(k) || k->prefix_len <= 24)
+			continue;
+		prefix_span(k, &f, &c);
+		if (f < first || f - first >= n)
+			continue;
+		if (nl == cap) {
+			cap = cap ? 2 * cap : 64;
+			p = realloc(v, cap * sizeof(*p));
+			if (!p) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = p;
+		}
+		memset(&v[nl], 0, sizeof(v[nl]));
+		v[nl].slot = f;
+		prefix_bits(k, &v[nl++].c);
+	}
+	if (nl)
+		qsort(v, nl, sizeof(*v), by_slot);
+	/* Merged: one chunk per /24. */
+	for (i = 0, m = 0; i < nl; i = j, m++) {
+		v[m] = v[i];
+		for (j = i + 1; j < nl && v[j].slot == v[i].slot; j++)
+			for (c = 0; c < 4; c++)
+				v[m].c.w[c] |= v[j].c.w[c];
+	}
+	*out = v;
+	*nr = m;
+	return 0;
+}
+
+/*
+ * The /24s [@first, @first + @n) made what the IPv4 prefixes among @l
+ * say: covered by one of length <= 24, else the chunk of those longer, or
+ * nothing. @l may hold anything; entries outside the span are skipped.
+ * Each /24 is written at most once (a key made stale is never reused
+ * before its grace period).
+ */
+static int recompute(struct sxdp_handle *h, __u64 *top, uint32_t first, uint32_t n,
+		     const struct sxdp_list *l, struct stale_keys *stale)
+{
+	static const struct sieve_xdp_v4_chunk none;
+	static const uint8_t zero32[SIEVE_XDP_V4_SLOTS_PER_WORD];
+	static const uint8_t ones32[SIEVE_XDP_V4_SLOTS_PER_WORD] = {
+		[0 ... SIEVE_XDP_V4_SLOTS_PER_WORD - 1] = 1
+	};
+	uint8_t *cov = calloc(n, 1);
+	struct slot_bits *chunks = NULL;
+	size_t i, nc = 0;
+	uint32_t s, f, m;
+	int ret;
+
+	if (!cov)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++) {
+		if (!sxdp_v4table_entry(&l->keys[i]) || l->keys[i].prefix_len > 24)
+			continue;
+		prefix_span(&l->keys[i], &f, &m);
+		/* Aligned spans: one holds the other, or they are apart. */
+		if (f <= first && f + (uint64_t)m >= first + (uint64_t)n)
+			memset(cov, 1, n);
+		else if (f >= first && f + (uint64_t)m <= first + (uint64_t)n)
+			memset(cov + (f - first), 1, m);
+	}
+	ret = collect_chunks(l, first, n, &chunks, &nc);
+	/* The chunks first (new keys, then the states flip). */
+	for (i = 0; !ret && i < nc; i++) {
+		ret = slot_put(h, top, chunks[i].slot, cov[chunks[i].slot - first], &chunks[i].c,
+			       stale);
+		cov[chunks[i].slot - first] |= 2;	/* done */
+	}
+	/* The rest: covered or nothing, any chunk they had now stale. */
+	for (s = 0; !ret && s < n; s++) {
+		/* A word of nothing that stays nothing (most of IPv4): skipped whole. */
+		if (!((first + s) % SIEVE_XDP_V4_SLOTS_PER_WORD) &&
+		    n - s >= SIEVE_XDP_V4_SLOTS_PER_WORD) {
+			uint32_t word = sieve_xdp_v4_word(first + s);
+
+			if (!top[word] && !memcmp(&cov[s], zero32, SIEVE_XDP_V4_SLOTS_PER_WORD)) {
+				s += SIEVE_XDP_V4_SLOTS_PER_WORD - 1;
+				continue;
+			}
+			/* Covered whole, none of them done above (a chunk is never 1). */
+			if (!memcmp(&cov[s], ones32, SIEVE_XDP_V4_SLOTS_PER_WORD)) {
+				ret = cover_word(top, word, stale);
+				s += SIEVE_XDP_V4_SLOTS_PER_WORD - 1;
+				continue;
+			}
+		}
+		if (!(cov[s] & 2) && state_of(top, first + s) != cov[s])
+			ret = slot_put(h, top, first + s, cov[s], &none, stale);
+	}
+	free(chunks);
+	free(cov);
+	return ret;
+}
+
+/* Chunk keys no /24 points at: a killed command's, deleted by a build. */
+static int unreferenced(struct sxdp_handle *h, const __u64 *top, struct stale_keys *stale)
+{
+	__u32 key, next, *prev = NULL;
+	int ret = 0;
+
+	while (!ret && !bpf_map_get_next_key(h->v4chunk_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (state_of(top, key >> 1) != (SIEVE_XDP_V4_CHUNK0 | (key & 1)))
+			ret = stale_add(stale, key);
+	}
+	return ret;
+}
+
+int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l)
+{
+	struct stale_keys stale = { 0 };
+	__u64 *top = top_map(h);
+	int ret;
+
+	if (!top)
+		return -errno;
+	ret = recompute(h, top, 0, SIEVE_XDP_V4_SLOTS, l, &stale);
+	if (!ret)
+		ret = unreferenced(h, top, &stale);
+	stale_drop(h, &stale);
+	munmap(top, TOP_BYTES);
+	return ret;
+}
+
+/* Covers first, then one write per /24 of the longer prefixes. */
+int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
+{
+	static const struct sieve_xdp_v4_chunk none;
+	struct stale_keys stale = { 0 };
+	struct slot_bits *chunks = NULL;
+	__u64 *top = top_map(h);
+	uint32_t f, n, s, key, st, w;
+	size_t i, nc = 0;
+	int ret = 0;
+
+	if (!top)
+		return -errno;
+	for (i = 0; !ret && i < fresh->n; i++) {
+		if (!sxdp_v4table_entry(&fresh->keys[i]) || fresh->keys[i].prefix_len > 24)
+			continue;
+		prefix_span(&fresh->keys[i], &f, &n);
+		/* Covered: the chunks inside go stale. Whole words at once. */
+		for (s = f; !ret && s < f + n; s++) {
+			if (!(s % SIEVE_XDP_V4_SLOTS_PER_WORD) && f + n - s >= 32) {
+				ret = cover_word(top, sieve_xdp_v4_word(s), &stale);
+				s += SIEVE_XDP_V4_SLOTS_PER_WORD - 1;
+			} else if (state_of(top, s) != SIEVE_XDP_V4_COVERED) {
+				ret = slot_put(h, top, s, true, &none, &stale);
+			}
+		}
+	}
+	if (!ret)
+		ret = collect_chunks(fresh, 0, SIEVE_XDP_V4_SLOTS, &chunks, &nc);
+	for (i = 0; !ret && i < nc; i++) {
+		struct sieve_xdp_v4_chunk c;
+
+		st = state_of(top, chunks[i].slot);
+		if (st == SIEVE_XDP_V4_COVERED)
+			continue;
+		key = sieve_xdp_v4_chunk_key(chunks[i].slot, st);
+		memset(&c, 0, sizeof(c));
+		if (st >= SIEVE_XDP_V4_CHUNK0 && bpf_map_lookup_elem(h->v4chunk_fd, &key, &c))
+			ret = -errno;
+		for (w = 0; w < 4; w++)
+			c.w[w] |= chunks[i].c.w[w];
+		if (!ret)
+			ret = slot_put(h, top, chunks[i].slot, false, &c, &stale);
+	}
+	free(chunks);
+	stale_drop(h, &stale);
+	munmap(top, TOP_BYTES);
+	return ret;
+}
+
+struct span {
+	uint32_t first, n;
+};
+
+static int by_first(const void *a, const void *b)
+{
+	uint32_t x = ((const struct span *)a)->first, y = ((const struct span *)b)->first;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The gone prefixes' spans, merged (aligned spans nest or are apart): each /24 once. */
+int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
+			const struct sxdp_list *remaining)
+{
+	struct stale_keys stale = { 0 };
+	struct span *sp = calloc(gone->n ? gone->n : 1, sizeof(*sp));
+	__u64 *top = top_map(h);
+	size_t i, n = 0, j;
+	int ret = 0;
+
+	if (!top || !sp) {
+		ret = top ? -ENOMEM : -errno;
+		goto out;
+	}
+	for (i = 0; i < gone->n; i++)
+		if (sxdp_v4table_entry(&gone->keys[i]))
+			prefix_span(&gone->keys[i], &sp[n].first, &sp[n].n), n++;
+	qsort(sp, n, sizeof(*sp), by_first);
+	for (i = 0; !ret && i < n; i = j) {
+		uint64_t end = (uint64_t)sp[i].first + sp[i].n;
+
+		for (j = i + 1; j < n && sp[j].first < end; j++)
+			if (sp[j].first + (uint64_t)sp[j].n > end)
+				end = sp[j].first + (uint64_t)sp[j].n;
+		ret = recompute(h, top, sp[i].first, (uint32_t)(end - sp[i].first), remaining,
+				&stale);
+	}
+	stale_drop(h, &stale);
+out:
+	if (top)
+		munmap(top, TOP_BYTES);
+	free(sp);
+	return ret;
+}
+
+int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks,
+			uint64_t *bytes)
+{
+	__u64 *top = top_map(h);
+	uint32_t w, s;
+
+	*covered = *chunks = *bytes = 0;
+	if (!top)
+		return -errno;
+	/* Word by word: a list of few prefixes leaves nearly every word 0. */
+	for (w = 0; w < SIEVE_XDP_V4_WORDS; w++) {
+		__u64 word = __atomic_load_n(&top[w], __ATOMIC_RELAXED);
+
+		for (s = 0; word && s < SIEVE_XDP_V4_SLOTS_PER_WORD; s++) {
+			uint32_t st = sieve_xdp_v4_state(word, s);
+
+			*covered += st == SIEVE_XDP_V4_COVERED;
+			*chunks += st >= SIEVE_XDP_V4_CHUNK0;
+		}
+	}
+	munmap(top, TOP_BYTES);
+	*bytes = sxdp_map_memlock(h->v4top_fd) + sxdp_map_memlock(h->v4chunk_fd);
+	return 0;
+}
