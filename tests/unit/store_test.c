@@ -1283,6 +1283,10 @@ static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 	CHECKF(t, plan_uses(d.db, "SELECT key FROM entries WHERE list = 'edge' AND allow = 1 "
 			    "ORDER BY key", "entries_allowed"),
 	       "the allowlist read does not use entries_allowed");
+	/* The IPv4 prefixes of a live unblock: their own index, not the list's sources. */
+	CHECKF(t, plan_uses(d.db, "SELECT key FROM entries WHERE list = 'edge' AND kind = 1 AND "
+			    "allow = 0 AND instr(key, ':') = 0", "entries_prefix"),
+	       "the prefixes' read does not use entries_prefix");
 	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM pragma_table_info('attachments') WHERE "
 			  "name = 'max_probes'") == 1, "no attachments.max_probes");
 	/* The list's version is the one the maps were built from: kept, or they all rebuild. */

@@ -53,9 +53,6 @@
  * an entry either blocked or allowed in one list.
  * attachments: which list an interface enforces, how (for the agent).
  * Version 2: the probe budget of an attachment (attach --max-probes).
- * Version 3: an index of the blocklists' prefix entries alone, so that a
- * live unblock of an IPv4 prefix reads the prefixes that remain
- * (sxdp_store_read_v4_prefixes) without walking a list of sources.
  */
 static const char *const migrations[] = {
 	"CREATE TABLE lists ("
@@ -85,7 +82,6 @@ static const char *const migrations[] = {
 	"  built_version INTEGER,"
 	"  PRIMARY KEY (netns, iface));",
 	"ALTER TABLE attachments ADD COLUMN max_probes INTEGER;",
-	"CREATE INDEX entries_prefix ON entries(list, key) WHERE kind = 1 AND allow = 0;",
 };
 
 /*
@@ -102,9 +98,16 @@ static const char *const migrations[] = {
  * whole list (0.35 s of CPU of a load at 10^7 entries). allow is a column
  * of it so that the planner, which has no statistics, sees two equalities
  * and picks it.
+ *
+ * entries_prefix: the blocklists' prefix entries alone, so that a live
+ * unblock of an IPv4 prefix reads the prefixes that remain
+ * (sxdp_store_read_v4_prefixes) without walking a list of sources; kind
+ * and allow are columns of it for the same reason.
  */
 static const char compatible_indexes[] =
-	"CREATE INDEX IF NOT EXISTS entries_allowed ON entries(list, allow, key) WHERE allow = 1;";
+	"CREATE INDEX IF NOT EXISTS entries_allowed ON entries(list, allow, key) WHERE allow = 1;"
+	"CREATE INDEX IF NOT EXISTS entries_prefix ON entries(list, kind, allow, key) "
+	"WHERE kind = 1 AND allow = 0;";
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
 	       "one migration per schema version");
@@ -1897,7 +1900,7 @@ int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct s
 
 	_Static_assert(SIEVE_XDP_PREFIX == 1, "the kind the prefix index holds");
 	/* Literals, as the index's WHERE: SQLite matches a partial index on them only. */
-	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries INDEXED BY entries_prefix "
+	rc = sqlite3_prepare_v2(s->db, "SELECT key FROM entries "
 				"WHERE list = ?1 AND kind = 1 AND allow = 0 AND "
 				"instr(key, ':') = 0", -1, &st, NULL);
 	if (rc != SQLITE_OK)
