@@ -278,7 +278,9 @@ static int ref_cmp(const void *a, const void *b)
  * sxdp_list_sort() against qsort() with memcmp(), the order find() and
  * remove() search by: random keys of every kind, with duplicates, and the
  * shapes that break naive quicksorts (sorted, reversed, all equal, organ
- * pipe, few values), each deduplicated exactly.
+ * pipe, few values), each deduplicated exactly. Keys that differ in a few
+ * bytes take the radix sort, keys random in every address byte (shape 6:
+ * IPv6 flows) the comparison sort.
  */
 static void sieve_unit_feed_list_sort(struct sieve_test *t)
 {
@@ -288,7 +290,7 @@ static void sieve_unit_feed_list_sort(struct sieve_test *t)
 	unsigned int shape, seed = 1;
 	size_t si, i, n, out;
 
-	for (shape = 0; shape < 6; shape++) {
+	for (shape = 0; shape < 7; shape++) {
 		for (si = 0; si < ARRAY_SIZE(sizes); si++) {
 			n = sizes[si];
 			ref = calloc(n ? n : 1, sizeof(*ref));
@@ -319,6 +321,17 @@ static void sieve_unit_feed_list_sort(struct sieve_test *t)
 				k->dport = htons(shape == 0 ? (v >> 4) & 1 : 0);
 				/* Keys that differ in the last word only. */
 				k->daddr[3] = shape == 0 ? (seed >> 3) & 1 : 0;
+				if (shape == 6) {
+					unsigned int w;
+
+					k->kind = SIEVE_XDP_FLOW;
+					k->family = SIEVE_XDP_V6;
+					for (w = 0; w < 4; w++) {
+						seed = seed * 1103515245 + 12345;
+						k->saddr[w] = seed ^ w;
+						k->daddr[w] = seed >> 3;
+					}
+				}
 			}
 			memcpy(ref, l.keys, n * sizeof(*ref));
 			if (n)

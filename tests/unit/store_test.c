@@ -176,6 +176,25 @@ static bool integrity_ok(const char *path)
 	return ok;
 }
 
+/* Whether SQLite's plan for @sql names index @index (EXPLAIN QUERY PLAN's detail column). */
+static bool plan_uses(const char *path, const char *sql, const char *index)
+{
+	char explain[512];
+	sqlite3_stmt *st;
+	bool uses = false;
+	sqlite3 *db;
+
+	snprintf(explain, sizeof(explain), "EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, explain, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			uses |= strstr((const char *)sqlite3_column_text(st, 3), index) != NULL;
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return uses;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -671,6 +690,147 @@ static void sieve_unit_store_key_text(struct sieve_test *t)
 	CHECKF(t, !bad, "%u key texts differ", bad);
 }
 
+struct text_order_check {
+	struct sieve_test *t;
+	char prev[64];
+	size_t n, bad;
+};
+
+static int text_order_one(const char *key, const char *origin, void *ctx)
+{
+	struct text_order_check *c = ctx;
+
+	if (c->n++ && strcmp(c->prev, key) >= 0 && !c->bad++)
+		CHECKF(c->t, 0, "'%s' came after '%s'", key, c->prev);
+	snprintf(c->prev, sizeof(c->prev), "%s", key);
+	return 0;
+}
+
+/*
+ * A batch of IPv4 hosts and prefixes is put in text order by numbers
+ * (key_texts_make), not by strcmp: the batch's lookups and the order
+ * SQLite takes from it must be strcmp's all the same. Fields whose
+ * decimal strings are each other's heads (1, 10, 100, 19, 199, 2, 25,
+ * 255), hosts beside prefixes of the same address, lengths of one and
+ * two digits: every key is found, and they come back in strcmp order.
+ */
+static void sieve_unit_store_text_order(struct sieve_test *t)
+{
+	static const uint8_t octet[] = { 0, 1, 2, 9, 10, 11, 19, 20, 25, 99, 100, 101, 199, 200,
+					 249, 250, 255 };
+	static const uint8_t lens[] = { 1, 2, 3, 8, 9, 10, 16, 19, 24, 25, 30, 32 };
+	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 7 };
+	struct text_order_check c = { .t = t };
+	struct sxdp_list l = { 0 };
+	struct sieve_xdp_key k;
+	unsigned int i, seed = 22;
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "";
+	size_t added = 0;
+
+	for (i = 0; i < 6000; i++) {
+		uint32_t addr = 0, w;
+
+		for (w = 0; w < 4; w++) {
+			seed = seed * 1103515245 + 12345;
+			addr = addr << 8 | octet[(seed >> 16) % sizeof(octet)];
+		}
+		memset(&k, 0, sizeof(k));
+		k.family = SIEVE_XDP_V4;
+		k.kind = i % 3 ? SIEVE_XDP_SRC : SIEVE_XDP_PREFIX;
+		k.prefix_len = k.kind == SIEVE_XDP_SRC ? 32 : lens[(seed >> 8) % sizeof(lens)];
+		k.saddr[0] = htonl(addr & (~0u << (32 - k.prefix_len)));
+		if (sxdp_list_add(&l, &k))
+			break;
+	}
+	sxdp_list_sort(&l);
+	if (!store_dir_make(t, &d))
+		goto out_free;
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	CHECKF(t, !sxdp_store_replace_origin(s, "l", l.keys, l.n, &fa, &added, NULL, err,
+					     sizeof(err)) && added == l.n,
+	       "load of %zu keys: added %zu %s", l.n, added, err);
+	CHECKF(t, !sxdp_store_origins_of(s, "l", false, l.keys, l.n, text_order_one, &c, err,
+					 sizeof(err)) && c.n == l.n && !c.bad,
+	       "origins_of: %zu of %zu keys, %zu out of order %s", c.n, l.n, c.bad, err);
+	sxdp_store_close(s);
+out:
+	store_dir_clean(&d);
+out_free:
+	sxdp_list_free(&l);
+}
+
+static int count_origins(const char *key, const char *origin, void *ctx)
+{
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+/* The median of 7 sxdp_store_origins_of() calls of one key on @list, in ms. */
+static double origins_of_ms(struct sxdp_store *s, const char *list,
+			    const struct sieve_xdp_key *key, size_t *found)
+{
+	double ms[7], t0, x;
+	char err[256];
+	int i, j;
+
+	for (i = 0; i < 7; i++) {
+		t0 = now_ms();
+		sxdp_store_origins_of(s, list, false, key, 1, count_origins, found, err,
+				      sizeof(err));
+		ms[i] = now_ms() - t0;
+		for (j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
+			x = ms[j];
+			ms[j] = ms[j - 1];
+			ms[j - 1] = x;
+		}
+	}
+	return ms[3];
+}
+
+/*
+ * A lookup of a few keys (`unblock` asks whose they were) costs the same
+ * on a list of 2000 and of 200000: a primary key lookup per key, never a
+ * walk of the list. Walking it made the big list's lookup some 100 times
+ * the small one's; the bound is ten times, plus 2 ms for a busy machine.
+ */
+static void sieve_unit_store_lookup_by_key(struct sieve_test *t)
+{
+	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 7 };
+	struct sieve_xdp_key *keys = keys_src(0, 200000);
+	double small, big;
+	size_t found = 0;
+	struct sxdp_store *s;
+	struct store_dir d;
+	char err[512] = "";
+
+	if (!keys || !store_dir_make(t, &d)) {
+		CHECKF(t, keys != NULL, "out of memory");
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	CHECKF(t, !sxdp_store_replace_origin(s, "small", keys, 2000, &fa, NULL, NULL, err,
+					     sizeof(err)) &&
+	       !sxdp_store_replace_origin(s, "big", keys, 200000, &fa, NULL, NULL, err,
+					  sizeof(err)), "loads: %s", err);
+	small = origins_of_ms(s, "small", &keys[1000], &found);
+	big = origins_of_ms(s, "big", &keys[1000], &found);
+	CHECKF(t, found == 14, "origins_of found %zu of 14", found);
+	CHECKF(t, big < 10 * small + 2, "one key's origin: %.3f ms on 200000 entries, %.3f ms "
+	       "on 2000", big, small);
+	printf("    # one key's origin: %.3f ms on 200000 entries, %.3f ms on 2000\n", big, small);
+	sxdp_store_close(s);
+out:
+	store_dir_clean(&d);
+	free(keys);
+}
+
 /* Expiry returns exactly the due entries, once. */
 static void sieve_unit_store_expire(struct sieve_test *t)
 {
@@ -1087,7 +1247,10 @@ static int v1_check_one(const struct sxdp_store_entry *e, void *ctx)
 	return 0;
 }
 
-/* A version-1 store is migrated to version 2 in place, its data kept. */
+/*
+ * A version-1 store is migrated to version 2 in place, its data kept, and
+ * gets the index of allowed keys (a compatible index, made at open).
+ */
 static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 {
 	struct v1_check c = { .t = t };
@@ -1113,8 +1276,17 @@ static void sieve_unit_store_migrate_v1(struct sieve_test *t)
 	if (!s)
 		goto out;
 	CHECKF(t, raw_int(d.db, "PRAGMA user_version") == SXDP_STORE_VERSION,
-	       "user_version %lld after the open",
-	       (long long)raw_int(d.db, "PRAGMA user_version"));
+	       "user_version %lld after the open", (long long)raw_int(d.db, "PRAGMA user_version"));
+	/* The allowlist is read through its own index, not a scan of the whole list. */
+	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+			  "name = 'entries_allowed'") == 1, "no index entries_allowed");
+	CHECKF(t, plan_uses(d.db, "SELECT key FROM entries WHERE list = 'edge' AND allow = 1 "
+			    "ORDER BY key", "entries_allowed"),
+	       "the allowlist read does not use entries_allowed");
+	/* The IPv4 prefixes of a live unblock: their own index, not the list's sources. */
+	CHECKF(t, plan_uses(d.db, "SELECT key FROM entries WHERE list = 'edge' AND kind = 1 AND "
+			    "allow = 0 AND instr(key, ':') = 0", "entries_prefix"),
+	       "the prefixes' read does not use entries_prefix");
 	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM pragma_table_info('attachments') WHERE "
 			  "name = 'max_probes'") == 1, "no attachments.max_probes");
 	/* The list's version is the one the maps were built from: kept, or they all rebuild. */
@@ -2223,6 +2395,8 @@ const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_adopt_origins),
 	CASE(sieve_unit_store_replace_bulk),
 	CASE(sieve_unit_store_key_text),
+	CASE(sieve_unit_store_text_order),
+	CASE(sieve_unit_store_lookup_by_key),
 	CASE(sieve_unit_store_expire),
 	CASE(sieve_unit_store_version),
 	CASE(sieve_unit_store_bad_files),

@@ -62,6 +62,7 @@
 #include "libsieve.h"
 #include "ops.h"
 #include "xdp.h"
+#include "sieve_xdp_v4table.h"
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "sieve_xdp_filter.skel.h"
@@ -127,7 +128,8 @@ static int remove_pins(const char *ifname, bool keep_dir)
 		SIEVE_XDP_LINK_PIN, SIEVE_XDP_MAP_ACTIVE, SIEVE_XDP_MAP_CFG,
 		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 		SIEVE_XDP_MAP_ALLOW,
-		SIEVE_XDP_MAP_BLOCKED, SIEVE_XDP_MAP_REMOVED, SXDP_PROG_PIN, SXDP_NETNS_PIN,
+		SIEVE_XDP_MAP_BLOCKED, SIEVE_XDP_MAP_REMOVED, SIEVE_XDP_MAP_V4TOP,
+		SIEVE_XDP_MAP_V4CHUNK, SXDP_PROG_PIN, SXDP_NETNS_PIN,
 	};
 	char path[256];
 	size_t i;

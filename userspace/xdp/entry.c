@@ -367,16 +367,109 @@ static void keys_sort(struct sieve_xdp_key *v, size_t n, unsigned int depth)
 	keys_insertion(v, n);
 }
 
+/* Whether @v is in key_order with no key twice: a sort of it has nothing to do. */
+static bool keys_strictly_sorted(const struct sieve_xdp_key *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (key_order(&v[i - 1], &v[i]) >= 0)
+			return false;
+	return true;
+}
+
+/* Past this many bytes that differ between keys, the radix sort makes more passes than it saves. */
+#define RADIX_MAX_BYTES	12
+
+/*
+ * The byte positions where some key differs from the first, into @pos
+ * (ascending); how many, or RADIX_MAX_BYTES + 1 past that bound.
+ */
+static unsigned int keys_varying_bytes(const struct sieve_xdp_key *v, size_t n,
+				       unsigned int pos[RADIX_MAX_BYTES])
+{
+	uint64_t first[5], x[5], diff[5] = { 0 };
+	unsigned char d[sizeof(diff)];
+	unsigned int b, m = 0;
+	size_t i;
+	int w;
+
+	memcpy(first, v, sizeof(first));
+	for (i = 1; i < n; i++) {
+		memcpy(x, &v[i], sizeof(x));
+		for (w = 0; w < 5; w++)
+			diff[w] |= x[w] ^ first[w];
+	}
+	memcpy(d, diff, sizeof(d));
+	for (b = 0; b < sizeof(d); b++) {
+		if (!d[b])
+			continue;
+		if (m == RADIX_MAX_BYTES)
+			return RADIX_MAX_BYTES + 1;
+		pos[m++] = b;
+	}
+	return m;
+}
+
+/*
+ * Least significant digit first radix sort in key_order (the bytes'),
+ * one stable counting pass per byte position where the keys differ: a
+ * feed of IPv4 hosts differs in the four address bytes only, so 10^7
+ * keys take four linear passes instead of n log n comparisons of five
+ * words (the sort was a tenth of a 10^7 load). -ENOMEM: no room for the
+ * second buffer, nothing done.
+ */
+static int keys_radix_sort(struct sieve_xdp_key *v, size_t n, const unsigned int *pos,
+			   unsigned int m)
+{
+	struct sieve_xdp_key *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp, *t;
+	size_t (*count)[256], i, sum, c;
+	unsigned int p;
+
+	count = calloc(m ? m : 1, sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -ENOMEM;
+	}
+	/* Every histogram in one read of the keys. */
+	for (i = 0; i < n; i++)
+		for (p = 0; p < m; p++)
+			count[p][((const unsigned char *)&v[i])[pos[p]]]++;
+	for (p = m; p-- > 0;) {
+		for (c = 0, sum = 0; c < 256; c++) {
+			size_t k = count[p][c];
+
+			count[p][c] = sum;
+			sum += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[p][((const unsigned char *)&src[i])[pos[p]]]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
 void sxdp_list_sort(struct sxdp_list *l)
 {
-	unsigned int depth = 0;
+	unsigned int depth = 0, pos[RADIX_MAX_BYTES], m;
 	size_t i, out = 0;
 
-	if (!l->n)
+	/* A feed sorted already (a refresh of a list read back, a plan of a sorted list). */
+	if (l->n < 2 || keys_strictly_sorted(l->keys, l->n))
 		return;
-	for (i = l->n; i; i >>= 1)
-		depth += 2;
-	keys_sort(l->keys, l->n, depth);
+	m = keys_varying_bytes(l->keys, l->n, pos);
+	if (l->n < 64 || m > RADIX_MAX_BYTES || keys_radix_sort(l->keys, l->n, pos, m)) {
+		for (i = l->n; i; i >>= 1)
+			depth += 2;
+		keys_sort(l->keys, l->n, depth);
+	}
 	for (i = 1; i < l->n; i++)
 		if (key_order(&l->keys[out], &l->keys[i]))
 			l->keys[++out] = l->keys[i];

@@ -189,6 +189,11 @@ static int expand_into(const struct sxdp_list *l, const struct sieve_xdp_config 
 	size_t n;
 	int ret = 0;
 
+	/* At least every entry: one allocation, not a doubling per power of two of 10^7. */
+	x.keys = malloc((l->n ? l->n : 1) * sizeof(*x.keys));
+	if (!x.keys)
+		return -ENOMEM;
+	x.cap = l->n ? l->n : 1;
 	for (n = 0; !ret && n < l->n; n++) {
 		const struct sieve_xdp_key *k = &l->keys[n];
 		struct sieve_xdp_key e = *k;

@@ -794,6 +794,17 @@ static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_
 		return ret;
 	others = l->n;
 	sxdp_list_sort(&c->allowed);
+	/* Room for every key at once: growing 10^7 keys by doubling copies them again and again. */
+	if (l->cap < others + keys->n) {
+		struct sieve_xdp_key *grown = realloc(l->keys, (others + keys->n) * sizeof(*grown));
+
+		if (!grown) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		l->keys = grown;
+		l->cap = others + keys->n;
+	}
 	for (i = 0; !ret && i < keys->n; i++)
 		if (!c->allowed.n || !sxdp_list_find(&c->allowed, &keys->keys[i]))
 			ret = sxdp_list_add(l, &keys->keys[i]);

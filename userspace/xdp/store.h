@@ -36,7 +36,7 @@
 #define SXDP_STORE_DIR		"/var/lib/sieve"
 #define SXDP_STORE_FILE		"sieve.db"
 /* The schema this build writes; see the migrations in store.c. */
-#define SXDP_STORE_VERSION	3
+#define SXDP_STORE_VERSION	2
 /* How long a writer waits for another one before -EBUSY. */
 #define SXDP_STORE_BUSY_MS	30000
 
