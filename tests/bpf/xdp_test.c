@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -3598,6 +3599,68 @@ out:
 	sxdp_list_free(&l);
 }
 
+
+/*
+ * A build killed after its swap, before the IPv4 prefix table lost what
+ * the list lost: the maps must not claim the store's version, or no
+ * command would ever take the gone prefix out of the table.
+ */
+static void test_v4table_build_killed_before_sync(void)
+{
+	static const char *const before[] = { "198.51.100.0/24", "203.0.113.0/25" };
+	static const char *const after[] = { "203.0.113.0/25" };
+	struct pkt_spec gone = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct pkt_spec kept = tcp("203.0.113.9", 5, "192.0.2.10", 80);
+	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
+	struct sxdp_list l = { 0 }, next = { 0 };
+	struct sieve_xdp_config cfg;
+	struct sxdp_store *s = NULL;
+	uint64_t version;
+	bool rebuilt;
+	pid_t pid;
+	int st = 0;
+
+	list_of(&l, before, 2);
+	list_of(&next, after, 1);
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &s, err, sizeof(err)), "store: %s", err))
+		goto out;
+	expect(!sxdp_store_add(s, "t", l.keys, l.n, &a, NULL, err, sizeof(err)), "add: %s", err);
+	if (!expect(!sxdp_build_from_store(&h, s, "t", &(struct sxdp_iface_params){
+			.fpp_ppb = 1000, .capacity = 1024 }, &version, err, sizeof(err)),
+		    "build: %s", err) || !table_live("killed build"))
+		goto out;
+	drops("the prefix before", &gone, SIEVE_XDP_PREFIX);
+	expect(!sxdp_store_replace_origin(s, "t", next.keys, next.n, &a, NULL, NULL, err,
+					  sizeof(err)), "replace: %s", err);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		setenv("SIEVE_TEST_KILL_BUILD", "swapped", 1);
+		sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err));
+		_exit(0);
+	}
+	if (!expect(pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st),
+		    "the build was not killed at its swap"))
+		goto out;
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.store_version != 2,
+	       "killed before the table's sync, the maps claim the store's version 2");
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && rebuilt,
+	       "the next sync did not rebuild: %s", err);
+	passes("the prefix the list lost, after the next sync", &gone);
+	drops("the prefix kept", &kept, SIEVE_XDP_PREFIX);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.store_version == 2,
+	       "after the sync: version %llu, want 2", (unsigned long long)cfg.store_version);
+out:
+	sxdp_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
+	sxdp_list_free(&l);
+	sxdp_list_free(&next);
+}
+
 /*
  * A config without SIEVE_XDP_F_V4TABLE (an older sieve's, or one built
  * where the pins have no table) is judged by the walk, whatever the
@@ -3714,6 +3777,7 @@ static const struct {
 	{ "v4table_live_slash8", test_v4table_live_slash8 },
 	{ "v4table_chunk_under_traffic", test_v4table_chunk_under_traffic },
 	{ "v4table_older_config_walks", test_v4table_older_config_walks },
+	{ "v4table_build_killed_before_sync", test_v4table_build_killed_before_sync },
 	{ "allow_v4", test_allow_v4 },
 	{ "allow_v6", test_allow_v6 },
 	{ "allow_sync_and_read", test_allow_sync_and_read },

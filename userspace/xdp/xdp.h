@@ -467,6 +467,13 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 /* Headroom: capacity planned for a list of @n keys. */
 uint64_t sxdp_capacity_for(uint64_t n);
 
+/*
+ * The store_version a generation is swapped in at while the IPv4 prefix
+ * table still holds what its list lost (sxdp_build): no store's version,
+ * so maps left so read as behind.
+ */
+#define SXDP_VERSION_TABLE_PENDING	UINT64_MAX
+
 /* What a generation is built from. */
 struct sxdp_build_spec {
 	const struct sxdp_list *list;	/* the whole blocklist, sorted */
