@@ -31,6 +31,7 @@
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
+#include "sieve_xdp_v4table.h"
 
 static struct sieve_xdp *skel;
 static struct sxdp_handle h;
@@ -3600,6 +3601,72 @@ out:
 }
 
 
+
+/* @n /25s, each in a /24 of its own from @base on. */
+static void slash25s(struct sxdp_list *l, uint32_t base, uint32_t n)
+{
+	struct sieve_xdp_key k = { .kind = SIEVE_XDP_PREFIX, .family = SIEVE_XDP_V4,
+				   .prefix_len = 25 };
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		k.saddr[0] = htonl(base + (i << 8));
+		sxdp_list_add(l, &k);
+	}
+	sxdp_list_sort(l);
+}
+
+/*
+ * The chunk map's bound, half of it (so every chunk can change at once):
+ * a list past it refused whole, nothing written, the live generation
+ * kept; at it, a live block giving one more /24 a chunk refused, nothing
+ * written; an unblock still goes live, and then the block fits.
+ */
+static void test_v4table_chunk_bound(void)
+{
+	const uint32_t max = SIEVE_XDP_V4_MAX_CHUNKS / 2;
+	static const char *const cover[] = { "192.0.2.0/24" };
+	struct sxdp_list l = { 0 }, one = { 0 }, gone = { 0 };
+	uint64_t covered = 0, chunks = 0, bytes = 0;
+	char err[256] = "";
+	uint32_t gen;
+	int ret;
+
+	list_of(&l, cover, 1);
+	if (!set_list(&l, 0, 1000) || !table_live("chunk bound"))
+		goto out;
+	gen = live_gen_seq();
+	slash25s(&l, 0x0b000000, max + 1);
+	ret = sxdp_rebuild(&h, &l, backend, 1000, l.n, err, sizeof(err));
+	expect(ret == -ENOSPC, "a list of %u /24s with chunks: %d (%s), want -ENOSPC", max + 1,
+	       ret, err);
+	expect(live_gen_seq() == gen, "the refused list swapped a generation in");
+	expect(!sxdp_v4table_counts(&h, &covered, &chunks, &bytes) && chunks == 0 && covered == 1,
+	       "after the refused list: %llu chunks, %llu covered, want 0 and 1",
+	       (unsigned long long)chunks, (unsigned long long)covered);
+	/* At the bound: the last /25 (the highest /24) out. */
+	l.n--;
+	if (!set_list(&l, 0, 1000))
+		goto out;
+	slash25s(&one, 0x0e000000, 1);
+	expect(sxdp_v4table_add(&h, &one) == -ENOSPC, "a live block past the bound");
+	expect(!sxdp_v4table_counts(&h, &covered, &chunks, &bytes) && chunks == max,
+	       "after the refused block: %llu chunks, want %u", (unsigned long long)chunks, max);
+	expect(verdict_from(SIEVE_XDP_V4, v4("14.0.0.1")) == XDP_PASS, "the refused block drops");
+	/* An unblock goes live at the bound, and makes room. */
+	slash25s(&gone, 0x0b000000, 1);
+	sxdp_list_free(&l);
+	list_of(&l, cover, 1);
+	slash25s(&l, 0x0b000100, max - 1);
+	expect(!sxdp_v4table_remove(&h, &gone, &l), "an unblock at the bound");
+	expect(verdict_from(SIEVE_XDP_V4, v4("11.0.0.1")) == XDP_PASS, "the unblocked /25 drops");
+	expect(!sxdp_v4table_add(&h, &one), "a block with room");
+	expect(verdict_from(SIEVE_XDP_V4, v4("14.0.0.1")) == XDP_DROP, "the block passes");
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&one);
+	sxdp_list_free(&gone);
+}
 /*
  * A build killed after its swap, before the IPv4 prefix table lost what
  * the list lost: the maps must not claim the store's version, or no
@@ -3778,6 +3845,7 @@ static const struct {
 	{ "v4table_chunk_under_traffic", test_v4table_chunk_under_traffic },
 	{ "v4table_older_config_walks", test_v4table_older_config_walks },
 	{ "v4table_build_killed_before_sync", test_v4table_build_killed_before_sync },
+	{ "v4table_chunk_bound", test_v4table_chunk_bound },
 	{ "allow_v4", test_allow_v4 },
 	{ "allow_v6", test_allow_v6 },
 	{ "allow_sync_and_read", test_allow_sync_and_read },

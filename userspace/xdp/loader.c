@@ -972,7 +972,7 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 
 	spec.flags &= ~SIEVE_XDP_F_V4TABLE;
 	if (table) {
-		ret = sxdp_v4table_add(h, b->list);
+		ret = sxdp_v4table_fits(b->list) ?: sxdp_v4table_build_add(h, b->list);
 		if (ret) {
 			v4table_err(ret, err, errlen);
 			return ret;
