@@ -22,8 +22,10 @@
  * have read the old state is done (a grace period) is the old key
  * deleted. A packet sees the old chunk or the new one, never another.
  *
- * A covered /24 (state 1) keeps its chunk, if it has one: uncovering it
- * flips the state back to that chunk's. The table and the chunks are not
+ * A covered /24 (state 1) keeps no chunk: its longer prefixes stay in the
+ * store, and uncovering it recomputes its chunk from them (v4table.c).
+ * At most SIEVE_XDP_V4_MAX_CHUNKS / 2 /24s hold a chunk at rest, so that
+ * each can change at once (two keys). The table and the chunks are not
  * per generation: they are exact, so nothing is planned for a list, and
  * a rebuild rewrites only the words that differ; only a generation whose
  * config has SIEVE_XDP_F_V4TABLE reads them (sieve_xdp.h).

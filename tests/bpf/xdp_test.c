@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -30,6 +31,7 @@
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
+#include "sieve_xdp_v4table.h"
 
 static struct sieve_xdp *skel;
 static struct sxdp_handle h;
@@ -3598,6 +3600,138 @@ out:
 	sxdp_list_free(&l);
 }
 
+
+
+/* @n /25s, each in a /24 of its own from @base on. */
+static void slash25s(struct sxdp_list *l, uint32_t base, uint32_t n)
+{
+	struct sieve_xdp_key k = { .kind = SIEVE_XDP_PREFIX, .family = SIEVE_XDP_V4,
+				   .prefix_len = 25 };
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		k.saddr[0] = htonl(base + (i << 8));
+		sxdp_list_add(l, &k);
+	}
+	sxdp_list_sort(l);
+}
+
+/*
+ * The chunk map's bound, half of it (so every chunk can change at once):
+ * a list past it refused whole, nothing written, the live generation
+ * kept; at it, a live block giving one more /24 a chunk refused, nothing
+ * written; an unblock still goes live, and then the block fits.
+ */
+static void test_v4table_chunk_bound(void)
+{
+	const uint32_t max = SIEVE_XDP_V4_MAX_CHUNKS / 2;
+	static const char *const cover[] = { "192.0.2.0/24" };
+	struct sxdp_list l = { 0 }, one = { 0 }, gone = { 0 };
+	uint64_t covered = 0, chunks = 0, bytes = 0;
+	char err[256] = "";
+	uint32_t gen;
+	double t0;
+	int ret;
+
+	list_of(&l, cover, 1);
+	if (!set_list(&l, 0, 1000) || !table_live("chunk bound"))
+		goto out;
+	gen = live_gen_seq();
+	slash25s(&l, 0x0b000000, max + 1);
+	ret = sxdp_rebuild(&h, &l, backend, 1000, l.n, err, sizeof(err));
+	expect(ret == -ENOSPC, "a list of %u /24s with chunks: %d (%s), want -ENOSPC", max + 1,
+	       ret, err);
+	expect(live_gen_seq() == gen, "the refused list swapped a generation in");
+	expect(!sxdp_v4table_counts(&h, &covered, &chunks, &bytes) && chunks == 0 && covered == 1,
+	       "after the refused list: %llu chunks, %llu covered, want 0 and 1",
+	       (unsigned long long)chunks, (unsigned long long)covered);
+	/* At the bound: the last /25 (the highest /24) out. */
+	l.n--;
+	if (!set_list(&l, 0, 1000))
+		goto out;
+	slash25s(&one, 0x0e000000, 1);
+	t0 = seconds();
+	expect(sxdp_v4table_add(&h, &one) == -ENOSPC, "a live block past the bound");
+	/* The bound's cost: a scan of the 4 MiB top array. */
+	printf("    a live block refused at the bound: %.2f ms\n", (seconds() - t0) * 1e3);
+	expect(!sxdp_v4table_counts(&h, &covered, &chunks, &bytes) && chunks == max,
+	       "after the refused block: %llu chunks, want %u", (unsigned long long)chunks, max);
+	expect(verdict_from(SIEVE_XDP_V4, v4("14.0.0.1")) == XDP_PASS, "the refused block drops");
+	/* An unblock goes live at the bound, and makes room. */
+	slash25s(&gone, 0x0b000000, 1);
+	sxdp_list_free(&l);
+	list_of(&l, cover, 1);
+	slash25s(&l, 0x0b000100, max - 1);
+	expect(!sxdp_v4table_remove(&h, &gone, &l), "an unblock at the bound");
+	expect(verdict_from(SIEVE_XDP_V4, v4("11.0.0.1")) == XDP_PASS, "the unblocked /25 drops");
+	expect(!sxdp_v4table_add(&h, &one), "a block with room");
+	expect(verdict_from(SIEVE_XDP_V4, v4("14.0.0.1")) == XDP_DROP, "the block passes");
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&one);
+	sxdp_list_free(&gone);
+}
+/*
+ * A build killed after its swap, before the IPv4 prefix table lost what
+ * the list lost: the maps must not claim the store's version, or no
+ * command would ever take the gone prefix out of the table.
+ */
+static void test_v4table_build_killed_before_sync(void)
+{
+	static const char *const before[] = { "198.51.100.0/24", "203.0.113.0/25" };
+	static const char *const after[] = { "203.0.113.0/25" };
+	struct pkt_spec gone = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct pkt_spec kept = tcp("203.0.113.9", 5, "192.0.2.10", 80);
+	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
+	struct sxdp_list l = { 0 }, next = { 0 };
+	struct sieve_xdp_config cfg;
+	struct sxdp_store *s = NULL;
+	uint64_t version;
+	bool rebuilt;
+	pid_t pid;
+	int st = 0;
+
+	list_of(&l, before, 2);
+	list_of(&next, after, 1);
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &s, err, sizeof(err)), "store: %s", err))
+		goto out;
+	expect(!sxdp_store_add(s, "t", l.keys, l.n, &a, NULL, err, sizeof(err)), "add: %s", err);
+	if (!expect(!sxdp_build_from_store(&h, s, "t", &(struct sxdp_iface_params){
+			.fpp_ppb = 1000, .capacity = 1024 }, &version, err, sizeof(err)),
+		    "build: %s", err) || !table_live("killed build"))
+		goto out;
+	drops("the prefix before", &gone, SIEVE_XDP_PREFIX);
+	expect(!sxdp_store_replace_origin(s, "t", next.keys, next.n, &a, NULL, NULL, err,
+					  sizeof(err)), "replace: %s", err);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		setenv("SIEVE_TEST_KILL_BUILD", "swapped", 1);
+		sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err));
+		_exit(0);
+	}
+	if (!expect(pid > 0 && waitpid(pid, &st, 0) == pid && WIFSIGNALED(st),
+		    "the build was not killed at its swap"))
+		goto out;
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.store_version != 2,
+	       "killed before the table's sync, the maps claim the store's version 2");
+	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && rebuilt,
+	       "the next sync did not rebuild: %s", err);
+	passes("the prefix the list lost, after the next sync", &gone);
+	drops("the prefix kept", &kept, SIEVE_XDP_PREFIX);
+	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.store_version == 2,
+	       "after the sync: version %llu, want 2", (unsigned long long)cfg.store_version);
+out:
+	sxdp_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
+	sxdp_list_free(&l);
+	sxdp_list_free(&next);
+}
+
 /*
  * A config without SIEVE_XDP_F_V4TABLE (an older sieve's, or one built
  * where the pins have no table) is judged by the walk, whatever the
@@ -3714,6 +3848,8 @@ static const struct {
 	{ "v4table_live_slash8", test_v4table_live_slash8 },
 	{ "v4table_chunk_under_traffic", test_v4table_chunk_under_traffic },
 	{ "v4table_older_config_walks", test_v4table_older_config_walks },
+	{ "v4table_build_killed_before_sync", test_v4table_build_killed_before_sync },
+	{ "v4table_chunk_bound", test_v4table_chunk_bound },
 	{ "allow_v4", test_allow_v4 },
 	{ "allow_v6", test_allow_v6 },
 	{ "allow_sync_and_read", test_allow_sync_and_read },

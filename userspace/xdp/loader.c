@@ -972,18 +972,28 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 
 	spec.flags &= ~SIEVE_XDP_F_V4TABLE;
 	if (table) {
-		ret = sxdp_v4table_add(h, b->list);
+		ret = sxdp_v4table_fits(b->list) ?: sxdp_v4table_build_add(h, b->list);
 		if (ret) {
 			v4table_err(ret, err, errlen);
 			return ret;
 		}
 		spec.flags |= SIEVE_XDP_F_V4TABLE;
+		/*
+		 * Not in step with the store until the table has lost what
+		 * the list lost: swapped in at a version no store has, so a
+		 * build killed (or failing) between its swap and the sync
+		 * leaves maps every later command finds behind and rebuilds.
+		 */
+		spec.store_version = SXDP_VERSION_TABLE_PENDING;
 	}
 	ret = sxdp_backend_of(spec.flags)->build(h, &spec, err, errlen);
+	sxdp_test_kill("SIEVE_TEST_KILL_BUILD", "swapped");
 	if (!ret && table) {
 		ret = sxdp_v4table_sync(h, b->list);
 		if (ret)
 			v4table_err(ret, err, errlen);
+		else if ((ret = sxdp_set_version(h, b->store_version)))
+			snprintf(err, errlen, "recording the version: %s", strerror(-ret));
 	}
 	return ret;
 }

@@ -322,8 +322,57 @@ int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l)
 	return ret;
 }
 
-/* Covers first, then one write per /24 of the longer prefixes. */
-int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
+/*
+ * /24s with a chunk at rest: at most half the chunk map, so that every
+ * one of them can change in one command (its second key beside the first
+ * until the grace period) and no change, an unblock least of all, fails
+ * for want of room. Bounded where a list grows: a build counts its /24s
+ * holding longer prefixes (covered or not: an unblock of the cover gives
+ * them chunks), a live block those it gives a chunk.
+ */
+#define MAX_CHUNKED	(SIEVE_XDP_V4_MAX_CHUNKS / 2)
+
+/* /24s with a chunk now. */
+static uint64_t chunked(const __u64 *top)
+{
+	uint64_t n = 0;
+	uint32_t w, s;
+
+	for (w = 0; w < SIEVE_XDP_V4_WORDS; w++) {
+		__u64 word = __atomic_load_n(&top[w], __ATOMIC_RELAXED);
+
+		for (s = 0; word && s < SIEVE_XDP_V4_SLOTS_PER_WORD; s++)
+			n += sieve_xdp_v4_state(word, s) >= SIEVE_XDP_V4_CHUNK0;
+	}
+	return n;
+}
+
+/* A live block's new chunks past MAX_CHUNKED: -ENOSPC, nothing written. */
+static int live_bound(const __u64 *top, const struct slot_bits *chunks, size_t nc)
+{
+	uint64_t fresh = 0;
+	size_t i;
+
+	for (i = 0; i < nc; i++)
+		fresh += state_of(top, chunks[i].slot) == SIEVE_XDP_V4_NONE;
+	return fresh && chunked(top) + fresh > MAX_CHUNKED ? -ENOSPC : 0;
+}
+
+int sxdp_v4table_fits(const struct sxdp_list *l)
+{
+	struct slot_bits *chunks = NULL;
+	size_t nc = 0;
+	int ret = collect_chunks(l, 0, SIEVE_XDP_V4_SLOTS, &chunks, &nc);
+
+	free(chunks);
+	return ret ? ret : nc > MAX_CHUNKED ? -ENOSPC : 0;
+}
+
+/*
+ * Covers first, then one write per /24 of the longer prefixes. @live: a
+ * live block, bounded here (a build's list is bounded by sxdp_v4table_fits).
+ */
+static int add(struct sxdp_handle *h, const struct sxdp_list *fresh, bool live)
 {
 	static const struct sieve_xdp_v4_chunk none;
 	struct stale_keys stale = { 0 };
@@ -335,6 +384,9 @@ int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
 
 	if (!top)
 		return -errno;
+	ret = collect_chunks(fresh, 0, SIEVE_XDP_V4_SLOTS, &chunks, &nc);
+	if (!ret && live)
+		ret = live_bound(top, chunks, nc);
 	for (i = 0; !ret && i < fresh->n; i++) {
 		if (!sxdp_v4table_entry(&fresh->keys[i]) || fresh->keys[i].prefix_len > 24)
 			continue;
@@ -349,8 +401,6 @@ int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
 			}
 		}
 	}
-	if (!ret)
-		ret = collect_chunks(fresh, 0, SIEVE_XDP_V4_SLOTS, &chunks, &nc);
 	for (i = 0; !ret && i < nc; i++) {
 		struct sieve_xdp_v4_chunk c;
 
@@ -370,6 +420,16 @@ int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
 	stale_drop(h, &stale);
 	munmap(top, TOP_BYTES);
 	return ret;
+}
+
+int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
+{
+	return add(h, fresh, true);
+}
+
+int sxdp_v4table_build_add(struct sxdp_handle *h, const struct sxdp_list *l)
+{
+	return add(h, l, false);
 }
 
 struct span {

@@ -384,8 +384,15 @@ bool sxdp_v4table_on(const struct sxdp_handle *h);
 bool sxdp_v4table_entry(const struct sieve_xdp_key *k);
 /* The table made what the IPv4 prefixes of @l say (a build; the rest of @l is skipped). */
 int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l);
-/* The IPv4 prefixes of @fresh set in the table (a live block). */
+/*
+ * The IPv4 prefixes of @fresh set in the table (a live block); -ENOSPC,
+ * nothing written, if the /24s with a chunk would pass half the map.
+ */
 int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh);
+/* -ENOSPC if @l's /24s holding prefixes longer than /24 pass half the chunk map. */
+int sxdp_v4table_fits(const struct sxdp_list *l);
+/* The IPv4 prefixes of @l, a list sxdp_v4table_fits, set (a build, before its swap). */
+int sxdp_v4table_build_add(struct sxdp_handle *h, const struct sxdp_list *l);
 /*
  * The /24s the IPv4 prefixes of @gone spanned, recomputed from @remaining
  * (the list after the change; only its IPv4 prefixes are read, so it may
@@ -466,6 +473,13 @@ int sxdp_swap(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, int blo
 
 /* Headroom: capacity planned for a list of @n keys. */
 uint64_t sxdp_capacity_for(uint64_t n);
+
+/*
+ * The store_version a generation is swapped in at while the IPv4 prefix
+ * table still holds what its list lost (sxdp_build): no store's version,
+ * so maps left so read as behind.
+ */
+#define SXDP_VERSION_TABLE_PENDING	UINT64_MAX
 
 /* What a generation is built from. */
 struct sxdp_build_spec {
