@@ -12,6 +12,7 @@
 
 #include "ops.h"
 #include "backend.h"
+#include "sieve_xdp_v4table.h"
 
 /* One interface enforcing the list, locked. */
 struct locked_iface {
@@ -412,6 +413,10 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 	/* IPv4 prefixes: into the table first, whatever the backend does next. */
 	if (!ret && (cfg.flags & SIEVE_XDP_F_V4TABLE)) {
 		ret = v4table_ready(h) ?: sxdp_v4table_add(h, &c->fresh);
+		if (ret == -ENOSPC)
+			snprintf(err, errlen, "%s: the IPv4 prefix table takes at most %u /24s "
+				 "holding prefixes longer than /24", h->ifname,
+				 SIEVE_XDP_V4_MAX_CHUNKS / 2);
 		if (ret)
 			return ret;
 	}
@@ -502,8 +507,10 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 	}
 	ret = f->behind ? 1 : 0;
 	if (!ret && c->fresh.n) {
+		err[0] = '\0';
 		ret = add_live(s, list, &f->h, c, version, err, errlen);
-		if (ret < 0)
+		/* A cause add_live() put in words is kept. */
+		if (ret < 0 && !err[0])
 			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
 				 strerror(-ret));
 	}

@@ -45,11 +45,19 @@ static void prefix_span(const struct sieve_xdp_key *k, uint32_t *first, uint32_t
 	*first &= ~(*n - 1);
 }
 
-/* The chunk bits of a prefix longer than /24. */
+/*
+ * The chunk bits of a prefix longer than /24. The address is masked here
+ * too: a key with host bits set (the parser refuses them, other callers
+ * may not) must not reach past the chunk.
+ */
 static void prefix_bits(const struct sieve_xdp_key *k, struct sieve_xdp_v4_chunk *c)
 {
-	uint32_t a = ntohl(k->saddr[0]) & 255, n = 1U << (32 - k->prefix_len), i;
+	uint32_t n, a, i;
 
+	if (k->prefix_len <= 24 || k->prefix_len > 32)
+		return;
+	n = 1U << (32 - k->prefix_len);
+	a = ntohl(k->saddr[0]) & 255 & ~(n - 1);
 	for (i = a; i < a + n; i++)
 		c->w[i / 64] |= 1ULL << (i % 64);
 }
