@@ -845,6 +845,7 @@ struct peer_cost {
 	uint64_t bytes;
 	uint64_t capacity;	/* sieve's: the keys its maps are sized for */
 	unsigned int probes;	/* sieve's: what a packet that misses walks */
+	bool table;		/* sieve's: it reads the IPv4 prefix table too */
 };
 
 static const uint32_t peer_backends[] = { 0, SIEVE_XDP_F_BLOCKED };
@@ -908,14 +909,21 @@ static int peer_time(int fd, const char *who, const struct peer_list *p, struct 
 static int peer_sieve(const struct peer_list *p, uint32_t flags, struct peer_cost *c)
 {
 	struct sieve_xdp_config cfg;
-	uint64_t filter, exact;
+	uint64_t filter, exact, covered, chunks, table = 0;
 	int ret = bench_rebuild(&p->l, flags, 0, p->name, &cfg);
 
 	if (!ret)
 		ret = sxdp_live_memory(&h, &filter, &exact);
+	/*
+	 * The table's 4 MiB and chunks are the interface's memory too, prefixes
+	 * or not; a packet reads it only while the list holds IPv4 prefixes.
+	 */
+	if (!ret && (cfg.flags & SIEVE_XDP_F_V4TABLE))
+		ret = sxdp_v4table_counts(&h, &covered, &chunks, &table);
+	c->table = table && (cfg.kinds & SIEVE_XDP_KIND_BIT(SIEVE_XDP_PREFIX, SIEVE_XDP_V4));
 	if (ret)
 		return ret;
-	c->bytes = filter + exact;
+	c->bytes = filter + exact + table;
 	c->capacity = cfg.capacity;
 	c->probes = cfg.nr_v4_lens + !!(cfg.kinds & SIEVE_XDP_KIND_BIT(SIEVE_XDP_SRC, SIEVE_XDP_V4));
 	return peer_time(sieve_fd, sxdp_backend_name(flags), p, c);
@@ -943,9 +951,9 @@ static void peer_row(const char *list, const char *who, const struct peer_cost *
 {
 	char probes[16] = "-";
 
-	if (c->probes)
-		snprintf(probes, sizeof(probes), "%u", c->probes);
-	say("| %-34s | %-26s | %6s | %7.1f | %7.1f | %7.1f | %7.1f | %s |\n", list, who, probes,
+	if (c->probes || c->table)
+		snprintf(probes, sizeof(probes), c->table ? "%u+table" : "%u", c->probes);
+	say("| %-34s | %-26s | %8s | %7.1f | %7.1f | %7.1f | %7.1f | %s |\n", list, who, probes,
 	    c->ns[PEER_MISS], c->ns[PEER_SHORT], c->ns[PEER_LONG], c->stream, memory);
 }
 
