@@ -904,8 +904,11 @@ case_load_maps_from_feed() {
 		on load --origin feed "$WORK/feed" >/dev/null || fail "$b: load"
 		expect_eq "$(pings $A4 $SV4)/$(pings $B4 $SV4)/$(pings $C4 $SV4)" 0/0/5 \
 			"$b: pings from A (cli), B (feed), C (allowed, in the feed)"
+		# Keys are the filter's: the /24 is in the IPv4 prefix table.
 		keys="$(status_field keys) $(status_field entries) $(status_field in_step)"
-		expect_eq "$keys" "4 4 True" "$b: keys, entries, in step after the load"
+		expect_eq "$keys" "3 4 True" "$b: keys, entries, in step after the load"
+		expect_eq "$(on status -j | python3 -c "import json,sys
+print(json.load(sys.stdin)[0]['v4table']['covered_24s'])")" 1 "$b: /24s the prefix table covers"
 		expect_eq "$(list_rows | cut -f3,4 | sort | tr '\t\n' ': ')" \
 			"198.51.100.100:cli 198.51.100.2:cli 198.51.100.200:feed 198.51.100.3:feed 203.0.113.0/24:feed " \
 			"$b: entries and origins after the load"
@@ -939,26 +942,27 @@ print(s['list'], s['entries'], s['in_step'])")" "default 2 True" "list, entries,
 }
 
 # A block the maps cannot take is refused whole, on the bloom-map and the
-# blocked backends: with one probe length, a /31 beside a /8 expands past
-# the planner's limit. The command fails with one line, the list does not
-# take the /31, the /8 still drops, and the next commands work (the store
-# used to take it, and every later command failed on the rebuild).
+# blocked backends: with one probe length, an IPv6 /127 beside a /32
+# expands past the planner's limit (IPv4 prefixes never are: they go to
+# the prefix table). The command fails with one line, the list does not
+# take the /127, the /32 still drops, and the next commands work (the
+# store used to take it, and every later command failed on the rebuild).
 case_unenforceable_refused() {
 	local b err rc
 	for b in bloom-map blocked; do
 		attach --backend $b --max-probes 1 || return
-		on block 198.0.0.0/8 >/dev/null || fail "$b: block a /8"
-		err=$(on block 198.51.100.100/31 2>&1 >/dev/null); rc=$?
+		on block 2001:db8::/32 >/dev/null || fail "$b: block a /32"
+		err=$(on block 2001:db8:e2e::100/127 2>&1 >/dev/null); rc=$?
 		expect_eq $rc 2 "$b: exit status of the refused block"
 		expect_eq "$(wc -l <<<"$err")" 1 "$b: lines of the refusal ($err)"
 		echo "    note: $b: $err"
 		case $err in *refused*) ;; *) fail "$b: the message says refused: $err";; esac
-		case $(on list) in *198.51.100.100/31*) fail "$b: the /31 is on the list";; esac
+		case $(on list) in *2001:db8:e2e::100/127*) fail "$b: the /127 is on the list";; esac
 		expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['in_step'])")" \
 			True "$b: in step after the refusal"
-		expect_eq "$(pings $A4 $SV4)" 0 "$b: pings from A in the /8"
-		on unblock 198.0.0.0/8 >/dev/null || fail "$b: unblock the /8 after the refusal"
-		expect_eq "$(pings $A4 $SV4)" 5 "$b: pings from A after the unblock"
+		expect_eq "$(pings $A6 $SV6)" 0 "$b: pings from A6 in the /32"
+		on unblock 2001:db8::/32 >/dev/null || fail "$b: unblock the /32 after the refusal"
+		expect_eq "$(pings $A6 $SV6)" 5 "$b: pings from A6 after the unblock"
 		on block $C4 >/dev/null || fail "$b: block C after the refusal"
 		expect_eq "$(pings $C4 $SV4)" 0 "$b: pings from blocked C"
 		sieve detach $IF >/dev/null
@@ -1772,10 +1776,10 @@ case_upgrade_killed() {
 	done
 }
 
-# Unblocks without a rebuild (userspace/xdp/removed.c): the generation stays,
-# the next packet of an unblocked source passes, and an overlapping prefix
-# (one probe length, so a /27 is stored as the two /28s, one shared with a
-# /28 entry) keeps the addresses it still covers dropped.
+# Unblocks without a rebuild: the generation stays, the next packet of an
+# unblocked source passes (a host: the removed keys, removed.c), and a
+# prefix nested in another (the IPv4 prefix table, v4table.c) leaves the
+# addresses the other still covers dropped.
 removed_keys() {
 	on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['removed'])"
 }
@@ -1799,7 +1803,11 @@ live_unblock() {
 	on block $C4 >/dev/null || fail "$b: block C again"
 	expect_eq "$(pings $C4 $SV4 3)" 0 "$b: pings from C blocked again"
 	expect_eq "$(generation)" "$gen" "$b: generation after the unblocks and the block"
-	expect_eq "$(removed_keys)" 2 "$b: keys removed (the /27's own /28, the /28; C is back)"
+	# The prefixes left the IPv4 prefix table; C's removal was undone by its block.
+	expect_eq "$(removed_keys)" 0 "$b: keys removed (C is back)"
+	on unblock $A4 >/dev/null || fail "$b: unblock A"
+	expect_eq "$(pings $A4 $SV4 3)/$(removed_keys)" 3/1 "$b: pings from unblocked A, keys removed"
+	expect_eq "$(generation)" "$gen" "$b: generation after A's unblock"
 }
 
 case_live_unblock_bloom_map() { live_unblock bloom-map; }

@@ -160,6 +160,9 @@ int sagent_store_settings(const struct sagent_cmdline *cl, char *dir, size_t len
 		ret = -ENAMETOOLONG;
 	if (!ret)
 		*sync = c->store_sync;
+	/* A file that is not there is the defaults: no error to report. */
+	if (!ret && errlen)
+		err[0] = '\0';
 	free(c);
 	return ret;
 }
