@@ -1029,6 +1029,17 @@ out:
 	sxdp_list_free(&del);
 }
 
+/* A test's store, closed, and its temporary folder removed. */
+static void temp_store_close(struct sxdp_store *s, const char *dir)
+{
+	char cmd[128];
+
+	sxdp_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		expect(false, "%s", cmd);
+}
+
 /*
  * A change killed between its commit and its maps: the store is ahead of
  * the maps. sxdp_iface_sync rebuilds from the store; maps in step are
@@ -1041,7 +1052,7 @@ static void test_sync_after_cut_short(void)
 	struct pkt_spec old = tcp("198.51.100.7", 5, "192.0.2.10", 80);
 	struct pkt_spec new = tcp("203.0.113.9", 5, "192.0.2.10", 80);
 	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
-	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
 	struct sxdp_list l = { 0 }, ahead = { 0 };
 	struct sieve_xdp_config cfg;
 	struct sxdp_store *s = NULL;
@@ -1078,10 +1089,7 @@ static void test_sync_after_cut_short(void)
 	       "after the sync: %llu entries at version %llu, want 1 at 2",
 	       (unsigned long long)cfg.entries, (unsigned long long)cfg.store_version);
 out:
-	sxdp_store_close(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		expect(false, "%s", cmd);
+	temp_store_close(s, dir);
 	sxdp_list_free(&l);
 	sxdp_list_free(&ahead);
 }
@@ -1705,7 +1713,7 @@ static void test_stale_digest_rebuilt(void)
 {
 	static const char *const e[] = { "198.51.100.7" };
 	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
-	char dir[] = "/tmp/sieve-xdp-digest-XXXXXX", err[512] = "", cmd[64];
+	char dir[] = "/tmp/sieve-xdp-digest-XXXXXX", err[512] = "";
 	struct sieve_xdp_config cfg, stale;
 	struct sxdp_list l = { 0 }, fresh = { 0 };
 	struct pkt_spec s = tcp("198.51.100.7", 5, "192.0.2.10", 80);
@@ -1752,10 +1760,7 @@ static void test_stale_digest_rebuilt(void)
 	expect(!sxdp_iface_sync(&h, st, "t", &rebuilt, err, sizeof(err)) && !rebuilt,
 	       "a sync in step rebuilt: %s", err);
 out:
-	sxdp_store_close(st);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		expect(false, "%s", cmd);
+	temp_store_close(st, dir);
 	sxdp_list_free(&l);
 	sxdp_list_free(&fresh);
 }
@@ -3312,7 +3317,7 @@ static void test_removed_cut_short(void)
 	struct pkt_spec in1 = tcp("10.0.1.9", 1, "192.0.2.1", 2);
 	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
 	struct sxdp_store_attrs at = { .origin = "test", .now = 1 };
-	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
 	struct sxdp_list l = { 0 }, gone = { 0 };
 	struct sieve_xdp_config cfg;
 	struct sxdp_store *s = NULL;
@@ -3358,10 +3363,7 @@ static void test_removed_cut_short(void)
 	       "maps in step rebuilt: %s", err);
 out:
 	reset_probes();
-	sxdp_store_close(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		expect(false, "%s", cmd);
+	temp_store_close(s, dir);
 	sxdp_list_free(&l);
 	sxdp_list_free(&gone);
 }
@@ -3683,7 +3685,7 @@ static void test_v4table_build_killed_before_sync(void)
 	struct pkt_spec gone = tcp("198.51.100.7", 5, "192.0.2.10", 80);
 	struct pkt_spec kept = tcp("203.0.113.9", 5, "192.0.2.10", 80);
 	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
-	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "", cmd[64];
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
 	struct sxdp_list l = { 0 }, next = { 0 };
 	struct sieve_xdp_config cfg;
 	struct sxdp_store *s = NULL;
@@ -3724,10 +3726,7 @@ static void test_v4table_build_killed_before_sync(void)
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.store_version == 2,
 	       "after the sync: version %llu, want 2", (unsigned long long)cfg.store_version);
 out:
-	sxdp_store_close(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		expect(false, "%s", cmd);
+	temp_store_close(s, dir);
 	sxdp_list_free(&l);
 	sxdp_list_free(&next);
 }
