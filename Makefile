@@ -236,6 +236,32 @@ test: deps
 	$(Q)status=0; for s in $(SUITES); do $(MAKE) test-$$s || status=1; done; \
 		tests/summarize.sh $(RESULTS) $(SUITES) || status=1; exit $$status
 
+# `make test-SUITE T=NAME`: only the cases of SUITE whose name holds NAME,
+# for every suite (each fragment hands T to its runner: the cmocka and BPF
+# runners' filters, the e2e scripts' case lists, the VM's init by the
+# kernel command line, the parts of the dist suites). A run with T= that
+# counted no case fails, so a misspelt NAME never passes by running
+# nothing. NAME is one word: it reaches a kernel command line.
+T ?=
+ifneq ($(T),)
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+$(error make test runs every case: one case is make test-SUITE T=$(T))
+endif
+ifneq ($(shell printf '%s' '$(subst ','',$(T))' | tr -d 'A-Za-z0-9_.-'),)
+$(error T='$(T)': a case name is letters, digits, '_', '.' and '-')
+endif
+endif
+# $(call t_result,SUITE): shell for the end of a suite's recipe: with T=,
+# a result file of no case becomes one failure, loudly. (No commas in
+# these: $(if) would split there.)
+t_result = $(if $(T),tests/t_result.sh '$(T)' $(1) $(RESULTS)/$(1) || status=1;)
+# $(call t_one_case,SUITE,NAME): shell for the start of the recipe of a
+# suite that is one case, NAME: T= that is not part of NAME fails.
+# (Patterns in parentheses: make's $(if) counts them.)
+t_one_case = $(if $(T),case '$(2)' in (*'$(T)'*) ;; (*) \
+	echo "T=$(T) matches no case of $(1) (its one case: $(2))" >&2; \
+	mkdir -p $(RESULTS) && echo "0 1" >$(RESULTS)/$(1); exit 1;; esac;)
+
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 include tests/device/device.mk

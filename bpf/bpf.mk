@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# bpf/: the XDP blocklist (sieve_xdp.bpf.c) and the benchmark's floor
-# program (floor.bpf.c), built with clang -target bpf into $(BUILD)/bpf/.
-# Both include the headers they share with userspace, include/sieve_xdp*.h.
+# bpf/: the XDP blocklist (sieve_xdp.bpf.c) and the bloom map's fast fill
+# (bloom_fill.bpf.c), built with clang -target bpf into $(BUILD)/bpf/.
+# They include the headers they share with userspace, include/sieve_xdp*.h.
+# The benchmark's programs are tests/bpf/bench's, built by make bench only.
 
 # <asm/types.h> lives under the multiarch include directory.
 BPF_ARCH_INCLUDE := $(addprefix -I,$(wildcard /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null)))

@@ -57,7 +57,7 @@ struct sieve_xdp_key {
 /* Config flags. */
 #define SIEVE_XDP_F_EXACT	(1U << 0)	/* confirm bloom hits in the exact map */
 #define SIEVE_XDP_F_FAIL_CLOSED	(1U << 1)	/* drop malformed packets */
-#define SIEVE_XDP_F_HASH_ONLY	(1U << 2)	/* skip the bloom: the benchmark's reference */
+#define SIEVE_XDP_F_HASH_ONLY	(1U << 2)	/* skip the bloom: bench builds only */
 /*
  * The blocked backend: the filter is a blocked Bloom filter in
  * sieve_blocked (include/sieve_xdp_blocked.h), not the kernel's bloom map

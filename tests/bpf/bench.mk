@@ -35,18 +35,22 @@ $(XDP_BENCH_BIN): $(XDP_BENCH_DIR)/xdp_bench.o $$(BPF_TEST_DIR)/pkt.o $$(XDP_OBJ
 	$(call msg,LD,$@)
 	$(Q)$(CC) -O2 -g -o $@ $^ $(XDP_LDLIBS) -lm
 
-# The program with the linear digest of before, and with SipHash-2-4, for
-# the digest's cost, and the LPM-trie peer (bench only).
-XDP_BENCH_PROGS := $(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o \
-	$(XDP_BENCH_DIR)/lpm_peer.bpf.o
+# The bench's programs, never built by `make`: the floor (XDP_DROP only;
+# e2e attaches it as another program too), the stream (a new source per
+# packet), the blocklist program with the linear digest of before and with
+# SipHash-2-4 for the digest's cost, the hash-map-only reference
+# (SIEVE_XDP_BENCH_HASH_ONLY) and the LPM-trie peer.
+XDP_BENCH_FLOOR := $(XDP_BENCH_DIR)/floor.bpf.o
+XDP_BENCH_PROGS := $(XDP_BENCH_FLOOR) $(XDP_BENCH_DIR)/bench_stream.bpf.o \
+	$(XDP_BENCH_DIR)/sieve_xdp_linear.bpf.o $(XDP_BENCH_DIR)/sieve_xdp_siphash24.bpf.o \
+	$(XDP_BENCH_DIR)/sieve_xdp_hash_only.bpf.o $(XDP_BENCH_DIR)/lpm_peer.bpf.o
 $(XDP_BENCH_PROGS): $(XDP_BENCH_DIR)/%.bpf.o: tests/bpf/bench/%.bpf.c
 	$(call msg,BPF,$<)
 	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) \
 		-I$(TOP)/bpf -I$(TOP)/include -I$(TOP)/include/uapi $(BPF_ARCH_INCLUDE) -c $< -o $@
 
 .PHONY: bench-xdp
-bench-xdp: $(XDP_BENCH_BIN) $(BUILD)/bpf/floor.bpf.o $(BUILD)/bpf/bench_stream.bpf.o \
-		$(XDP_BENCH_PROGS)
+bench-xdp: $(XDP_BENCH_BIN) $(XDP_BENCH_PROGS)
 	$(call msg,BENCH,$(BUILD)/bench/xdp.txt)
 	$(Q)mkdir -p $(BUILD)/bench && $(XDP_BENCH_BIN) -o $(BUILD)/bench/xdp.txt \
 		-c '$(XDP_BENCH_COMMIT)' $(XDP_BENCH_ARGS)

@@ -16,8 +16,7 @@
 
 .PHONY: bench-ops
 # sieve-xdp-bench -f loads the bench-only programs (bench.mk) too.
-bench-ops: $(BUILD)/sieve $(XDP_BENCH_BIN) $(BUILD)/bpf/floor.bpf.o $(BUILD)/bpf/bench_stream.bpf.o \
-		$(XDP_BENCH_PROGS)
+bench-ops: $(BUILD)/sieve $(XDP_BENCH_BIN) $(XDP_BENCH_PROGS)
 	$(call msg,BENCH,$(BUILD)/bench/ops.txt)
 	$(Q)mkdir -p $(BUILD)/bench && tests/bpf/bench/ops.sh $(BUILD)/sieve $(XDP_BENCH_BIN) \
 		$(BUILD)/bench/ops.txt

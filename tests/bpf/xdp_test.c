@@ -3969,6 +3969,11 @@ int main(int argc, char **argv)
 	}
 	backend = 0;
 	sieve_xdp__destroy(skel);
+	/* A filter (make test-bpf T=NAME) that picks nothing is a failure. */
+	if (!err && filter && !passed && !failed) {
+		fprintf(stderr, "no case matches '%s'\n", filter);
+		failed = 1;
+	}
 	printf("%d passed, %d failed\n", passed, failed);
 	if (results && (f = fopen(results, "w"))) {
 		fprintf(f, "%d %d\n", passed, failed);

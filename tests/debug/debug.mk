@@ -86,8 +86,8 @@ debug-vm-run: vm-initrd $$(VM_CHECKS)
 	$(Q)mkdir -p $(RESULTS)
 	$(call msg,VM,booting the debug kernel (timeout $(DEBUG_VM_TIMEOUT)s, $(DEBUG_FUZZ) fuzz calls))
 	$(Q)tests/vm/run.sh --kernel $(DEBUG_CACHE)/boot --initrd $(VM_INITRD) \
-		--out $(VM_BUILD)/run --timeout $(DEBUG_VM_TIMEOUT) $(addprefix --check ,$(VM_CHECKS)) \
-		--append "sieve.fuzz=$(DEBUG_FUZZ)" --results $(RESULTS)/debug $(VM_VERBOSE)
+		--out $(VM_BUILD)/run --timeout $(DEBUG_VM_TIMEOUT) $(addprefix --check ,$(vm_checks)) \
+		--append "sieve.fuzz=$(DEBUG_FUZZ)" --results $(RESULTS)/debug $(VM_VERBOSE) $(VM_ONLY)
 
 # `make debug-shell`: the same VM on the debug kernel, to an interactive shell.
 .PHONY: debug-shell debug-vm-shell

@@ -29,7 +29,7 @@ if [ -z "${SIEVE_DEB_REMOVAL_ISOLATED:-}" ]; then
 	exit $rc
 fi
 
-. "$here/lib.sh"
+. "$here/../lib.sh"
 export DEBIAN_FRONTEND=noninteractive
 T=$$
 NS=sieve-debrm-$T
@@ -40,7 +40,7 @@ cleanup() {
 	umount /var/lib/sieve 2>/dev/null
 	rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 mount -t bpf bpf /sys/fs/bpf || { not_ok "a bpffs of our own"; finish "$result_file"; exit 1; }
 mkdir -m 0700 "$work/foreign"

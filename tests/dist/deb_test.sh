@@ -24,7 +24,8 @@ deb_dir=${1:?usage: deb_test.sh DEB_DIR VERSION [RESULT_FILE]}
 version=${2:?usage: deb_test.sh DEB_DIR VERSION [RESULT_FILE]}
 result_file=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
+. "$here/../lib.sh"
+. "$here/purge.sh"
 
 PACKAGES="sieve sieve-dkms libsieve0 libsieve-dev"
 [ "$(id -u)" = 0 ] || { echo "deb_test.sh: needs root (it installs packages)" >&2; exit 2; }
@@ -44,7 +45,7 @@ cleanup() {
 	[ "$installed_here" = 0 ] || purge
 	rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 debs=()
 for p in $PACKAGES; do

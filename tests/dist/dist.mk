@@ -15,7 +15,9 @@
 #                      (release_test.sh); the upgrade from the previous
 #                      release under traffic (upgrade.mk, upgrade_test.sh)
 #
-# Each writes "PASSED FAILED" to $(RESULTS)/<suite>.
+# Each writes "PASSED FAILED" to $(RESULTS)/<suite>. With T=NAME (the top
+# Makefile): service and dkms are one case each (named so); deb runs those
+# of its parts deb_test, release_test, upgrade_test whose name holds NAME.
 
 DKMS_TEST := $(BUILD)/dkms/test
 DKMS_KO := $(DKMS_TEST)/sieve.ko
@@ -26,7 +28,8 @@ DKMS_VM_INITRD := $(DKMS_TEST)/initramfs.cpio.gz
 test-service: $(BUILD)/sieve
 	$(call msg,TEST,service)
 	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/service
-	$(Q)status=0; tests/dist/service_test.sh dist/systemd/sieve.service $(BUILD)/sieve \
+	$(Q)$(call t_one_case,service,service) status=0; \
+		tests/dist/service_test.sh dist/systemd/sieve.service $(BUILD)/sieve \
 		$(RESULTS)/service || status=$$?; \
 		if [ ! -s $(RESULTS)/service ]; then \
 			echo "service_test.sh died (status $$status)"; echo "0 1" > $(RESULTS)/service; \
@@ -37,7 +40,8 @@ test-service: $(BUILD)/sieve
 # host part and the VM's report are summed into one result.
 test-dkms: vm-kernel $(CLI_STATIC)
 	$(call msg,TEST,dkms)
-	$(Q)mkdir -p $(RESULTS) $(DKMS_TEST) && rm -f $(RESULTS)/dkms $(DKMS_TEST)/host $(DKMS_TEST)/vm
+	$(Q)$(call t_one_case,dkms,dkms) mkdir -p $(RESULTS) $(DKMS_TEST) && \
+		rm -f $(RESULTS)/dkms $(DKMS_TEST)/host $(DKMS_TEST)/vm
 	$(Q)$(MAKE) dkms-src DKMS_SRC=$(DKMS_TEST)/src/sieve-$(SIEVE_VERSION)
 	$(Q)status=0; \
 		$(if $(CROSS_COMPILE),DKMS_ARCH=$(TARGET_MACHINE) DKMS_KERNEL_SOURCE=$(VM_KDIR) \
@@ -72,21 +76,28 @@ PACKAGES_TEST_LOCK := /run/lock/sieve-packages-test.lock
 # (VERSION, CHANGELOG.md and the packages agree) and the upgrade from the
 # previous release (upgrade.mk, upgrade_test.sh, ~40 s more, plus ~15 s
 # once per UPGRADE_FROM_REV to build its packages).
-test-deb:
+# The packages are prerequisites (a recipe line that recurses runs under
+# make -n, and tests/unit/t_test.sh dry-runs every suite).
+test-deb: deb $(if $(T),$(if $(findstring $(T),upgrade_test),upgrade-old-deb),upgrade-old-deb)
 	$(call msg,TEST,deb)
 	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/deb $(RESULTS)/deb.*
-	$(Q)status=0; $(MAKE) deb && flock -w 900 $(PACKAGES_TEST_LOCK) \
-		tests/dist/deb_test.sh $(DEB_DIR) $(SIEVE_VERSION) $(RESULTS)/deb.install || status=$$?; \
-		tests/dist/release_test.sh $(TOP) $(DEB_DIR) $(RESULTS)/deb.release || status=$$?; \
-		$(MAKE) upgrade-old-deb && tests/dist/upgrade_test.sh $(UPGRADE_OLD_DEBS) $(DEB_DIR) \
-			$(UPGRADE_FROM_REV) $(RESULTS)/deb.upgrade || status=$$?; \
+	$(Q)status=0; parts=; \
+		wanted() { case $$1 in *'$(T)'*) parts="$$parts $$2";; *) return 1;; esac; }; \
+		if wanted deb_test install; then flock -w 900 $(PACKAGES_TEST_LOCK) \
+			tests/dist/deb_test.sh $(DEB_DIR) $(SIEVE_VERSION) $(RESULTS)/deb.install || status=$$?; fi; \
+		if wanted release_test release; then \
+			tests/dist/release_test.sh $(TOP) $(DEB_DIR) $(RESULTS)/deb.release || status=$$?; fi; \
+		if wanted upgrade_test upgrade; then \
+			tests/dist/upgrade_test.sh $(UPGRADE_OLD_DEBS) $(DEB_DIR) \
+			$(UPGRADE_FROM_REV) $(RESULTS)/deb.upgrade || status=$$?; fi; \
 		passed=0; failed=0; \
-		for part in install release upgrade; do \
+		for part in $$parts; do \
 			if read p f < $(RESULTS)/deb.$$part 2>/dev/null; then \
 				passed=$$((passed + p)); failed=$$((failed + f)); \
 			else echo "deb: the $$part part left no result (status $$status)"; failed=$$((failed + 1)); fi; \
 		done; \
-		echo "$$passed $$failed" > $(RESULTS)/deb; \
+		echo "$$passed $$failed" > $(RESULTS)/deb; $(call t_result,deb) \
+		read passed failed < $(RESULTS)/deb; \
 		echo "deb: $$passed passed, $$failed failed"; \
 		[ "$$failed" -eq 0 ] && [ "$$status" -eq 0 ]
 

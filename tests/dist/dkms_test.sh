@@ -15,7 +15,7 @@ src=${1:?usage: dkms_test.sh SRC_DIR KERNEL WORK_DIR OUT_KO [RESULT_FILE]}
 kernel=${2:?usage: dkms_test.sh SRC_DIR KERNEL WORK_DIR OUT_KO [RESULT_FILE]}
 work=${3:?usage: dkms_test.sh SRC_DIR KERNEL WORK_DIR OUT_KO [RESULT_FILE]}
 out_ko=${4:?usage: dkms_test.sh SRC_DIR KERNEL WORK_DIR OUT_KO [RESULT_FILE]}
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 src=$(realpath "$src")
 name=${src##*/}			# sieve-VERSION

@@ -19,7 +19,7 @@ top=${1:?usage: release_test.sh TOP [DEB_DIR] [RESULT_FILE]}
 deb_dir=${2:-}
 result_file=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
+. "$here/../lib.sh"
 cd "$top" || exit 2
 
 # newer A B: version A is newer than B (sort -V).

@@ -40,12 +40,12 @@ upgrade-old-deb:
 
 # Alone, it builds this tree's packages first (make deb, ~15 s); test-deb
 # runs upgrade_test.sh on those it has just built.
-test-upgrade: upgrade-old-deb
+test-upgrade: upgrade-old-deb deb
 	$(call msg,TEST,upgrade)
-	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/upgrade
-	$(Q)status=0; $(MAKE) deb && \
+	$(Q)$(call t_one_case,upgrade,upgrade) mkdir -p $(RESULTS) && rm -f $(RESULTS)/upgrade
+	$(Q)status=0; \
 		tests/dist/upgrade_test.sh $(UPGRADE_OLD_DEBS) $(DEB_DIR) $(UPGRADE_FROM_REV) \
 			$(RESULTS)/upgrade || status=$$?; \
 		if [ ! -s $(RESULTS)/upgrade ]; then \
-			echo "make deb or upgrade_test.sh failed (status $$status)"; echo "0 1" > $(RESULTS)/upgrade; \
+			echo "upgrade_test.sh failed (status $$status)"; echo "0 1" > $(RESULTS)/upgrade; \
 		fi; exit $$status

@@ -31,7 +31,8 @@ new_dir=${2:?$usage}
 old_rev=${3:?$usage}
 result_file=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
+. "$here/../lib.sh"
+. "$here/purge.sh"
 
 PACKAGES="sieve libsieve0"
 [ "$(id -u)" = 0 ] || { echo "upgrade_test.sh: needs root (it installs packages)" >&2; exit 2; }
@@ -95,7 +96,7 @@ cleanup() {
 	[ "$installed_here" = 0 ] || purge
 	rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit cleanup
 trap 'exit 130' INT TERM
 
 # One run at a time installs the packages on this machine (test-deb takes

@@ -19,6 +19,7 @@ SIEVE=$(realpath "$1")
 RESULTS=$2
 FILTER=${3:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../lib.sh"
 TAG=$$
 CL=sieve-cor-cl-$TAG
 SV=sieve-cor-sv-$TAG
@@ -39,8 +40,8 @@ FLOW_SPORT=41000; FLOW_PORTS=80
 SERVER_PID=
 RUNNER_PID=
 
-sv() { nsenter --net=/run/netns/$SV "$@"; }
-cl() { nsenter --net=/run/netns/$CL "$@"; }
+sv() { in_ns $SV "$@"; }
+cl() { in_ns $CL "$@"; }
 
 # Debian's python3 has scapy (python3-scapy); a python3 earlier in PATH may not.
 pick_python() {
@@ -66,7 +67,7 @@ cleanup() {
 	ip netns del $SV 2>/dev/null
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 die() {
 	echo "corpus: $*"; echo "0 1" >"$RESULTS"; exit 1
@@ -74,12 +75,11 @@ die() {
 
 setup() {
 	ip netns add $CL && ip netns add $SV || return 1
-	ip link add $CIF netns $CL type veth peer name $IF netns $SV || return 1
+	veth_pair $CL $CIF $SV $IF || return 1
 	for a in $A4 $F4 $S4; do cl ip addr add "$a"/24 dev $CIF || return 1; done
 	for a in $A6 $F6 $S6; do cl ip addr add "$a"/64 dev $CIF nodad || return 1; done
 	sv ip addr add $SV4/24 dev $IF && sv ip addr add $SV6/64 dev $IF nodad || return 1
 	cl ip link set lo up && sv ip link set lo up || return 1
-	cl ip link set $CIF up && sv ip link set $IF up || return 1
 	cl ping -c 1 -W 2 $SV4 >/dev/null && cl ping -6 -c 1 -W 2 $SV6 >/dev/null
 }
 

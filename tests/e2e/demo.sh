@@ -16,11 +16,11 @@ SIEVE=$(realpath "$1")
 RESULTS=$2
 FILTER=${3:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../lib.sh"
 DEMO=$HERE/../../userspace/xdp/demo.sh
 WORK=$(mktemp -d /tmp/sieve-e2e-demo.XXXXXX)
 TAG=d$$
 PIN_ROOT=/sys/fs/bpf/sieve
-passed=0; failed=0
 dpid=
 
 cleanup() {
@@ -31,9 +31,8 @@ cleanup() {
 	done
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+at_exit cleanup
 
-fail() { echo "    FAIL: $*"; case_failed=1; }
 
 # The pin folder of the demo's namespace, once its interface is attached:
 # netns-INODE (empty when the demo is gone). Waits at most 30 s.
@@ -134,16 +133,9 @@ CASES="demo_xdp demo_xdp_unenforced demo_xdp_killed demo_readme_quick_start"
 if [ "$(id -u)" != 0 ]; then
 	echo "test-e2e needs root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2
 fi
-for c in $CASES; do
-	case e2e_$c in *"$FILTER"*) ;; *) continue;; esac
-	case_failed=0
+# shellcheck disable=SC2086 # the names: one argument each
+for c in $(cases_matching e2e_ "$FILTER" $CASES); do
 	"case_$c"
-	if [ $case_failed = 0 ]; then
-		echo "ok   e2e_$c"; passed=$((passed + 1))
-	else
-		echo "FAIL e2e_$c"; failed=$((failed + 1))
-	fi
+	case_report "e2e_$c"
 done
-echo "$passed $failed" >"$RESULTS"
-echo "$passed passed, $failed failed"
-[ $failed = 0 ]
+finish "$RESULTS"

@@ -7,11 +7,11 @@
 # scapy, judged by what the kernel delivers); then the fleet (fleet.sh: 4
 # hosts following a redis-server of the suite's own); last, `make
 # demo-xdp`'s script (demo.sh: enforced, cleaned up, fails when a block is
-# not enforced). E2E_FILTER=substring runs only the matching cases (the
-# corpus's are named e2e_corpus_*, the fleet's e2e_fleet_*, the demo's
-# e2e_demo_*).
+# not enforced). T=NAME (the top Makefile) runs only the cases whose name
+# holds NAME (e2e_*; the corpus's are e2e_corpus_*, the fleet's
+# e2e_fleet_*, the demo's e2e_demo_*); a script with none sets nothing up.
 
-E2E_FILTER ?=
+$(if $(E2E_FILTER),$(error E2E_FILTER is gone: make test-e2e T=$(E2E_FILTER)))
 
 # The upgrade cases replace the program of the commit before issue 20's
 # packet fixes, attached by that commit's own CLI: built once from git
@@ -35,17 +35,18 @@ e2e-old-sieve:
 	fi
 
 .PHONY: test-e2e
-test-e2e: $(BUILD)/sieve $(BUILD)/bpf/floor.bpf.o e2e-old-sieve
+test-e2e: $(BUILD)/sieve $(XDP_BENCH_FLOOR) e2e-old-sieve
 	$(call msg,TEST,e2e)
 	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/e2e $(RESULTS)/e2e.*
 	$(Q)status=0; for s in e2e corpus fleet demo; do \
-		E2E_OLD_SIEVE=$(E2E_OLD_SIEVE) tests/e2e/$$s.sh $(BUILD)/sieve $(RESULTS)/e2e.$$s $(E2E_FILTER) || status=1; \
+		E2E_OLD_SIEVE=$(E2E_OLD_SIEVE) tests/e2e/$$s.sh $(BUILD)/sieve $(RESULTS)/e2e.$$s $(T) || status=1; \
 		if [ ! -s $(RESULTS)/e2e.$$s ]; then \
 			echo "$$s.sh died"; echo "0 1" > $(RESULTS)/e2e.$$s; \
 		fi; \
 	done; \
 	cat $(RESULTS)/e2e.e2e $(RESULTS)/e2e.corpus $(RESULTS)/e2e.fleet $(RESULTS)/e2e.demo | \
-		awk '{ p += $$1; f += $$2 } END { print p, f }' > $(RESULTS)/e2e; exit $$status
+		awk '{ p += $$1; f += $$2 } END { print p, f }' > $(RESULTS)/e2e; \
+	$(call t_result,e2e) exit $$status
 
 SUITES += e2e
 DEB_PACKAGES += iproute2 iputils-ping util-linux redis-server redis-tools git bpftool python3-scapy strace

@@ -15,6 +15,7 @@ SIEVE=$(realpath "$1")
 RESULTS=$2
 FILTER=${3:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../lib.sh"
 TRAFFIC="$HERE/traffic.py"
 TAG=$$
 CL=sieve-e2e-cl-$TAG
@@ -31,10 +32,9 @@ SV6=2001:db8:e2e::1; A6=2001:db8:e2e::2; C6=2001:db8:e2e::100
 # The concurrent cases block 198.51.100.20-99 and send from one of each twenty.
 SAMPLES="198.51.100.39 198.51.100.59 198.51.100.79 198.51.100.99"
 
-passed=0; failed=0
 
-sv() { nsenter --net=/run/netns/$SV "$@"; }
-cl() { nsenter --net=/run/netns/$CL "$@"; }
+sv() { in_ns $SV "$@"; }
+cl() { in_ns $CL "$@"; }
 sieve() { sv "$SIEVE" xdp "$@"; }
 # Commands on the first interface name it: another run of this suite may
 # have the blocklist on interfaces of its own, and no -i means all of them
@@ -43,12 +43,10 @@ on() { local sub=$1; shift; sieve "$sub" -i $IF "$@"; }
 # The first interface's list in text, past its header line: LIST KIND ENTRY ORIGIN EXPIRES COMMENT.
 list_rows() { on list "$@" | sed 1d; }
 
-fail() { echo "    FAIL: $*"; case_failed=1; }
-expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
 
 # The first veth pair, cl$TAG-$IF, with its addresses (the agent's cases recreate it).
 make_veth() {
-	ip link add cl$TAG netns $CL type veth peer name $IF netns $SV || return 1
+	veth_pair $CL cl$TAG $SV $IF || return 1
 	cl ip addr add $A4/24 dev cl$TAG
 	cl ip addr add $B4/24 dev cl$TAG
 	cl ip addr add $C4/24 dev cl$TAG
@@ -57,17 +55,15 @@ make_veth() {
 	for a in $SAMPLES; do cl ip addr add "$a/24" dev cl$TAG; done
 	sv ip addr add $SV4/24 dev $IF
 	sv ip addr add $SV6/64 dev $IF nodad
-	cl ip link set cl$TAG up && sv ip link set $IF up
 }
 
 setup() {
 	ip netns add $CL && ip netns add $SV || return 1
 	make_veth || return 1
-	ip link add cm$TAG netns $CL type veth peer name $IF2 netns $SV || return 1
+	veth_pair $CL cm$TAG $SV $IF2 || return 1
 	cl ip addr add 203.0.113.2/24 dev cm$TAG
 	sv ip addr add 203.0.113.1/24 dev $IF2
-	for l in lo cm$TAG; do cl ip link set "$l" up; done
-	for l in lo $IF2; do sv ip link set "$l" up; done
+	cl ip link set lo up && sv ip link set lo up
 	cl ping -c 1 -W 2 $SV4 >/dev/null && cl ping -c 1 -W 2 203.0.113.1 >/dev/null
 }
 
@@ -81,7 +77,7 @@ cleanup() {
 	ip netns del $SV 2>/dev/null
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # Replies received out of N pings from SRC (v4 or v6) to the server.
 pings() {
@@ -1250,15 +1246,6 @@ reboot_pins() {
 	rm -rf "$(pin_dir)"
 }
 
-# Runs until SECS have passed or CMD succeeds; its status.
-wait_for() {
-	local secs=$1; shift
-	for _ in $(seq 1 $((secs * 20))); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	"$@"
-}
 
 # Starts `sieve agent --config AGENT_CONF ARGS` in the server namespace,
 # with notify.py as systemd's notify socket; returns at once. The agent's
@@ -1283,7 +1270,7 @@ ready_count() { grep -c ' READY=1$' "$WORK/notify" 2>/dev/null; }
 # AGENT_READY_MS: from its start to the first.
 agent_ready() {
 	local secs=$1 n=${2:-1}
-	wait_for "$secs" eval '[ "$(ready_count)" -ge '"$n"' ] || ! kill -0 $AGENT_PID 2>/dev/null'
+	wait_until "$secs" eval '[ "$(ready_count)" -ge '"$n"' ] || ! kill -0 $AGENT_PID 2>/dev/null'
 	if [ "$(ready_count)" -lt "$n" ]; then
 		fail "no READY=1 (#$n) from the agent within ${secs}s: $(tail -n 3 "$AGENT_LOG")"
 		return 1
@@ -1295,7 +1282,7 @@ agent_ready() {
 agent_stop() {
 	if [ -n "$AGENT_PID" ]; then
 		kill $AGENT_PID 2>/dev/null
-		wait_for 10 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
+		wait_until 10 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
 			{ fail "the agent did not stop on SIGTERM"; kill -9 $AGENT_PID; }
 		wait $AGENT_PID 2>/dev/null
 		AGENT_PID=
@@ -1419,7 +1406,7 @@ case_agent_enforcement_check() {
 	# detached (by the kernel, a moment later). The agent stopped meanwhile.
 	kill -STOP $AGENT_PID
 	rm -rf "$(pin_dir)"
-	wait_for 3 eval '[ "$(pings $A4 $SV4 1)" = 1 ]' || fail "pings from A still dropped without pins"
+	wait_until 3 eval '[ "$(pings $A4 $SV4 1)" = 1 ]' || fail "pings from A still dropped without pins"
 	kill -CONT $AGENT_PID
 	ms=$(ms_until_dropped $A4 5)
 	echo "    note: pins removed: dropping again after $ms ms"
@@ -1434,7 +1421,7 @@ case_agent_enforcement_check() {
 	kill -STOP $AGENT_PID	# so that it does not attach again in between
 	rm -rf "$(pin_dir)"
 	# The link goes a moment after its pin: until then the slot is taken.
-	wait_for 3 sv ip link set dev $IF xdpgeneric obj "$FLOOR" sec xdp 2>/dev/null ||
+	wait_until 3 sv ip link set dev $IF xdpgeneric obj "$FLOOR" sec xdp 2>/dev/null ||
 		fail "ip link set xdp"
 	kill -CONT $AGENT_PID
 	sleep 3.5
@@ -1579,12 +1566,12 @@ case_agent_iface_hotplug() {
 	agent_ready 30 || return
 	pins=$(pin_dir)
 	ip -n $SV link del $IF || { fail "deleting $IF"; return; }
-	wait_for 10 test ! -e "$pins" || fail "the pins of $IF are still there"
+	wait_until 10 test ! -e "$pins" || fail "the pins of $IF are still there"
 	expect_eq "$(attachments)" "$IF" "attachments in the store with $IF gone"
 	make_veth || { fail "recreating the veth"; return; }
-	wait_for 15 grep -q "$IF: attached from the store" "$AGENT_LOG" ||
+	wait_until 15 grep -q "$IF: attached from the store" "$AGENT_LOG" ||
 		fail "$IF not attached again: $(cat "$AGENT_LOG")"
-	wait_for 5 test -e "$pins/link" || fail "no link pinned for $IF"
+	wait_until 5 test -e "$pins/link" || fail "no link pinned for $IF"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after the veth came back"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C after the veth came back"
 	expect_eq "$(on status -j | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['in_step'])")" \
@@ -1963,7 +1950,7 @@ agent_compacts() {
 	printf '[agent]\nexpire_interval = 1s\n' >"$AGENT_CONF"
 	agent_start
 	agent_ready 30 || return
-	wait_for 15 eval '[ "$(removed_keys)" = 0 ]' ||
+	wait_until 15 eval '[ "$(removed_keys)" = 0 ]' ||
 		fail "removed keys still $(removed_keys) 15 s after the agent started"
 }
 
@@ -1996,7 +1983,7 @@ agent_killed_compacting() {
 	export SIEVE_TEST_KILL_SWAP=$1
 	agent_start
 	unset SIEVE_TEST_KILL_SWAP
-	wait_for 15 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
+	wait_until 15 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
 		{ fail "$1: the agent was not killed in its rebuild"; agent_stop; return; }
 	{ wait $AGENT_PID; rc=$?; } 2>/dev/null
 	expect_eq $rc 137 "$1: the agent's exit"
@@ -2125,26 +2112,21 @@ main() {
 	if [ "$(id -u)" != 0 ]; then
 		echo "test-e2e needs root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2
 	fi
-	FLOOR=$(dirname "$SIEVE")/bpf/floor.bpf.o
+	FLOOR=$(dirname "$SIEVE")/bench-xdp/floor.bpf.o
+	# shellcheck disable=SC2086 # the names: one argument each
+	cases=$(cases_matching e2e_ "$FILTER" $CASES)
+	[ -n "$cases" ] || { finish "$RESULTS"; return; }
 	if ! setup; then
 		echo "setting up the namespaces failed"; echo "0 1" >"$RESULTS"; exit 1
 	fi
-	for c in $CASES; do
-		case $c in *"$FILTER"*) ;; *) continue;; esac
-		case_failed=0
+	for c in $cases; do
 		"case_$c"
 		agent_stop
 		sieve detach $IF $IF2 >/dev/null 2>&1
 		rm -rf "$SIEVE_STATE_DIR"
-		if [ $case_failed = 0 ]; then
-			echo "ok   e2e_$c"; passed=$((passed + 1))
-		else
-			echo "FAIL e2e_$c"; failed=$((failed + 1))
-		fi
+		case_report "e2e_$c"
 	done
-	echo "$passed $failed" >"$RESULTS"
-	echo "$passed passed, $failed failed"
-	[ $failed = 0 ]
+	finish "$RESULTS"
 }
 
 main

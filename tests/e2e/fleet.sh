@@ -25,11 +25,8 @@ BULK_N=100000
 BULK_SAMPLES="172.16.0.1 172.16.195.80 172.17.134.160"
 BULK_OUTSIDE=172.17.134.161
 
-passed=0; failed=0
-fail() { echo "    FAIL: $*"; case_failed=1; }
-expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
 
-trap fleet_cleanup EXIT
+at_exit fleet_cleanup
 
 # Does host I drop (0 of 2 pings) / deliver (2 of 2) SRC?
 host_drops() { [ "$(pings "$1" "$2" 2)" = 0 ]; }
@@ -65,29 +62,29 @@ case_block_unblock_ttl() {
 	hosts_up || return
 	expect_eq "$(pings_all "$A")" "3 3 3 3" "pings from A before any block"
 	publish block "$A" || fail "publishing the block of A"
-	wait_for 10 all_drop "$A" || fail "A not dropped everywhere 10 s after its block: $(pings_all "$A")"
+	wait_until 10 all_drop "$A" || fail "A not dropped everywhere 10 s after its block: $(pings_all "$A")"
 	expect_eq "$(pings_all "$B")" "3 3 3 3" "pings from B, not blocked"
 	for i in $(seq 1 "$NHOSTS"); do
 		expect_eq "$(origins "$i")" "$A:fleet" "host $i: its list after the block"
 	done
 	publish unblock "$A" || fail "publishing the unblock of A"
-	wait_for 10 all_deliver "$A" || fail "A not delivered everywhere 10 s after its unblock: $(pings_all "$A")"
+	wait_until 10 all_deliver "$A" || fail "A not delivered everywhere 10 s after its unblock: $(pings_all "$A")"
 	# The allowlist travels the same way.
 	publish block 198.51.100.0/24 && publish allow "$B" || fail "publishing a /24 and an allow"
-	wait_for 10 all_drop "$C" || fail "C (in the /24) not dropped everywhere: $(pings_all "$C")"
-	wait_for 10 all_deliver "$B" || fail "B (allowed) not delivered everywhere: $(pings_all "$B")"
+	wait_until 10 all_drop "$C" || fail "C (in the /24) not dropped everywhere: $(pings_all "$C")"
+	wait_until 10 all_deliver "$B" || fail "B (allowed) not delivered everywhere: $(pings_all "$B")"
 	publish disallow "$B" && publish unblock 198.51.100.0/24 || fail "publishing the disallow, unblock"
-	wait_for 10 all_deliver "$C" || fail "C not delivered after the /24's unblock: $(pings_all "$C")"
+	wait_until 10 all_deliver "$C" || fail "C not delivered after the /24's unblock: $(pings_all "$C")"
 	# Score now + 2: dropped, then expired by every agent (expire_interval 1 s).
 	exp=$(($(date +%s) + 2))
 	publish block "$D" "$exp" || fail "publishing D with a TTL"
-	wait_for 2 all_drop "$D" || fail "D not dropped before its expiry: $(pings_all "$D")"
+	wait_until 2 all_drop "$D" || fail "D not dropped before its expiry: $(pings_all "$D")"
 	for i in $(seq 1 "$NHOSTS"); do
 		at=$(hxdp "$i" list --list "$LIST" -j | python3 -c "import json,sys
 print([e.get('expires_at') for l in json.load(sys.stdin) for e in l['entries'] if e['entry'] == '$D'])")
 		case $at in "[$exp]"|"[]") ;; *) fail "host $i: D's expires_at $at, want [$exp] (the score)";; esac
 	done
-	wait_for 10 all_deliver "$D" || fail "D not delivered everywhere 10 s after its expiry: $(pings_all "$D")"
+	wait_until 10 all_deliver "$D" || fail "D not delivered everywhere 10 s after its expiry: $(pings_all "$D")"
 	expect_metric_all 1 sieve_fleet_connected
 	expect_metric_all 2 sieve_fleet_applied_total "list=$LIST" op=block
 	expect_metric_all 1 sieve_fleet_applied_total "list=$LIST" op=unblock
@@ -111,12 +108,12 @@ case_redis_killed() {
 	hosts_up || return
 	publish block "$A" && publish block "$B" || fail "publishing A and B"
 	publish block 198.51.100.6/31 && publish allow "$X" || fail "publishing a /31 and an allow of X in it"
-	wait_for 10 all_drop "$B" || fail "B not dropped everywhere: $(pings_all "$B")"
-	wait_for 10 all_deliver "$X" || fail "X (allowed) not delivered everywhere: $(pings_all "$X")"
+	wait_until 10 all_drop "$B" || fail "B not dropped everywhere: $(pings_all "$B")"
+	wait_until 10 all_deliver "$X" || fail "X (allowed) not delivered everywhere: $(pings_all "$X")"
 	gens=$(generations)
 	redis_stop KILL
 	for i in $(seq 1 "$NHOSTS"); do
-		wait_for 15 eval '[ "$(metric $i sieve_fleet_connected)" = 0 ]' ||
+		wait_until 15 eval '[ "$(metric $i sieve_fleet_connected)" = 0 ]' ||
 			fail "host $i: sieve_fleet_connected $(metric "$i" sieve_fleet_connected) 15 s after the kill"
 	done
 	expect_eq "$(pings_all "$A")" "0 0 0 0" "pings from A with Redis dead"
@@ -129,10 +126,10 @@ case_redis_killed() {
 	sleep 3
 	expect_eq "$(pings_all "$A")" "0 0 0 0" "pings from A while the hosts cannot reach Redis"
 	in_rd ip link set "fb$TAG" up
-	wait_for 60 all_deliver "$A" || fail "A not delivered 60 s after Redis came back: $(pings_all "$A")"
-	wait_for 10 all_drop "$C" || fail "C not dropped after Redis came back: $(pings_all "$C")"
+	wait_until 60 all_deliver "$A" || fail "A not delivered 60 s after Redis came back: $(pings_all "$A")"
+	wait_until 10 all_drop "$C" || fail "C not dropped after Redis came back: $(pings_all "$C")"
 	expect_eq "$(pings_all "$B")" "0 0 0 0" "pings from B after the resync"
-	wait_for 10 all_drop "$X" || fail "X (disallowed) not dropped after Redis came back: $(pings_all "$X")"
+	wait_until 10 all_drop "$X" || fail "X (disallowed) not dropped after Redis came back: $(pings_all "$X")"
 	# The resync's loads drop and add on both sides: live, no host rebuilt (ops.c).
 	expect_eq "$(generations)" "$gens" "each host's generation after the resync"
 	expect_metric_all 1 sieve_fleet_connected
@@ -152,20 +149,20 @@ case_host_cut_off() {
 	local i t0
 	hosts_up || return
 	publish block "$C" || fail "publishing C"
-	wait_for 10 all_drop "$C" || fail "C not dropped everywhere: $(pings_all "$C")"
+	wait_until 10 all_drop "$C" || fail "C not dropped everywhere: $(pings_all "$C")"
 	t0=$(date +%s)
 	in_host 2 ip link set "$(host_link 2)" down
 	publish block "$D" && publish unblock "$C" || fail "publishing while host 2 is cut off"
 	for i in 1 3 4; do
-		wait_for 10 host_drops "$i" "$D" || fail "host $i: D not dropped"
-		wait_for 10 host_delivers "$i" "$C" || fail "host $i: C not delivered"
+		wait_until 10 host_drops "$i" "$D" || fail "host $i: D not dropped"
+		wait_until 10 host_delivers "$i" "$C" || fail "host $i: C not delivered"
 	done
 	host_drops 2 "$C" || fail "host 2 (cut off): C no longer dropped"
 	host_delivers 2 "$D" || fail "host 2 (cut off): D dropped already"
 	sleep $((10 - ($(date +%s) - t0) > 0 ? 10 - ($(date +%s) - t0) : 0))
 	in_host 2 ip link set "$(host_link 2)" up
-	wait_for 60 host_drops 2 "$D" || fail "host 2: D not dropped 60 s after its link came back"
-	wait_for 10 host_delivers 2 "$C" || fail "host 2: C not delivered after its link came back"
+	wait_until 60 host_drops 2 "$D" || fail "host 2: D not dropped 60 s after its link came back"
+	wait_until 10 host_delivers 2 "$C" || fail "host 2: C not delivered after its link came back"
 	expect_eq "$(origins 2)" "$D:fleet" "host 2's list after it came back"
 }
 
@@ -179,7 +176,7 @@ case_bulk() {
 	case $out in *"errors: 0, replies: $((4 * BULK_N))"*) ;; *) fail "redis-cli --pipe: $out";; esac
 	expect_eq "$(rcli ZCARD "sieve:{$LIST}:block")" "$BULK_N" "members in Redis"
 	for i in $(seq 1 "$NHOSTS"); do
-		wait_for 180 eval '[ "$(python3 "$MAPS" show "$(pin_dir $i)" | cut -d" " -f1)" = $BULK_N ]' ||
+		wait_until 180 eval '[ "$(python3 "$MAPS" show "$(pin_dir $i)" | cut -d" " -f1)" = $BULK_N ]' ||
 			fail "host $i: the live maps hold $(python3 "$MAPS" show "$(pin_dir "$i")" | cut -d' ' -f1)" \
 				"entries 180 s after the publish, want $BULK_N"
 		n=$(hxdp "$i" list --list "$LIST" | awk -F'\t' '$4 == "fleet"' | wc -l)
@@ -211,7 +208,7 @@ case_garbage() {
 	rcli XADD "sieve:{$LIST}:log" '*' op frobnicate entry "$B" origin e2e >/dev/null ||
 		fail "XADD a record with an unknown op"
 	publish block "$A" || fail "publishing A after the garbage"
-	wait_for 10 all_drop "$A" || fail "A (after the garbage) not dropped everywhere: $(pings_all "$A")"
+	wait_until 10 all_drop "$A" || fail "A (after the garbage) not dropped everywhere: $(pings_all "$A")"
 	expect_eq "$(pings_all "$B")" "3 3 3 3" "pings from B (the unknown op's entry)"
 	for i in $(seq 1 "$NHOSTS"); do
 		kill -0 "${AGENT_PIDS[$i]}" 2>/dev/null || fail "host $i: the agent died"
@@ -224,7 +221,7 @@ case_garbage() {
 	# A resync (the agent restarted) reads the garbage in the sorted set again, and skips it.
 	agent_stop 1; agent_start 1; agent_ready 1 30 || return
 	publish block "$C" || fail "publishing C"
-	wait_for 10 host_drops 1 "$C" || fail "host 1 (restarted): C not dropped"
+	wait_until 10 host_drops 1 "$C" || fail "host 1 (restarted): C not dropped"
 	expect_eq "$(origins 1)" "$(printf '%s:fleet\n%s:fleet' "$A" "$C")" "host 1's list after its resync"
 }
 
@@ -248,27 +245,27 @@ case_wrong_password() {
 	host_attach 1 || { fail "attach host 1"; return; }
 	agent_start 1
 	agent_ready 1 30 || return
-	wait_for 10 grep -q "fleet: .*authentication failed: .*WRONGPASS" "$log" ||
+	wait_until 10 grep -q "fleet: .*authentication failed: .*WRONGPASS" "$log" ||
 		fail "no authentication error in the log: $(tail -n 5 "$log")"
 	sleep 3	# retries, every second at most
 	kill -0 "${AGENT_PIDS[1]}" 2>/dev/null || fail "the agent stopped after the wrong password"
 	expect_eq "$(grep -c 'fleet: .*authentication failed' "$log")" 1 "authentication errors logged (retried 3 s)"
 	expect_eq "$(metric 1 sieve_fleet_connected)" 0 "sieve_fleet_connected with the wrong password"
 	rcli ACL SETUSER sieve '>wrong-pass' >/dev/null || fail "ACL SETUSER: the agent's password"
-	wait_for 10 grep -q "fleet: connected to $REDIS_ADDR:$REDIS_PORT" "$log" ||
+	wait_until 10 grep -q "fleet: connected to $REDIS_ADDR:$REDIS_PORT" "$log" ||
 		fail "not connected 10 s after the ACL took its password: $(tail -n 5 "$log")"
 	publish block "$A" || fail "publishing A"
-	wait_for 10 host_drops 1 "$A" || fail "A not dropped by the host that authenticated"
+	wait_until 10 host_drops 1 "$A" || fail "A not dropped by the host that authenticated"
 	expect_eq "$(metric 1 sieve_fleet_connected)" 1 "sieve_fleet_connected once authenticated"
 	# Given to another user since (who could rewrite it): refused at the next connection.
 	chown 65534 "$d/redis.pass"
 	rcli CLIENT KILL USER sieve >/dev/null
-	wait_for 10 eval '[ "$(metric 1 sieve_fleet_connected)" = 0 ]' ||
+	wait_until 10 eval '[ "$(metric 1 sieve_fleet_connected)" = 0 ]' ||
 		fail "sieve_fleet_connected after the kill: $(metric 1 sieve_fleet_connected)"
 	sleep 3	# retries, every second at most
 	expect_eq "$(metric 1 sieve_fleet_connected)" 0 "sieve_fleet_connected, the password file of uid 65534"
 	chown 0 "$d/redis.pass"
-	wait_for 10 eval '[ "$(metric 1 sieve_fleet_connected)" = 1 ]' ||
+	wait_until 10 eval '[ "$(metric 1 sieve_fleet_connected)" = 1 ]' ||
 		fail "not connected again 10 s after the password file was the agent's again"
 }
 
@@ -280,13 +277,13 @@ case_local_and_fleet() {
 	hosts_up || return
 	hxdp 1 block --list "$LIST" "$X" >/dev/null || fail "block X by hand on host 1"
 	publish block "$X" || fail "publishing X"
-	wait_for 10 all_drop "$X" || fail "X not dropped everywhere: $(pings_all "$X")"
+	wait_until 10 all_drop "$X" || fail "X not dropped everywhere: $(pings_all "$X")"
 	publish unblock "$X" || fail "publishing the unblock of X"
-	for i in 2 3 4; do wait_for 10 host_delivers "$i" "$X" || fail "host $i: X still dropped"; done
+	for i in 2 3 4; do wait_until 10 host_delivers "$i" "$X" || fail "host $i: X still dropped"; done
 	host_drops 1 "$X" || fail "host 1: X (blocked by hand) unblocked by the fleet"
 	expect_eq "$(origins 1)" "$X:cli" "host 1's list after the fleet's unblock"
 	publish block "$Y" || fail "publishing Y"
-	wait_for 10 all_drop "$Y" || fail "Y not dropped everywhere: $(pings_all "$Y")"
+	wait_until 10 all_drop "$Y" || fail "Y not dropped everywhere: $(pings_all "$Y")"
 	printf '%s\n' "$Z" >"$WORK/feed"
 	hxdp 1 load --list "$LIST" --origin feedname "$WORK/feed" >/dev/null || fail "load the feed"
 	: >"$WORK/feed"
@@ -297,7 +294,7 @@ case_local_and_fleet() {
 	expect_eq "$(origins 1)" "$(printf '%s:cli\n%s:fleet' "$X" "$Y")" "host 1's list after the refresh"
 	# At start the agent makes its fleet entries equal Redis's: the manual one stays.
 	agent_stop 1; agent_start 1; agent_ready 1 30 || return
-	wait_for 10 grep -Eq "fleet: list $LIST: .*(in step|in Redis)" "$(host_dir 1)/agent.log" ||
+	wait_until 10 grep -Eq "fleet: list $LIST: .*(in step|in Redis)" "$(host_dir 1)/agent.log" ||
 		fail "host 1: no resync after its restart"
 	host_drops 1 "$X" || fail "host 1: X (blocked by hand) gone after a resync"
 	expect_eq "$(origins 1)" "$(printf '%s:cli\n%s:fleet' "$X" "$Y")" "host 1's list after its resync"
@@ -314,7 +311,7 @@ case_cli_publish() {
 	rec=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | sed 1d | paste -sd' ')
 	case " $rec " in *" op block "*) ;; *) fail "the stream's last record: $rec";; esac
 	case " $rec " in *" entry $X "*) ;; *) fail "the stream's last record: $rec";; esac
-	wait_for 10 all_drop "$X" || fail "X not dropped everywhere: $(pings_all "$X")"
+	wait_until 10 all_drop "$X" || fail "X not dropped everywhere: $(pings_all "$X")"
 	now=$(date +%s)
 	hxdp 1 block --fleet --list "$LIST" --ttl 60s --config "$conf" "$Y" >/dev/null || fail "block --fleet --ttl"
 	score=$(rcli ZSCORE "sieve:{$LIST}:block" "$Y")
@@ -327,8 +324,8 @@ case_cli_publish() {
 	rec=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | sed 1d | paste -sd' ')
 	case " $rec " in *" op unblock "*) ;; *) fail "the stream's last record after the unblock: $rec";; esac
 	case " $rec " in *" entry $X "*) ;; *) fail "the stream's last record after the unblock: $rec";; esac
-	wait_for 10 all_deliver "$X" || fail "X not delivered everywhere: $(pings_all "$X")"
-	wait_for 10 all_drop "$Y" || fail "Y not dropped everywhere: $(pings_all "$Y")"
+	wait_until 10 all_deliver "$X" || fail "X not delivered everywhere: $(pings_all "$X")"
+	wait_until 10 all_drop "$Y" || fail "Y not dropped everywhere: $(pings_all "$Y")"
 }
 
 # Host I's expires_at of ENTRY ("None": never; empty: not listed).
@@ -361,7 +358,7 @@ expect_score() {
 	rec=$(rcli XREVRANGE "sieve:{$LIST}:log" + - COUNT 1 | sed 1d | paste -sd' ')
 	case " $rec " in *" entry $entry expires ${score/inf/+inf} "*) ;;
 		*) fail "$what: the stream's last record '$rec', want expires $score";; esac
-	wait_for 10 expires_is 2 "$entry" "$want" ||
+	wait_until 10 expires_is 2 "$entry" "$want" ||
 		fail "$what: host 2's expires_at of $entry '$(expires_on 2 "$entry")', want '$want'"
 }
 case_cli_reban() {
@@ -379,8 +376,8 @@ case_cli_reban() {
 	# A member past its score is no entry (followers ignore it): a re-ban is new.
 	rcli ZADD "sieve:{$LIST}:block" $((now - 60)) "$Z" >/dev/null || fail "ZADD Z in the past"
 	reban "$Z"; expect_score "$Z" inf "an expired member, no --ttl"
-	wait_for 10 all_drop "$X" || fail "X not dropped everywhere: $(pings_all "$X")"
-	wait_for 10 all_drop "$Z" || fail "Z not dropped everywhere: $(pings_all "$Z")"
+	wait_until 10 all_drop "$X" || fail "X not dropped everywhere: $(pings_all "$X")"
+	wait_until 10 all_drop "$Z" || fail "Z not dropped everywhere: $(pings_all "$Z")"
 	# The allowlist follows the same rule.
 	now=$(date +%s)
 	hxdp 1 allow --fleet --list "$LIST" --ttl 1h --config "$(host_dir 1)/agent.conf" "$A" >/dev/null &&
@@ -403,26 +400,26 @@ case_list_moves() {
 	hosts_up || return
 	conf=$(host_dir 1)/agent.conf
 	hxdp 1 allow --fleet --list "$LIST" --config "$conf" "$X" >/dev/null || fail "allow --fleet X"
-	wait_for 10 eval '[ "$(kinds 1)" = "allow-source:$X:fleet" ]' || fail "X not allowed: $(kinds 1)"
+	wait_until 10 eval '[ "$(kinds 1)" = "allow-source:$X:fleet" ]' || fail "X not allowed: $(kinds 1)"
 	hxdp 1 block --fleet --list "$LIST" --config "$conf" "$X" >/dev/null || fail "block --fleet X"
 	hxdp 1 block --fleet --list "$LIST" --config "$conf" "$Z" >/dev/null || fail "block --fleet Z"
-	wait_for 10 all_drop "$Z" || fail "Z not dropped everywhere: $(pings_all "$Z")"
+	wait_until 10 all_drop "$Z" || fail "Z not dropped everywhere: $(pings_all "$Z")"
 	expect_eq "$(pings_all "$X")" "3 3 3 3" "pings from X, allowed and blocked in Redis"
 	hxdp 1 disallow --fleet --list "$LIST" --config "$conf" "$X" >/dev/null || fail "disallow --fleet X"
-	wait_for 10 all_drop "$X" || fail "X not dropped everywhere after its disallow: $(pings_all "$X")"
+	wait_until 10 all_drop "$X" || fail "X not dropped everywhere after its disallow: $(pings_all "$X")"
 	for i in $(seq 1 "$NHOSTS"); do
 		expect_eq "$(kinds "$i" | grep ":$X:")" "source:$X:fleet" "host $i: X after block, disallow"
 	done
 	# Across a resync: host 1 away while X moves to the allowlist and Y from it.
 	publish allow "$Y" || fail "publishing the allow of Y"
-	wait_for 10 eval '[ "$(kinds 1 | grep ":$Y:")" = "allow-source:$Y:fleet" ]' || fail "Y not allowed"
+	wait_until 10 eval '[ "$(kinds 1 | grep ":$Y:")" = "allow-source:$Y:fleet" ]' || fail "Y not allowed"
 	agent_stop 1
 	publish unblock "$X" && publish allow "$X" || fail "publishing X's move to the allowlist"
 	publish disallow "$Y" && publish block "$Y" || fail "publishing Y's move to the blocklist"
 	agent_start 1; agent_ready 1 30 || return
-	wait_for 10 eval '[ "$(kinds 1 | grep -E ":($X|$Y):")" = "$(printf "allow-source:%s:fleet\nsource:%s:fleet" $X $Y)" ]' ||
+	wait_until 10 eval '[ "$(kinds 1 | grep -E ":($X|$Y):")" = "$(printf "allow-source:%s:fleet\nsource:%s:fleet" $X $Y)" ]' ||
 		fail "host 1 after its resync: $(kinds 1 | tr '\n' ' ')"
-	wait_for 10 host_drops 1 "$Y" || fail "host 1: Y not dropped after the resync"
+	wait_until 10 host_drops 1 "$Y" || fail "host 1: Y not dropped after the resync"
 	host_delivers 1 "$X" || fail "host 1: X dropped after the resync"
 	for i in 2 3 4; do
 		expect_eq "$(kinds "$i" | grep -E ":($X|$Y):" | tr '\n' ' ')" \
@@ -449,7 +446,7 @@ case_hostile_model() {
 		--sieve "$SIEVE" --list "$LIST" --seed "$seed" --steps "${FLEET_MODEL_STEPS:-60}" \
 		--agent-pid-file "$d/agent.pid" >"$WORK/model.out" 2>&1 &
 	pid=$!
-	if ! wait_for 10 grep -q "proxy ready" "$WORK/model.out"; then
+	if ! wait_until 10 grep -q "proxy ready" "$WORK/model.out"; then
 		fail "the model's proxy did not start: $(cat "$WORK/model.out")"
 		kill "$pid"; wait "$pid"; return
 	fi
@@ -515,19 +512,19 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 		--redis "127.0.0.1:$REDIS_PORT" --listen "$REDIS_ADDR:$MODEL_PORT" --proxy-only \
 		--pad-allow 100000 >"$WORK/proxy.out" 2>&1 &
 	PROXY_PID=$!
-	wait_for 10 grep -q "proxy ready" "$WORK/proxy.out" ||
+	wait_until 10 grep -q "proxy ready" "$WORK/proxy.out" ||
 		{ fail "the proxy did not start: $(cat "$WORK/proxy.out")"; return; }
 	conf_via_proxy
 	# The first start: a whole resync, timed.
 	agent_start 1; agent_ready 1 30 || return
-	wait_for 60 grep -q "fleet: list $LIST: $n blocked, $n allowed in Redis" "$d/agent.log" ||
+	wait_until 60 grep -q "fleet: list $LIST: $n blocked, $n allowed in Redis" "$d/agent.log" ||
 		{ fail "no whole resync in 60 s: $(tail -n 3 "$d/agent.log")"; return; }
 	expect_eq "$(fleet_counts)" "$n $n" "the fleet's entries after the first resync"
 	agent_stop 1
 	# Timed again: the first scan is slower than those of the rounds (a cold Redis).
 	: >"$d/agent.log"
 	agent_start 1; agent_ready 1 30 || return
-	wait_for 60 grep -q "fleet: list $LIST: $n blocked, $n allowed in Redis" "$d/agent.log"
+	wait_until 60 grep -q "fleet: list $LIST: $n blocked, $n allowed in Redis" "$d/agent.log"
 	ms=$(sed -n "s/.*$n allowed in Redis (read in \([0-9]*\) ms).*/\1/p" "$d/agent.log" | head -n 1)
 	echo "    stop_mid_resync: the scan took ${ms:-?} ms"
 	agent_stop 1
@@ -543,15 +540,15 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 		for hup in $([ "$sig" = HUP ] && seq 1 6); do
 			conf_via_proxy "stream_maxlen = $((1000 + 10 * round + hup))\n"
 			sleep "$(python3 -c "print('%.3f' % ($RANDOM / 32768 * 1.3 * ${ms:-1000} / 1000))")"
-			# shellcheck disable=SC2034 # read by the wait_for eval below
+			# shellcheck disable=SC2034 # read by the wait_until eval below
 			before=$(grep -c "$whole" "$d/agent.log")
 			kill -HUP "$pid"
-			wait_for 10 eval '! kill -0 $pid 2>/dev/null || [ "$(grep -c "reloaded" "$d/agent.log")" -ge $hup ]'
+			wait_until 10 eval '! kill -0 $pid 2>/dev/null || [ "$(grep -c "reloaded" "$d/agent.log")" -ge $hup ]'
 			kill -0 "$pid" 2>/dev/null || break
 		done
 		if [ "$sig" = HUP ]; then
 			# Done: one more whole resync than before the last reload, or the agent gone.
-			wait_for 60 eval '! kill -0 $pid 2>/dev/null || [ "$(grep -c "$whole" "$d/agent.log")" -gt $before ]' ||
+			wait_until 60 eval '! kill -0 $pid 2>/dev/null || [ "$(grep -c "$whole" "$d/agent.log")" -gt $before ]' ||
 				fail "round $round: no whole resync after the SIGHUPs"
 			if ! kill -0 "$pid" 2>/dev/null; then
 				wait "$pid"; rc=$?
@@ -566,7 +563,7 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 			sleep "$delay"
 		fi
 		kill -TERM "$pid"
-		wait_for 30 eval '! kill -0 $pid 2>/dev/null'
+		wait_until 30 eval '! kill -0 $pid 2>/dev/null'
 		wait "$pid"; rc=$?
 		AGENT_PIDS[1]=; agent_stop 1	# its notify socket's reader
 		expect_eq "$rc" 0 "round $round: exit status after SIG$sig (SIGTERM at $delay s)"
@@ -618,13 +615,13 @@ w(cmd("XADD", "sieve:{%s}:log" % lst, "*", "op", "block", "entry", "172.16.0.1",
 			--redis "127.0.0.1:$REDIS_PORT" --listen "$REDIS_ADDR:$MODEL_PORT" --proxy-only \
 			--shift "$k" >"$WORK/proxy.out" 2>&1 &
 		PROXY_PID=$!
-		wait_for 10 grep -q "proxy ready" "$WORK/proxy.out" ||
+		wait_until 10 grep -q "proxy ready" "$WORK/proxy.out" ||
 			{ fail "the proxy did not start: $(cat "$WORK/proxy.out")"; return; }
 		conf_via_proxy
 		want=$(rcli ZCARD "sieve:{$LIST}:block")
 		[ "$k" = 500 ] || want=$((want - k))
 		agent_start 1; agent_ready 1 60 || return
-		wait_for 60 grep -q "fleet: list $LIST: .* in Redis" "$d/agent.log" ||
+		wait_until 60 grep -q "fleet: list $LIST: .* in Redis" "$d/agent.log" ||
 			{ fail "K=$k: no resync in 60 s: $(tail -n 3 "$d/agent.log")"; return; }
 		log=$(grep -o "fleet: list $LIST: .* in Redis.*" "$d/agent.log" | head -n 1)
 		echo "    range_shift: $k removed before the second page: $log"
@@ -651,7 +648,7 @@ case_log_injection() {
 	printf '%s' "$evil" | rcli -x XADD "sieve:{$LIST}:log" '*' op block expires +inf origin e2e \
 		entry >/dev/null || fail "XADD the record"
 	publish block "$A" || fail "publishing A after them"
-	wait_for 10 all_drop "$A" || fail "A not dropped everywhere: $(pings_all "$A")"
+	wait_until 10 all_drop "$A" || fail "A not dropped everywhere: $(pings_all "$A")"
 	# The resync after a restart reads the member from the set (the stream's record was live).
 	agent_stop 1; agent_start 1; agent_ready 1 30 || return
 	for i in $(seq 1 "$NHOSTS"); do
@@ -671,18 +668,19 @@ CASES="block_unblock_ttl redis_killed host_cut_off bulk garbage wrong_password l
 	cli_publish cli_reban list_moves hostile_model stop_mid_resync range_shift log_injection"
 
 main() {
-	local c
+	local c cases
 	if [ "$(id -u)" != 0 ]; then
 		echo "the fleet cases need root (network namespaces, XDP)"; echo "0 1" >"$RESULTS"; exit 2
 	fi
+	# shellcheck disable=SC2086 # the names: one argument each
+	cases=$(cases_matching e2e_fleet_ "$FILTER" $CASES)
+	[ -n "$cases" ] || { finish "$RESULTS" fleet; return; }
 	# shellcheck disable=SC2086 # the sample addresses: one argument each
 	if ! fleet_setup || ! add_sources $A $B $C $D $X $Y $Z $BULK_SAMPLES $BULK_OUTSIDE ||
 	   ! redis_start; then
 		echo "setting up the fleet's namespaces and Redis failed"; echo "0 1" >"$RESULTS"; exit 1
 	fi
-	for c in $CASES; do
-		case fleet_$c in *"$FILTER"*) ;; *) continue;; esac
-		case_failed=0
+	for c in $cases; do
 		hosts_reset
 		if [ -z "$REDIS_PID" ] || ! kill -0 $REDIS_PID 2>/dev/null; then redis_start; fi
 		in_rd ip link set fb$TAG up
@@ -690,20 +688,16 @@ main() {
 		"case_$c"
 		# A proxy a case left behind (it returned early): its port is the next one's.
 		[ -z "$PROXY_PID" ] || { kill "$PROXY_PID"; wait "$PROXY_PID"; PROXY_PID=; } 2>/dev/null
-		if [ $case_failed = 0 ]; then
-			echo "ok   e2e_fleet_$c"; passed=$((passed + 1))
-		else
-			echo "FAIL e2e_fleet_$c"; failed=$((failed + 1))
+		if [ "$case_failed" != 0 ]; then
 			for i in $(seq 1 $NHOSTS); do
 				[ -s "$(host_dir "$i")/agent.log" ] &&
 					sed 's/^/    host '"$i"' log: /' "$(host_dir "$i")/agent.log" | tail -n 5
 			done
 		fi
+		case_report "e2e_fleet_$c"
 	done
 	hosts_reset
-	echo "$passed $failed" >"$RESULTS"
-	echo "fleet: $passed passed, $failed failed"
-	[ $failed = 0 ]
+	finish "$RESULTS" fleet
 }
 
 main; exit $?	# on one line: nothing after it is read, even if the file changes meanwhile

@@ -42,7 +42,7 @@ say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 die() { echo "bench-fleet: $*" >&2; exit 2; }
 fail() { die "$*"; }
 
-trap fleet_cleanup EXIT
+at_exit fleet_cleanup
 trap 'exit 130' INT TERM
 
 used_memory() { rcli INFO memory | sed -n 's/^used_memory:\([0-9]*\).*/\1/p'; }
@@ -138,7 +138,7 @@ bench_initial_sync() {
 		wait $wpid
 		ms=$(cat "$WORK/sync.ms")
 		# The agent logs its resync after the maps are filled.
-		wait_for 10 grep -q "fleet: list $LIST: " "$(host_dir 1)/agent.log"
+		wait_until 10 grep -q "fleet: list $LIST: " "$(host_dir 1)/agent.log"
 		say "  --backend $b: agent start to $SYNC_N entries in the live maps: $ms ms;" \
 			"the agent: $(grep -o "fleet: list $LIST: .*" "$(host_dir 1)/agent.log" | head -n 1)"
 		say "    $(hxdp 1 status -i "$(host_if 1)" | sed -n 2p)"

@@ -18,7 +18,10 @@
 # count and time; fleet_cleanup (the caller's EXIT trap) stops everything
 # started here and removes every namespace, pin and file.
 #
-# The caller sets SIEVE (the CLI) and HERE (tests/e2e), and defines fail().
+# The caller sets SIEVE (the CLI) and HERE (tests/e2e); fail() and
+# wait_until() are tests/lib.sh's (a caller may define its own fail()).
+
+. "$HERE/../lib.sh"
 
 TAG=$$
 NHOSTS=4
@@ -36,25 +39,15 @@ host_if() { echo "fh$1$TAG"; }		# XDP's interface
 host_link() { echo "fl$1$TAG"; }		# the link to Redis
 host_addr() { echo "10.200.$1.1"; }
 host_dir() { echo "$WORK/h$1"; }
-in_host() { local i=$1; shift; nsenter "--net=/run/netns/$(host_ns "$i")" "$@"; }
-in_rd() { nsenter --net=/run/netns/$RD "$@"; }
-in_cl() { nsenter --net=/run/netns/$CL "$@"; }
+in_host() { local i=$1; shift; in_ns "$(host_ns "$i")" "$@"; }
+in_rd() { in_ns $RD "$@"; }
+in_cl() { in_ns $CL "$@"; }
 # `sieve xdp SUB ARGS` on host I, with its own store.
 hxdp() { local i=$1; shift; SIEVE_STATE_DIR=$(host_dir "$i")/state in_host "$i" "$SIEVE" xdp "$@"; }
 # redis-cli on Redis's loopback.
 rcli() { in_rd timeout 60 redis-cli -h 127.0.0.1 -p $REDIS_PORT "$@"; }
 pin_dir() { echo "/sys/fs/bpf/sieve/netns-$(stat -Lc %i "/run/netns/$(host_ns "$1")")/$(host_if "$1")"; }
 
-# Runs CMD until it succeeds or SECS have passed (then once more); its status.
-wait_for() {
-	local secs=$1 end; shift
-	end=$(($(date +%s) + secs))
-	while [ "$(date +%s)" -lt $end ]; do
-		"$@" && return 0
-		sleep 0.1
-	done
-	"$@"
-}
 
 # ---- the namespaces ----
 
@@ -68,17 +61,13 @@ fleet_setup() {
 		ip netns add "$(host_ns "$i")" || return 1
 		in_host "$i" ip link set lo up
 		# The link to Redis: the RD end on the bridge.
-		ip link add "$(host_link "$i")" netns "$(host_ns "$i")" type veth peer name "fr$i$TAG" \
-			netns $RD || return 1
-		in_rd ip link set "fr$i$TAG" master fb$TAG && in_rd ip link set "fr$i$TAG" up || return 1
+		veth_pair "$(host_ns "$i")" "$(host_link "$i")" $RD "fr$i$TAG" || return 1
+		in_rd ip link set "fr$i$TAG" master fb$TAG || return 1
 		in_host "$i" ip addr add "10.99.0.1$i/24" dev "$(host_link "$i")"
-		in_host "$i" ip link set "$(host_link "$i")" up || return 1
 		# The traffic: CL's end fc<i>.
-		ip link add "$(host_if "$i")" netns "$(host_ns "$i")" type veth peer name "fc$i$TAG" \
-			netns $CL || return 1
+		veth_pair "$(host_ns "$i")" "$(host_if "$i")" $CL "fc$i$TAG" || return 1
 		in_host "$i" ip addr add "$(host_addr "$i")/24" dev "$(host_if "$i")"
 		in_cl ip addr add "10.200.$i.2/24" dev "fc$i$TAG"
-		in_host "$i" ip link set "$(host_if "$i")" up && in_cl ip link set "fc$i$TAG" up || return 1
 		# Replies to the sources (on CL's loopback) go back over that veth.
 		in_host "$i" ip route add default via "10.200.$i.2" || return 1
 		mkdir -p "$(host_dir "$i")/state"
@@ -145,10 +134,10 @@ redis_start() {
 	# nsenter execs it: $! is redis-server itself, not a subshell (stopped by its PID).
 	nsenter --net=/run/netns/$RD redis-server "$WORK/redis/redis.conf" &
 	REDIS_PID=$!
-	wait_for 10 eval '[ "$(rcli PING 2>/dev/null)" = PONG ]' ||
+	wait_until 10 eval '[ "$(rcli PING 2>/dev/null)" = PONG ]' ||
 		{ echo "redis-server did not start: $(tail -n 5 "$WORK/redis/redis.log")"; return 1; }
 	# The AOF replayed: loading is over once it answers other commands.
-	wait_for 30 eval 'rcli INFO persistence | grep -q "^loading:0"'
+	wait_until 30 eval 'rcli INFO persistence | grep -q "^loading:0"'
 }
 
 # SIGTERM (or SIG), bounded: one that does not stop in 10 s gets SIGKILL.
@@ -156,7 +145,7 @@ redis_stop() {
 	local sig=${1:-TERM}
 	[ -n "$REDIS_PID" ] || return 0
 	kill "-$sig" "$REDIS_PID" 2>/dev/null
-	wait_for 10 eval '! kill -0 $REDIS_PID 2>/dev/null' || kill -9 "$REDIS_PID" 2>/dev/null
+	wait_until 10 eval '! kill -0 $REDIS_PID 2>/dev/null' || kill -9 "$REDIS_PID" 2>/dev/null
 	wait "$REDIS_PID" 2>/dev/null
 	REDIS_PID=
 }
@@ -240,7 +229,7 @@ agent_start() {
 	rm -f "$d/notify" "$d/nstop"
 	python3 "$HERE/notify.py" "$d/notify.sock" 900 "$d/nstop" >"$d/notify" &
 	NOTIFY_PIDS[i]=$!
-	wait_for 5 grep -q ready "$d/notify" 2>/dev/null
+	wait_until 5 grep -q ready "$d/notify" 2>/dev/null
 	NOTIFY_SOCKET=$d/notify.sock nsenter "--net=/run/netns/$(host_ns "$i")" "$SIEVE" agent \
 		--config "$d/agent.conf" --state-dir "$d/state" 2>>"$d/agent.log" &
 	AGENT_PIDS[i]=$!
@@ -249,7 +238,7 @@ agent_start() {
 # Waits up to SECS for host I's agent's READY=1.
 agent_ready() {
 	local i=$1 secs=$2 d; d=$(host_dir "$1")
-	wait_for "$secs" eval 'grep -q " READY=1$" "$d/notify" || ! kill -0 ${AGENT_PIDS[$i]} 2>/dev/null'
+	wait_until "$secs" eval 'grep -q " READY=1$" "$d/notify" || ! kill -0 ${AGENT_PIDS[$i]} 2>/dev/null'
 	grep -q " READY=1$" "$d/notify" ||
 		{ fail "host $i: no READY=1 from the agent: $(tail -n 3 "$d/agent.log")"; return 1; }
 }
@@ -259,14 +248,14 @@ agent_stop() {
 	local i=$1 pid=${AGENT_PIDS[$1]:-} d; d=$(host_dir "$1")
 	if [ -n "$pid" ]; then
 		kill "$pid" 2>/dev/null
-		wait_for 10 eval '! kill -0 $pid 2>/dev/null' ||
+		wait_until 10 eval '! kill -0 $pid 2>/dev/null' ||
 			{ fail "host $i: the agent did not stop on SIGTERM"; kill -9 "$pid" 2>/dev/null; }
 		wait "$pid" 2>/dev/null
 		AGENT_PIDS[i]=
 	fi
 	if [ -n "${NOTIFY_PIDS[$i]:-}" ]; then
 		touch "$d/nstop"
-		wait_for 5 eval '! kill -0 ${NOTIFY_PIDS[$i]} 2>/dev/null' || kill "${NOTIFY_PIDS[$i]}"
+		wait_until 5 eval '! kill -0 ${NOTIFY_PIDS[$i]} 2>/dev/null' || kill "${NOTIFY_PIDS[$i]}"
 		wait "${NOTIFY_PIDS[$i]}" 2>/dev/null
 		NOTIFY_PIDS[i]=
 	fi

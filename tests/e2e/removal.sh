@@ -24,8 +24,9 @@
 set -u
 SIEVE=$(realpath "$1")
 CASE=$2
-FLOOR=$(dirname "$SIEVE")/bpf/floor.bpf.o
+FLOOR=$(dirname "$SIEVE")/bench-xdp/floor.bpf.o
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/tests/lib.sh"
 if [ -z "${SIEVE_REMOVAL_ISOLATED:-}" ]; then
 	exec env SIEVE_REMOVAL_ISOLATED=1 unshare -m --propagation private "$0" "$@"
 fi
@@ -37,27 +38,22 @@ export SIEVE_STATE_DIR=$WORK/state
 ROOT=/sys/fs/bpf/sieve
 NSS=()
 AGENT_PID=
-failed=0
-fail() { echo "    FAIL: $*"; failed=1; }
-expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
 
 cleanup() {
 	[ -z "$AGENT_PID" ] || { kill "$AGENT_PID" 2>/dev/null; wait "$AGENT_PID" 2>/dev/null; }
 	for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
 	rm -rf "$WORK"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 mkns() { ip netns add "$1" && NSS+=("$1"); }
-in_ns() { local n=$1; shift; nsenter "--net=/run/netns/$n" "$@"; }
 xdp() { local n=$1; shift; in_ns "$n" "$SIEVE" xdp "$@"; }
 ino() { stat -L -c %i "/run/netns/$1"; }
 has_xdp() { in_ns "$1" ip link show dev "$2" 2>/dev/null | grep -q xdp; }
 # A veth pair between two namespaces, addressed 10.T.0.1 (left) and .2.
 veth() {
-	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" || return 1
+	veth_pair "$1" "$2" "$3" "$4" || return 1
 	in_ns "$1" ip addr add "$5.1/24" dev "$2"; in_ns "$3" ip addr add "$5.2/24" dev "$4"
-	in_ns "$1" ip link set "$2" up; in_ns "$3" ip link set "$4" up
 }
 pings() { in_ns "$1" ping -n -q -c 3 -i 0.05 -W 1 "$2" 2>/dev/null | sed -n 's/.* \([0-9]*\) received.*/\1/p'; }
 folders() { find "$ROOT" -mindepth 1 -maxdepth 1 -name 'netns-*' 2>/dev/null | wc -l; }
@@ -409,4 +405,4 @@ case_inode_reuse() {
 
 declare -F "case_$CASE" >/dev/null || { echo "removal.sh: no case $CASE" >&2; exit 2; }
 "case_$CASE"
-exit $failed
+exit $case_failed

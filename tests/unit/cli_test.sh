@@ -3,14 +3,12 @@
 # The sieve CLI on local filters: outputs, exit codes and one-line errors.
 # Usage: cli_test.sh PATH/TO/sieve [RESULT_FILE]; writes "PASSED FAILED".
 set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+work=$(mktemp -d) || exit 2
+at_exit "rm -rf '$work'"
 sieve=${1:?usage: cli_test.sh PATH/TO/sieve [RESULT_FILE]}
 result_file=${2:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; printf '#   %s\n' "$@"; }
 
 # expect NAME WANTED_EXIT CMD...: runs CMD, keeps its stdout/stderr in $out/$err.
 expect() {
@@ -32,12 +30,6 @@ expect_refused() {
 	else
 		not_ok "$name: one line on stderr" "stderr: $err" "stdout: $out"
 	fi
-}
-
-check() {	# check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
 }
 
 # --version: the version from the file VERSION and the ioctl ABI of the UAPI
@@ -930,6 +922,4 @@ for key in redis user password_file lists retry_max stream_maxlen broadest_block
 	check "the [fleet] example sets $key" grep -qE "^$key = .*; file " <<<"$out"
 done
 
-echo "$passed passed, $failed failed"
-[ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
-[ "$failed" -eq 0 ]
+finish "$result_file"

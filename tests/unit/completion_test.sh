@@ -5,17 +5,15 @@
 # COMP_CWORD, the completion function), its COMPREPLY checked.
 # Usage: completion_test.sh PATH/TO/sieve PATH/TO/COMPLETION [RESULT_FILE]
 set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+work=$(mktemp -d) || exit 2
+at_exit "rm -rf '$work'"
 sieve=${1:?usage: completion_test.sh PATH/TO/sieve PATH/TO/COMPLETION [RESULT_FILE]}
 completion=${2:?usage: completion_test.sh PATH/TO/sieve PATH/TO/COMPLETION [RESULT_FILE]}
 result_file=${3:-}
 # The tests below cd: a relative path would not name it there.
 case $sieve in */*) sieve=$(cd "$(dirname "$sieve")" && pwd)/$(basename "$sieve") ;; esac
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; printf '#   %s\n' "$@"; }
 
 # comp WORD...: the sorted replies, on one line, for the command line
 # WORD... with the cursor at the end of the last word ("" for a new word).
@@ -252,6 +250,4 @@ if $has_xdp; then
 fi
 expect_comp "after --, no options" "" sieve filter add seen -- --i
 
-echo "$passed passed, $failed failed"
-[ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
-[ "$failed" -eq 0 ]
+finish "$result_file"

@@ -5,21 +5,13 @@
 # shared library and to the static one.
 # Usage: install_test.sh ROOT PREFIX [RESULT_FILE]; writes "PASSED FAILED".
 set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
+work=$(mktemp -d) || exit 2
+at_exit "rm -rf '$work'"
 root=${1:?usage: install_test.sh ROOT PREFIX [RESULT_FILE]}
 prefix=${2:?usage: install_test.sh ROOT PREFIX [RESULT_FILE]}
 result_file=${3:-}
 src=$(cd "$(dirname "$0")" && pwd)/install/use_libsieve.c
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; printf '#   %s\n' "$@"; }
-check() {	# check NAME CONDITION-COMMAND...
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
-}
 
 lib=$root$prefix/lib
 for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.0 include/libsieve.h \
@@ -62,6 +54,4 @@ check "the installed CLI runs" sh -c "'$root$prefix/bin/sieve' size -t bloom -n 
 check "the installed CLI runs the installed agent beside it" \
 	sh -c "'$root$prefix/bin/sieve' agent --check --config /dev/null | grep -q '^state_dir = '"
 
-echo "$passed passed, $failed failed"
-[ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
-[ "$failed" -eq 0 ]
+finish "$result_file"

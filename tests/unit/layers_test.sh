@@ -21,8 +21,7 @@
 set -uo pipefail
 top=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
 result_file=${2:-}
-# ok, not_ok and finish: the counting the dist tests use.
-. "$top/tests/dist/lib.sh"
+. "$top/tests/lib.sh"
 
 # The folders, and which of them each may include from (itself included).
 declare -A may=(

@@ -13,15 +13,12 @@
 #  - libsieve(3)'s synopsis against the functions of userspace/lib/libsieve.h.
 # Usage: man_test.sh PATH/TO/sieve MAN_DIR [RESULT_FILE]; writes "PASSED FAILED".
 set -uo pipefail
+. "$(dirname "$0")/../lib.sh"
 sieve=${1:?usage: man_test.sh PATH/TO/sieve MAN_DIR [RESULT_FILE]}
 man=${2:?usage: man_test.sh PATH/TO/sieve MAN_DIR [RESULT_FILE]}
 result_file=${3:-}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-passed=0 failed=0
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; printf '#   %s\n' "$@"; }
-skip() { echo "ok - # SKIP $1"; }
 # same NAME GOT WANT: two sorted lists, equal; else what each lacks.
 same() {
 	local name=$1 got=$2 want=$3
@@ -144,6 +141,4 @@ got=$(plain <"$man/libsieve.3" | awk '/^\.SH/ { in_s = ($0 ~ /SYNOPSIS/); next }
 	grep -oE 'sieve_[a-z_]+\(' | tr -d '(' | sort -u)
 same "libsieve.3: SYNOPSIS declares the functions of libsieve.h" "$got" "$want"
 
-echo "$passed passed, $failed failed"
-[ -z "$result_file" ] || echo "$passed $failed" > "$result_file"
-[ "$failed" -eq 0 ]
+finish "$result_file"

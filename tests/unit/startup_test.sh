@@ -12,10 +12,9 @@ sieve=${1:?usage: startup_test.sh PATH/TO/sieve [RESULT_FILE]}
 result_file=${2:-}
 sieve=$(realpath "$sieve")
 agent=$(dirname "$sieve")/sieve-agent
+. "$(dirname "$0")/../lib.sh"
 work=$(mktemp -d /tmp/sieve-startup.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-# ok, not_ok, check and finish: the counting the dist tests use.
-. "$(dirname "$0")/../dist/lib.sh"
+at_exit "rm -rf '$work'"
 
 # The agent's libraries, and gnutls, which libmicrohttpd brings.
 AGENT_LIBS='libmicrohttpd|libsystemd|libhiredis|libgnutls'

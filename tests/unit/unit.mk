@@ -11,7 +11,8 @@
 # bulk load), libsieve installed with `make install` into a scratch
 # root, used through pkg-config (install_test.sh), VERSION against
 # CHANGELOG.md's releases (tests/dist/release_test.sh), and the folders'
-# includes pointing only down (layers_test.sh).
+# includes pointing only down (layers_test.sh), and T= reaching every
+# suite (t_test.sh).
 #
 # The runner links its own copy of the cores built with AddressSanitizer and
 # UBSan, so an overrun, a leak or an undefined shift in a core fails the
@@ -19,14 +20,15 @@
 # runner's cores are its own build, which counts its whole-table reads
 # (SIEVE_COUNT_SCANS, see userspace/lib/sieve_env.h) where libsieve's
 # cores do not.
-# UNIT_FILTER="substring... !substring..." runs only the cmocka tests
-# matching any substring and none of the !substrings (and skips the CLI and
-# install tests, unless UNIT_CLI=1); UNIT_CLI= skips them.
+# T=NAME (the top Makefile) runs only the cmocka tests and the shell parts
+# (cli_test, man_test, ...) whose name holds NAME; UNIT_CLI= skips the
+# shell parts. UNIT_FILTER is internal: the runner's filter
+# ("substring... !substring...", T by default; tests/arm64's list).
 # UNIT_RUN= is put before the runner's path: an emulator for a runner
 # built for another machine (tests/arm64/arm64.mk: qemu-aarch64).
 
 UNIT_SANITIZE ?= address,undefined
-UNIT_FILTER ?=
+UNIT_FILTER ?= $(T)
 UNIT_RUN ?=
 UNIT_DIR := $(BUILD)/unit/$(if $(UNIT_SANITIZE),san,plain)
 UNIT_SANFLAGS := $(if $(UNIT_SANITIZE),-fsanitize=$(UNIT_SANITIZE) \
@@ -91,50 +93,51 @@ $(UNIT_BIN): $(UNIT_OBJS) $(UNIT_LIB_OBJS) $(UNIT_CORE_OBJS) $(UNIT_XDP_OBJS)
 UNIT_PARTS := $(UNIT_DIR)/results
 # `make install` into this root, then a program built against it (install_test.sh).
 UNIT_INSTALL := $(UNIT_DIR)/install-root
-UNIT_CLI ?= $(if $(UNIT_FILTER),,1)
+UNIT_CLI ?= 1
+# The shell parts, by the names T= picks them with, and those to run.
+UNIT_SHELL_PARTS := cli_test completion_test man_test startup_test install_test release_test layers_test \
+	t_test
+UNIT_RUN_PARTS = $(if $(UNIT_CLI),$(if $(T),$(foreach p,$(UNIT_SHELL_PARTS),$(if $(findstring $(T),$(p)),$(p))),$(UNIT_SHELL_PARTS)))
+
+# libsieve as `make install` puts it, for install_test: a target of its
+# own, so that no recipe line of the suite both recurses and runs a test
+# (make -n runs such lines: tests/unit/t_test.sh dry-runs every suite).
+.PHONY: unit-install
+unit-install:
+	$(Q)rm -rf $(UNIT_INSTALL)
+	$(Q)$(MAKE) install DESTDIR=$(UNIT_INSTALL) PREFIX=/usr/local >/dev/null
 
 .PHONY: test-unit
-test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(COMPLETION))
+test-unit: $(UNIT_BIN) $(if $(UNIT_RUN_PARTS),$(BUILD)/sieve $(BUILD)/sieve-agent $(COMPLETION)) \
+		$(if $(filter install_test,$(UNIT_RUN_PARTS)),unit-install)
 	$(call msg,TEST,unit)
 	$(Q)mkdir -p $(RESULTS) $(UNIT_PARTS) && rm -f $(RESULTS)/unit $(UNIT_PARTS)/*
 	$(Q)status=0; \
-		UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_RUN) $(UNIT_BIN) -r $(UNIT_PARTS)/cmocka $(UNIT_FILTER) || status=$$?; \
-		if [ ! -s $(UNIT_PARTS)/cmocka ]; then \
-			echo "sieve-unit died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/cmocka; \
-		fi; \
-		if [ -n "$(UNIT_CLI)" ]; then \
-			tests/unit/cli_test.sh $(BUILD)/sieve $(UNIT_PARTS)/cli || status=$$?; \
-			if [ ! -s $(UNIT_PARTS)/cli ]; then \
-				echo "cli_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/cli; \
-			fi; \
-			tests/unit/completion_test.sh $(BUILD)/sieve $(COMPLETION) $(UNIT_PARTS)/completion || status=$$?; \
-			if [ ! -s $(UNIT_PARTS)/completion ]; then \
-				echo "completion_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/completion; \
-			fi; \
-			tests/unit/man_test.sh $(BUILD)/sieve doc/man $(UNIT_PARTS)/man || status=$$?; \
-			if [ ! -s $(UNIT_PARTS)/man ]; then \
-				echo "man_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/man; \
-			fi; \
+		wanted() { case " $(UNIT_RUN_PARTS) " in *" $$1 "*) ;; *) return 1;; esac; }; \
+		died() { [ -s $(UNIT_PARTS)/$$1 ] || { echo "$$1 died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/$$1; }; }; \
+		UBSAN_OPTIONS=print_stacktrace=1 $(UNIT_RUN) $(UNIT_BIN) -r $(UNIT_PARTS)/cmocka \
+			$(if $(and $(T),$(UNIT_RUN_PARTS)),-n) $(UNIT_FILTER) || status=$$?; \
+		died cmocka; \
+		if wanted cli_test; then \
+			tests/unit/cli_test.sh $(BUILD)/sieve $(UNIT_PARTS)/cli_test || status=$$?; died cli_test; fi; \
+		if wanted completion_test; then \
+			tests/unit/completion_test.sh $(BUILD)/sieve $(COMPLETION) $(UNIT_PARTS)/completion_test || status=$$?; \
+			died completion_test; fi; \
+		if wanted man_test; then \
+			tests/unit/man_test.sh $(BUILD)/sieve doc/man $(UNIT_PARTS)/man_test || status=$$?; died man_test; fi; \
+		if wanted startup_test; then \
 			SIEVE_CLI_SHARED=$(filter-out 1,$(CLI_STATIC_XDP)) \
-				tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup || status=$$?; \
-			if [ ! -s $(UNIT_PARTS)/startup ]; then \
-				echo "startup_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/startup; \
-			fi; \
-			rm -rf $(UNIT_INSTALL) && \
-			$(MAKE) install DESTDIR=$(UNIT_INSTALL) PREFIX=/usr/local >/dev/null && \
-			tests/unit/install_test.sh $(UNIT_INSTALL) /usr/local $(UNIT_PARTS)/install || status=$$?; \
-			if [ ! -s $(UNIT_PARTS)/install ]; then \
-				echo "install_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/install; \
-			fi; \
-			tests/dist/release_test.sh $(TOP) "" $(UNIT_PARTS)/release || status=$$?; \
-			if [ ! -s $(UNIT_PARTS)/release ]; then \
-				echo "release_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/release; \
-			fi; \
-			tests/unit/layers_test.sh $(TOP) $(UNIT_PARTS)/layers || status=$$?; \
-			if [ ! -s $(UNIT_PARTS)/layers ]; then \
-				echo "layers_test.sh died (status $$status)"; echo "0 1" > $(UNIT_PARTS)/layers; \
-			fi; \
-		fi; \
+				tests/unit/startup_test.sh $(BUILD)/sieve $(UNIT_PARTS)/startup_test || status=$$?; \
+			died startup_test; fi; \
+		if wanted install_test; then \
+			tests/unit/install_test.sh $(UNIT_INSTALL) /usr/local $(UNIT_PARTS)/install_test || status=$$?; \
+			died install_test; fi; \
+		if wanted release_test; then \
+			tests/dist/release_test.sh $(TOP) "" $(UNIT_PARTS)/release_test || status=$$?; died release_test; fi; \
+		if wanted layers_test; then \
+			tests/unit/layers_test.sh $(TOP) $(UNIT_PARTS)/layers_test || status=$$?; died layers_test; fi; \
+		if wanted t_test; then \
+			tests/unit/t_test.sh $(TOP) $(UNIT_BIN) $(UNIT_PARTS)/t_test || status=$$?; died t_test; fi; \
 		passed=0; failed=0; \
 		for part in $(UNIT_PARTS)/*; do \
 			read p f < $$part; passed=$$((passed + p)); failed=$$((failed + f)); \
@@ -143,5 +146,7 @@ test-unit: $(UNIT_BIN) $(if $(UNIT_CLI),$(BUILD)/sieve $(BUILD)/sieve-agent $(CO
 			echo "a part exited $$status after counting no failure"; failed=1; \
 		fi; \
 		echo "$$passed $$failed" > $(RESULTS)/unit; \
+		$(call t_result,unit) \
+		read passed failed < $(RESULTS)/unit; \
 		echo "$$passed passed, $$failed failed"; \
 		[ "$$failed" -eq 0 ] && [ "$$status" -eq 0 ]

@@ -13,6 +13,9 @@
 #   SIEVE-VM: endfile NAME
 #   SIEVE-VM: done                everything was sent; powering off
 #
+# sieve.only=NAME on the command line (make test-vm T=NAME) runs only the
+# suites whose name holds NAME; one that matches none fails the run.
+#
 # A suite script is sourced in a subshell with cwd /tmp; it prints KTAP
 # on stdout, diagnostics on stderr (the console), may use the programs in
 # /tests/bin (on PATH), the modules in $SIEVE_MODDIR, and leaves files for
@@ -113,13 +116,15 @@ say() {
 }
 
 run_suites() {
-	local script name rc
+	local script name rc only ran=0
 
+	only=$(sed -n 's/.*sieve\.only=\([A-Za-z0-9_.-]*\).*/\1/p' /proc/cmdline)
 	for script in /tests/*.sh; do
 		[ -f "$script" ] || continue
 		name=${script##*/}
 		name=${name%.sh}
 		name=${name#[0-9][0-9]-}
+		case $name in *"$only"*) ran=$((ran + 1)) ;; *) continue ;; esac
 		echo "sieve-vm: running suite $name" >&2
 		say "suite $name"
 		# shellcheck source=/dev/null # the suites of VM_SCRIPTS, each checked on its own
@@ -127,6 +132,7 @@ run_suites() {
 		rc=$?
 		say "end $name rc=$rc"
 	done
+	[ -z "$only" ] || [ $ran -gt 0 ] || vm_result FAIL "sieve.only=$only (make T=$only) matches a suite"
 }
 
 send_files() {

@@ -1,27 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash # sourced by bash scripts
-# Sourced by the tests of tests/dist/: counting and reporting checks.
-# Each script ends with `finish RESULT_FILE`, which prints "N passed,
-# N failed" and writes "PASSED FAILED" to RESULT_FILE (if given).
-
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; [ $# -eq 0 ] || printf '#   %s\n' "$@"; }
-
-# check NAME COMMAND...: the check passes when COMMAND exits 0.
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
-}
-
-# check_out NAME COMMAND...: as check, showing COMMAND's output on failure.
-check_out() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "failed: $*" "$out"; fi
-}
+# shellcheck shell=bash # sourced by bash scripts, after tests/lib.sh
+# Sourced by the package tests of tests/dist/ (deb_test.sh,
+# upgrade_test.sh): what a purge must leave.
 
 # check_purged FILES DIR...: after a purge of $PACKAGES, none is
 # installed, none of FILES (what `dpkg -L` listed before) is left but a
@@ -46,10 +26,4 @@ check_purged() {
 	for d in "$@"; do
 		check "no $d" test ! -e "$d"
 	done
-}
-
-finish() {
-	echo "$passed passed, $failed failed"
-	[ -z "${1:-}" ] || echo "$passed $failed" > "$1"
-	[ "$failed" -eq 0 ]
 }
