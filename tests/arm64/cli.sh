@@ -6,22 +6,16 @@
 # /dev/sieve of the arm64 module through each kind of call it makes (create,
 # batch add, query, snapshot export and import, delete, destroy). Prints KTAP.
 
-cli_n=0
-cli_ktap=""
-
 # cli_case WANT_STATUS DESCRIPTION COMMAND...: passes if COMMAND exits WANT_STATUS.
 cli_case() {
 	local want=$1 name=$2 rc=0
 	shift 2
 
 	"$@" >/tmp/cli.out 2>&1 || rc=$?
-	cli_n=$((cli_n + 1))
 	if [ "$rc" = "$want" ]; then
-		cli_ktap="${cli_ktap}ok $cli_n $name
-"
+		ktap_result OK "$name"
 	else
-		cli_ktap="${cli_ktap}not ok $cli_n $name (exit $rc, want $want: $(head -c 200 /tmp/cli.out))
-"
+		ktap_result FAIL "$name (exit $rc, want $want: $(head -c 200 /tmp/cli.out))"
 	fi
 }
 
@@ -46,5 +40,5 @@ for f in users users-copy sessions; do
 done
 cli_case 2 "a destroyed filter is gone (exit 2: no such filter)" sieve filter query users user-0
 
-printf 'KTAP version 1\n1..%d\n%s' "$cli_n" "$cli_ktap"
+ktap_print
 true

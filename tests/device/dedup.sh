@@ -9,32 +9,10 @@
 # `rmmod sieve` is refused and destroying the filter's name does not pull
 # the filter from under it.
 
-dd_n=0
-dd_ktap=""
+# shellcheck disable=SC2034 # read by ktap_result (tests/vm/init.sh)
+ktap_prefix="dedup: "
 dd_dbg=/sys/kernel/debug/sieve_dedup
 SIEVE=sieve
-
-dd_result() {
-	dd_n=$((dd_n + 1))
-	if [ "$1" = OK ]; then
-		dd_ktap="${dd_ktap}ok $dd_n dedup: $2
-"
-	else
-		dd_ktap="${dd_ktap}not ok $dd_n dedup: $2
-"
-	fi
-}
-
-dd_check() {
-	local desc=$1
-	shift
-	# what the commands print goes to the console, not into the report
-	if "$@" >&2; then
-		dd_result OK "$desc"
-	else
-		dd_result FAIL "$desc"
-	fi
-}
 
 # The value of one line of the stats: dd_stat records.
 dd_stat() {
@@ -62,48 +40,48 @@ dd_feed() {
 
 # 16-bit fingerprints and a fixed seed: no false positive among these
 # records, so the counts are exact.
-dd_check "create the cuckoo filter dedup.cuckoo" \
+ktap_step "create the cuckoo filter dedup.cuckoo" \
 	"$SIEVE" filter create dedup.cuckoo --type cuckoo --capacity 5000 --fpr 0.0002 --seed 1
 if insmod "$SIEVE_MODDIR/sieve_dedup.ko" filter=dedup.cuckoo; then
-	dd_result OK "insmod sieve_dedup.ko filter=dedup.cuckoo"
-	dd_check "feed 1501 records and a too-long one" dd_feed
-	dd_check "stats: filter dedup.cuckoo" [ "$(dd_stat filter)" = dedup.cuckoo ]
-	dd_check "stats: records 1501 ($(dd_stat records))" [ "$(dd_stat records)" = 1501 ]
-	dd_check "stats: unique 1001 ($(dd_stat unique))" [ "$(dd_stat unique)" = 1001 ]
-	dd_check "stats: duplicates 500 ($(dd_stat duplicates))" [ "$(dd_stat duplicates)" = 500 ]
-	dd_check "stats: errors 1, the too-long line ($(dd_stat errors))" [ "$(dd_stat errors)" = 1 ]
+	ktap_result OK "insmod sieve_dedup.ko filter=dedup.cuckoo"
+	ktap_step "feed 1501 records and a too-long one" dd_feed
+	ktap_step "stats: filter dedup.cuckoo" [ "$(dd_stat filter)" = dedup.cuckoo ]
+	ktap_step "stats: records 1501 ($(dd_stat records))" [ "$(dd_stat records)" = 1501 ]
+	ktap_step "stats: unique 1001 ($(dd_stat unique))" [ "$(dd_stat unique)" = 1001 ]
+	ktap_step "stats: duplicates 500 ($(dd_stat duplicates))" [ "$(dd_stat duplicates)" = 500 ]
+	ktap_step "stats: errors 1, the too-long line ($(dd_stat errors))" [ "$(dd_stat errors)" = 1 ]
 	"$SIEVE" filter info dedup.cuckoo -j >/tmp/dedup.info 2>&1
-	dd_check "the filter counts 1001 inserted" grep -q -E '"inserted": *1001\b' /tmp/dedup.info
-	dd_check "rmmod sieve refused while sieve_dedup holds a filter" sh -c '! rmmod sieve 2>/dev/null'
-	dd_check "destroy dedup.cuckoo's name while the module holds it" \
+	ktap_step "the filter counts 1001 inserted" grep -q -E '"inserted": *1001\b' /tmp/dedup.info
+	ktap_step "rmmod sieve refused while sieve_dedup holds a filter" sh -c '! rmmod sieve 2>/dev/null'
+	ktap_step "destroy dedup.cuckoo's name while the module holds it" \
 		"$SIEVE" filter destroy dedup.cuckoo
 	echo record-1 >"$dd_dbg/feed"
 	echo record-new >"$dd_dbg/feed"
-	dd_check "the held filter still works: record-1 duplicate, record-new unique" \
+	ktap_step "the held filter still works: record-1 duplicate, record-new unique" \
 		[ "$(dd_stat duplicates)" = 501 -a "$(dd_stat unique)" = 1002 ]
-	dd_check "rmmod sieve_dedup" rmmod sieve_dedup
+	ktap_step "rmmod sieve_dedup" rmmod sieve_dedup
 else
-	dd_result FAIL "insmod sieve_dedup.ko filter=dedup.cuckoo"
+	ktap_result FAIL "insmod sieve_dedup.ko filter=dedup.cuckoo"
 fi
 
-dd_check "create the Bloom filter dedup.bloom" \
+ktap_step "create the Bloom filter dedup.bloom" \
 	"$SIEVE" filter create dedup.bloom --type bloom --capacity 5000 --seed 1
 if insmod "$SIEVE_MODDIR/sieve_dedup.ko" filter=dedup.bloom; then
-	dd_result OK "insmod sieve_dedup.ko filter=dedup.bloom"
-	dd_check "feed the same records" dd_feed
+	ktap_result OK "insmod sieve_dedup.ko filter=dedup.bloom"
+	ktap_step "feed the same records" dd_feed
 	u=$(dd_stat unique) d=$(dd_stat duplicates)
 	# A Bloom filter's false positives turn a few unique records into duplicates.
-	dd_check "Bloom: unique $u (990..1001) + duplicates $d = 1501" \
+	ktap_step "Bloom: unique $u (990..1001) + duplicates $d = 1501" \
 		[ "$u" -ge 990 -a "$u" -le 1001 -a $((u + d)) = 1501 ]
-	dd_check "rmmod sieve_dedup" rmmod sieve_dedup
+	ktap_step "rmmod sieve_dedup" rmmod sieve_dedup
 else
-	dd_result FAIL "insmod sieve_dedup.ko filter=dedup.bloom"
+	ktap_result FAIL "insmod sieve_dedup.ko filter=dedup.bloom"
 fi
-dd_check "destroy dedup.bloom" "$SIEVE" filter destroy dedup.bloom
-dd_check "insmod sieve_dedup.ko with no such filter: feed counts errors, no crash" \
+ktap_step "destroy dedup.bloom" "$SIEVE" filter destroy dedup.bloom
+ktap_step "insmod sieve_dedup.ko with no such filter: feed counts errors, no crash" \
 	sh -c "insmod $SIEVE_MODDIR/sieve_dedup.ko filter=no.such.filter &&
 	       { echo x >$dd_dbg/feed; true; } && rmmod sieve_dedup"
 rm -f /tmp/dedup.in /tmp/dedup.long /tmp/dedup.info
 
-printf 'KTAP version 1\n1..%d\n%s' "$dd_n" "$dd_ktap"
+ktap_print
 true

@@ -22,19 +22,8 @@
 #     filters in the registry, VmallocUsed drops back, and a fresh insmod
 #     starts empty (the VM's /init unloads it once more at the end).
 
-le_n=0
-le_ktap=""
-
-le_result() {
-	le_n=$((le_n + 1))
-	if [ "$1" = OK ]; then
-		le_ktap="${le_ktap}ok $le_n leak_end: $2
-"
-	else
-		le_ktap="${le_ktap}not ok $le_n leak_end: $2
-"
-	fi
-}
+# shellcheck disable=SC2034 # read by ktap_result (tests/vm/init.sh)
+ktap_prefix="leak_end: "
 
 le_meminfo() {
 	awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo
@@ -67,25 +56,25 @@ le_judge() {
 	now=$(le_meminfo "$name")
 	delta=$((now - start))
 	if [ "$delta" -le "$3" ]; then
-		le_result OK "$name back to its start: $start -> $now KiB (delta $delta, tolerance $3)"
+		ktap_result OK "$name back to its start: $start -> $now KiB (delta $delta, tolerance $3)"
 	else
-		le_result FAIL "$name back to its start: $start -> $now KiB (delta $delta, tolerance $3)"
+		ktap_result FAIL "$name back to its start: $start -> $now KiB (delta $delta, tolerance $3)"
 	fi
 }
 
 # shellcheck disable=SC2046 # split into its fields on purpose
 set -- $(le_module)
 if [ "$1" = 0 ] && [ "$2" = 0 ]; then
-	le_result OK "the suites left no filter and no memory (filters $1, bytes $2)"
+	ktap_result OK "the suites left no filter and no memory (filters $1, bytes $2)"
 else
-	le_result FAIL "the suites left no filter and no memory (filters $1, bytes $2; $(grep -v '^#' /proc/sieve | head -n 5 | tr '\n' ';'))"
+	ktap_result FAIL "the suites left no filter and no memory (filters $1, bytes $2; $(grep -v '^#' /proc/sieve | head -n 5 | tr '\n' ';'))"
 fi
 
 rd=$(cat /sys/module/sieve/parameters/reader_memory_in_use 2>&1)
 if [ "$rd" = 0 ]; then
-	le_result OK "the suites left no readers' memory (bytes $rd)"
+	ktap_result OK "the suites left no readers' memory (bytes $rd)"
 else
-	le_result FAIL "the suites left no readers' memory (reader_memory_in_use: $rd)"
+	ktap_result FAIL "the suites left no readers' memory (reader_memory_in_use: $rd)"
 fi
 
 # Its own KTAP report: the figures are judged below, after it.
@@ -104,34 +93,34 @@ echo "# leak_end: Slab $(le_start slab) -> $(le_meminfo Slab) KiB (reclaimable i
 # The unload destroys what is left.
 before=$(le_meminfo VmallocUsed)
 if sieve_leak_test leave; then
-	le_result OK "filters left behind for the unload (a 6 MB one among them)"
+	ktap_result OK "filters left behind for the unload (a 6 MB one among them)"
 else
-	le_result FAIL "filters left behind for the unload"
+	ktap_result FAIL "filters left behind for the unload"
 fi
 loaded=$(le_meminfo VmallocUsed)
 if rmmod sieve; then
-	le_result OK "rmmod sieve with filters in the registry"
+	ktap_result OK "rmmod sieve with filters in the registry"
 else
-	le_result FAIL "rmmod sieve with filters in the registry ($(cat /sys/module/sieve/refcnt 2>&1) users)"
+	ktap_result FAIL "rmmod sieve with filters in the registry ($(cat /sys/module/sieve/refcnt 2>&1) users)"
 fi
 sleep 1
 after=$(le_meminfo VmallocUsed)
 if [ $((after - before)) -le 1024 ]; then
-	le_result OK "the unload freed them: VmallocUsed $before -> $loaded -> $after KiB"
+	ktap_result OK "the unload freed them: VmallocUsed $before -> $loaded -> $after KiB"
 else
-	le_result FAIL "the unload freed them: VmallocUsed $before -> $loaded -> $after KiB"
+	ktap_result FAIL "the unload freed them: VmallocUsed $before -> $loaded -> $after KiB"
 fi
 if insmod "$SIEVE_MODDIR/sieve.ko"; then
 	# shellcheck disable=SC2046 # split into its fields on purpose
 	set -- $(le_module)
 	if [ "$1" = 0 ] && [ "$2" = 0 ]; then
-		le_result OK "insmod again starts empty (filters $1, bytes $2)"
+		ktap_result OK "insmod again starts empty (filters $1, bytes $2)"
 	else
-		le_result FAIL "insmod again starts empty (filters $1, bytes $2)"
+		ktap_result FAIL "insmod again starts empty (filters $1, bytes $2)"
 	fi
 else
-	le_result FAIL "insmod sieve.ko again"
+	ktap_result FAIL "insmod sieve.ko again"
 fi
 
-printf 'KTAP version 1\n1..%d\n%s' "$le_n" "$le_ktap"
+ktap_print
 true

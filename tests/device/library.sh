@@ -15,18 +15,14 @@ for prog in sieve_lib_test sieve_layers_test; do
 	[ "$rc" -le 1 ] || printf 'KTAP version 1\n1..1\nnot ok 1 %s exited with status %d\n' "$prog" "$rc"
 done
 
-cli_n=0
-cli_ktap=""
+# shellcheck disable=SC2034 # read by ktap_result (tests/vm/init.sh)
+ktap_prefix="cli: "
 SIEVE=sieve
 
+# A result; a failure shows the last command's output on the console.
 cli_record() {
-	cli_n=$((cli_n + 1))
-	if [ "$1" = OK ]; then
-		cli_ktap="${cli_ktap}ok $cli_n cli: $2
-"
-	else
-		cli_ktap="${cli_ktap}not ok $cli_n cli: $2
-"
+	ktap_result "$@"
+	if [ "$1" != OK ]; then
 		echo "sieve-vm: cli: FAILED: $2" >&2
 		sed 's/^/sieve-vm:   out: /' /tmp/cli.out >&2
 		sed 's/^/sieve-vm:   err: /' /tmp/cli.err >&2
@@ -155,5 +151,5 @@ else
 fi
 rm -f /tmp/cli.keys /tmp/cli.scale /tmp/cli.out /tmp/cli.err /tmp/cli.ins1 /tmp/cli.ins2
 
-printf 'KTAP version 1\n1..%d\n%s' "$cli_n" "$cli_ktap"
+ktap_print
 true

@@ -71,14 +71,7 @@ if [ -e /var/lib/sieve ]; then
 	not_ok "no /var/lib/sieve before the test (someone's store: move it away)"
 fi
 
-# Installed before? An earlier run that was killed: start from nothing.
-for p in $PACKAGES; do
-	if dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$'; then
-		echo "# $p was installed before the test: purging it first"
-		purge
-		break
-	fi
-done
+purge_left_over
 
 # The kernels DKMS should build for: those whose headers are here.
 kernels=$(for d in /lib/modules/*/build; do [ -e "$d/Makefile" ] && basename "$(dirname "$d")"; done)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash # sourced by bash scripts, after tests/lib.sh
 # Sourced by the package tests of tests/dist/ (deb_test.sh,
-# upgrade_test.sh): what a purge must leave.
+# upgrade_test.sh): a start from nothing, and what a purge must leave.
 
 # check_purged FILES DIR...: after a purge of $PACKAGES, none is
 # installed, none of FILES (what `dpkg -L` listed before) is left but a
@@ -25,5 +25,19 @@ check_purged() {
 	if [ -z "$left" ]; then ok "none of their files is left"; else not_ok "none of their files is left" $left; fi
 	for d in "$@"; do
 		check "no $d" test ! -e "$d"
+	done
+}
+
+# purge_left_over: packages of $PACKAGES installed before the test (an
+# earlier run that was killed) are purged first, with the caller's purge():
+# the test starts from nothing.
+purge_left_over() {
+	local p
+	for p in $PACKAGES; do
+		if dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$'; then
+			echo "# $p was installed before the test: purging it first"
+			purge
+			return
+		fi
 	done
 }

@@ -119,13 +119,7 @@ old_version=$(dpkg-deb -f "$(head -n 1 <<<"$old_debs")" Version)
 new_version=$(dpkg-deb -f "$(head -n 1 <<<"$new_debs")" Version)
 echo "# from $old_version (commit $old_rev) to $new_version (this tree)"
 
-for p in $PACKAGES; do
-	if dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$'; then
-		echo "# $p was installed before the test: purging it first"
-		purge
-		break
-	fi
-done
+purge_left_over
 if [ -e /var/lib/sieve ] || [ -e /etc/sieve ]; then
 	not_ok "no /var/lib/sieve or /etc/sieve before the test (someone's store: move it away)"
 	finish "$result_file"

@@ -19,19 +19,6 @@
 kunit_dbg=/sys/kernel/debug/kunit
 kunit_params=/sys/module/sieve/parameters
 kunit_suites="sieve_filter sieve_registry"
-kunit_n=0
-kunit_ktap=""
-
-kunit_result() {
-	kunit_n=$((kunit_n + 1))
-	if [ "$1" = OK ]; then
-		kunit_ktap="${kunit_ktap}ok $kunit_n $2
-"
-	else
-		kunit_ktap="${kunit_ktap}not ok $kunit_n $2
-"
-	fi
-}
 
 # A suite's results file, one level up; comments stay.
 kunit_flatten() {
@@ -42,9 +29,9 @@ kunit_mem_before=$(cat "$kunit_params/memory_in_use")
 kunit_filters_before=$(cat "$kunit_params/filters_in_use")
 
 if insmod "$SIEVE_MODDIR/sieve_kunit.ko"; then
-	kunit_result OK "insmod sieve_kunit.ko (runs the KUnit suites)"
+	ktap_result OK "insmod sieve_kunit.ko (runs the KUnit suites)"
 else
-	kunit_result FAIL "insmod sieve_kunit.ko (runs the KUnit suites)"
+	ktap_result FAIL "insmod sieve_kunit.ko (runs the KUnit suites)"
 fi
 
 # Kept in /tmp: the results go away with the module.
@@ -53,18 +40,18 @@ for kunit_suite in $kunit_suites; do
 	# debugfs files say they are empty: only the copy's size tells.
 	if cat "$kunit_file" >"/tmp/kunit-$kunit_suite.ktap" 2>/dev/null &&
 		[ -s "/tmp/kunit-$kunit_suite.ktap" ]; then
-		kunit_result OK "KTAP results of KUnit suite $kunit_suite"
+		ktap_result OK "KTAP results of KUnit suite $kunit_suite"
 	else
 		echo "sieve-kunit: no $kunit_file: did the module load, with CONFIG_KUNIT_DEBUGFS?" >&2
-		kunit_result FAIL "KTAP results of KUnit suite $kunit_suite (missing $kunit_file)"
+		ktap_result FAIL "KTAP results of KUnit suite $kunit_suite (missing $kunit_file)"
 	fi
 done
 
 if grep -q '^sieve_kunit ' /proc/modules; then
 	if rmmod sieve_kunit; then
-		kunit_result OK "rmmod sieve_kunit"
+		ktap_result OK "rmmod sieve_kunit"
 	else
-		kunit_result FAIL "rmmod sieve_kunit"
+		ktap_result FAIL "rmmod sieve_kunit"
 	fi
 fi
 
@@ -73,14 +60,14 @@ kunit_mem_after=$(cat "$kunit_params/memory_in_use")
 kunit_filters_after=$(cat "$kunit_params/filters_in_use")
 if [ "$kunit_mem_after" = "$kunit_mem_before" ] &&
 	[ "$kunit_filters_after" = "$kunit_filters_before" ]; then
-	kunit_result OK "sieve's memory and filters in use back to where they were"
+	ktap_result OK "sieve's memory and filters in use back to where they were"
 else
-	kunit_result FAIL "sieve's memory and filters in use back to where they were\
+	ktap_result FAIL "sieve's memory and filters in use back to where they were\
  (memory $kunit_mem_before -> $kunit_mem_after,\
  filters $kunit_filters_before -> $kunit_filters_after)"
 fi
 
-printf 'KTAP version 1\n1..%d\n%s' "$kunit_n" "$kunit_ktap"
+ktap_print
 for kunit_suite in $kunit_suites; do
 	[ -s "/tmp/kunit-$kunit_suite.ktap" ] && kunit_flatten "/tmp/kunit-$kunit_suite.ktap"
 done

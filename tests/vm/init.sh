@@ -18,7 +18,8 @@
 #
 # A suite script is sourced in a subshell with cwd /tmp; it prints KTAP
 # on stdout, diagnostics on stderr (the console), may use the programs in
-# /tests/bin (on PATH), the modules in $SIEVE_MODDIR, and leaves files for
+# /tests/bin (on PATH), the modules in $SIEVE_MODDIR, the ktap_* helpers
+# below, and leaves files for
 # the host in $SIEVE_OUT. The init also reports its own steps as the
 # suite "vm"; on a kernel with kmemleak (the debug kernel) one of them is a
 # scan after the suites, which fails with the report if any object is
@@ -33,46 +34,56 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 PATH=/tests/bin:/bin
 export SIEVE_MODDIR SIEVE_OUT PATH
 
-vm_ntests=0
-vm_ktap=""
+# ---- KTAP: the one report helper of the VM's suites ----
+# The suites, sourced in a subshell, use these on a report of their own
+# (run_suites empties it for each): ktap_result, ktap_step, ktap_diag add
+# to it, ktap_print prints it; ktap_prefix starts each description. The
+# init's own steps are the report of the suite "vm".
+ktap_n=0
+ktap_lines=""
+ktap_prefix=""
 
-# Records one result of the "vm" suite: vm_result OK|FAIL description.
-vm_result() {
-	vm_ntests=$((vm_ntests + 1))
+# ktap_result OK|FAIL DESCRIPTION: one result.
+ktap_result() {
+	ktap_n=$((ktap_n + 1))
 	if [ "$1" = OK ]; then
-		vm_ktap="${vm_ktap}ok $vm_ntests $2
+		ktap_lines="${ktap_lines}ok $ktap_n $ktap_prefix$2
 "
 	else
-		vm_ktap="${vm_ktap}not ok $vm_ntests $2
+		ktap_lines="${ktap_lines}not ok $ktap_n $ktap_prefix$2
 "
 	fi
 }
 
-# Adds the lines of a file (at most 200) as KTAP diagnostics of the last
-# result.
-vm_diag() {
+# ktap_diag FILE: its lines (at most 200) as diagnostics of the last result.
+ktap_diag() {
 	local line n=0
 
 	while IFS= read -r line && [ $n -lt 200 ]; do
-		vm_ktap="${vm_ktap}# $line
+		ktap_lines="${ktap_lines}# $line
 "
 		n=$((n + 1))
 	done <"$1"
-	[ $n -lt 200 ] || vm_ktap="${vm_ktap}# (cut at 200 lines: the whole report is in the run's files)
+	[ $n -lt 200 ] || ktap_lines="${ktap_lines}# (cut at 200 lines: the whole report is in the run's files)
 "
 }
 
-# Runs a command, records it as a test of the "vm" suite, and shows its
-# error output on the console if it fails.
-vm_step() {
-	local name=$1 err
+# ktap_step DESCRIPTION COMMAND...: a result, OK when COMMAND exits 0; its
+# output goes to the console when it fails.
+ktap_step() {
+	local name=$1 out
 	shift
-	if err=$("$@" 2>&1); then
-		vm_result OK "$name"
+	if out=$("$@" 2>&1); then
+		ktap_result OK "$name"
 	else
-		echo "sieve-vm: '$*' failed: $err" >&2
-		vm_result FAIL "$name"
+		echo "sieve-vm: $ktap_prefix'$*' failed: $out" >&2
+		ktap_result FAIL "$name"
 	fi
+}
+
+# ktap_print: the report, as one KTAP document.
+ktap_print() {
+	printf 'KTAP version 1\n1..%d\n%s' "$ktap_n" "$ktap_lines"
 }
 
 setup() {
@@ -128,11 +139,11 @@ run_suites() {
 		echo "sieve-vm: running suite $name" >&2
 		say "suite $name"
 		# shellcheck source=/dev/null # the suites of VM_SCRIPTS, each checked on its own
-		(cd /tmp && . "$script") >&3
+		(ktap_n=0 ktap_lines="" ktap_prefix=""; cd /tmp && . "$script") >&3
 		rc=$?
 		say "end $name rc=$rc"
 	done
-	[ -z "$only" ] || [ $ran -gt 0 ] || vm_result FAIL "sieve.only=$only (make T=$only) matches a suite"
+	[ -z "$only" ] || [ $ran -gt 0 ] || ktap_result FAIL "sieve.only=$only (make T=$only) matches a suite"
 }
 
 send_files() {
@@ -155,9 +166,9 @@ check_taint() {
 
 	tainted=$(cat /proc/sys/kernel/tainted)
 	if [ $((tainted & 17056)) -eq 0 ]; then
-		vm_result OK "kernel not tainted by an oops, warning, lockup or bad page"
+		ktap_result OK "kernel not tainted by an oops, warning, lockup or bad page"
 	else
-		vm_result FAIL "kernel not tainted by an oops, warning, lockup or bad page (tainted=$tainted)"
+		ktap_result FAIL "kernel not tainted by an oops, warning, lockup or bad page (tainted=$tainted)"
 	fi
 }
 
@@ -198,10 +209,10 @@ kmemleak_check() {
 		keep' "$all" >"$report"
 	old=$(( $(grep -c '^unreferenced object' "$all") - $(grep -c '^unreferenced object' "$report") ))
 	if [ -s "$report" ]; then
-		vm_result FAIL "kmemleak: no unreferenced object after the suites"
-		vm_diag "$report"
+		ktap_result FAIL "kmemleak: no unreferenced object after the suites"
+		ktap_diag "$report"
 	else
-		vm_result OK "kmemleak: no unreferenced object after the suites ($old from before them ignored)"
+		ktap_result OK "kmemleak: no unreferenced object after the suites ($old from before them ignored)"
 		rm -f "$report"
 	fi
 	[ -s "$all" ] || rm -f "$all"
@@ -238,17 +249,17 @@ main() {
 		return
 	fi
 	kmemleak_start
-	vm_step "insmod sieve.ko" insmod "$SIEVE_MODDIR/sieve.ko"
+	ktap_step "insmod sieve.ko" insmod "$SIEVE_MODDIR/sieve.ko"
 	# Where the modules were, to resolve addresses in a report given after
 	# they are gone (kmemleak's backtraces); again before the unload.
 	cat /proc/modules >"$SIEVE_OUT/modules.txt"
 	run_suites
 	cat /proc/modules >>"$SIEVE_OUT/modules.txt"
-	vm_step "rmmod sieve" rmmod sieve
+	ktap_step "rmmod sieve" rmmod sieve
 	kmemleak_check
 	check_taint
 	say "suite vm"
-	printf 'KTAP version 1\n1..%d\n%s' "$vm_ntests" "$vm_ktap" >&3
+	ktap_print >&3
 	say "end vm rc=0"
 	dmesg >"$SIEVE_OUT/dmesg.txt"
 	send_files
