@@ -9,11 +9,10 @@
 # judges its exit status (0 done / yes, 1 no, 2 error), and for errors that
 # it printed exactly one line on stderr.
 
-for prog in sieve_lib_test sieve_layers_test; do
-	"$prog"
-	rc=$?
-	[ "$rc" -le 1 ] || printf 'KTAP version 1\n1..1\nnot ok 1 %s exited with status %d\n' "$prog" "$rc"
-done
+ktap_run sieve_lib_test
+ktap_run sieve_layers_test
+# The CLI's part, as one case (make test-vm T=library_cli).
+ktap_wants library_cli || return 0
 
 # shellcheck disable=SC2034 # read by ktap_result (tests/vm/init.sh)
 ktap_prefix="cli: "

@@ -9,20 +9,10 @@
 if [ ! -e /sys/kernel/btf/sieve ]; then
 	printf 'KTAP version 1\n1..1\nnot ok 1 kfunc: sieve.ko has BTF (/sys/kernel/btf/sieve); it was built without kfuncs\n'
 else
-	echo "sieve-vm: kfunc: sieve_kfunc_test" >&2
-	sieve_kfunc_test
-	rc=$?
-	if [ "$rc" -gt 1 ]; then
-		printf 'KTAP version 1\n1..1\nnot ok 1 sieve_kfunc_test exited with status %d\n' "$rc"
-	fi
+	ktap_run sieve_kfunc_test
 	# Real traffic between namespaces needs veth: a module in Debian's
 	# kernel (the loader test says loudly when it is missing).
 	[ -e /lib/sieve/veth.ko ] && insmod /lib/sieve/veth.ko
-	echo "sieve-vm: kfunc: sieve_loader_test" >&2
-	sieve_loader_test
-	rc=$?
-	if [ "$rc" -gt 1 ]; then
-		printf 'KTAP version 1\n1..1\nnot ok 1 sieve_loader_test exited with status %d\n' "$rc"
-	fi
+	ktap_run sieve_loader_test
 fi
 true

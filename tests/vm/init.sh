@@ -14,7 +14,9 @@
 #   SIEVE-VM: done                everything was sent; powering off
 #
 # sieve.only=NAME on the command line (make test-vm T=NAME) runs only the
-# suites whose name holds NAME; one that matches none fails the run.
+# suites whose name holds NAME, and the test programs so named of the suites
+# that run them with ktap_run (sieve_fuzz_test of device.sh, ...); a NAME
+# that matches nothing fails the run.
 #
 # A suite script is sourced in a subshell with cwd /tmp; it prints KTAP
 # on stdout, diagnostics on stderr (the console), may use the programs in
@@ -81,6 +83,29 @@ ktap_step() {
 	fi
 }
 
+# ktap_wants NAME: whether the suite's case NAME runs: always, unless the
+# suite runs for sieve.only= (ktap_only, set by run_suite) and NAME does
+# not hold it. A case that runs so is noted for run_suite.
+ktap_only=""
+ktap_wants() {
+	[ -n "$ktap_only" ] || return 0
+	case $1 in *"$ktap_only"*) : >/tmp/sieve-only.matched ;; *) return 1 ;; esac
+}
+
+# ktap_run PROG [ARG...]: a test program that prints its own KTAP report
+# and exits 0 (all passed) or 1 (some failed), if ktap_wants it; one that
+# dies (any other status) adds a failing report, so a crash is never
+# silence.
+ktap_run() {
+	local rc
+
+	ktap_wants "$1" || return 0
+	echo "sieve-vm: $ktap_prefix$*" >&2
+	"$@"
+	rc=$?
+	[ "$rc" -le 1 ] || printf 'KTAP version 1\n1..1\nnot ok 1 %s exited with status %d\n' "$*" "$rc"
+}
+
 # ktap_print: the report, as one KTAP document.
 ktap_print() {
 	printf 'KTAP version 1\n1..%d\n%s' "$ktap_n" "$ktap_lines"
@@ -126,8 +151,38 @@ say() {
 	echo "SIEVE-VM: $*" >&3
 }
 
+# run_suite SCRIPT NAME ONLY: sources SCRIPT, its report to the host, as
+# suite NAME; with ONLY (sieve.only= naming none of the suite but maybe
+# some of its cases, ktap_wants), the report is sent only if a case ran.
+# Its status: whether it ran.
+run_suite() {
+	local script=$1 name=$2 only=$3 rc
+
+	echo "sieve-vm: running suite $name${only:+ (the cases named *$only*)}" >&2
+	rm -f /tmp/sieve-only.matched /tmp/sieve-only.out
+	if [ -z "$only" ]; then
+		say "suite $name"
+		# shellcheck source=/dev/null # the suites of VM_SCRIPTS, each checked on its own
+		(ktap_n=0 ktap_lines="" ktap_prefix=""; cd /tmp && . "$script") >&3
+		rc=$?
+		say "end $name rc=$rc"
+		return 0
+	fi
+	# shellcheck source=/dev/null # as above
+	(ktap_n=0 ktap_lines="" ktap_prefix="" ktap_only=$only; cd /tmp && . "$script") \
+		>/tmp/sieve-only.out
+	rc=$?
+	[ -e /tmp/sieve-only.matched ] || return 1
+	say "suite $name"
+	cat /tmp/sieve-only.out >&3
+	say "end $name rc=$rc"
+}
+
+# Every suite of /tests in name order; under sieve.only=NAME, a suite whose
+# name holds NAME, and the cases named so of a suite that picks its own
+# (one that calls ktap_run or ktap_wants).
 run_suites() {
-	local script name rc only ran=0
+	local script name only ran=0
 
 	only=$(sed -n 's/.*sieve\.only=\([A-Za-z0-9_.-]*\).*/\1/p' /proc/cmdline)
 	for script in /tests/*.sh; do
@@ -135,15 +190,14 @@ run_suites() {
 		name=${script##*/}
 		name=${name%.sh}
 		name=${name#[0-9][0-9]-}
-		case $name in *"$only"*) ran=$((ran + 1)) ;; *) continue ;; esac
-		echo "sieve-vm: running suite $name" >&2
-		say "suite $name"
-		# shellcheck source=/dev/null # the suites of VM_SCRIPTS, each checked on its own
-		(ktap_n=0 ktap_lines="" ktap_prefix=""; cd /tmp && . "$script") >&3
-		rc=$?
-		say "end $name rc=$rc"
+		case $name in
+		*"$only"*) run_suite "$script" "$name" "" && ran=$((ran + 1)) ;;
+		*) grep -q 'ktap_run\|ktap_wants' "$script" &&
+			run_suite "$script" "$name" "$only" && ran=$((ran + 1)) ;;
+		esac
 	done
-	[ -z "$only" ] || [ $ran -gt 0 ] || ktap_result FAIL "sieve.only=$only (make T=$only) matches a suite"
+	[ -z "$only" ] || [ $ran -gt 0 ] ||
+		ktap_result FAIL "sieve.only=$only (make T=$only) matches a suite or a case"
 }
 
 send_files() {

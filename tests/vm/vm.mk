@@ -49,9 +49,10 @@ VM_CHECKS += $(VM_BUILD)/parity
 
 VM_VERBOSE = $(if $(filter 1,$(V)),--verbose)
 # T=NAME (the top Makefile): only the VM's suites whose name holds NAME
-# (core, device, library, kfunc, ...: VM_SCRIPTS' names), by init.sh's
-# sieve.only=; the host checks judge the core suite's files, so they run
-# when it does.
+# (core, device, library, kfunc, ...: VM_SCRIPTS' names) and the test
+# programs so named (sieve_fuzz_test, ...: those a suite runs with
+# ktap_run), by init.sh's sieve.only=; the host checks judge the core
+# suite's files, so they run when it does.
 VM_ONLY = $(if $(T),--append sieve.only=$(T))
 vm_checks = $(if $(T),$(if $(findstring $(T),core),$(VM_CHECKS)),$(VM_CHECKS))
 
