@@ -97,7 +97,7 @@ UNIT_CLI ?= 1
 # The shell parts, by the names T= picks them with, and those to run.
 UNIT_SHELL_PARTS := cli_test completion_test man_test startup_test install_test release_test layers_test \
 	t_test
-UNIT_RUN_PARTS = $(if $(UNIT_CLI),$(if $(T),$(foreach p,$(UNIT_SHELL_PARTS),$(if $(findstring $(T),$(p)),$(p))),$(UNIT_SHELL_PARTS)))
+UNIT_RUN_PARTS = $(strip $(if $(UNIT_CLI),$(if $(T),$(foreach p,$(UNIT_SHELL_PARTS),$(if $(findstring $(T),$(p)),$(p))),$(UNIT_SHELL_PARTS))))
 
 # libsieve as `make install` puts it, for install_test: a target of its
 # own, so that no recipe line of the suite both recurses and runs a test
