@@ -44,7 +44,8 @@ for s in $suites; do
 	arm64-dkms) target=test-dkms; vars=() ;;
 	*) target=test-$s; vars=() ;;
 	esac
-	out=$(dry "${vars[@]}" "$target")
+	# Not t_result.sh's own mention of it: the suite's runner must get it.
+	out=$(dry "${vars[@]}" "$target" | sed 's|tests/t_result\.sh [^|]*||')
 	if holds "$out" "$name"; then
 		ok "T= reaches $s ($target)"
 	else
