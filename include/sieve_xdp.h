@@ -80,6 +80,15 @@ struct sieve_xdp_key {
  * table; a config without it (written by an older sieve) is walked.
  */
 #define SIEVE_XDP_F_V4TABLE	(1U << 5)
+/*
+ * The host bitmap (include/sieve_xdp_v4table.h) holds a bit for every
+ * /24 with an IPv4 source of the list: the program probes the filter for
+ * an IPv4 source only where its /24 has one. Set by a build on pins with
+ * the bitmap, after it has set the bits of the list's hosts; a config
+ * without it (an older sieve's, or pins without the map) probes every
+ * packet, as before.
+ */
+#define SIEVE_XDP_F_V4HOSTS	(1U << 6)
 
 /*
  * Probe lengths per family: each costs one probe per packet of that
@@ -95,7 +104,8 @@ struct sieve_xdp_key {
  * of before the field (it sat in padding, so it reads as 0 there): the
  * same bytes as 1, which only named the backend's fields. 2: the same
  * bytes again, with SIEVE_XDP_F_V4TABLE, which a loader of layout 1 would
- * not know to keep (it reads a config of a newer layout as -ESTALE).
+ * not know to keep (it reads a config of a newer layout as -ESTALE); and
+ * SIEVE_XDP_F_V4HOSTS, added before layout 2 was released.
  */
 #define SIEVE_XDP_LAYOUT	2
 

@@ -375,7 +375,7 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	h->allow_fd = -1;
 	h->blocked_fd = -1;
 	h->removed_fd = -1;
-	h->v4top_fd = h->v4chunk_fd = -1;
+	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
 	if (!sxdp_ifname_ok(ifname))
 		return -EINVAL;
 	for (i = 0; i < 5; i++) {
@@ -421,6 +421,9 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	h->v4top_fd = bpf_obj_get(path);
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_V4CHUNK);
 	h->v4chunk_fd = bpf_obj_get(path);
+	/* Nor this: builds then leave the source probe on every IPv4 packet. */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_V4HOST);
+	h->v4host_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
 }
@@ -475,7 +478,9 @@ void sxdp_close(struct sxdp_handle *h)
 		close(h->v4top_fd);
 	if (h->v4chunk_fd >= 0)
 		close(h->v4chunk_fd);
-	h->v4top_fd = h->v4chunk_fd = -1;
+	if (h->v4host_fd >= 0)
+		close(h->v4host_fd);
+	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
 }
 
 static int read_active(struct sxdp_handle *h, uint32_t *gen)
@@ -970,14 +975,17 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	bool table = sxdp_v4table_on(h);
 	int ret;
 
-	spec.flags &= ~SIEVE_XDP_F_V4TABLE;
+	spec.flags &= ~(SIEVE_XDP_F_V4TABLE | SIEVE_XDP_F_V4HOSTS);
 	if (table) {
+		/* The host bitmap's bits too: flagged only once they are set. */
 		ret = sxdp_v4table_fits(b->list) ?: sxdp_v4table_build_add(h, b->list);
 		if (ret) {
 			v4table_err(ret, err, errlen);
 			return ret;
 		}
 		spec.flags |= SIEVE_XDP_F_V4TABLE;
+		if (sxdp_v4host_on(h))
+			spec.flags |= SIEVE_XDP_F_V4HOSTS;
 		/*
 		 * Not in step with the store until the table has lost what
 		 * the list lost: swapped in at a version no store has, so a

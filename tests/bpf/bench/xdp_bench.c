@@ -1142,6 +1142,7 @@ static int setup(void)
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
 		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
+		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
 	};
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
