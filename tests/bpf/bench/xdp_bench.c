@@ -64,8 +64,8 @@ static const struct sieve_xdp_config keyed = {
 static int sieve_fd, floor_fd, stream_fd, stream_next_fd;
 /* The program on the old linear digest, and on SipHash-2-4, on sieve_fd's maps. */
 static int linear_fd = -1, sip24_fd = -1;
-/* The LPM-trie peer (lpm_peer.bpf.c) and its trie. */
-static int peer_fd = -1, trie_fd = -1;
+/* The LPM-trie peer (lpm_peer.bpf.c), its trie, and the parser alone (the floor of both). */
+static int peer_fd = -1, trie_fd = -1, parse_fd = -1;
 static uint32_t repeat = 1000000;
 static FILE *out;
 static double floor_ns, floor_stream_ns;
@@ -854,6 +854,7 @@ static const uint32_t peer_backends[] = { 0, SIEVE_XDP_F_BLOCKED };
 /* A list's costs: sieve and as many sources only on each backend, and the trie. */
 struct peer_result {
 	struct peer_cost sieve[NR_PEER_BACKENDS], sources[NR_PEER_BACKENDS], trie;
+	double parse[NR_PEER_PKTS];	/* the parser alone on each packet */
 	long trie_im;		/* the trie's intermediate nodes */
 };
 
@@ -933,12 +934,17 @@ static int peer_sieve(const struct peer_list *p, uint32_t flags, struct peer_cos
 static int peer_trie(const struct peer_list *p, struct peer_result *r)
 {
 	struct lpm_peer_key k;
-	int ret = trie_load(&p->l, true), undo;
+	int ret = trie_load(&p->l, true), undo, i;
 
 	if (!ret) {
 		r->trie.bytes = memlock(trie_fd);
 		r->trie_im = trie_intermediate_nodes(&p->l);
 		ret = r->trie_im < 0 ? (int)r->trie_im : peer_time(peer_fd, "LPM trie", p, &r->trie);
+	}
+	/* The parse-only floor, right after the trie, on the same packets. */
+	for (i = 0; !ret && i < NR_PEER_PKTS; i++) {
+		r->parse[i] = run_ns(parse_fd, p->pkt[i], p->len[i]);
+		ret = r->parse[i] < 0 ? -EIO : 0;
 	}
 	undo = trie_load(&p->l, false);
 	if (!undo && !bpf_map_get_next_key(trie_fd, NULL, &k))
@@ -1001,6 +1007,29 @@ static void peer_ratios(const struct peer_list *p, const struct peer_result *r)
 		    s->ns[PEER_LONG] / src->ns[PEER_LONG], s->stream / src->stream,
 		    t->ns[PEER_MISS] / s->ns[PEER_MISS], t->ns[PEER_SHORT] / s->ns[PEER_SHORT],
 		    t->ns[PEER_LONG] / s->ns[PEER_LONG], t->stream / s->stream);
+	}
+}
+
+/*
+ * Where the time goes: per list, backend and packet, whole-packet ns of
+ * sieve and the trie, the parse-only floor, each program's ns above it
+ * (its lookup; for sieve also its config, counters and verdict, which the
+ * trie program does not have), and the trie / sieve ratio on both bases.
+ */
+static void peer_split(const struct peer_list *p, const struct peer_result *r)
+{
+	const struct peer_cost *s, *t = &r->trie;
+	size_t b;
+	int i;
+
+	for (b = 0; b < NR_PEER_BACKENDS; b++) {
+		s = &r->sieve[b];
+		for (i = 0; i < NR_PEER_PKTS; i++)
+			say("| %-22s | %-9s | %-12s | %6.1f | %6.1f | %6.1f | %6.1f | %6.1f | "
+			    "%6.2fx | %6.2fx |\n", p->name, sxdp_backend_name(peer_backends[b]),
+			    peer_pkt_names[i], r->parse[i], s->ns[i], t->ns[i],
+			    s->ns[i] - r->parse[i], t->ns[i] - r->parse[i], t->ns[i] / s->ns[i],
+			    (t->ns[i] - r->parse[i]) / (s->ns[i] - r->parse[i]));
 	}
 }
 
@@ -1075,6 +1104,17 @@ static int bench_peers(void)
 		    "|---|---|---|---|---|---|---|---|---|---|\n", "list");
 		for (i = 0; i < NR_PEER_LISTS; i++)
 			peer_ratios(&p[i], &r[i]);
+		say("\nWhere the time goes, one run: the parse-only floor (lpm_peer.bpf.c's "
+		    "parse_only_xdp: the same parser, no lookup, on the same packet), each "
+		    "program's whole-packet ns and its ns above the floor (for the trie its "
+		    "lookup; for sieve its lookup, config read, counters and verdict), and the "
+		    "aim's ratio, LPM trie / sieve (>= 2x), on both bases: whole packet, and "
+		    "above the floor.\n\n"
+		    "| %-22s | backend   | packet       | parse  | sieve  | trie   | sieve-parse | "
+		    "trie-parse | trie/sieve whole | trie/sieve above floor |\n"
+		    "|---|---|---|---|---|---|---|---|---|---|\n", "list");
+		for (i = 0; i < NR_PEER_LISTS; i++)
+			peer_split(&p[i], &r[i]);
 	}
 	for (i = 0; i < NR_PEER_LISTS; i++) {
 		sxdp_list_free(&p[i].l);
@@ -1167,6 +1207,13 @@ static int setup(void)
 	peer_fd = load_variant(path, "lpm_peer_xdp", &variant);
 	map = peer_fd >= 0 ? bpf_object__find_map_by_name(variant, "lpm_peer_v4") : NULL;
 	trie_fd = peer_fd < 0 ? peer_fd : map ? bpf_map__fd(map) : -ENOENT;
+	if (trie_fd >= 0) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(variant,
+									     "parse_only_xdp");
+
+		parse_fd = prog ? bpf_program__fd(prog) : -ENOENT;
+		trie_fd = parse_fd < 0 ? parse_fd : trie_fd;
+	}
 	if (trie_fd < 0)
 		fprintf(stderr, "xdp bench: %s: %s\n", path, strerror(-trie_fd));
 	return trie_fd < 0 ? trie_fd : 0;
