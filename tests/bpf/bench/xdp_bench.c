@@ -22,7 +22,10 @@
  * builds it (whatever structure that is), beside a list of as many sources
  * only (the cost the aims allow 1.3x of) and beside the same prefixes in a
  * BPF_MAP_TYPE_LPM_TRIE (tests/bpf/bench/lpm_peer.bpf.c): a packet that
- * misses, one that hits the shortest and one the longest entry, memory.
+ * misses, one that hits the shortest and one the longest entry, memory;
+ * then where the time goes: the parser alone (lpm_peer.bpf.c's
+ * parse_only_xdp) on the same packets, each program's ns above it, sieve
+ * built without the host bitmap, and the trie's ratio on both bases.
  *
  * Last, the keyed digest's cost: a packet that misses, timed with the
  * program and with its build on the old linear digest, on the same maps.
