@@ -182,6 +182,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sieve_allow SEC(".maps");
 
+/* 1: the allowlist is empty, skip it (SIEVE_XDP_MAP_ALLOW_NONE). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_allow_none SEC(".maps");
+
 /*
  * The IPv4 prefix table (sieve_xdp_v4table.h): outside the generations,
  * read only by one whose config has SIEVE_XDP_F_V4TABLE. A fixed size, so
@@ -725,10 +734,14 @@ static __always_inline int match_ports(struct gen *g, const struct pkt *p)
 	return -1;
 }
 
-/* Whether the packet's source is on the allowlist: one trie lookup. */
+/* Whether the packet's source is on the allowlist: one trie lookup, none while it is empty. */
 static __always_inline int allowed(const struct pkt *p)
 {
 	struct sieve_xdp_allow_key key = { .family = p->family };
+	__u32 zero = 0, *none = bpf_map_lookup_elem(&sieve_allow_none, &zero);
+
+	if (none && *none)
+		return 0;
 
 	key.prefixlen = SIEVE_XDP_ALLOW_PREFIXLEN(p->family == SIEVE_XDP_V4 ? 32 : 128);
 	__builtin_memcpy(key.addr, p->saddr, 16);

@@ -2265,6 +2265,61 @@ static void test_allow_v6(void)
 	allow_family(&a);
 }
 
+/* The verdict of one packet of @s. */
+static int run_spec(const struct pkt_spec *s)
+{
+	uint8_t buf[PKT_MAX];
+
+	return run_pkt(buf, pkt_build(s, buf));
+}
+
+/* The allowlist's "empty, skip it" flag (SIEVE_XDP_MAP_ALLOW_NONE). */
+static __u32 allow_none_now(void)
+{
+	__u32 zero = 0, v = 2;
+
+	bpf_map_lookup_elem(h.allow_none_fd, &zero, &v);
+	return v;
+}
+
+/*
+ * The flag follows the trie: set once it is empty (a sync of nothing, the
+ * last entry disallowed), cleared by any insert, by update or by sync; an
+ * allowed source passes whenever the trie holds it. The program trusts
+ * the flag: set by hand over a trie with an entry, that source is dropped.
+ */
+static void test_allow_none(void)
+{
+	static const char *const block[] = { "198.51.100.0/24", "192.0.2.7" };
+	static const char *const allow[] = { "198.51.100.9" };
+	struct pkt_spec in = tcp("198.51.100.9", 5, "203.0.113.1", 80);
+	struct pkt_spec host = tcp("192.0.2.7", 5, "203.0.113.1", 80);
+	__u32 zero = 0, one = 1, none;
+
+	if (!set_entries(block, 2, 0) || !allow_set(NULL, 0))
+		return;
+	expect(allow_none_now() == 1, "an empty allowlist synced: flag %u, want 1", allow_none_now());
+	drops("a blocked prefix, the allowlist skipped", &in, SIEVE_XDP_PREFIX);
+	drops("a blocked host, the allowlist skipped", &host, SIEVE_XDP_SRC);
+	if (!allow_one(allow[0], false))
+		return;
+	expect(allow_none_now() == 0, "after an allow: flag %u, want 0", allow_none_now());
+	allowed_pass("allowed, live", &in);
+	bpf_map_update_elem(h.allow_none_fd, &zero, &one, BPF_ANY);
+	expect(run_spec(&in) == XDP_DROP,
+	       "with the flag set by hand, the allowlist was asked all the same");
+	none = 0;
+	bpf_map_update_elem(h.allow_none_fd, &zero, &none, BPF_ANY);
+	allow_one(allow[0], true);
+	expect(allow_none_now() == 1, "the last entry disallowed: flag %u, want 1", allow_none_now());
+	drops("disallowed again", &in, SIEVE_XDP_PREFIX);
+	allow_set(allow, 1);
+	expect(allow_none_now() == 0, "after a sync of one entry: flag %u, want 0", allow_none_now());
+	allowed_pass("allowed by a sync", &in);
+	allow_set(NULL, 0);
+	expect(allow_none_now() == 1, "synced empty again: flag %u, want 1", allow_none_now());
+}
+
 /* Whether the trie lists exactly @entries. */
 static bool allow_holds(const char *what, const char *const *entries, size_t n)
 {
@@ -4020,6 +4075,7 @@ static const struct {
 	{ "v4host_store", test_v4host_store },
 	{ "allow_v4", test_allow_v4 },
 	{ "allow_v6", test_allow_v6 },
+	{ "allow_none", test_allow_none },
 	{ "allow_sync_and_read", test_allow_sync_and_read },
 	{ "allow_bad_entries", test_allow_bad_entries },
 	{ "allow_exact", test_allow_exact },
@@ -4090,6 +4146,7 @@ static int setup(void)
 		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
+		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),

@@ -372,7 +372,7 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	h->ifindex = netns == sxdp_netns() ? if_nametoindex(ifname) : 0;
 	for (i = 0; i < 5; i++)
 		*fds[i] = -1;
-	h->allow_fd = -1;
+	h->allow_fd = h->allow_none_fd = -1;
 	h->blocked_fd = -1;
 	h->removed_fd = -1;
 	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
@@ -410,6 +410,9 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 		sxdp_close(h);
 		return err;
 	}
+	/* Nor this one: its program asks the allowlist, empty or not. */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_ALLOW_NONE);
+	h->allow_none_fd = bpf_obj_get(path);
 	/* Not there when an older sieve attached: only the blocked backend needs it. */
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_BLOCKED);
 	h->blocked_fd = bpf_obj_get(path);
@@ -480,6 +483,9 @@ void sxdp_close(struct sxdp_handle *h)
 		close(h->v4chunk_fd);
 	if (h->v4host_fd >= 0)
 		close(h->v4host_fd);
+	if (h->allow_none_fd >= 0)
+		close(h->allow_none_fd);
+	h->allow_none_fd = -1;
 	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
 }
 

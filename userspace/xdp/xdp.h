@@ -208,6 +208,7 @@ struct sxdp_handle {
 	int ifindex;		/* 0 for an interface of another namespace */
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
 	int allow_fd;		/* -1: an instance from before the allowlist */
+	int allow_none_fd;	/* -1: pinned by a sieve that always asks the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
 	int removed_fd;		/* < 0: pinned by a sieve without live removals (removed.c) */
 	/* < 0: pinned by a sieve without the IPv4 prefix table (v4table.c) */

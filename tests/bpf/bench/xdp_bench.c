@@ -857,8 +857,8 @@ static const uint32_t peer_backends[] = { 0, SIEVE_XDP_F_BLOCKED };
 /* A list's costs: sieve and as many sources only on each backend, and the trie. */
 struct peer_result {
 	struct peer_cost sieve[NR_PEER_BACKENDS], sources[NR_PEER_BACKENDS], trie;
-	/* sieve's generation built without the host bitmap (as before it): bloom-map, blocked */
-	struct peer_cost nohosts[NR_PEER_BACKENDS];
+	/* sieve as before the host bitmap and the allowlist's flag: bloom-map, blocked */
+	struct peer_cost before[NR_PEER_BACKENDS];
 	double parse[NR_PEER_PKTS];	/* the parser alone on each packet */
 	long trie_im;		/* the trie's intermediate nodes */
 };
@@ -935,14 +935,22 @@ static int peer_sieve(const struct peer_list *p, uint32_t flags, struct peer_cos
 	return peer_time(sieve_fd, sxdp_backend_name(flags), p, c);
 }
 
-/* @p as peer_sieve builds it, on pins without the host bitmap: every IPv4 packet probes. */
-static int peer_sieve_nohosts(const struct peer_list *p, uint32_t flags, struct peer_cost *c)
+/*
+ * @p as peer_sieve builds it, as before the host bitmap and the empty
+ * allowlist's flag: every IPv4 packet probes, every hit asks the trie.
+ */
+static int peer_sieve_before(const struct peer_list *p, uint32_t flags, struct peer_cost *c)
 {
+	__u32 zero = 0, ask = 0, skip = 1;
 	int fd = h.v4host_fd, ret;
 
 	h.v4host_fd = -1;
-	ret = peer_sieve(p, flags, c);
+	ret = bpf_map_update_elem(h.allow_none_fd, &zero, &ask, BPF_ANY) ? -errno : 0;
+	if (!ret)
+		ret = peer_sieve(p, flags, c);
 	h.v4host_fd = fd;
+	if (!ret && bpf_map_update_elem(h.allow_none_fd, &zero, &skip, BPF_ANY))
+		ret = -errno;
 	return ret;
 }
 
@@ -1040,7 +1048,7 @@ static void peer_split(const struct peer_list *p, const struct peer_result *r)
 
 	for (b = 0; b < NR_PEER_BACKENDS; b++) {
 		s = &r->sieve[b];
-		o = &r->nohosts[b];
+		o = &r->before[b];
 		for (i = 0; i < NR_PEER_PKTS; i++)
 			say("| %-22s | %-9s | %-12s | %6.1f | %6.1f | %6.1f | %6.1f | %6.1f | "
 			    "%6.1f | %6.2fx | %6.2fx |\n", p->name,
@@ -1107,7 +1115,7 @@ static int bench_peers(void)
 		for (b = 0; !ret && b < NR_PEER_BACKENDS; b++) {
 			ret = peer_sieve(&src[i], peer_backends[b], &r[i].sources[b]);
 			if (!ret)
-				ret = peer_sieve_nohosts(&p[i], peer_backends[b], &r[i].nohosts[b]);
+				ret = peer_sieve_before(&p[i], peer_backends[b], &r[i].before[b]);
 			if (!ret)
 				ret = peer_sieve(&p[i], peer_backends[b], &r[i].sieve[b]);
 		}
@@ -1130,7 +1138,8 @@ static int bench_peers(void)
 		    "lookup; for sieve its lookup, config read, counters and verdict), and the "
 		    "aim's ratio, LPM trie / sieve (>= 2x), on both bases: whole packet, and "
 		    "above the floor. Before: sieve's generation built without the host bitmap "
-		    "(every IPv4 packet probes the filter for the source kind, as before it).\n\n"
+		    "and with the allowlist asked on every hit (every IPv4 packet probes the "
+		    "filter for the source kind), as before both.\n\n"
 		    "| %-22s | backend   | packet       | parse  | sieve before | sieve  | trie   | "
 		    "sieve-parse | trie-parse | trie/sieve whole | trie/sieve above floor |\n"
 		    "|---|---|---|---|---|---|---|---|---|---|---|\n", "list");
@@ -1199,12 +1208,16 @@ static int setup(void)
 		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
+		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
 		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
 		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
 	};
+	/* The allowlist as attach leaves it on a list that allows nothing. */
+	if (sxdp_allow_sync(&h, &(struct sxdp_list){ 0 }))
+		return -EIO;
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
 	snprintf(path, sizeof(path), "%s/bpf/bench_stream.bpf.o", dir);
