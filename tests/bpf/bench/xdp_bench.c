@@ -25,7 +25,8 @@
  * misses, one that hits the shortest and one the longest entry, memory;
  * then where the time goes: the parser alone (lpm_peer.bpf.c's
  * parse_only_xdp) on the same packets, each program's ns above it, sieve
- * built without the host bitmap, and the trie's ratio on both bases.
+ * as before the host bitmap and the allowlist flag, and the trie's ratio
+ * on both bases.
  *
  * Last, the keyed digest's cost: a packet that misses, timed with the
  * program and with its build on the old linear digest, on the same maps.
