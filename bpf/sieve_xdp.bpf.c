@@ -182,6 +182,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sieve_allow SEC(".maps");
 
+/* 1: the allowlist is empty, skip it (SIEVE_XDP_MAP_ALLOW_NONE). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_allow_none SEC(".maps");
+
 /*
  * The IPv4 prefix table (sieve_xdp_v4table.h): outside the generations,
  * read only by one whose config has SIEVE_XDP_F_V4TABLE. A fixed size, so
@@ -204,6 +213,16 @@ struct {
 	__type(value, struct sieve_xdp_v4_chunk);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sieve_v4chunk SEC(".maps");
+
+/* The host bitmap (sieve_xdp_v4table.h): read where SIEVE_XDP_F_V4HOSTS says. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SIEVE_XDP_V4_HOST_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_v4host SEC(".maps");
 
 #define VLAN_MAX_DEPTH		2
 #define IPV6_MAX_EXTHDRS	8
@@ -652,10 +671,30 @@ static __always_inline int match_prefixes(struct gen *g, const struct pkt *p)
 	return sieve_match_prefixes(p, g->cfg, g->stats, g->slot, g->len);
 }
 
+/*
+ * Whether the source kind may hold the packet's source: for IPv4, where
+ * the host bitmap is kept, only if its /24 holds a host (an inlined array
+ * read, no digest). A missing word answers "maybe": probe.
+ */
+static __always_inline int source_maybe(const struct gen *g, const struct pkt *p)
+{
+	__u32 slot, word;
+	__u64 *bits;
+
+	if (!kind_on(g, SIEVE_XDP_SRC, p->family))
+		return 0;
+	if (p->family != SIEVE_XDP_V4 || !(g->cfg->flags & SIEVE_XDP_F_V4HOSTS))
+		return 1;
+	slot = sieve_xdp_v4_slot(bpf_ntohl(p->saddr[0]));
+	word = sieve_xdp_v4_host_word(slot);
+	bits = bpf_map_lookup_elem(&sieve_v4host, &word);
+	return !bits || (*bits & sieve_xdp_v4_host_bit(slot));
+}
+
 /* The source kinds: SIEVE_XDP_SRC or SIEVE_XDP_PREFIX if one matches, or -1. */
 static __always_inline int match_source(struct gen *g, const struct pkt *p)
 {
-	if (kind_on(g, SIEVE_XDP_SRC, p->family)) {
+	if (source_maybe(g, p)) {
 		struct sieve_xdp_key key = { .kind = SIEVE_XDP_SRC, .family = p->family };
 
 		key.prefix_len = p->family == SIEVE_XDP_V4 ? 32 : 128;
@@ -698,10 +737,14 @@ static __always_inline int match_ports(struct gen *g, const struct pkt *p)
 	return -1;
 }
 
-/* Whether the packet's source is on the allowlist: one trie lookup. */
+/* Whether the packet's source is on the allowlist: one trie lookup, none while it is empty. */
 static __always_inline int allowed(const struct pkt *p)
 {
 	struct sieve_xdp_allow_key key = { .family = p->family };
+	__u32 zero = 0, *none = bpf_map_lookup_elem(&sieve_allow_none, &zero);
+
+	if (none && *none)
+		return 0;
 
 	key.prefixlen = SIEVE_XDP_ALLOW_PREFIXLEN(p->family == SIEVE_XDP_V4 ? 32 : 128);
 	__builtin_memcpy(key.addr, p->saddr, 16);

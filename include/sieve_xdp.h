@@ -80,6 +80,15 @@ struct sieve_xdp_key {
  * table; a config without it (written by an older sieve) is walked.
  */
 #define SIEVE_XDP_F_V4TABLE	(1U << 5)
+/*
+ * The host bitmap (include/sieve_xdp_v4table.h) holds a bit for every
+ * /24 with an IPv4 source of the list: the program probes the filter for
+ * an IPv4 source only where its /24 has one. Set by a build on pins with
+ * the bitmap, after it has set the bits of the list's hosts; a config
+ * without it (an older sieve's, or pins without the map) probes every
+ * packet, as before.
+ */
+#define SIEVE_XDP_F_V4HOSTS	(1U << 6)
 
 /*
  * Probe lengths per family: each costs one probe per packet of that
@@ -95,7 +104,8 @@ struct sieve_xdp_key {
  * of before the field (it sat in padding, so it reads as 0 there): the
  * same bytes as 1, which only named the backend's fields. 2: the same
  * bytes again, with SIEVE_XDP_F_V4TABLE, which a loader of layout 1 would
- * not know to keep (it reads a config of a newer layout as -ESTALE).
+ * not know to keep (it reads a config of a newer layout as -ESTALE); and
+ * SIEVE_XDP_F_V4HOSTS, added before layout 2 was released.
  */
 #define SIEVE_XDP_LAYOUT	2
 
@@ -261,6 +271,14 @@ struct sieve_xdp_stats {
 #define SIEVE_XDP_MAP_REMOVED	"sieve_removed"	/* array-of-maps[2]: hash of digests removed */
 #define SIEVE_XDP_MAP_STATS	"sieve_stats"	/* per-CPU struct sieve_xdp_stats */
 #define SIEVE_XDP_MAP_ALLOW	"sieve_allow"	/* LPM trie of struct sieve_xdp_allow_key */
+/*
+ * One __u32: 1 while the loader knows the allowlist is empty, so that a
+ * packet a source entry matched skips the trie (its lookup costs a hit
+ * about 9 ns); 0, as a new map starts, asks the trie. Cleared before an
+ * entry is inserted into an empty trie, set only after the trie was seen
+ * empty (allow.c): a packet never skips an entry that is there.
+ */
+#define SIEVE_XDP_MAP_ALLOW_NONE	"sieve_allow_none"
 #define SIEVE_XDP_PROG		"sieve_xdp"
 #define SIEVE_XDP_LINK_PIN	"link"
 

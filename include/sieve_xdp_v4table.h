@@ -29,6 +29,17 @@
  * per generation: they are exact, so nothing is planned for a list, and
  * a rebuild rewrites only the words that differ; only a generation whose
  * config has SIEVE_XDP_F_V4TABLE reads them (sieve_xdp.h).
+ *
+ * The host bitmap (sieve_v4host): one bit for each /24, set while the
+ * list holds an IPv4 source (a /32, which stays in the filter) inside it,
+ * 2^18 words (2 MiB). A generation whose config has SIEVE_XDP_F_V4HOSTS
+ * skips the source kind's digest and filter probe for a packet whose /24
+ * has no bit: the common miss costs the two array reads and no hash. The
+ * loader keeps it a superset of the hosts any live generation's filter
+ * holds: set before a host enters a filter (a live block, a build before
+ * its swap), cleared only once the list holds no host in the /24 (a live
+ * unblock, a build after its swap). Bits are flipped in place (an aligned
+ * word store); there is nothing to free, so no grace period.
  */
 #ifndef SIEVE_XDP_V4TABLE_H
 #define SIEVE_XDP_V4TABLE_H
@@ -41,10 +52,12 @@
 
 #define SIEVE_XDP_MAP_V4TOP	"sieve_v4top"	/* array of SIEVE_XDP_V4_WORDS __u64 */
 #define SIEVE_XDP_MAP_V4CHUNK	"sieve_v4chunk"	/* hash: chunk key -> struct sieve_xdp_v4_chunk */
+#define SIEVE_XDP_MAP_V4HOST	"sieve_v4host"	/* array of SIEVE_XDP_V4_HOST_WORDS __u64 */
 
 #define SIEVE_XDP_V4_SLOTS	(1U << 24)	/* /24s of IPv4 */
 #define SIEVE_XDP_V4_SLOTS_PER_WORD	32
 #define SIEVE_XDP_V4_WORDS	(SIEVE_XDP_V4_SLOTS / SIEVE_XDP_V4_SLOTS_PER_WORD)
+#define SIEVE_XDP_V4_HOST_WORDS	(SIEVE_XDP_V4_SLOTS / 64)
 
 /* A /24's state in the top table. */
 #define SIEVE_XDP_V4_NONE	0
@@ -98,6 +111,17 @@ static __always_inline int sieve_xdp_v4_chunk_has(const struct sieve_xdp_v4_chun
 	__u32 a = addr & 255;
 
 	return (c->w[(a >> 6) & 3] >> (a & 63)) & 1;
+}
+
+/* The host bitmap's word of @slot, and its bit there. */
+static __always_inline __u32 sieve_xdp_v4_host_word(__u32 slot)
+{
+	return slot / 64;
+}
+
+static __always_inline __u64 sieve_xdp_v4_host_bit(__u32 slot)
+{
+	return 1ULL << (slot % 64);
 }
 
 #endif /* SIEVE_XDP_V4TABLE_H */

@@ -12,7 +12,11 @@
 # the FireHOL-like list, the 16-length control and a list of every length
 # /1-/32, each beside a list of as many sources only and beside the same
 # prefixes in a BPF_MAP_TYPE_LPM_TRIE: miss and hit ns/packet, a stream,
-# memory, ratios (5.6 minutes with -p on 2 cores under a load average of 9).
+# memory, ratios (5.6 minutes with -p on 2 cores under a load average of 9);
+# then, per list and packet, the parse-only floor (lpm_peer.bpf.c's
+# parse_only_xdp), each program's ns above it, sieve as before the host
+# bitmap and the allowlist flag beside it, and the trie / sieve ratio whole
+# and above the floor.
 # Last, the keyed digest's cost: a packet that misses, timed with the
 # program and with bench-only builds of it on the old linear digest and on
 # SipHash-2-4 (tests/bpf/bench/sieve_xdp_*.bpf.c), on the same maps.

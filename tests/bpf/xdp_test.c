@@ -2265,6 +2265,61 @@ static void test_allow_v6(void)
 	allow_family(&a);
 }
 
+/* The verdict of one packet of @s. */
+static int run_spec(const struct pkt_spec *s)
+{
+	uint8_t buf[PKT_MAX];
+
+	return run_pkt(buf, pkt_build(s, buf));
+}
+
+/* The allowlist's "empty, skip it" flag (SIEVE_XDP_MAP_ALLOW_NONE). */
+static __u32 allow_none_now(void)
+{
+	__u32 zero = 0, v = 2;
+
+	bpf_map_lookup_elem(h.allow_none_fd, &zero, &v);
+	return v;
+}
+
+/*
+ * The flag follows the trie: set once it is empty (a sync of nothing, the
+ * last entry disallowed), cleared by any insert, by update or by sync; an
+ * allowed source passes whenever the trie holds it. The program trusts
+ * the flag: set by hand over a trie with an entry, that source is dropped.
+ */
+static void test_allow_none(void)
+{
+	static const char *const block[] = { "198.51.100.0/24", "192.0.2.7" };
+	static const char *const allow[] = { "198.51.100.9" };
+	struct pkt_spec in = tcp("198.51.100.9", 5, "203.0.113.1", 80);
+	struct pkt_spec host = tcp("192.0.2.7", 5, "203.0.113.1", 80);
+	__u32 zero = 0, one = 1, none;
+
+	if (!set_entries(block, 2, 0) || !allow_set(NULL, 0))
+		return;
+	expect(allow_none_now() == 1, "an empty allowlist synced: flag %u, want 1", allow_none_now());
+	drops("a blocked prefix, the allowlist skipped", &in, SIEVE_XDP_PREFIX);
+	drops("a blocked host, the allowlist skipped", &host, SIEVE_XDP_SRC);
+	if (!allow_one(allow[0], false))
+		return;
+	expect(allow_none_now() == 0, "after an allow: flag %u, want 0", allow_none_now());
+	allowed_pass("allowed, live", &in);
+	bpf_map_update_elem(h.allow_none_fd, &zero, &one, BPF_ANY);
+	expect(run_spec(&in) == XDP_DROP,
+	       "with the flag set by hand, the allowlist was asked all the same");
+	none = 0;
+	bpf_map_update_elem(h.allow_none_fd, &zero, &none, BPF_ANY);
+	allow_one(allow[0], true);
+	expect(allow_none_now() == 1, "the last entry disallowed: flag %u, want 1", allow_none_now());
+	drops("disallowed again", &in, SIEVE_XDP_PREFIX);
+	allow_set(allow, 1);
+	expect(allow_none_now() == 0, "after a sync of one entry: flag %u, want 0", allow_none_now());
+	allowed_pass("allowed by a sync", &in);
+	allow_set(NULL, 0);
+	expect(allow_none_now() == 1, "synced empty again: flag %u, want 1", allow_none_now());
+}
+
 /* Whether the trie lists exactly @entries. */
 static bool allow_holds(const char *what, const char *const *entries, size_t n)
 {
@@ -2909,6 +2964,19 @@ static int list_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
 	return 0;
 }
 
+/* The same for the host bitmap: is an IPv4 source in this /24 still on it? */
+static int list_has_host(void *ctx, uint32_t slot, bool *found)
+{
+	const struct sxdp_list *l = ctx;
+	size_t i;
+
+	*found = false;
+	for (i = 0; i < l->n && !*found; i++)
+		*found = l->keys[i].kind == SIEVE_XDP_SRC && l->keys[i].family == SIEVE_XDP_V4 &&
+			 sieve_xdp_v4_slot(ntohl(l->keys[i].saddr[0])) == slot;
+	return 0;
+}
+
 /*
  * What an unblock does now (ops.c): @del leaves @cur, then the live maps
  * in O(|del|); 1 if they asked for a rebuild (done here, as ops.c does).
@@ -2925,9 +2993,10 @@ static int remove_live(struct sxdp_list *cur, const char *const *del, size_t n)
 	for (i = 0; i < gone.n; i++)
 		expect(sxdp_list_remove(cur, &gone.keys[i]), "%s was not on the list", del[i]);
 	ret = sxdp_read_config(&h, &cfg, NULL);
-	/* The table's /24s recomputed from what remains, as ops.c does. */
+	/* The host bits and the table's /24s from what remains, as ops.c does. */
 	if (!ret && (cfg.flags & SIEVE_XDP_F_V4TABLE))
-		ret = sxdp_v4table_remove(&h, &gone, cur);
+		ret = sxdp_v4host_remove(&h, &gone, list_has_host, cur) ?:
+		      sxdp_v4table_remove(&h, &gone, cur);
 	if (!ret)
 		ret = sxdp_remove_live(&h, &gone, list_has, cur, 7);
 	if (ret == 1 && !sxdp_read_config(&h, &cfg, NULL)) {
@@ -3764,6 +3833,158 @@ out:
 	sxdp_list_free(&l);
 }
 
+
+/* ---- the host bitmap ---- */
+
+/* The host bitmap's bit of @addr's /24. */
+static bool host_bit(const char *addr)
+{
+	__u32 slot = (__u32)(v4(addr) >> 104), word = sieve_xdp_v4_host_word(slot);
+	__u64 w = 0;
+
+	return !bpf_map_lookup_elem(h.v4host_fd, &word, &w) && (w & sieve_xdp_v4_host_bit(slot));
+}
+
+/* Clears (@on false) or sets the bit of @addr's /24 by hand, as no loader would. */
+static void host_bit_force(const char *addr, bool on)
+{
+	__u32 slot = (__u32)(v4(addr) >> 104), word = sieve_xdp_v4_host_word(slot);
+	__u64 w = 0;
+
+	bpf_map_lookup_elem(h.v4host_fd, &word, &w);
+	w = on ? w | sieve_xdp_v4_host_bit(slot) : w & ~sieve_xdp_v4_host_bit(slot);
+	bpf_map_update_elem(h.v4host_fd, &word, &w, BPF_ANY);
+}
+
+/*
+ * Hosts blocked and unblocked live in one /24: each sets the /24's bit
+ * and is dropped; the bit stays while another host of the /24 is on the
+ * list and clears with the last; a /24 without a host has none. The
+ * program trusts it: with the bit cleared by hand a blocked host passes
+ * (its probe skipped), so the bit is what the tests above saw work.
+ */
+static void test_v4host_live(void)
+{
+	static const char *const e[] = { "203.0.113.0/25", "192.0.2.99" };
+	static const char *const h1[] = { "198.51.100.7" }, *const h2[] = { "198.51.100.9" };
+	struct pkt_spec p1 = tcp("198.51.100.7", 5, "192.0.2.10", 80);
+	struct pkt_spec p2 = tcp("198.51.100.9", 5, "192.0.2.10", 80);
+	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sieve_xdp_config cfg;
+	uint32_t gen;
+
+	list_of(&l, e, 2);
+	if (!set_list(&l, 0, 1000) || !table_live("host bitmap") ||
+	    !expect(!sxdp_read_config(&h, &cfg, NULL) && (cfg.flags & SIEVE_XDP_F_V4HOSTS),
+		    "the build did not flag the host bitmap: flags %#x", cfg.flags))
+		goto out;
+	gen = live_gen_seq();
+	expect(host_bit("192.0.2.99") && !host_bit("198.51.100.7") && !host_bit("203.0.113.1"),
+	       "after the build: bits for the host's /24 only");
+	passes("a host not yet blocked", &p1);
+	list_of(&add, h1, 1);
+	expect(add_entries(&l, &add) == 0 && host_bit("198.51.100.7"), "the first host, live");
+	drops("the first host, added live", &p1, SIEVE_XDP_SRC);
+	sxdp_list_free(&add);
+	list_of(&add, h2, 1);
+	expect(add_entries(&l, &add) == 0, "the second host, live");
+	drops("the second host, added live", &p2, SIEVE_XDP_SRC);
+	expect(remove_live(&l, h1, 1) == 0 && host_bit("198.51.100.9"),
+	       "the first host's unblock cleared the bit of a /24 that still holds one");
+	drops("the second host, after the first left", &p2, SIEVE_XDP_SRC);
+	expect(verdict_from(SIEVE_XDP_V4, v4("198.51.100.7")) == XDP_PASS, "the first host passes");
+	expect(remove_live(&l, h2, 1) == 0 && !host_bit("198.51.100.9"),
+	       "the last host's unblock left the bit set");
+	expect(verdict_from(SIEVE_XDP_V4, v4("198.51.100.9")) == XDP_PASS, "the last host passes");
+	/* Back, then the bit taken away by hand: the probe is skipped. */
+	expect(add_entries(&l, &add) == 0, "the second host again");
+	drops("the second host, again", &p2, SIEVE_XDP_SRC);
+	host_bit_force("198.51.100.9", false);
+	expect(verdict_from(SIEVE_XDP_V4, v4("198.51.100.9")) == XDP_PASS,
+	       "without its bit the host was probed all the same");
+	host_bit_force("198.51.100.9", true);
+	drops("the second host, its bit back", &p2, SIEVE_XDP_SRC);
+	expect(live_gen_seq() == gen, "generation %u after live changes, want %u", live_gen_seq(),
+	       gen);
+out:
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+}
+
+/*
+ * Builds: a rebuild sets the bits of its hosts and, after its swap,
+ * clears those of /24s its list holds no host in; a build on pins
+ * without the bitmap leaves the flag off and probes every packet.
+ */
+static void test_v4host_rebuild(void)
+{
+	static const char *const a[] = { "198.51.100.7", "203.0.113.0/24" };
+	static const char *const b[] = { "192.0.2.77", "203.0.113.0/24" };
+	struct sxdp_list la = { 0 }, lb = { 0 };
+	struct sieve_xdp_config cfg;
+	int fd = h.v4host_fd;
+	bool built;
+
+	list_of(&la, a, 2);
+	list_of(&lb, b, 2);
+	if (!set_list(&la, 0, 1000))
+		goto out;
+	expect(host_bit("198.51.100.7") && !host_bit("192.0.2.77"), "list a's bits");
+	if (!set_list(&lb, 0, 1000))
+		goto out;
+	expect(!host_bit("198.51.100.7") && host_bit("192.0.2.77"), "list b's bits after a rebuild");
+	check_edges(&lb, "list b");
+	h.v4host_fd = -1;
+	built = set_list(&la, 0, 1000);
+	h.v4host_fd = fd;
+	if (!built)
+		goto out;
+	expect(!sxdp_read_config(&h, &cfg, NULL) && !(cfg.flags & SIEVE_XDP_F_V4HOSTS),
+	       "a build without the bitmap flagged it: flags %#x", cfg.flags);
+	/* The bitmap still says list b: a config without the flag must not read it. */
+	check_edges(&la, "list a, built without the bitmap");
+out:
+	sxdp_list_free(&la);
+	sxdp_list_free(&lb);
+}
+
+/*
+ * The store's answer for a /24 (sxdp_store_has_v4_host_in): its sources
+ * only, not its prefixes, not a /24 whose text begins the same way
+ * (198.51.10. against 198.51.100.), not the allowlist.
+ */
+static void test_v4host_store(void)
+{
+	static const char *const e[] = { "198.51.100.7", "198.51.10.0/25", "198.51.1.200",
+					 "tcp:198.51.10.5:80" };
+	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
+	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
+	struct sieve_xdp_key allowed;
+	struct sxdp_list l = { 0 };
+	struct sxdp_store *s = NULL;
+	bool f100 = false, f10 = true, f1 = false, f2 = true;
+	const char *why;
+
+	list_of(&l, e, 4);
+	if (!expect(mkdtemp(dir) != NULL, "mkdtemp") ||
+	    !expect(!sxdp_store_open(dir, &s, err, sizeof(err)), "store: %s", err))
+		goto out;
+	expect(!sxdp_store_add(s, "t", l.keys, l.n, &a, NULL, err, sizeof(err)), "add: %s", err);
+	expect(!sxdp_parse_entry("198.51.2.1", &allowed, &why), "parse");
+	a.allow = true;
+	expect(!sxdp_store_add(s, "t", &allowed, 1, &a, NULL, err, sizeof(err)), "allow: %s", err);
+	expect(!sxdp_store_has_v4_host_in(s, "t", 198 << 16 | 51 << 8 | 100, &f100) &&
+	       !sxdp_store_has_v4_host_in(s, "t", 198 << 16 | 51 << 8 | 10, &f10) &&
+	       !sxdp_store_has_v4_host_in(s, "t", 198 << 16 | 51 << 8 | 1, &f1) &&
+	       !sxdp_store_has_v4_host_in(s, "t", 198 << 16 | 51 << 8 | 2, &f2),
+	       "the store's lookups");
+	expect(f100 && !f10 && f1 && !f2, "hosts in 198.51.100/24 %d, 198.51.10/24 %d (none), "
+	       "198.51.1/24 %d, 198.51.2/24 %d (allowlist only)", f100, f10, f1, f2);
+out:
+	temp_store_close(s, dir);
+	sxdp_list_free(&l);
+}
+
 /*
  * Cases of the probe-length walk over IPv4 prefixes (counts of keys and
  * lengths, the removed digests): on a handle without the IPv4 prefix
@@ -3849,8 +4070,12 @@ static const struct {
 	{ "v4table_older_config_walks", test_v4table_older_config_walks },
 	{ "v4table_build_killed_before_sync", test_v4table_build_killed_before_sync },
 	{ "v4table_chunk_bound", test_v4table_chunk_bound },
+	{ "v4host_live", test_v4host_live },
+	{ "v4host_rebuild", test_v4host_rebuild },
+	{ "v4host_store", test_v4host_store },
 	{ "allow_v4", test_allow_v4 },
 	{ "allow_v6", test_allow_v6 },
+	{ "allow_none", test_allow_none },
 	{ "allow_sync_and_read", test_allow_sync_and_read },
 	{ "allow_bad_entries", test_allow_bad_entries },
 	{ "allow_exact", test_allow_exact },
@@ -3880,7 +4105,8 @@ static const char *const both_backends[] = {
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
 	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block", "v4table_every_length", "v4table_nested_live",
-	"v4table_live_slash8", "v4table_chunk_under_traffic", "v4table_older_config_walks", "removed_live", "removed_exact",
+	"v4table_live_slash8", "v4table_chunk_under_traffic", "v4table_older_config_walks",
+	"v4host_live", "v4host_rebuild", "removed_live", "removed_exact",
 	"removed_after_live_length", "removed_bound", "removed_cut_short", "removed_fd_zero",
 	"removed_memory", "removed_cycles", "removed_cycles_exact",
 };
@@ -3920,10 +4146,12 @@ static int setup(void)
 		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
+		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
 		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
+		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
 	};
 	/* A first generation with a digest key, as attach makes from the store's. */
 	ret = sxdp_build(&h, &(struct sxdp_build_spec){

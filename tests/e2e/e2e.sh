@@ -305,6 +305,24 @@ print(d['generation'], d['v4table']['covered_24s'], d['v4table']['chunk_24s'])")
 	for a in $in16 $in29 $other; do cl ip addr del "$a/32" dev cl$TAG; done
 }
 
+# The host bitmap live, under real traffic: two hosts of one /24 blocked;
+# unblocking one leaves its /24's bit for the other (the store still holds
+# it), which stays dropped; the last one's unblock lets it through.
+case_v4host_live() {
+	local h1=10.30.1.7 h2=10.30.1.9 a
+	attach || return
+	for a in $h1 $h2; do cl ip addr add "$a/32" dev cl$TAG; done
+	sv ip route add 10.0.0.0/8 dev $IF
+	on block $h1 $h2 >/dev/null || fail "block two hosts of one /24"
+	expect_eq "$(pings $h1 $SV4) $(pings $h2 $SV4)" "0 0" "pings from both hosts"
+	on unblock $h1 >/dev/null || fail "unblock the first host"
+	expect_eq "$(pings $h1 $SV4) $(pings $h2 $SV4)" "5 0" "after the first host's unblock"
+	on unblock $h2 >/dev/null || fail "unblock the second host"
+	expect_eq "$(pings $h2 $SV4)" 5 "after the last host's unblock"
+	sv ip route del 10.0.0.0/8 dev $IF
+	for a in $h1 $h2; do cl ip addr del "$a/32" dev cl$TAG; done
+}
+
 case_bad_file_loads_nothing() {
 	attach || return
 	on block $A4 >/dev/null
@@ -2092,7 +2110,7 @@ case_netns_inode_reuse() { removal inode_reuse; }
 
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
-CASES="block_source block_cidr many_prefix_lengths v4table_live ipv6_source_and_nd five_tuple byte_counters
+CASES="block_source block_cidr many_prefix_lengths v4table_live v4host_live ipv6_source_and_nd five_tuple byte_counters
 	load_under_traffic bad_file_loads_nothing load_feeds detach_leaves_clean generic_mode native_mode
 	exact_mode
 	errors several_interfaces concurrent_changes concurrent_loads

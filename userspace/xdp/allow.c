@@ -11,6 +11,10 @@
  * is order: an insert before a delete, so that a source allowed before and
  * after a change is allowed throughout it.
  *
+ * The program skips the trie while SIEVE_XDP_MAP_ALLOW_NONE says it is
+ * empty: so that flag is cleared before any insert, and set only after
+ * the trie was seen empty, at the end of a change.
+ *
  * The callers hold the interface's lock (sxdp_lock): two changes would
  * otherwise read and write the trie interleaved, and a sync could delete
  * what a concurrent update just inserted.
@@ -139,6 +143,26 @@ static int sorted_copy(const struct sxdp_list *l, struct sxdp_list *out)
 	return 0;
 }
 
+/* Where @h has the flag: 1 to skip the trie, 0 to ask it. */
+static int allow_none_set(struct sxdp_handle *h, __u32 none)
+{
+	__u32 zero = 0;
+
+	if (h->allow_none_fd < 0)
+		return 0;
+	return bpf_map_update_elem(h->allow_none_fd, &zero, &none, BPF_ANY) ? -errno : 0;
+}
+
+/* After a change: the flag set if the trie holds nothing now. */
+static int allow_none_after(struct sxdp_handle *h)
+{
+	struct sieve_xdp_allow_key k;
+
+	if (!bpf_map_get_next_key(h->allow_fd, NULL, &k))
+		return 0;
+	return errno == ENOENT ? allow_none_set(h, 1) : -errno;
+}
+
 int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_list *add,
 		      const struct sxdp_list *del)
 {
@@ -150,17 +174,19 @@ int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_list *add,
 		return -EOPNOTSUPP;
 	if (!allow_list_ok(add) || !allow_list_ok(del))
 		return -EINVAL;
+	if (add && add->n)
+		err = allow_none_set(h, 0);
 	for (i = 0; add && i < add->n && !err; i++)
 		err = allow_insert(h->allow_fd, &add->keys[i]);
 	if (err || !del || !del->n)
-		return err;
+		return err ?: allow_none_after(h);
 	/* An entry both added and deleted stays: it is never gone for a moment. */
 	err = sorted_copy(add, &keep);
 	for (i = 0; i < del->n && !err; i++)
 		if (!sxdp_list_find(&keep, &del->keys[i]))
 			err = allow_delete(h->allow_fd, &del->keys[i]);
 	sxdp_list_free(&keep);
-	return err;
+	return err ?: allow_none_after(h);
 }
 
 /* Keys as the trie holds them. */
@@ -271,6 +297,8 @@ int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_list *all)
 		if (!from_trie_key(&t.k[i], &key))
 			err = sxdp_list_add(&have, &key);
 	sxdp_list_sort(&have);
+	if (!err && want.n)
+		err = allow_none_set(h, 0);
 	/* Inserts first: a source that moves from one entry to a wider one
 	 * (10.0.0.1 to 10.0.0.0/24) is covered all along. */
 	for (i = 0; i < want.n && !err; i++)
@@ -278,6 +306,8 @@ int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_list *all)
 			err = allow_insert(h->allow_fd, &want.keys[i]);
 	if (!err)
 		err = delete_extras(h->allow_fd, &t, &want);
+	if (!err)
+		err = allow_none_after(h);
 	sxdp_list_free(&have);
 	free(t.k);
 out_free_want:

@@ -372,10 +372,10 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	h->ifindex = netns == sxdp_netns() ? if_nametoindex(ifname) : 0;
 	for (i = 0; i < 5; i++)
 		*fds[i] = -1;
-	h->allow_fd = -1;
+	h->allow_fd = h->allow_none_fd = -1;
 	h->blocked_fd = -1;
 	h->removed_fd = -1;
-	h->v4top_fd = h->v4chunk_fd = -1;
+	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
 	if (!sxdp_ifname_ok(ifname))
 		return -EINVAL;
 	for (i = 0; i < 5; i++) {
@@ -410,6 +410,9 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 		sxdp_close(h);
 		return err;
 	}
+	/* Nor this one: its program asks the allowlist, empty or not. */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_ALLOW_NONE);
+	h->allow_none_fd = bpf_obj_get(path);
 	/* Not there when an older sieve attached: only the blocked backend needs it. */
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_BLOCKED);
 	h->blocked_fd = bpf_obj_get(path);
@@ -421,6 +424,9 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	h->v4top_fd = bpf_obj_get(path);
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_V4CHUNK);
 	h->v4chunk_fd = bpf_obj_get(path);
+	/* Nor this: builds then leave the source probe on every IPv4 packet. */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_V4HOST);
+	h->v4host_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
 }
@@ -475,7 +481,12 @@ void sxdp_close(struct sxdp_handle *h)
 		close(h->v4top_fd);
 	if (h->v4chunk_fd >= 0)
 		close(h->v4chunk_fd);
-	h->v4top_fd = h->v4chunk_fd = -1;
+	if (h->v4host_fd >= 0)
+		close(h->v4host_fd);
+	if (h->allow_none_fd >= 0)
+		close(h->allow_none_fd);
+	h->allow_none_fd = -1;
+	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
 }
 
 static int read_active(struct sxdp_handle *h, uint32_t *gen)
@@ -970,14 +981,17 @@ int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err
 	bool table = sxdp_v4table_on(h);
 	int ret;
 
-	spec.flags &= ~SIEVE_XDP_F_V4TABLE;
+	spec.flags &= ~(SIEVE_XDP_F_V4TABLE | SIEVE_XDP_F_V4HOSTS);
 	if (table) {
+		/* The host bitmap's bits too: flagged only once they are set. */
 		ret = sxdp_v4table_fits(b->list) ?: sxdp_v4table_build_add(h, b->list);
 		if (ret) {
 			v4table_err(ret, err, errlen);
 			return ret;
 		}
 		spec.flags |= SIEVE_XDP_F_V4TABLE;
+		if (sxdp_v4host_on(h))
+			spec.flags |= SIEVE_XDP_F_V4HOSTS;
 		/*
 		 * Not in step with the store until the table has lost what
 		 * the list lost: swapped in at a version no store has, so a

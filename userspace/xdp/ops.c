@@ -369,18 +369,39 @@ static int v4table_ready(const struct sxdp_handle *h)
 	return sxdp_v4table_on(h) ? 0 : -EIO;
 }
 
+/* For removed.c and the host bitmap: what is still on the list, asked of the store. */
+struct store_list {
+	struct sxdp_store *s;
+	const char *list;
+};
+
+/* For the host bitmap: whether the store still holds a host in a /24. */
+static int store_has_host(void *ctx, uint32_t slot, bool *found)
+{
+	struct store_list *x = ctx;
+
+	return sxdp_store_has_v4_host_in(x->s, x->list, slot, found);
+}
+
 /*
  * The IPv4 prefixes of @c->gone out of the table: the /24s they spanned
  * recomputed from the prefixes that remain in the store (its prefix
- * index: sources are not read). Nothing if none is gone.
+ * index: sources are not read). Nothing if none is gone. The IPv4
+ * sources gone clear their /24's host bit where the store has no other.
  */
+
 static int v4table_remove(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
 			  struct change *c, char *err, size_t errlen)
 {
 	struct sxdp_list remaining = { 0 };
+	struct store_list x = { s, list };
 	size_t i;
 	int ret;
 
+	/* The host bits of /24s left without a host (the store is past the change). */
+	ret = sxdp_v4host_remove(h, c->gone, store_has_host, &x);
+	if (ret)
+		return ret;
 	for (i = 0; i < c->gone->n && !sxdp_v4table_entry(&c->gone->keys[i]); i++)
 		;
 	if (i == c->gone->n)
@@ -426,12 +447,6 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 	l = stored(s, list, c, err, errlen);
 	return l ? ops->add_live(h, &c->fresh, l, version) : -EIO;
 }
-
-/* For removed.c: whether an entry is still on the list, asked of the store. */
-struct store_list {
-	struct sxdp_store *s;
-	const char *list;
-};
 
 static int store_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
 {

@@ -2225,6 +2225,35 @@ int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 }
 
 /*
+ * Whether @list's blocklist holds an IPv4 source in the /24 @slot: one
+ * range of the primary key's index, as a source's key is its dotted text
+ * ("a.b.c." up to, not including, "a.b.c/", the character after '.'):
+ * at most the /24's 256 sources and its prefixes longer than /24 are read.
+ */
+int sxdp_store_has_v4_host_in(struct sxdp_store *s, const char *list, uint32_t slot,
+			      bool *found)
+{
+	char lo[16], hi[16];
+	sqlite3_stmt *st;
+	int rc;
+
+	_Static_assert(SIEVE_XDP_SRC == 0, "the kind the query names");
+	snprintf(lo, sizeof(lo), "%u.%u.%u.", slot >> 16, (slot >> 8) & 255, slot & 255);
+	snprintf(hi, sizeof(hi), "%u.%u.%u/", slot >> 16, (slot >> 8) & 255, slot & 255);
+	rc = sqlite3_prepare_v2(s->db, "SELECT 1 FROM entries WHERE list = ?1 AND key >= ?2 AND "
+				"key < ?3 AND kind = 0 AND allow = 0 LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "lookup", NULL, 0);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, lo, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, hi, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	*found = rc == SQLITE_ROW;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lookup", NULL, 0);
+}
+
+/*
  * Whether origin @o is one an older sieve recorded for the file @a is
  * loaded from (sxdp_store_adopt_origins): a path, not @a's origin, and
  * the path as typed or, with @a->adopt_base, one of the same base name

@@ -283,6 +283,9 @@ int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
  */
 int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 		   const struct sieve_xdp_key *key, bool *found);
+/* Whether @list's blocklist holds an IPv4 source inside the /24 @slot (the host bitmap's). */
+int sxdp_store_has_v4_host_in(struct sxdp_store *s, const char *list, uint32_t slot,
+			      bool *found);
 /*
  * The keys of @list's blocklist (@allow false) or allowlist held by origins
  * other than @origin, appended to @l (a load's maps: the rest of the list).

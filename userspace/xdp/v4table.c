@@ -17,6 +17,10 @@
  * recomputes them from it). Keys a killed command left behind are
  * unreferenced, so never read, and the next build deletes them.
  *
+ * The host bitmap beside it: the bits of a list's IPv4 sources are set
+ * with its prefixes (before the filter holds them) and cleared with a
+ * build's sync, or by a live unblock once the /24 holds no host.
+ *
  * Locking: the caller holds the interface's lock (ops.c), as for every
  * change to its maps: one writer at a time.
  */
@@ -299,6 +303,119 @@ static int recompute(struct sxdp_handle *h, __u64 *top, uint32_t first, uint32_t
 	return ret;
 }
 
+/* ---- the host bitmap (sieve_xdp_v4table.h): /24s holding an IPv4 source ---- */
+
+#define HOST_BYTES	((size_t)SIEVE_XDP_V4_HOST_WORDS * sizeof(__u64))
+
+bool sxdp_v4host_on(const struct sxdp_handle *h)
+{
+	return h->v4host_fd >= 0;
+}
+
+/* The /24 of an IPv4 source, which the filter holds (not the table): *@slot. */
+static bool host_slot(const struct sieve_xdp_key *k, uint32_t *slot)
+{
+	if (k->kind != SIEVE_XDP_SRC || k->family != SIEVE_XDP_V4)
+		return false;
+	*slot = sieve_xdp_v4_slot(ntohl(k->saddr[0]));
+	return true;
+}
+
+static __u64 *host_map(struct sxdp_handle *h)
+{
+	void *p = mmap(NULL, HOST_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, h->v4host_fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* One word's new bits: an aligned store (one writer: the interface's lock). */
+static void host_word_set(__u64 *bits, uint32_t word, __u64 v)
+{
+	if (__atomic_load_n(&bits[word], __ATOMIC_RELAXED) != v)
+		__atomic_store_n(&bits[word], v, __ATOMIC_RELEASE);
+}
+
+/* The bits of @l's IPv4 sources set (before they enter a filter); nothing without the map. */
+static int hosts_add(struct sxdp_handle *h, const struct sxdp_list *l)
+{
+	__u64 *bits;
+	uint32_t slot, w;
+	size_t i;
+
+	if (!sxdp_v4host_on(h))
+		return 0;
+	bits = host_map(h);
+	if (!bits)
+		return -errno;
+	for (i = 0; i < l->n; i++) {
+		if (!host_slot(&l->keys[i], &slot))
+			continue;
+		w = sieve_xdp_v4_host_word(slot);
+		host_word_set(bits, w, bits[w] | sieve_xdp_v4_host_bit(slot));
+	}
+	munmap(bits, HOST_BYTES);
+	return 0;
+}
+
+/*
+ * The bitmap made exactly @l's IPv4 sources (a build, after its swap: the
+ * bits of every host were set before it, so only bits of /24s the list no
+ * longer holds a host in are cleared).
+ */
+static int hosts_sync(struct sxdp_handle *h, const struct sxdp_list *l)
+{
+	__u64 *bits, *want;
+	uint32_t slot, w;
+	size_t i;
+
+	if (!sxdp_v4host_on(h))
+		return 0;
+	want = calloc(SIEVE_XDP_V4_HOST_WORDS, sizeof(*want));
+	bits = want ? host_map(h) : NULL;
+	if (!bits) {
+		free(want);
+		return want ? -errno : -ENOMEM;
+	}
+	for (i = 0; i < l->n; i++)
+		if (host_slot(&l->keys[i], &slot))
+			want[sieve_xdp_v4_host_word(slot)] |= sieve_xdp_v4_host_bit(slot);
+	for (w = 0; w < SIEVE_XDP_V4_HOST_WORDS; w++)
+		host_word_set(bits, w, want[w]);
+	munmap(bits, HOST_BYTES);
+	free(want);
+	return 0;
+}
+
+int sxdp_v4host_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
+		       int (*has_host)(void *ctx, uint32_t slot, bool *found), void *ctx)
+{
+	__u64 *bits, bit;
+	uint32_t slot, w;
+	bool found;
+	size_t i;
+	int ret = 0;
+
+	if (!sxdp_v4host_on(h))
+		return 0;
+	bits = host_map(h);
+	if (!bits)
+		return -errno;
+	for (i = 0; !ret && i < gone->n; i++) {
+		if (!host_slot(&gone->keys[i], &slot))
+			continue;
+		w = sieve_xdp_v4_host_word(slot);
+		bit = sieve_xdp_v4_host_bit(slot);
+		/* Clear already (another host of the /24 gone before): asked once. */
+		if (!(bits[w] & bit))
+			continue;
+		ret = has_host(ctx, slot, &found);
+		if (!ret && !found)
+			host_word_set(bits, w, bits[w] & ~bit);
+	}
+	munmap(bits, HOST_BYTES);
+	return ret;
+}
+
 /* Chunk keys no /24 points at: a killed command's, deleted by a build. */
 static int unreferenced(struct sxdp_handle *h, const __u64 *top, struct stale_keys *stale)
 {
@@ -327,7 +444,7 @@ int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l)
 		ret = unreferenced(h, top, &stale);
 	stale_drop(h, &stale);
 	munmap(top, TOP_BYTES);
-	return ret;
+	return ret ?: hosts_sync(h, l);
 }
 
 /*
@@ -395,6 +512,9 @@ static int add(struct sxdp_handle *h, const struct sxdp_list *fresh, bool live)
 	ret = collect_chunks(fresh, 0, SIEVE_XDP_V4_SLOTS, &chunks, &nc);
 	if (!ret && live)
 		ret = live_bound(top, chunks, nc);
+	/* The hosts' bits before the backend adds them to the filter. */
+	if (!ret)
+		ret = hosts_add(h, fresh);
 	for (i = 0; !ret && i < fresh->n; i++) {
 		if (!sxdp_v4table_entry(&fresh->keys[i]) || fresh->keys[i].prefix_len > 24)
 			continue;
@@ -507,6 +627,7 @@ int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chun
 		}
 	}
 	munmap(top, TOP_BYTES);
-	*bytes = sxdp_map_memlock(h->v4top_fd) + sxdp_map_memlock(h->v4chunk_fd);
+	*bytes = sxdp_map_memlock(h->v4top_fd) + sxdp_map_memlock(h->v4chunk_fd) +
+		 (sxdp_v4host_on(h) ? sxdp_map_memlock(h->v4host_fd) : 0);
 	return 0;
 }

@@ -208,10 +208,12 @@ struct sxdp_handle {
 	int ifindex;		/* 0 for an interface of another namespace */
 	int active_fd, cfg_fd, bloom_fd, exact_fd, stats_fd;
 	int allow_fd;		/* -1: an instance from before the allowlist */
+	int allow_none_fd;	/* -1: pinned by a sieve that always asks the allowlist */
 	int blocked_fd;		/* -1: pinned by a sieve without the blocked backend */
 	int removed_fd;		/* < 0: pinned by a sieve without live removals (removed.c) */
 	/* < 0: pinned by a sieve without the IPv4 prefix table (v4table.c) */
 	int v4top_fd, v4chunk_fd;
+	int v4host_fd;		/* < 0: pinned by a sieve without the host bitmap */
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
@@ -400,7 +402,16 @@ int sxdp_v4table_build_add(struct sxdp_handle *h, const struct sxdp_list *l);
  */
 int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
 			const struct sxdp_list *remaining);
-/* /24s covered whole, /24s with a chunk, and the kernel's bytes for both maps, now. */
+/*
+ * The host bitmap (sieve_xdp_v4table.h), where @h has it: its bits follow
+ * the table's calls (sync, add, build_add: the IPv4 sources of the list);
+ * a live unblock clears the bit of each gone source's /24 in which
+ * @has_host (the list after the change) finds none left.
+ */
+bool sxdp_v4host_on(const struct sxdp_handle *h);
+int sxdp_v4host_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
+		       int (*has_host)(void *ctx, uint32_t slot, bool *found), void *ctx);
+/* /24s covered whole, /24s with a chunk, and the kernel's bytes for its maps, now. */
 int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks,
 			uint64_t *bytes);
 /* What the kernel charges the map @fd ("memlock:" in its fdinfo; 0 if unknown). */

@@ -23,7 +23,11 @@
  * builds it (whatever structure that is), beside a list of as many sources
  * only (the cost the aims allow 1.3x of) and beside the same prefixes in a
  * BPF_MAP_TYPE_LPM_TRIE (tests/bpf/bench/lpm_peer.bpf.c): a packet that
- * misses, one that hits the shortest and one the longest entry, memory.
+ * misses, one that hits the shortest and one the longest entry, memory;
+ * then where the time goes: the parser alone (lpm_peer.bpf.c's
+ * parse_only_xdp) on the same packets, each program's ns above it, sieve
+ * as before the host bitmap and the allowlist flag, and the trie's ratio
+ * on both bases.
  *
  * Last, the keyed digest's cost: a packet that misses, timed with the
  * program and with its build on the old linear digest, on the same maps.
@@ -65,8 +69,8 @@ static const struct sieve_xdp_config keyed = {
 static int sieve_fd, hash_only_fd, floor_fd, stream_fd, stream_next_fd;
 /* The program on the old linear digest, and on SipHash-2-4, on sieve_fd's maps. */
 static int linear_fd = -1, sip24_fd = -1;
-/* The LPM-trie peer (lpm_peer.bpf.c) and its trie. */
-static int peer_fd = -1, trie_fd = -1;
+/* The LPM-trie peer (lpm_peer.bpf.c), its trie, and the parser alone (the floor of both). */
+static int peer_fd = -1, trie_fd = -1, parse_fd = -1;
 static uint32_t repeat = 1000000;
 static FILE *out;
 static double floor_ns, floor_stream_ns;
@@ -857,6 +861,9 @@ static const uint32_t peer_backends[] = { 0, SIEVE_XDP_F_BLOCKED };
 /* A list's costs: sieve and as many sources only on each backend, and the trie. */
 struct peer_result {
 	struct peer_cost sieve[NR_PEER_BACKENDS], sources[NR_PEER_BACKENDS], trie;
+	/* sieve as before the host bitmap and the allowlist's flag: bloom-map, blocked */
+	struct peer_cost before[NR_PEER_BACKENDS];
+	double parse[NR_PEER_PKTS];	/* the parser alone on each packet */
 	long trie_im;		/* the trie's intermediate nodes */
 };
 
@@ -932,16 +939,40 @@ static int peer_sieve(const struct peer_list *p, uint32_t flags, struct peer_cos
 	return peer_time(sieve_fd, sxdp_backend_name(flags), p, c);
 }
 
+/*
+ * @p as peer_sieve builds it, as before the host bitmap and the empty
+ * allowlist's flag: every IPv4 packet probes, every hit asks the trie.
+ */
+static int peer_sieve_before(const struct peer_list *p, uint32_t flags, struct peer_cost *c)
+{
+	__u32 zero = 0, ask = 0, skip = 1;
+	int fd = h.v4host_fd, ret;
+
+	h.v4host_fd = -1;
+	ret = bpf_map_update_elem(h.allow_none_fd, &zero, &ask, BPF_ANY) ? -errno : 0;
+	if (!ret)
+		ret = peer_sieve(p, flags, c);
+	h.v4host_fd = fd;
+	if (!ret && bpf_map_update_elem(h.allow_none_fd, &zero, &skip, BPF_ANY))
+		ret = -errno;
+	return ret;
+}
+
 /* @p in the peer's trie; emptied again after, for the next list. */
 static int peer_trie(const struct peer_list *p, struct peer_result *r)
 {
 	struct lpm_peer_key k;
-	int ret = trie_load(&p->l, true), undo;
+	int ret = trie_load(&p->l, true), undo, i;
 
 	if (!ret) {
 		r->trie.bytes = memlock(trie_fd);
 		r->trie_im = trie_intermediate_nodes(&p->l);
 		ret = r->trie_im < 0 ? (int)r->trie_im : peer_time(peer_fd, "LPM trie", p, &r->trie);
+	}
+	/* The parse-only floor, right after the trie, on the same packets. */
+	for (i = 0; !ret && i < NR_PEER_PKTS; i++) {
+		r->parse[i] = run_ns(parse_fd, p->pkt[i], p->len[i]);
+		ret = r->parse[i] < 0 ? -EIO : 0;
 	}
 	undo = trie_load(&p->l, false);
 	if (!undo && !bpf_map_get_next_key(trie_fd, NULL, &k))
@@ -1007,6 +1038,31 @@ static void peer_ratios(const struct peer_list *p, const struct peer_result *r)
 	}
 }
 
+/*
+ * Where the time goes: per list, backend and packet, whole-packet ns of
+ * sieve and the trie, the parse-only floor, each program's ns above it
+ * (its lookup; for sieve also its config, counters and verdict, which the
+ * trie program does not have), and the trie / sieve ratio on both bases.
+ */
+static void peer_split(const struct peer_list *p, const struct peer_result *r)
+{
+	const struct peer_cost *s, *o, *t = &r->trie;
+	size_t b;
+	int i;
+
+	for (b = 0; b < NR_PEER_BACKENDS; b++) {
+		s = &r->sieve[b];
+		o = &r->before[b];
+		for (i = 0; i < NR_PEER_PKTS; i++)
+			say("| %-22s | %-9s | %-12s | %6.1f | %6.1f | %6.1f | %6.1f | %6.1f | "
+			    "%6.1f | %6.2fx | %6.2fx |\n", p->name,
+			    sxdp_backend_name(peer_backends[b]), peer_pkt_names[i], r->parse[i],
+			    o->ns[i], s->ns[i], t->ns[i], s->ns[i] - r->parse[i],
+			    t->ns[i] - r->parse[i], t->ns[i] / s->ns[i],
+			    (t->ns[i] - r->parse[i]) / (s->ns[i] - r->parse[i]));
+	}
+}
+
 enum { PEER_FIREHOL, PEER_CONTROL, PEER_EVERY, NR_PEER_LISTS };
 
 static int peer_lists_make(struct peer_list *p, struct peer_list *src)
@@ -1063,6 +1119,8 @@ static int bench_peers(void)
 		for (b = 0; !ret && b < NR_PEER_BACKENDS; b++) {
 			ret = peer_sieve(&src[i], peer_backends[b], &r[i].sources[b]);
 			if (!ret)
+				ret = peer_sieve_before(&p[i], peer_backends[b], &r[i].before[b]);
+			if (!ret)
 				ret = peer_sieve(&p[i], peer_backends[b], &r[i].sieve[b]);
 		}
 		if (!ret)
@@ -1078,6 +1136,19 @@ static int bench_peers(void)
 		    "|---|---|---|---|---|---|---|---|---|---|\n", "list");
 		for (i = 0; i < NR_PEER_LISTS; i++)
 			peer_ratios(&p[i], &r[i]);
+		say("\nWhere the time goes, one run: the parse-only floor (lpm_peer.bpf.c's "
+		    "parse_only_xdp: the same parser, no lookup, on the same packet), each "
+		    "program's whole-packet ns and its ns above the floor (for the trie its "
+		    "lookup; for sieve its lookup, config read, counters and verdict), and the "
+		    "aim's ratio, LPM trie / sieve (>= 2x), on both bases: whole packet, and "
+		    "above the floor. Before: sieve's generation built without the host bitmap "
+		    "and with the allowlist asked on every hit (every IPv4 packet probes the "
+		    "filter for the source kind), as before both.\n\n"
+		    "| %-22s | backend   | packet       | parse  | sieve before | sieve  | trie   | "
+		    "sieve-parse | trie-parse | trie/sieve whole | trie/sieve above floor |\n"
+		    "|---|---|---|---|---|---|---|---|---|---|---|\n", "list");
+		for (i = 0; i < NR_PEER_LISTS; i++)
+			peer_split(&p[i], &r[i]);
 	}
 	for (i = 0; i < NR_PEER_LISTS; i++) {
 		sxdp_list_free(&p[i].l);
@@ -1142,11 +1213,16 @@ static int setup(void)
 		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
 		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
 		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
+		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
 		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
 		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
+		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
 	};
+	/* The allowlist as attach leaves it on a list that allows nothing. */
+	if (sxdp_allow_sync(&h, &(struct sxdp_list){ 0 }))
+		return -EIO;
 	snprintf(path, sizeof(path), "%s/bench-xdp/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
 	snprintf(path, sizeof(path), "%s/bench-xdp/bench_stream.bpf.o", dir);
@@ -1176,6 +1252,13 @@ static int setup(void)
 	peer_fd = load_variant(path, "lpm_peer_xdp", &variant);
 	map = peer_fd >= 0 ? bpf_object__find_map_by_name(variant, "lpm_peer_v4") : NULL;
 	trie_fd = peer_fd < 0 ? peer_fd : map ? bpf_map__fd(map) : -ENOENT;
+	if (trie_fd >= 0) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(variant,
+									     "parse_only_xdp");
+
+		parse_fd = prog ? bpf_program__fd(prog) : -ENOENT;
+		trie_fd = parse_fd < 0 ? parse_fd : trie_fd;
+	}
 	if (trie_fd < 0)
 		fprintf(stderr, "xdp bench: %s: %s\n", path, strerror(-trie_fd));
 	return trie_fd < 0 ? trie_fd : 0;
