@@ -74,7 +74,7 @@ static const struct cli_option why_opt_proto = {
 	.set = set_proto, .accepts = "tcp, udp, sctp or icmp", .choices = "tcp udp sctp icmp",
 };
 static const struct cli_option why_opt_dst = {
-	"dst", 0, "ADDR[:PORT]", "its destination (default: the unspecified address, no port)",
+	"dst", 0, "DST[:PORT]", "its destination (default: the unspecified address, no port)",
 	.set = set_dst, .accepts = "ADDR, ADDR:PORT, IPV6 or [IPV6]:PORT",
 };
 static const struct cli_option why_opt_state_dir = {
