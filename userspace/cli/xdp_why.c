@@ -127,7 +127,8 @@ struct why_answer {
 	const char *iface;
 	char list[SXDP_LIST_NAME_MAX + 1];
 	bool recorded;			/* the store records the attachment */
-	uint64_t store_version, maps_version;
+	uint64_t store_version;
+	struct sxdp_iface_report r;	/* what status reads of the interface */
 	struct sxdp_why_verdict v;
 	unsigned int blocked, allowed;	/* entries covering the packet */
 	bool json;
@@ -202,26 +203,26 @@ static void print_head(const struct why_answer *a)
 		json_str("verdict", a->v.action == XDP_DROP ? "drop" : "pass");
 		json_str("reason", verdict_reason(a));
 		json_str("summary", verdict);
-		json_u64("prog_id", a->v.prog.id);
-		json_str("prog_tag", a->v.prog.tag);
+		json_u64("prog_id", a->r.prog.id);
+		json_str("prog_tag", a->r.prog.tag);
 		json_u64("filter_hits", a->v.counted.c[SIEVE_XDP_BLOOM_HITS].packets);
 		json_u64("false_positives_refuted",
 			 a->v.counted.c[SIEVE_XDP_FALSE_POSITIVES].packets);
 		json_u64("store_version", a->store_version);
-		json_u64("maps_version", a->maps_version);
+		json_u64("maps_version", a->r.cfg.store_version);
 		json_array("entries");
 		return;
 	}
 	printf("%s: %s %s -> %s: %s\n", a->iface, proto_name(p->proto), src, dst, verdict);
-	printf("  program id %u tag %s, run on a copy of the packet; list %s%s\n", a->v.prog.id,
-	       a->v.prog.tag, a->list, a->recorded ? "" : " (no attachment recorded: the default)");
+	printf("  program id %u tag %s, run on a copy of the packet; list %s%s\n", a->r.prog.id,
+	       a->r.prog.tag, a->list, a->recorded ? "" : " (no attachment recorded: the default)");
 	if (a->v.counted.c[SIEVE_XDP_FALSE_POSITIVES].packets)
 		printf("  the filter claimed it %llu time(s); exact mode refuted %llu\n",
 		       (unsigned long long)a->v.counted.c[SIEVE_XDP_BLOOM_HITS].packets,
 		       (unsigned long long)a->v.counted.c[SIEVE_XDP_FALSE_POSITIVES].packets);
-	if (a->store_version != a->maps_version)
+	if (a->store_version != a->r.cfg.store_version)
 		printf("  the maps hold version %llu of the list, the store %llu: the next "
-		       "command rebuilds them\n", (unsigned long long)a->maps_version,
+		       "command rebuilds them\n", (unsigned long long)a->r.cfg.store_version,
 		       (unsigned long long)a->store_version);
 }
 
@@ -297,14 +298,13 @@ static int count_entry(const struct sxdp_why_entry *w, void *ctx)
  * them) says whether one covers the packet; two hundred indexed lookups
  * at most each time.
  */
-static int why_report(struct sxdp_store *s, struct sxdp_handle *h,
-		      const struct sieve_xdp_config *cfg, struct why_answer *a)
+static int why_report(struct sxdp_store *s, struct sxdp_handle *h, struct why_answer *a)
 {
-	int ret = sxdp_why_entries(s, a->list, h, cfg, a->p, count_entry, a);
+	int ret = sxdp_why_entries(s, a->list, h, &a->r, a->p, count_entry, a);
 
 	if (!ret) {
 		print_head(a);
-		ret = sxdp_why_entries(s, a->list, h, cfg, a->p, print_entry, a);
+		ret = sxdp_why_entries(s, a->list, h, &a->r, a->p, print_entry, a);
 		if (a->json) {
 			json_end();	/* entries */
 			json_end();
@@ -315,7 +315,6 @@ static int why_report(struct sxdp_store *s, struct sxdp_handle *h,
 
 static int why_iface(struct sxdp_store *s, const char *ifname, struct why_answer *a)
 {
-	struct sieve_xdp_config cfg;
 	struct sxdp_handle h;
 	int ret = sxdp_open_reader(ifname, &h);
 
@@ -327,14 +326,12 @@ static int why_iface(struct sxdp_store *s, const char *ifname, struct why_answer
 	a->iface = ifname;
 	a->blocked = a->allowed = 0;
 	ret = why_list(s, &h, a);
-	if (!ret && (ret = sxdp_read_config(&h, &cfg, NULL)))
-		ret = cli_error("%s: reading the config: %s", ifname, strerror(-ret));
-	if (!ret && (ret = sxdp_why_verdict(&h, a->p, &a->v)))
+	if (!ret && (ret = sxdp_iface_report(&h, &a->r)))
+		ret = cli_error("%s: reading its maps: %s", ifname, strerror(-ret));
+	if (!ret && (ret = sxdp_why_verdict(&h, &a->r, a->p, &a->v)))
 		ret = why_verdict_error(ifname, ret);
-	if (!ret) {
-		a->maps_version = cfg.store_version;
-		ret = why_report(s, &h, &cfg, a);
-	}
+	if (!ret)
+		ret = why_report(s, &h, a);
 	sxdp_close(&h);
 	return ret;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One interface's blocklist as its pins show it now, read in one call
- * (report.c): what `sieve xdp status` prints and what the agent's metrics
- * export, so the two cannot read an interface two ways. The store's side
+ * (report.c): what `sieve xdp status` prints, what the agent's metrics
+ * export and what `sieve xdp why` runs a packet against (why.c), so they
+ * cannot read an interface two ways. The store's side
  * (the list it records, its version) is the caller's: a report reads only
  * what the kernel holds.
  */
@@ -65,19 +66,19 @@ struct sxdp_why_verdict {
 	int counter;			/* the SIEVE_XDP_DROP_* that counted it, or PASSED */
 	bool allowed;			/* the allowlist overrode a source or prefix match */
 	struct sieve_xdp_stats counted;	/* all the run counted, in its own counters */
-	struct sxdp_prog prog;		/* the running program */
-	char tag[17];			/* the tag of the one run: the same */
+	char tag[17];			/* the tag of the one run: the running one's */
 };
 
 /*
- * Runs @p through the program attached at @h (from sxdp_open_reader*), on
- * the live maps, its counters untouched (why.c says how). 0, or -errno:
+ * Runs @p through the program attached at @h (from sxdp_open_reader*), of
+ * report @r (sxdp_iface_report: its config and running program), on the
+ * live maps, its counters untouched (why.c says how). 0, or -errno:
  * -ENOENT no program runs there; -ESTALE the running program, or its
  * maps, are not this sieve's (`sieve xdp attach IFACE` upgrades it);
  * another from loading or running the program.
  */
-int sxdp_why_verdict(struct sxdp_handle *h, const struct sxdp_why_packet *p,
-		     struct sxdp_why_verdict *v);
+int sxdp_why_verdict(struct sxdp_handle *h, const struct sxdp_iface_report *r,
+		     const struct sxdp_why_packet *p, struct sxdp_why_verdict *v);
 
 /* An entry of the store that covers the packet. */
 struct sxdp_why_entry {
@@ -93,12 +94,12 @@ struct sxdp_why_entry {
 /*
  * @cb for each entry of @list, blocked or allowed, that covers @p: its
  * source, every prefix holding its source (longest first), then the
- * service and the flow of its destination and ports when given. @cfg: the
- * live generation's (where the maps hold them). 0, @cb's nonzero return,
- * or -errno.
+ * service and the flow of its destination and ports when given; where
+ * the maps of @h hold them by @r's config. 0, @cb's nonzero return, or
+ * -errno.
  */
 int sxdp_why_entries(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
-		     const struct sieve_xdp_config *cfg, const struct sxdp_why_packet *p,
+		     const struct sxdp_iface_report *r, const struct sxdp_why_packet *p,
 		     int (*cb)(const struct sxdp_why_entry *w, void *ctx), void *ctx);
 
 #endif /* SIEVE_XDP_REPORT_H */

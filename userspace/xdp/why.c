@@ -199,24 +199,24 @@ static int prog_tag(int prog_fd, char tag[17])
 }
 
 /* Runs @p once through the loaded instance; its private counters into @v. */
-static int why_run(struct why_instance *in, const struct sxdp_why_packet *p,
-		   struct sxdp_why_verdict *v)
+static int why_run(struct why_instance *in, const struct sxdp_prog *prog,
+		   const struct sxdp_why_packet *p, struct sxdp_why_verdict *v)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(in->obj, SIEVE_XDP_PROG);
+	struct bpf_program *copy = bpf_object__find_program_by_name(in->obj, SIEVE_XDP_PROG);
 	struct bpf_map *stats = bpf_object__find_map_by_name(in->obj, SIEVE_XDP_MAP_STATS);
 	uint8_t pkt[SXDP_WHY_PKT_MAX];
 	LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = pkt, .repeat = 1);
 	int ret;
 
-	if (!prog || !stats)
+	if (!copy || !stats)
 		return -ENOENT;
-	ret = prog_tag(bpf_program__fd(prog), v->tag);
+	ret = prog_tag(bpf_program__fd(copy), v->tag);
 	if (ret)
 		return ret;
-	if (strcmp(v->tag, v->prog.tag))
+	if (strcmp(v->tag, prog->tag))
 		return -ESTALE;
 	run.data_size_in = sxdp_why_build(p, pkt);
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &run))
+	if (bpf_prog_test_run_opts(bpf_program__fd(copy), &run))
 		return -errno;
 	v->action = run.retval;
 	return sxdp_read_stats_fd(bpf_map__fd(stats), &v->counted);
@@ -233,26 +233,22 @@ static int verdict_counter(const struct sieve_xdp_stats *s)
 	return s->c[SIEVE_XDP_DROP_UNPARSED].packets ? SIEVE_XDP_DROP_UNPARSED : SIEVE_XDP_PASSED;
 }
 
-int sxdp_why_verdict(struct sxdp_handle *h, const struct sxdp_why_packet *p,
-		     struct sxdp_why_verdict *v)
+int sxdp_why_verdict(struct sxdp_handle *h, const struct sxdp_iface_report *r,
+		     const struct sxdp_why_packet *p, struct sxdp_why_verdict *v)
 {
-	struct sieve_xdp_config cfg;
 	struct why_instance in;
 	int ret;
 
 	memset(v, 0, sizeof(*v));
 	if (h->stale)
 		return -ESTALE;
-	ret = sxdp_prog_running(h->netns, h->ifname, &v->prog);
-	if (!ret)
-		ret = sxdp_read_config(h, &cfg, NULL);
-	if (ret)
-		return ret;
-	ret = why_open(&in, h, sxdp_backend_of(cfg.flags)->kfunc_prog);
+	if (!r->prog.id)
+		return -ENOENT;
+	ret = why_open(&in, h, sxdp_backend_of(r->cfg.flags)->kfunc_prog);
 	if (!ret)
 		ret = bpf_object__load(in.obj);
 	if (!ret)
-		ret = why_run(&in, p, v);
+		ret = why_run(&in, &r->prog, p, v);
 	why_close(&in);
 	if (ret)
 		return ret;
@@ -369,9 +365,10 @@ static void v4table_says(struct sxdp_handle *h, __be32 saddr, char *buf, size_t 
 }
 
 int sxdp_why_entries(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
-		     const struct sieve_xdp_config *cfg, const struct sxdp_why_packet *p,
+		     const struct sxdp_iface_report *r, const struct sxdp_why_packet *p,
 		     int (*cb)(const struct sxdp_why_entry *w, void *ctx), void *ctx)
 {
+	const struct sieve_xdp_config *cfg = &r->cfg;
 	char table[96] = "";
 	struct why_walk x = { .cfg = cfg, .cb = cb, .ctx = ctx, .v4table = table };
 	struct sieve_xdp_key key = { .kind = SIEVE_XDP_SRC, .family = p->family };
