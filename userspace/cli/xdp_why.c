@@ -295,8 +295,8 @@ static int count_entry(const struct sxdp_why_entry *w, void *ctx)
 
 /*
  * The entries twice: counted first, as the verdict line (printed before
- * them) says whether one covers the packet; two hundred indexed lookups
- * at most each time.
+ * them) says whether one covers the packet; 130 indexed lookups at most
+ * each time.
  */
 static int why_report(struct sxdp_store *s, struct sxdp_handle *h, struct why_answer *a)
 {
@@ -315,6 +315,7 @@ static int why_report(struct sxdp_store *s, struct sxdp_handle *h, struct why_an
 
 static int why_iface(struct sxdp_store *s, const char *ifname, struct why_answer *a)
 {
+	char err[512] = "";
 	struct sxdp_handle h;
 	int ret = sxdp_open_reader(ifname, &h);
 
@@ -325,13 +326,19 @@ static int why_iface(struct sxdp_store *s, const char *ifname, struct why_answer
 		return cli_error("%s: opening the pinned maps: %s", ifname, strerror(-ret));
 	a->iface = ifname;
 	a->blocked = a->allowed = 0;
-	ret = why_list(s, &h, a);
+	/* One snapshot of the store for the list, its version and its entries. */
+	ret = sxdp_store_begin_read(s, err, sizeof(err));
+	if (ret)
+		ret = cli_error("%s", err[0] ? err : strerror(-ret));
+	if (!ret)
+		ret = why_list(s, &h, a);
 	if (!ret && (ret = sxdp_iface_report(&h, &a->r)))
 		ret = cli_error("%s: reading its maps: %s", ifname, strerror(-ret));
 	if (!ret && (ret = sxdp_why_verdict(&h, &a->r, a->p, &a->v)))
 		ret = why_verdict_error(ifname, ret);
 	if (!ret)
 		ret = why_report(s, &h, a);
+	sxdp_store_rollback(s);
 	sxdp_close(&h);
 	return ret;
 }

@@ -285,7 +285,10 @@ static void prefix_key(const struct sieve_xdp_key *src, unsigned int len, struct
 /*
  * Where a blocked prefix entry is in the live maps: the IPv4 table's
  * state for the address, or the key of the probe length it was expanded
- * to (a live add of a shorter length leaves older entries at theirs).
+ * to (of the packet's source: the one key of that length that holds it).
+ * That length is the shortest probe length at or above the prefix's: a
+ * prefix is expanded only when every probe length is taken (expand.c),
+ * so no length comes between it and its target later.
  */
 static void where_in_maps(const struct why_walk *x, const struct sxdp_store_entry *e,
 			  const struct sieve_xdp_key *key, struct sxdp_why_entry *w)
