@@ -1730,26 +1730,26 @@ for i in range(60000): print('100.64.%d.%d' % (i // 256, i % 256))" >"$WORK/tiny
 	on load "$WORK/tiny" >/dev/null || fail "load 60000 sources"
 	for i in $(seq 150 209); do
 		a=198.51.100.$i
-		[ "$(why_json "d['reason']" $a)" = false_positive ] && { fp=$a; break; }
+		[ "$(why_json "d['reason']" "$a")" = false_positive ] && { fp=$a; break; }
 	done
 	[ -n "$fp" ] || { fail "no false positive among 60 addresses at a rate of 0.37"; return; }
-	expect_eq "$(on why $fp | head -n 1)" \
+	expect_eq "$(on why "$fp" | head -n 1)" \
 		"$IF: tcp $fp -> 0.0.0.0: dropped: bloom false positive, no entry covers it" \
 		"why's first line for a false positive"
-	expect_eq "$(why_json "d['verdict'], e" $fp)" "drop []" "why -j: dropped, no entry"
-	cl ip addr add $fp/32 dev cl$TAG
-	expect_eq "$(pings $fp $SV4)" 0 "pings from the false positive"
-	cl ip addr del $fp/32 dev cl$TAG
+	expect_eq "$(why_json "d['verdict'], e" "$fp")" "drop []" "why -j: dropped, no entry"
+	cl ip addr add "$fp/32" dev cl$TAG
+	expect_eq "$(pings "$fp" $SV4)" 0 "pings from the false positive"
+	cl ip addr del "$fp/32" dev cl$TAG
 	# In exact mode the exact map refutes such hits (the rebuild's filter
 	# has a seed of its own: another address is its false positive).
 	sieve attach $IF --exact >/dev/null || fail "attach --exact"
 	fp=
 	for i in $(seq 150 209); do
 		a=198.51.100.$i
-		[ "$(why_json "d['filter_hits']" $a)" = 1 ] && { fp=$a; break; }
+		[ "$(why_json "d['filter_hits']" "$a")" = 1 ] && { fp=$a; break; }
 	done
 	[ -n "$fp" ] || { fail "exact mode: no filter hit among 60 addresses"; return; }
-	expect_eq "$(why_json "d['verdict'], d['reason'], d['false_positives_refuted'], e" $fp)" \
+	expect_eq "$(why_json "d['verdict'], d['reason'], d['false_positives_refuted'], e" "$fp")" \
 		"pass none 1 []" "why in exact mode: the filter's hit refuted"
 }
 

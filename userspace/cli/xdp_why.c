@@ -185,8 +185,31 @@ static void endpoint_text(uint8_t family, const __be32 addr[4], __be16 port, cha
 		snprintf(buf, len, "[%s]:%u", a, ntohs(port));
 }
 
+static void json_head(const struct why_answer *a, const char *src, const char *dst,
+		      const char *verdict)
+{
+	json_object(NULL);
+	json_str("iface", a->iface);
+	json_str("list", a->list);
+	json_str("proto", proto_name(a->p->proto));
+	json_str("src", src);
+	json_str("dst", dst);
+	json_str("verdict", a->v.action == XDP_DROP ? "drop" : "pass");
+	json_str("reason", verdict_reason(a));
+	json_str("summary", verdict);
+	json_u64("prog_id", a->r.prog.id);
+	json_str("prog_tag", a->r.prog.tag);
+	json_u64("filter_hits", a->v.counted.c[SIEVE_XDP_BLOOM_HITS].packets);
+	json_u64("false_positives_refuted", a->v.counted.c[SIEVE_XDP_FALSE_POSITIVES].packets);
+	json_u64("store_version", a->store_version);
+	json_u64("maps_version", a->r.cfg.store_version);
+	json_array("entries");
+}
+
+/* The verdict and how it was reached; the entries follow (print_entry). */
 static void print_head(const struct why_answer *a)
 {
+	const struct sieve_xdp_stats *counted = &a->v.counted;
 	const struct sxdp_why_packet *p = a->p;
 	char src[64], dst[64], verdict[96];
 
@@ -194,32 +217,17 @@ static void print_head(const struct why_answer *a)
 	endpoint_text(p->family, p->daddr, p->dport, dst, sizeof(dst));
 	verdict_text(a, verdict, sizeof(verdict));
 	if (a->json) {
-		json_object(NULL);
-		json_str("iface", a->iface);
-		json_str("list", a->list);
-		json_str("proto", proto_name(p->proto));
-		json_str("src", src);
-		json_str("dst", dst);
-		json_str("verdict", a->v.action == XDP_DROP ? "drop" : "pass");
-		json_str("reason", verdict_reason(a));
-		json_str("summary", verdict);
-		json_u64("prog_id", a->r.prog.id);
-		json_str("prog_tag", a->r.prog.tag);
-		json_u64("filter_hits", a->v.counted.c[SIEVE_XDP_BLOOM_HITS].packets);
-		json_u64("false_positives_refuted",
-			 a->v.counted.c[SIEVE_XDP_FALSE_POSITIVES].packets);
-		json_u64("store_version", a->store_version);
-		json_u64("maps_version", a->r.cfg.store_version);
-		json_array("entries");
+		json_head(a, src, dst, verdict);
 		return;
 	}
 	printf("%s: %s %s -> %s: %s\n", a->iface, proto_name(p->proto), src, dst, verdict);
-	printf("  program id %u tag %s, run on a copy of the packet; list %s%s\n", a->r.prog.id,
-	       a->r.prog.tag, a->list, a->recorded ? "" : " (no attachment recorded: the default)");
-	if (a->v.counted.c[SIEVE_XDP_FALSE_POSITIVES].packets)
-		printf("  the filter claimed it %llu time(s); exact mode refuted %llu\n",
-		       (unsigned long long)a->v.counted.c[SIEVE_XDP_BLOOM_HITS].packets,
-		       (unsigned long long)a->v.counted.c[SIEVE_XDP_FALSE_POSITIVES].packets);
+	printf("  program id %u tag %s (its code, on the live maps; counters untouched); list %s%s\n",
+	       a->r.prog.id, a->r.prog.tag, a->list,
+	       a->recorded ? "" : " (no attachment recorded: the default)");
+	if (counted->c[SIEVE_XDP_FALSE_POSITIVES].packets)
+		printf("  the filter claimed it %llu time(s), refuted %llu (exact map or removed keys)\n",
+		       (unsigned long long)counted->c[SIEVE_XDP_BLOOM_HITS].packets,
+		       (unsigned long long)counted->c[SIEVE_XDP_FALSE_POSITIVES].packets);
 	if (a->store_version != a->r.cfg.store_version)
 		printf("  the maps hold version %llu of the list, the store %llu: the next "
 		       "command rebuilds them\n", (unsigned long long)a->r.cfg.store_version,
