@@ -312,6 +312,32 @@ xdp_json_tests() {
 }
 
 # list: a header, the comment, numeric order, --origin and --kind (issue 22, item 9).
+# `xdp why` refuses bad input before it needs root or a store: one line, exit 2 (EINVAL).
+xdp_why_tests() {
+	local bad=(
+		"no address|not an IP address|xdp why --state-dir $work/why nosuch"
+		"a port of 0|bad port|xdp why 192.0.2.1:0"
+		"a port past 65535|bad port|xdp why 192.0.2.1:65536"
+		"an IPv6 address with junk|or [IPV6]:PORT|xdp why 2001:db8::1:80:x"
+		"brackets without a port|expected [IPV6]:PORT|xdp why [2001:db8::1]"
+		"a bad --dst|--dst 192.0.2.300: not an IP address|xdp why 192.0.2.1 --dst 192.0.2.300"
+		"families apart|different families|xdp why 192.0.2.1 --dst 2001:db8::1"
+		"icmp with a port|icmp has no ports|xdp why 192.0.2.1:5 --proto icmp"
+		"an unknown protocol|tcp, udp, sctp or icmp|xdp why 192.0.2.1 --proto gre"
+		"a bad interface name|interface name|xdp why 192.0.2.1 -i ../x"
+		"two addresses|xdp why|xdp why 192.0.2.1 192.0.2.2"
+	)
+	local c name want args
+	for c in "${bad[@]}"; do
+		IFS='|' read -r name want args <<<"$c"
+		# shellcheck disable=SC2086 # the arguments: one a word
+		expect_refused "why: $name" "$sieve" $args
+		check "why: $name: says so" grep -qF -- "$want" <<<"$err"
+	done
+	expect_refused "why of an address with control characters" "$sieve" xdp why "$(printf 'x\033[2J')"
+	check "why: the address is escaped in the error" grep -qF 'x\x1b[2J: ' <<<"$err"
+}
+
 xdp_list_tests() {
 	local st=$work/lst
 	expect "list of an empty store" 0 "$sieve" xdp list --state-dir "$st"
@@ -374,6 +400,7 @@ if $has_xdp; then
 	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment \
 		--allow-empty --json --pretty
 	expect_help_options "xdp list" --iface --list --origin --kind --state-dir --json --pretty
+	expect_help_options "xdp why" --iface --proto --dst --state-dir --json --pretty
 	for c in unblock allow disallow expire detach; do
 		[[ $(help_options xdp $c) == *--json*--pretty* ]] ||
 			not_ok "xdp $c --help lists -j and -p" "$(help_options xdp $c)"
@@ -453,6 +480,7 @@ assert d[0]["entries"][0]["origin"] == "e\ufffd\n\"x\x1b", d' <"$work/out"
 		"sieve: default: 192.0.2.1 is also listed by feed drop.txt; it will return at its next refresh; use \`sieve xdp allow\` for a lasting exception"
 	xdp_json_tests
 	xdp_list_tests
+	xdp_why_tests
 	# --fleet: refused before anything is sent (no Redis is needed to see these).
 	printf '[fleet]\nredis = 127.0.0.1:1\nlists = edge\n' >"$work/fleet.conf"
 	printf '[agent]\n' >"$work/nofleet.conf"

@@ -226,6 +226,9 @@ if $has_xdp; then
 		"$sieve xdp unblock --state-dir $st tcp:" "$sieve" xdp unblock --state-dir "$st" tcp :
 	expect_comp "disallow ENTRY: the allowlist's entries" "10.9.9.9" \
 		"$sieve" xdp disallow --state-dir "$st" ""
+	expect_comp "why ADDR: the sources of both lists" "192.0.2.1 2001:db8::1 10.9.9.9" \
+		"$sieve" xdp why --state-dir "$st" ""
+	expect_comp "why --proto: its words" "tcp udp sctp icmp" "$sieve" xdp why --proto ""
 	expect_comp "unblock, --state-dir=DIR as bash splits it" "192.0.2.1 tcp:192.0.2.9:22 2001:db8::1" \
 		"$sieve" xdp unblock --state-dir = "$st" ""
 	SIEVE_STATE_DIR=$st expect_comp "unblock, \$SIEVE_STATE_DIR's store" \

@@ -129,6 +129,17 @@ extern const struct cli_command xdp_command;
 /* xdp_removal.c: `xdp prune`, and `xdp detach --all` (@prune false). */
 extern const struct cli_command xdp_prune_command;
 int xdp_removal_run(bool prune, const char *state_dir, bool json);
+/* xdp_why.c: `xdp why`. */
+extern const struct cli_command xdp_why_command;
+struct sxdp_store;
+/*
+ * xdp.c: the store by the agent's order (settings.h): @state_dir
+ * (--state-dir, or NULL), $SIEVE_STATE_DIR, the settings @config (or
+ * NULL); errors said on stderr (@cmd names the command): EXIT_OK or
+ * EXIT_ERROR.
+ */
+int xdp_open_store(const char *state_dir, const char *config, const char *cmd,
+		   struct sxdp_store **s);
 /*
  * agent_command.c: the table (agent_command.h); the agent runs as
  * sieve-agent, which agent_exec.c execs (not in the static VM CLI: no XDP loader there).

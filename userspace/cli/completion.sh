@@ -12,7 +12,8 @@
 # SRC of a `filter` command the names `sieve filter list` prints (but for
 # create and import, whose NAME is a new one); BACKEND its words and
 # filter:NAME of those names; ENTRY of `xdp unblock` the entries of the
-# list `sieve xdp list` prints (of `xdp disallow`, the allowlist's).
+# list `sieve xdp list` prints (of `xdp disallow`, the allowlist's; ADDR
+# of `xdp why`, the sources of both).
 set -eu
 sieve=${1:?usage: completion.sh PATH/TO/sieve}
 table=$("$sieve" __complete)
@@ -33,6 +34,7 @@ function kind(meta, cmd) {
 		 (meta == "NAME" || meta == "DST" || meta == "SRC")) k = "filter"
 	else if (cmd == "xdp unblock" && meta == "ENTRY") k = "entry"
 	else if (cmd == "xdp disallow" && meta == "ENTRY") k = "allowed"
+	else if (cmd == "xdp why" && meta ~ /^ADDR/) k = "source"
 	else k = "none"
 	return k rep
 }
@@ -133,7 +135,7 @@ _sieve_reply_colon_words()
 }
 
 # The entries of the list the command line names (--list, -i, --state-dir),
-# of the allowlist if $1 is allow, that start with $2 (awk picks them: a
+# of the allowlist if $1 is allow (both lists' sources if it is source), that start with $2 (awk picks them: a
 # feed's 100000 entries are too many for compgen): `sieve xdp list`, at most 2 s, nothing
 # if it cannot read the store. A store that is not there is left so: list
 # would make one, and a Tab makes nothing.
@@ -163,11 +165,13 @@ _sieve_xdp_entries()
 	   " ${args[*]} " == *" --iface "* ]] || args+=(--list default)
 	timeout 2 "${COMP_WORDS[0]}" xdp list "${args[@]}" </dev/null 2>/dev/null |
 		awk -F '\t' -v allow="${1-}" -v p="${2-}" \
-			'NR > 1 && ($2 ~ /^allow-/) == (allow != "") && index($3, p) == 1 { print $3 }'
+			'NR > 1 && index($3, p) == 1 &&
+			 (allow == "source" ? $2 ~ /^(allow-)?source$/ : ($2 ~ /^allow-/) == (allow != "")) {
+				print $3 }'
 }
 
 # COMPREPLY: the words of KIND (file, dir, iface, filter, entry, allowed,
-# none, "w:WORDS", "backend:WORDS") that start with $2, each after the
+# source, none, "w:WORDS", "backend:WORDS") that start with $2, each after the
 # prefix $3 (for --option=value).
 _sieve_complete_kind()
 {
@@ -175,6 +179,7 @@ _sieve_complete_kind()
 	case $kind in
 	entry) _sieve_reply_colon_words "$(_sieve_xdp_entries "" "$(_sieve_typed_word)")"; return ;;
 	allowed) _sieve_reply_colon_words "$(_sieve_xdp_entries allow "$(_sieve_typed_word)")"; return ;;
+	source) _sieve_reply_colon_words "$(_sieve_xdp_entries source "$(_sieve_typed_word)")"; return ;;
 	backend:*)
 		w=$(_sieve_filter_names | sed 's/^/filter:/')
 		if [ -z "$prefix" ]; then

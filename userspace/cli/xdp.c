@@ -416,13 +416,19 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
  */
 static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 {
-	struct sagent_cmdline cl = { .config = o->config };
+	return xdp_open_store(o->state_dir, o->config, o->cmd, s);
+}
+
+int xdp_open_store(const char *state_dir, const char *config, const char *cmd,
+		   struct sxdp_store **s)
+{
+	struct sagent_cmdline cl = { .config = config };
 	char err[512] = "", dir[4096];
 	enum sxdp_store_sync sync;
 	struct stat st;
 	int ret;
 
-	cl.set[SAGENT_STATE_DIR] = o->state_dir;
+	cl.set[SAGENT_STATE_DIR] = state_dir;
 	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	if (ret)
 		return cli_error("%s", err[0] ? err : strerror(-ret));
@@ -433,7 +439,7 @@ static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 	 */
 	if ((ret == -EACCES || ret == -EPERM) && geteuid() &&
 	    (stat(dir, &st) || st.st_uid == 0))
-		return cli_error("sieve %s needs root: the store in %s is root's", o->cmd, dir);
+		return cli_error("sieve %s needs root: the store in %s is root's", cmd, dir);
 	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
 }
 
@@ -1108,25 +1114,13 @@ struct list_arg {
 	const char *list;
 };
 
-static void print_left(char *buf, size_t len, int64_t secs)
-{
-	if (secs <= 0)
-		snprintf(buf, len, "due");
-	else if (secs < 3600)
-		snprintf(buf, len, "%lldm%02llds", (long long)secs / 60, (long long)secs % 60);
-	else if (secs < 86400)
-		snprintf(buf, len, "%lldh%02lldm", (long long)secs / 3600, (long long)secs / 60 % 60);
-	else
-		snprintf(buf, len, "%lldd%02lldh", (long long)secs / 86400, (long long)secs / 3600 % 24);
-}
-
 static int list_one(const struct sxdp_store_entry *e, void *arg)
 {
 	struct list_arg *la = arg;
 	char left[32] = "never", kind[32];
 
 	if (e->expires_at)
-		print_left(left, sizeof(left), e->expires_at - la->now);
+		xdp_time_left(left, sizeof(left), e->expires_at - la->now);
 	xdp_kind_text(e, kind, sizeof(kind));
 	if (!la->json) {
 		/* Before the first entry: an empty list prints nothing. */
@@ -1148,17 +1142,7 @@ static int list_one(const struct sxdp_store_entry *e, void *arg)
 		return 0;
 	}
 	json_object(NULL);
-	json_str("entry", e->key);
-	json_str("kind", sxdp_kind_name(e->kind));
-	json_bool("allow", e->allow);
-	json_str("origin", e->origin);
-	json_u64("added_at", e->added_at);
-	if (e->expires_at) {
-		json_u64("expires_at", e->expires_at);
-		json_u64("expires_in", e->expires_at > la->now ? e->expires_at - la->now : 0);
-	}
-	if (e->comment)
-		json_str("comment", e->comment);
+	xdp_entry_json(e, la->now);
 	json_end();
 	return 0;
 }
@@ -2040,13 +2024,13 @@ static const struct cli_command xdp_stats_command = {
 };
 
 const struct cli_command xdp_command = {
-	"xdp", "XDP blocklist: attach, block, allow, load, expire, list, status, stats",
+	"xdp", "XDP blocklist: attach, block, allow, load, expire, list, status, stats, why",
 	.details = "  Drops packets by source, source prefix, service or flow, with a BPF\n"
 		   "  bloom filter. A change (block, unblock, allow, disallow, load) goes to\n"
 		   "  a list, --list or the one -i IFACE enforces, else \"default\", and\n"
-		   "  reaches every interface enforcing that list. Without -i, status and\n"
-		   "  stats report every interface that has the blocklist; list and expire\n"
-		   "  act on every list.\n"
+		   "  reaches every interface enforcing that list. Without -i, status,\n"
+		   "  stats and why report every interface that has the blocklist; list\n"
+		   "  and expire act on every list.\n"
 		   "  Exit status: 0 done, 1 not present, 2 an error, 3 a change kept in\n"
 		   "  the store that a recorded attachment of the list does not enforce\n"
 		   "  (each named, with why: pins gone after a reboot, `ip netns exec`\n"
@@ -2055,6 +2039,7 @@ const struct cli_command xdp_command = {
 		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
 		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,
 		&xdp_load_command, &xdp_expire_command, &xdp_list_command, &xdp_plan_command,
-		&xdp_status_command, &xdp_stats_command, &xdp_prune_command, NULL,
+		&xdp_status_command, &xdp_stats_command, &xdp_why_command, &xdp_prune_command,
+		NULL,
 	},
 };

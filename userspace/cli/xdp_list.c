@@ -12,7 +12,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "xdp_list.h"
+
+void xdp_time_left(char *buf, size_t len, int64_t secs)
+{
+	if (secs <= 0)
+		snprintf(buf, len, "due");
+	else if (secs < 3600)
+		snprintf(buf, len, "%lldm%02llds", (long long)secs / 60, (long long)secs % 60);
+	else if (secs < 86400)
+		snprintf(buf, len, "%lldh%02lldm", (long long)secs / 3600, (long long)secs / 60 % 60);
+	else
+		snprintf(buf, len, "%lldd%02lldh", (long long)secs / 86400, (long long)secs / 3600 % 24);
+}
+
+void xdp_entry_json(const struct sxdp_store_entry *e, int64_t now)
+{
+	json_str("entry", e->key);
+	json_str("kind", sxdp_kind_name(e->kind));
+	json_bool("allow", e->allow);
+	json_str("origin", e->origin);
+	json_u64("added_at", e->added_at);
+	if (e->expires_at) {
+		json_u64("expires_at", e->expires_at);
+		json_u64("expires_in", e->expires_at > now ? e->expires_at - now : 0);
+	}
+	if (e->comment)
+		json_str("comment", e->comment);
+}
 
 bool xdp_kind_ok(const char *kind)
 {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store.h"
 #include "xdp.h"
@@ -27,6 +28,10 @@ struct xdp_rows {
 	bool nomem;
 };
 
+/* The time left until an expiry @secs away: "due", "12m05s", "3h20m", "6d04h". */
+void xdp_time_left(char *buf, size_t len, int64_t secs);
+/* @e's members (entry, kind, allow, origin, times, comment) in the open JSON object. */
+void xdp_entry_json(const struct sxdp_store_entry *e, int64_t now);
 /* Whether @kind is a word the KIND column shows. */
 bool xdp_kind_ok(const char *kind);
 /* The KIND column of @e: "source", ..., "allow-prefix". */

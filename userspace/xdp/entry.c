@@ -106,6 +106,22 @@ static int parse_endpoint(const char *s, __be32 addr[4], __be16 *port, const cha
 	return family;
 }
 
+int sxdp_parse_host(const char *s, __be32 addr[4], __be16 *port, const char **why)
+{
+	const char *colon = strchr(s, ':');
+	int family;
+
+	*port = 0;
+	*why = NULL;
+	/* A port: after one colon (IPv4), or after brackets (IPv6, whose text has two or more). */
+	if (*s == '[' || (colon && colon == strrchr(s, ':')))
+		return parse_endpoint(s, addr, port, why);
+	family = parse_addr(s, addr);
+	if (!family)
+		*why = "not an IP address, ADDR:PORT or [IPV6]:PORT";
+	return family;
+}
+
 /* ADDR or ADDR/LEN. */
 static int parse_source(const char *s, struct sieve_xdp_key *key, const char **why)
 {

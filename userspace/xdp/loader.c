@@ -597,6 +597,11 @@ int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus)
 
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
 {
+	return sxdp_read_stats_fd(h->stats_fd, sum);
+}
+
+int sxdp_read_stats_fd(int stats_fd, struct sieve_xdp_stats *sum)
+{
 	int ncpus = libbpf_num_possible_cpus(), cpu, i, err;
 	struct sieve_xdp_stats *per;
 
@@ -605,7 +610,7 @@ int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum)
 	per = calloc(ncpus, sizeof(*per));
 	if (!per)
 		return -ENOMEM;
-	err = sxdp_read_stats_percpu(h->stats_fd, per, ncpus);
+	err = sxdp_read_stats_percpu(stats_fd, per, ncpus);
 	if (err) {
 		free(per);
 		return err;

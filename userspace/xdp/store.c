@@ -123,6 +123,7 @@ enum {
 	ST_DELETE,
 	ST_BUMP,	/* the list's version */
 	ST_HAS,		/* one entry, by the primary key (sxdp_store_has) */
+	ST_GET,		/* one entry whole, by the primary key (sxdp_store_get) */
 	ST_ENSURE_LIST,	/* a list's row */
 	ST_VERSION,	/* a list's version */
 	ST_ATTACH_GET,	/* one attachment */
@@ -166,6 +167,8 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_BUMP] = "INSERT INTO lists(name, version) VALUES (?1, 1) "
 		    "ON CONFLICT(name) DO UPDATE SET version = version + 1",
 	[ST_HAS] = "SELECT 1 FROM entries WHERE list = ?1 AND key = ?2 AND allow = ?3",
+	[ST_GET] = "SELECT kind, allow, added_at, expires_at, origin, comment FROM entries "
+		   "WHERE list = ?1 AND key = ?2",
 	[ST_ENSURE_LIST] = "INSERT OR IGNORE INTO lists(name) VALUES (?1)",
 	[ST_VERSION] = "SELECT version FROM lists WHERE name = ?1",
 	[ST_ATTACH_GET] = ATTACH_COLS "WHERE netns = ?1 AND iface = ?2",
@@ -2222,6 +2225,37 @@ int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 	stmt_done(st);
 	*found = rc == SQLITE_ROW;
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lookup", NULL, 0);
+}
+
+int sxdp_store_get(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *key,
+		   int (*cb)(const struct sxdp_store_entry *e, void *ctx), void *ctx)
+{
+	struct sxdp_store_entry e = { .list = list };
+	sqlite3_stmt *st;
+	char text[128];
+	int rc, ret;
+
+	rc = stmt(s, ST_GET, &st, NULL, 0);
+	if (rc)
+		return rc;
+	sxdp_format_entry(key, text, sizeof(text));
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		stmt_done(st);
+		return rc == SQLITE_DONE ? 0 : sqlerr(s, rc, "lookup", NULL, 0);
+	}
+	e.key = text;
+	e.kind = sqlite3_column_int(st, 0);
+	e.allow = sqlite3_column_int(st, 1);
+	e.added_at = sqlite3_column_int64(st, 2);
+	e.expires_at = sqlite3_column_int64(st, 3);
+	e.origin = (const char *)sqlite3_column_text(st, 4);
+	e.comment = (const char *)sqlite3_column_text(st, 5);
+	ret = e.origin ? cb(&e, ctx) : -EINVAL;
+	stmt_done(st);
+	return ret;
 }
 
 /*

@@ -287,6 +287,13 @@ int sxdp_store_has(struct sxdp_store *s, const char *list, bool allow,
 int sxdp_store_has_v4_host_in(struct sxdp_store *s, const char *list, uint32_t slot,
 			      bool *found);
 /*
+ * @cb with @key's entry on @list (blocked or allowed, whichever it is),
+ * whole; not called if there is none. One lookup in the primary key's
+ * index. 0, @cb's nonzero return, or -errno.
+ */
+int sxdp_store_get(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *key,
+		   int (*cb)(const struct sxdp_store_entry *e, void *ctx), void *ctx);
+/*
  * The keys of @list's blocklist (@allow false) or allowlist held by origins
  * other than @origin, appended to @l (a load's maps: the rest of the list).
  */

@@ -82,6 +82,11 @@ int sxdp_parse_entry(const char *s, struct sieve_xdp_key *key, const char **why)
 /* The canonical text of an entry (what `list` prints and the parser reads). */
 void sxdp_format_entry(const struct sieve_xdp_key *key, char *buf, size_t len);
 const char *sxdp_kind_name(unsigned int kind);
+/*
+ * An address with an optional port: ADDR, ADDR:PORT, IPV6 or [IPV6]:PORT;
+ * the family (*@port 0 if none), or 0 with *@why saying what is wrong.
+ */
+int sxdp_parse_host(const char *s, __be32 addr[4], __be16 *port, const char **why);
 
 int sxdp_list_add(struct sxdp_list *l, const struct sieve_xdp_key *key);
 /* Sorts and drops duplicates; then find/remove work. */
@@ -347,6 +352,8 @@ bool sxdp_layout_current(int map_fd, size_t value_size);
 void sxdp_close(struct sxdp_handle *h);
 int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32_t *gen);
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
+/* The same, of the stats map @stats_fd (why's private one too). */
+int sxdp_read_stats_fd(int stats_fd, struct sieve_xdp_stats *sum);
 /* Each CPU's counters of a stats map, of this program or an older one. */
 int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
