@@ -41,7 +41,8 @@ METRICS_DRIVER := $(AGENT_DIR)/metrics-driver
 $(AGENT_DIR)/metrics_driver.o: tests/e2e/metrics_driver.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
-$(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $$(XDP_OBJS) $(BUILD)/libsieve.a
+$(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(SOURCES_DIR)/feed_rules.o \
+		$$(XDP_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
 test-e2e: $(METRICS_DRIVER) $(AGENT_PROG)

@@ -19,11 +19,13 @@ $(SOURCES_DIR)/%.o: userspace/sources/%.c
 DEB_PACKAGES += libcurl4-openssl-dev
 
 # The HTTP client on file:// URLs (tests/unit/http_test.c): bounds,
-# conditions and errors without a server.
-UNIT_SOURCES_OBJS := $(patsubst userspace/sources/%.c,$(UNIT_DIR)/sources/%.o,$(SOURCES_SRCS))
+# conditions and errors without a server; the feeds' rules
+# (tests/unit/feeds_test.c). The refresh itself needs the loader's
+# operations: tests/e2e (case feeds) runs it.
+UNIT_SOURCES_OBJS := $(UNIT_DIR)/sources/http.o $(UNIT_DIR)/sources/feed_rules.o
 $(UNIT_DIR)/sources/%.o: userspace/sources/%.c
 	$(call msg,CC,$< [unit])
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(SOURCES_CFLAGS) $(UNIT_SANFLAGS) -c $< -o $@
-$(UNIT_DIR)/http_test.o: SIEVE_CFLAGS += $(SOURCES_CFLAGS)
+$(UNIT_DIR)/http_test.o $(UNIT_DIR)/feeds_test.o: SIEVE_CFLAGS += $(SOURCES_CFLAGS)
 $(UNIT_BIN): $(UNIT_SOURCES_OBJS)
 UNIT_LDLIBS += $(SOURCES_LDLIBS)
