@@ -1680,6 +1680,24 @@ case_agent_feeds() {
 	feed_server_stop
 }
 
+# A stop does not wait out a slow feed server: the fetch in flight (a
+# server 10 s slow, a timeout of an hour) is aborted and SIGTERM ends the
+# agent within 3 s.
+case_agent_feed_stop() {
+	local t0 ms
+	feed_server_start || return
+	printf '[feed stuck]\nurl = %s/slow\ntimeout = 1h\n' "$FEED_URL" >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	sleep 1		# the first refresh is under way: the server sleeps
+	t0=$(date +%s%N)
+	agent_stop
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "    note: SIGTERM to exit with a fetch in flight: $ms ms"
+	[ $ms -lt 3000 ] || fail "the agent took $ms ms to stop with a fetch in flight"
+	grep -q 'feed stuck: refused' "$AGENT_LOG" && fail "a fetch cut by the stop logged as a refusal"
+}
+
 # A host in one file: [attach IFACE] attaches the interface to its list
 # (generic mode), a file:// feed fills that list, the traffic it names is
 # dropped; attached by hand to another list, the file wins again at the
@@ -2243,7 +2261,7 @@ CASES="block_source block_cidr many_prefix_lengths v4table_live ipv6_source_and_
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_background_rebuild agent_rebuild_killed
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
-	agent_feeds agent_attach_declared
+	agent_feeds agent_feed_stop agent_attach_declared
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check agent_packaged_conf json_changes stats_watch_compact
 	detach_all detach_all_foreign_dir detach_all_carries_on detach_all_record_fails prerm_store_fails no_empty_netns_folders prune_deleted_netns netns_inode_reuse ${EXTRA_CASES:-}"

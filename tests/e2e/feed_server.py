@@ -91,10 +91,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.send_body(404, b"not found\n")
 
 
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass  # a client gone before the answer (the slow path's timeout)
+
+
 def main():
     addr, port, folder, lifetime = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
-    srv = http.server.ThreadingHTTPServer((addr, port), Handler)
-    srv.daemon_threads = True
+    srv = Server((addr, port), Handler)
     srv.dir = folder
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     print("ready", flush=True)

@@ -197,8 +197,8 @@ void sagent_fleet_stop(struct sagent_fleet *f);
  * thread of their own (with its own store connection); each refresh is
  * ssrc_feed_refresh(). Start refreshes every feed at once; reload hands
  * the thread the new sections (a feed kept by name keeps its validators,
- * its counters and its schedule); stop joins it, waiting for a fetch in
- * flight (bounded by the feed's timeout).
+ * its counters and its schedule); stop aborts a fetch in flight (within
+ * about a second) and joins it.
  */
 struct sagent_feeds;
 int sagent_feeds_start(struct sagent *ag, struct sagent_feeds **fp, char *err, size_t errlen);

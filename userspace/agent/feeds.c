@@ -24,7 +24,9 @@ struct feed {
 	struct sagent_feed_config cfg;
 	struct ssrc_feed_state state;
 	int64_t due_ns;			/* CLOCK_MONOTONIC */
-	char refused[512];		/* the last refusal logged; "" none */
+	/* The last refusal logged (its reason and status); none: -1. */
+	int refused;
+	long refused_status;
 };
 
 struct sagent_feeds {
@@ -39,6 +41,7 @@ struct sagent_feeds {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop, changed;
+	atomic_bool cancel;		/* set by stop, outside @lock: aborts a fetch */
 	unsigned int next_nr;
 	struct sagent_feed_config next[SAGENT_MAX_FEEDS];
 };
@@ -48,23 +51,28 @@ static void count(atomic_uint_fast64_t *c)
 	atomic_fetch_add(c, 1);
 }
 
-/* The log of one refresh's result: see the top. */
+/*
+ * The log of one refresh's result: see the top. A refusal is the same
+ * one while its reason and HTTP status are (the text may vary: a
+ * timeout's says how many milliseconds it took).
+ */
 static void report(struct feed *fd, const struct ssrc_feed_result *r)
 {
 	const struct sagent_feed_config *c = &fd->cfg;
 
 	if (r->outcome == SSRC_FEED_REFUSED) {
-		if (strcmp(fd->refused, r->msg))
+		if (fd->refused != (int)r->reason || fd->refused_status != r->http_status)
 			sagent_log(SAGENT_WARNING, "feed %s: refused (%s): %s; list %s keeps what "
 				   "it holds (logged once; tried again every %us)", c->name,
 				   ssrc_feed_refusal_name(r->reason), r->msg, c->list,
 				   c->interval_s);
-		snprintf(fd->refused, sizeof(fd->refused), "%s", r->msg);
+		fd->refused = r->reason;
+		fd->refused_status = r->http_status;
 		return;
 	}
-	if (fd->refused[0])
+	if (fd->refused >= 0)
 		sagent_log(SAGENT_INFO, "feed %s: refreshes again", c->name);
-	fd->refused[0] = '\0';
+	fd->refused = -1;
 	if (r->outcome == SSRC_FEED_LOADED)
 		sagent_log(SAGENT_INFO, "feed %s: loaded %" PRIu64 " entries into list %s: %zu new, "
 			   "%zu no longer in it%s%s", c->name, r->entries, c->list, r->added,
@@ -78,7 +86,9 @@ static void refresh(struct sagent_feeds *f, unsigned int i)
 	struct ssrc_feed_result r;
 	uint64_t held;
 
-	ssrc_feed_refresh(f->store, &fd->cfg, &fd->state, &r);
+	ssrc_feed_refresh(f->store, &fd->cfg, &fd->state, &f->cancel, &r);
+	if (atomic_load(&f->cancel))
+		return;		/* stopping: a cut fetch is no refusal */
 	atomic_store(&st->last_attempt, time(NULL));
 	atomic_store(&st->last_status, r.http_status);
 	count(&st->refreshes[r.outcome]);
@@ -132,13 +142,15 @@ static void apply_reload(struct sagent_feeds *f, const struct sagent_feed_config
 
 		fd->cfg = next[i];
 		fd->due_ns = now;
+		fd->refused = -1;
 		k = kept(old, nr_old, &next[i]);
 		if (k) {
 			if (k->due_ns < now + (int64_t)next[i].interval_s * 1000000000)
 				fd->due_ns = k->due_ns;
 			if (same_download(&k->cfg, &next[i])) {
 				fd->state = k->state;
-				snprintf(fd->refused, sizeof(fd->refused), "%s", k->refused);
+				fd->refused = k->refused;
+				fd->refused_status = k->refused_status;
 			}
 			st->f[i] = old_st[k - old];
 		}
@@ -264,6 +276,7 @@ void sagent_feeds_stop(struct sagent_feeds *f)
 {
 	if (!f)
 		return;
+	atomic_store(&f->cancel, true);
 	pthread_mutex_lock(&f->lock);
 	f->stop = true;
 	pthread_cond_signal(&f->wake);

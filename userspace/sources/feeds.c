@@ -159,7 +159,8 @@ out_free:
 }
 
 void ssrc_feed_refresh(struct sxdp_store *s, const struct sagent_feed_config *f,
-		       struct ssrc_feed_state *st, struct ssrc_feed_result *r)
+		       struct ssrc_feed_state *st, const atomic_bool *cancel,
+		       struct ssrc_feed_result *r)
 {
 	struct ssrc_http_request req = {
 		.url = f->url, .max_body = SSRC_FEED_MAX_BYTES,
@@ -168,6 +169,7 @@ void ssrc_feed_refresh(struct sxdp_store *s, const struct sagent_feed_config *f,
 		/* Validators only of a copy that was loaded: see the top. */
 		.etag = st->loaded ? st->etag : NULL,
 		.modified_since = st->loaded ? st->modified : 0,
+		.cancel = cancel,
 	};
 	struct ssrc_http_response resp;
 	int ret;

@@ -73,8 +73,13 @@ struct ssrc_feed_result {
 	char msg[512];			/* REFUSED: why, one line; LOADED: unreached ones */
 };
 
-/* One refresh of @f into @s: the result in @r (every outcome is a result). */
+/*
+ * One refresh of @f into @s: the result in @r (every outcome is a result).
+ * @cancel (may be NULL): set by another thread, the fetch in flight stops
+ * (refused, fetch).
+ */
 void ssrc_feed_refresh(struct sxdp_store *s, const struct sagent_feed_config *f,
-		       struct ssrc_feed_state *st, struct ssrc_feed_result *r);
+		       struct ssrc_feed_state *st, const atomic_bool *cancel,
+		       struct ssrc_feed_result *r);
 
 #endif /* SIEVE_SOURCES_FEEDS_H */

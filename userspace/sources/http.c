@@ -68,6 +68,13 @@ static size_t http_write(char *data, size_t size, size_t nmemb, void *opaque)
 	return n;
 }
 
+/* libcurl's progress callback: nonzero aborts (CURLE_ABORTED_BY_CALLBACK). */
+static int http_progress(void *opaque, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+			 curl_off_t ulnow)
+{
+	return atomic_load((const atomic_bool *)opaque);
+}
+
 static bool http_scheme_ok(const char *url)
 {
 	return !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8) ||
@@ -91,6 +98,8 @@ static int http_errno(CURLcode rc, const struct http_body *body)
 		return -ECONNREFUSED;
 	case CURLE_OUT_OF_MEMORY:
 		return -ENOMEM;
+	case CURLE_ABORTED_BY_CALLBACK:
+		return -ECANCELED;
 	default:
 		return -EIO;
 	}
@@ -151,6 +160,11 @@ static void http_setopts(CURL *c, const struct ssrc_http_request *req, struct cu
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(c, CURLOPT_FILETIME, 1L);
+	if (req->cancel) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, http_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, (void *)req->cancel);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
 	if (req->modified_since > 0) {
 		curl_easy_setopt(c, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
 		curl_easy_setopt(c, CURLOPT_TIMEVALUE_LARGE, (curl_off_t)req->modified_since);

@@ -16,6 +16,7 @@
 #ifndef SIEVE_SOURCES_HTTP_H
 #define SIEVE_SOURCES_HTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,12 @@ struct ssrc_http_request {
 	 */
 	const char *etag;
 	int64_t modified_since;
+	/*
+	 * NULL, or a flag another thread sets to abort the transfer (a stop
+	 * that must not wait out a slow server): polled about every second
+	 * and between reads; the call then fails with -ECANCELED.
+	 */
+	const atomic_bool *cancel;
 };
 
 #define SSRC_HTTP_CONNECT_TIMEOUT_MS	5000L
@@ -99,6 +106,7 @@ int ssrc_http_init(void);
  *	-EPROTO		an HTTP status other than 2xx and 304 (body kept)
  *	-ENOENT		a file:// URL naming no readable file
  *	-ECONNREFUSED	the server refused the connection
+ *	-ECANCELED	req->cancel was set
  *	-EIO		any other failure, a truncated body included (fewer
  *			bytes than Content-Length, a broken chunked encoding)
  *	-ENOMEM
