@@ -1615,7 +1615,7 @@ feed_server_stop() {
 agent_metric() {
 	sv curl -s --max-time 5 http://127.0.0.1:9477/metrics | awk -v k="$1" '$1 == k { print $2 }'
 }
-feed_metric() { agent_metric "sieve_feed_$1{feed=\"$2\",list=\"default\"$3}"; }
+feed_metric() { agent_metric "sieve_feed_$1{feed=\"$2\",list=\"default\"${3:-}}"; }
 feed_metric_ge() { local v; v=$(feed_metric "$@" | tail -n 1); [ "${v:-0}" -ge "${N:-1}" ]; }
 
 # Requests of PATH the feed server answered with STATUS.
@@ -1661,7 +1661,7 @@ case_agent_feeds() {
 		expect_eq "$(feed_metric entries $f)" 0 "entries of the refused feed $f"
 	done
 	expect_eq "$(feed_metric last_http_status missing)" 404 "the missing feed's last status"
-	grep -q 'feed slow: refused (fetch): .*[Tt]imeout' "$AGENT_LOG" ||
+	grep -q 'feed slow: refused (fetch): .*timed out' "$AGENT_LOG" ||
 		fail "no timeout in the slow feed's refusal: $(grep 'feed slow' "$AGENT_LOG")"
 	expect_eq "$(list_rows | wc -l)" 8 "entries of the list: the good feed's alone"
 	# Halved (8 to 4, past max_shrink 25%): refused, and logged once however often it is tried.

@@ -35,6 +35,8 @@ static struct sxdp_attach_opts opts_of(const struct sagent_attach_config *d)
 		.xdp_flags = !strcmp(d->mode, "generic") ? XDP_FLAGS_SKB_MODE :
 			     !strcmp(d->mode, "native") ? XDP_FLAGS_DRV_MODE : 0,
 		.list = d->list,
+		/* The CLI's defaults (a re-attach keeps the recorded ones: not given). */
+		.fpp_ppb = SXDP_DEFAULT_FPP_PPB, .capacity = SXDP_DEFAULT_CAPACITY,
 	};
 	uint32_t flag = 0;
 
