@@ -929,15 +929,25 @@ void sagent_config_print_sections(FILE *f, const struct sagent_config *c)
 {
 	const struct sagent_feed_config *fd;
 	const struct sagent_attach_config *a;
+	char pct[24];
 	unsigned int i;
+	size_t len;
 
 	for (i = 0; i < c->nr_feeds; i++) {
 		fd = &c->feeds[i];
 		fprintf(f, "\n[feed %s]  ; file %s:%d\n", fd->name, c->file.path, fd->line);
 		fprintf(f, "url = %s\nformat = %s\nlist = %s\ninterval = %us\ntimeout = %us\n"
-			"min_entries = %" PRIu64 "\nmax_shrink = %u.%06u\n", fd->url,
-			sxdp_format_name(fd->format), fd->list, fd->interval_s, fd->timeout_s,
-			fd->min_entries, fd->max_shrink_ppm / 1000000, fd->max_shrink_ppm % 1000000);
+			"min_entries = %" PRIu64 "\n", fd->url, sxdp_format_name(fd->format), fd->list,
+			fd->interval_s, fd->timeout_s, fd->min_entries);
+		/* A percentage, as the file may write it: 50%, 12.5%. */
+		snprintf(pct, sizeof(pct), "%u.%04u", fd->max_shrink_ppm / 10000,
+			 fd->max_shrink_ppm % 10000);
+		/* "%u.%04u" has a '.': the loop stops there at the latest. */
+		for (len = strlen(pct); pct[len - 1] == '0'; len--)
+			pct[len - 1] = '\0';
+		if (pct[len - 1] == '.')
+			pct[len - 1] = '\0';
+		fprintf(f, "max_shrink = %s%%\n", pct);
 	}
 	for (i = 0; i < c->nr_attach; i++) {
 		a = &c->attach[i];
