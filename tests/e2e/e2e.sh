@@ -69,6 +69,7 @@ setup() {
 
 cleanup() {
 	agent_stop
+	feed_server_stop
 	# Background workers and traffic of a case cut short (each is bounded too).
 	# shellcheck disable=SC2046 # one word per job: split on purpose
 	kill $(jobs -p) 2>/dev/null
@@ -1596,6 +1597,150 @@ case_agent_iface_hotplug() {
 		True "in step after the re-attach"
 }
 
+# ---- the agent's sources: [feed NAME] and [attach IFACE] (issue 25) ----
+FEED_PORT=8711
+FEED_PID=
+FEED_URL=http://127.0.0.1:$FEED_PORT
+
+# feed_server.py in the server namespace, on its loopback, with a lifetime
+# of its own; stopped after every case (main) and on any exit (cleanup).
+feed_server_start() {
+	mkdir -p "$WORK/feeds" && rm -f "$WORK/feeds/stop"
+	sv python3 "$HERE/feed_server.py" 127.0.0.1 $FEED_PORT "$WORK/feeds" 300 >"$WORK/feeds.log" &
+	FEED_PID=$!
+	wait_for 10 grep -q ready "$WORK/feeds.log" || { fail "the feed server did not start"; return 1; }
+}
+
+feed_server_stop() {
+	[ -n "$FEED_PID" ] || return 0
+	touch "$WORK/feeds/stop"; wait_bounded 5 $FEED_PID; FEED_PID=
+}
+
+# One sample of the agent's metrics, NAME{LABELS} as exposed: its value, or "".
+agent_metric() {
+	sv curl -s --max-time 5 http://127.0.0.1:9477/metrics | awk -v k="$1" '$1 == k { print $2 }'
+}
+feed_metric() { agent_metric "sieve_feed_$1{feed=\"$2\",list=\"default\"${3:-}}"; }
+feed_metric_ge() { local v; v=$(feed_metric "$@" | tail -n 1); [ "${v:-0}" -ge "${N:-1}" ]; }
+
+# Requests of PATH the feed server answered with STATUS.
+served() { grep -c "^$1 $2\$" "$WORK/feeds.log"; }
+
+# A's address and seven of TEST-NET-1: the good feed's eight entries.
+good_feed() { { echo $A4; for i in $(seq 1 7); do echo 192.0.2.$i; done; } >"$WORK/feeds/good.txt"; }
+
+# Feeds over HTTP, each answered its way by feed_server.py: the good one
+# is enforced and then costs a 304 a refresh (no second download, no
+# load); a 404, a server slower than the feed's timeout, a body shorter
+# than its Content-Length, one cut mid-line and an HTML page are each
+# refused for their reason with nothing of theirs loaded; a good feed that
+# halves is refused by max_shrink and unblocks nothing; a smaller shrink
+# loads, and its removal goes live.
+case_agent_feeds() {
+	local f reason
+	attach || return
+	feed_server_start || return
+	good_feed
+	{
+		printf '[agent]\nexpire_interval = 1s\n'
+		printf '[feed good]\nurl = %s/good.txt\ninterval = 1s\nmax_shrink = 25%%\n' "$FEED_URL"
+		for f in missing slow truncated cut html; do
+			printf '[feed %s]\nurl = %s/%s\ninterval = 1s\ntimeout = 1s\n' $f "$FEED_URL" $f
+		done
+	} >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	wait_for 10 feed_metric_ge refreshes_total good ',outcome="loaded"' ||
+		{ fail "the good feed not loaded: $(cat "$AGENT_LOG")"; return; }
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, on the good feed"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, on no feed"
+	N=3 wait_for 10 feed_metric_ge refreshes_total good ',outcome="unchanged"' ||
+		fail "no unchanged refreshes of the good feed: $(feed_metric refreshes_total good ',outcome="unchanged"')"
+	expect_eq "$(served /good.txt 200)" 1 "full downloads of the unchanged good feed"
+	[ "$(served /good.txt 304)" -ge 3 ] || fail "304s of the good feed: $(served /good.txt 304)"
+	expect_eq "$(feed_metric refreshes_total good ',outcome="loaded"')" 1 "loads of the unchanged good feed"
+	for f in missing:fetch slow:fetch truncated:fetch cut:parse html:html; do
+		reason=${f#*:} f=${f%%:*}
+		wait_for 10 feed_metric_ge refusals_total $f ",reason=\"$reason\"" ||
+			fail "feed $f: not refused for $reason: $(grep "feed $f" "$AGENT_LOG")"
+		expect_eq "$(feed_metric entries $f)" 0 "entries of the refused feed $f"
+	done
+	expect_eq "$(feed_metric last_http_status missing)" 404 "the missing feed's last status"
+	grep -q 'feed slow: refused (fetch): .*timed out' "$AGENT_LOG" ||
+		fail "no timeout in the slow feed's refusal: $(grep 'feed slow' "$AGENT_LOG")"
+	expect_eq "$(list_rows | wc -l)" 8 "entries of the list: the good feed's alone"
+	# Halved (8 to 4, past max_shrink 25%), A's entry among those gone: refused, A
+	# still dropped, and logged once however often it is tried.
+	for i in 1 2 3 4; do echo 192.0.2.$i; done >"$WORK/feeds/good.txt"
+	wait_for 10 feed_metric_ge refusals_total good ',reason="max_shrink"' ||
+		fail "the halved feed not refused: $(tail -n 3 "$AGENT_LOG")"
+	N=3 wait_for 10 feed_metric_ge refusals_total good ',reason="max_shrink"' || fail "max_shrink refusals"
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after the feed halved"
+	expect_eq "$(list_rows | wc -l)" 8 "entries of the list after the feed halved"
+	expect_eq "$(grep -c 'feed good: refused (max_shrink)' "$AGENT_LOG")" 1 "log lines of the refusal"
+	# One of eight gone (within max_shrink): loaded, A's entry removed live.
+	for i in $(seq 1 7); do echo 192.0.2.$i; done >"$WORK/feeds/good.txt"
+	wait_for 10 eval '[ "$(pings $A4 $SV4 1)" = 1 ]' || fail "A still dropped after it left the feed"
+	expect_eq "$(list_rows | wc -l)" 7 "entries after the feed dropped A"
+	grep -q 'feed good: refreshes again' "$AGENT_LOG" || fail "no end of the refusal in the log"
+	feed_server_stop
+}
+
+# A stop does not wait out a slow feed server: the fetch in flight (a
+# server 10 s slow, a timeout of an hour) is aborted and SIGTERM ends the
+# agent within 3 s.
+case_agent_feed_stop() {
+	local t0 ms
+	feed_server_start || return
+	printf '[feed stuck]\nurl = %s/slow\ntimeout = 1h\n' "$FEED_URL" >"$AGENT_CONF"
+	agent_start
+	agent_ready 30 || return
+	sleep 1		# the first refresh is under way: the server sleeps
+	t0=$(date +%s%N)
+	agent_stop
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "    note: SIGTERM to exit with a fetch in flight: $ms ms"
+	[ $ms -lt 3000 ] || fail "the agent took $ms ms to stop with a fetch in flight"
+	grep -q 'feed stuck: refused' "$AGENT_LOG" && fail "a fetch cut by the stop logged as a refusal"
+}
+
+# A host in one file: [attach IFACE] attaches the interface to its list
+# (generic mode), a file:// feed fills that list, the traffic it names is
+# dropped; attached by hand to another list, the file wins again at the
+# next check; a line added to the feed is enforced at the next refresh.
+case_agent_attach_declared() {
+	printf '%s\n' $A4 >"$WORK/declared.txt"
+	cat >"$AGENT_CONF" <<-EOF
+		[agent]
+		expire_interval = 1s
+		[attach $IF]
+		list = declared
+		mode = generic
+		[feed local]
+		url = file://$WORK/declared.txt
+		list = declared
+		interval = 1s
+	EOF
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A before the agent"
+	agent_start
+	agent_ready 30 || return
+	wait_for 10 eval '[ "$(pings $A4 $SV4 1)" = 0 ]' ||
+		{ fail "A not dropped by the declared attachment: $(cat "$AGENT_LOG")"; return; }
+	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, on the declared list"
+	expect_eq "$(pings $C4 $SV4)" 5 "pings from C"
+	expect_eq "$(on status -j | python3 -c "import json,sys
+s = json.load(sys.stdin)[0]; print(s['list'], s['mode'])")" "declared generic" "list and mode of $IF"
+	grep -q "$IF: attached as \[attach $IF\] declares (list declared)" "$AGENT_LOG" ||
+		fail "no log line of the declared attach: $(cat "$AGENT_LOG")"
+	sieve attach $IF --list other >/dev/null || fail "attach $IF to list other by hand"
+	expect_eq "$(pings $A4 $SV4)" 5 "pings from A on list other"
+	wait_for 5 eval '[ "$(pings $A4 $SV4 1)" = 0 ]' || fail "the declared list not back within 5 s"
+	grep -q "$IF: attached as \[attach $IF\] declares (list declared; it was attached to list other" \
+		"$AGENT_LOG" || fail "no log line of the list put back: $(tail -n 3 "$AGENT_LOG")"
+	echo $C4 >>"$WORK/declared.txt"
+	wait_for 5 eval '[ "$(pings $C4 $SV4 1)" = 0 ]' || fail "C, added to the file feed, not dropped within 5 s"
+}
+
 # Not in CASES (minutes, 1-2 GB): E2E_AGENT_BENCH=1 adds it. Agent start to
 # enforcement after a reboot for 10^6 entries, each backend; then the
 # agent's idle CPU over 30 s and its RSS.
@@ -2254,6 +2399,7 @@ CASES="block_source block_cidr many_prefix_lengths v4table_live v4host_live ipv6
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_background_rebuild agent_rebuild_killed
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
+	agent_feeds agent_feed_stop agent_attach_declared
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check agent_packaged_conf json_changes stats_watch_compact
 	why_source why_prefix why_service why_allowed why_false_positive
@@ -2273,6 +2419,7 @@ main() {
 	for c in $cases; do
 		"case_$c"
 		agent_stop
+		feed_server_stop
 		sieve detach $IF $IF2 >/dev/null 2>&1
 		rm -rf "$SIEVE_STATE_DIR"
 		case_report "e2e_$c"

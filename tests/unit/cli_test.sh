@@ -862,6 +862,16 @@ bad_conf 3 "[fleet]\nredis = h:1\npassword_file = $work/pass\nlists = a\n" \
 printf '[fleet]\nredis = h:1\n' >"$work/bad.conf"
 expect_refused "agent: [fleet] redis without lists" "$sieve" agent --check --config "$work/bad.conf"
 check "agent: [fleet] redis without lists: says so" grep -qF "redis is set but lists is not" <<<"$err"
+# [feed NAME] and [attach IFACE] (issue 25): --check prints them with their defaults.
+printf '[feed drop]\nurl = https://feeds.example.org/drop.txt\nmax_shrink = 12.5%%\n[attach eth9]\nmode = generic\n' \
+	>"$work/feeds.conf"
+expect "agent --check: [feed NAME] and [attach IFACE]" 0 "$sieve" agent --check --config "$work/feeds.conf"
+check "agent --check: the feed, its line and its defaults" sh -c 'grep -A 8 -xF "[feed drop]  ; file $1:1" |
+	tr "\n" "|" | grep -qF "url = https://feeds.example.org/drop.txt|format = auto|list = default|interval = 3600s|timeout = 60s|min_entries = 1|max_shrink = 12.5%|"' \
+	sh "$work/feeds.conf" <<<"$out"
+check "agent --check: the interface, its list and mode" sh -c 'grep -A 3 -xF "[attach eth9]  ; file $1:4" |
+	tr "\n" "|" | grep -qF "list = default|backend = bloom-map|mode = generic|"' sh "$work/feeds.conf" <<<"$out"
+bad_conf 1 '[feed x]\nlist = a\n' "[feed x] has no url"
 expect_refused "agent --config of a missing file" "$sieve" agent --check --config "$work/none.conf"
 check "agent: a missing file is named" grep -qF "$work/none.conf: No such file or directory" <<<"$err"
 

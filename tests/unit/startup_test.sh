@@ -16,8 +16,8 @@ agent=$(dirname "$sieve")/sieve-agent
 work=$(mktemp -d /tmp/sieve-startup.XXXXXX)
 at_exit "rm -rf '$work'"
 
-# The agent's libraries, and gnutls, which libmicrohttpd brings.
-AGENT_LIBS='libmicrohttpd|libsystemd|libhiredis|libgnutls'
+# The agent's libraries (libcurl: its feeds), and gnutls, which libmicrohttpd brings.
+AGENT_LIBS='libmicrohttpd|libsystemd|libhiredis|libcurl|libgnutls'
 
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 
@@ -61,7 +61,7 @@ fi
 # sieve-agent, beside it, has them, and `sieve agent` runs it.
 check "sieve-agent is beside sieve" test -x "$agent"
 needed "$agent" >"$work/agent-needed" 2>/dev/null
-for lib in libmicrohttpd libsystemd libhiredis libinih; do
+for lib in libmicrohttpd libsystemd libhiredis libinih libcurl; do
 	check "sieve-agent links $lib" grep -q "^$lib" "$work/agent-needed"
 done
 check "sieve agent --version runs sieve-agent" \

@@ -245,6 +245,24 @@ static void fleet_reload(struct sagent *ag, struct sagent_config *next)
 	fleet_start(ag);
 }
 
+/* ---- the feeds: feeds.c's thread ---- */
+
+static void feeds_start(struct sagent *ag)
+{
+	char err[512] = "";
+
+	if (sagent_feeds_start(ag, &ag->feeds, err, sizeof(err))) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "feeds: %s", err);
+	}
+}
+
+static void feeds_stop(struct sagent *ag)
+{
+	sagent_feeds_stop(ag->feeds);
+	ag->feeds = NULL;
+}
+
 /* ---- the loop ---- */
 
 struct loop {
@@ -300,9 +318,11 @@ static void reload(struct sagent *ag, struct loop *L)
 		metrics_start(ag, &next);
 	}
 	fleet_reload(ag, &next);
+	sagent_feeds_reload(ag->feeds, &next);
 	ag->cfg = next;
 	arm_timers(ag, L);
 	sagent_restore_all(ag, false, &r);
+	sagent_attach_declared(ag, NULL);
 	sagent_log(SAGENT_INFO, "reloaded %s", next.file.path);
 	sd_notify(0, "READY=1");
 }
@@ -344,6 +364,7 @@ static int run_loop(struct sagent *ag, struct loop *L)
 			timer_ack(L->expire_fd);
 			run_expiry(ag);
 			sagent_check_all(ag);
+			sagent_attach_declared(ag, NULL);
 		}
 		if (p[2].revents) {
 			timer_ack(L->save_fd);
@@ -412,6 +433,7 @@ static void restore_at_start(struct sagent *ag)
 
 	sagent_prune(ag);
 	sagent_restore_all(ag, true, &r);
+	sagent_attach_declared(ag, NULL);
 	filters_restore(ag);
 	sagent_log(SAGENT_INFO, "enforcing: %u adopted, %u attached from the store, %u waited "
 		   "for, %u failed; %" PRId64 " ms after start", r.adopted, r.reattached,
@@ -439,11 +461,13 @@ static int run(struct sagent *ag, const struct agent_opts *o)
 	sagent_log(SAGENT_INFO, "starting: store %s, expiry every %u ms",
 		   sxdp_store_path(ag->store), ag->cfg.expire_interval_ms);
 	restore_at_start(ag);
-	/* After READY=1: enforcement never waits for Redis. */
+	/* After READY=1: enforcement never waits for Redis, nor for a feed's server. */
 	fleet_start(ag);
+	feeds_start(ag);
 	arm_timers(ag, &L);
 	ret = run_loop(ag, &L);
 	sd_notify(0, "STOPPING=1");
+	feeds_stop(ag);
 	fleet_stop(ag);
 	filters_save(ag);
 	sagent_log(SAGENT_INFO, "stopped; the XDP programs keep enforcing");
@@ -468,6 +492,7 @@ static int sagent_main(int argc, char **argv)
 		return ret;
 	ag.start_ns = sagent_now_ns();
 	ag.stats.started_at = time(NULL);
+	pthread_mutex_init(&ag.stats.feeds.lock, NULL);
 	if (load_config(&o, &ag.cfg, err, sizeof(err))) {
 		sagent_log(SAGENT_ERR, "%s", err);
 		return EXIT_ERROR;

@@ -20,17 +20,22 @@
  *   filters.c  persistent /dev/sieve filters: snapshots under the state dir
  *   metrics.c  Prometheus text on HTTP (libmicrohttpd)
  *   fleet.c    following the fleet's lists: resync, XREAD, reconnect
+ *   feeds.c    [feed NAME]: each feed refreshed on its interval
+ *              (userspace/sources/feeds.h)
+ *   declared.c [attach IFACE]: what the file declares, attached
  *   publish.c  `sieve xdp ... --fleet`'s publishing (fleet.h)
  */
 #ifndef SIEVE_AGENT_H
 #define SIEVE_AGENT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "conf.h"
+#include "feeds.h"
 #include "ops.h"
 #include "store.h"
 
@@ -65,6 +70,28 @@ struct sagent_fleet_stats {
 	struct sagent_fleet_list_stats l[SAGENT_MAX_FLEET_LISTS];
 };
 
+/* One [feed NAME] (feeds.c writes, the metrics thread reads). */
+struct sagent_feed_stats {
+	char name[SXDP_LIST_NAME_MAX + 1];
+	char list[SXDP_LIST_NAME_MAX + 1];
+	atomic_int_fast64_t last_success;	/* Unix seconds: loaded or unchanged; 0 none yet */
+	atomic_int_fast64_t last_attempt;
+	atomic_long last_status;		/* the last response's HTTP status; 0 none, file:// */
+	atomic_uint_fast64_t entries;		/* the origin's entries in the store */
+	atomic_uint_fast64_t refreshes[SSRC_FEED_REFUSED + 1];	/* by enum ssrc_feed_outcome */
+	atomic_uint_fast64_t refusals[SSRC_FEED_NR_REFUSALS];
+};
+
+/*
+ * The feeds in force. A reload changes them (feeds.c, on its thread):
+ * @lock guards @nr and the names against the metrics thread.
+ */
+struct sagent_feeds_stats {
+	pthread_mutex_t lock;
+	unsigned int nr;
+	struct sagent_feed_stats f[SAGENT_MAX_FEEDS];
+};
+
 /* What the agent itself did, for the metrics (read from the HTTP thread). */
 struct sagent_stats {
 	atomic_uint_fast64_t rebuilds;		/* generations the agent built */
@@ -77,6 +104,7 @@ struct sagent_stats {
 	atomic_uint_fast64_t errors;
 	int64_t started_at;			/* Unix seconds */
 	struct sagent_fleet_stats fleet;
+	struct sagent_feeds_stats feeds;
 };
 
 /* metrics.c: an HTTP server on its own thread; stats may be updated meanwhile. */
@@ -111,6 +139,7 @@ struct sagent {
 	int64_t start_ns;		/* CLOCK_MONOTONIC at start */
 	struct sagent_metrics *metrics;	/* NULL until metrics.c is merged */
 	struct sagent_fleet *fleet;	/* NULL: no [fleet] */
+	struct sagent_feeds *feeds;	/* NULL: not started */
 };
 
 /* Logging (agent.c): one line on stderr, a level word first (and <N> under the journal). */
@@ -162,6 +191,29 @@ void sagent_netlink_read(struct sagent *ag, int fd);
 struct sagent_fleet;
 int sagent_fleet_start(struct sagent *ag, struct sagent_fleet **fp, char *err, size_t errlen);
 void sagent_fleet_stop(struct sagent_fleet *f);
+
+/*
+ * feeds.c: the [feed NAME] sections, refreshed on their intervals by a
+ * thread of their own (with its own store connection); each refresh is
+ * ssrc_feed_refresh(). Start refreshes every feed at once; reload hands
+ * the thread the new sections (a feed kept by name keeps its validators,
+ * its counters and its schedule); stop aborts a fetch in flight (within
+ * about a second) and joins it.
+ */
+struct sagent_feeds;
+int sagent_feeds_start(struct sagent *ag, struct sagent_feeds **fp, char *err, size_t errlen);
+void sagent_feeds_reload(struct sagent_feeds *f, const struct sagent_config *c);
+void sagent_feeds_stop(struct sagent_feeds *f);
+
+/*
+ * declared.c: each [attach IFACE] whose interface exists and that the
+ * store does not record as declared (list, and backend and mode where
+ * given) is attached as `sieve xdp attach` would; the record then
+ * restores it as any other. At start, at every reload and periodic check,
+ * and when the interface comes (netlink). A failure is logged once per
+ * incident.
+ */
+void sagent_attach_declared(struct sagent *ag, const char *only_iface);
 
 /*
  * publish.c, in sieve-agent: `sieve-agent __publish CONFIG LIST OP EXPIRES

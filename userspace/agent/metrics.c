@@ -397,6 +397,52 @@ static void format_fleet(struct mx_out *o, const struct sagent_mx_agent *a)
 	format_fleet_lists(o, a);
 }
 
+/* [feed NAME]: each family's samples across the feeds together. */
+static void format_feeds(struct mx_out *o, const struct sagent_mx_agent *a)
+{
+	static const char *const outcomes[] = {
+		[SSRC_FEED_LOADED] = "loaded", [SSRC_FEED_UNCHANGED] = "unchanged",
+		[SSRC_FEED_REFUSED] = "refused",
+	};
+	const struct sagent_mx_feed *f;
+	unsigned int i, k;
+
+	if (!a->nr_feeds)
+		return;
+	mx_family(o, "sieve_feed_refreshes_total", "counter",
+		  "Refreshes of a [feed NAME] by outcome: loaded, unchanged (a 304, or the "
+		  "body of the last load), refused (nothing changed).");
+	for (f = a->feeds, i = 0; i < a->nr_feeds; i++, f++)
+		for (k = 0; k <= SSRC_FEED_REFUSED; k++)
+			mx_u64(o, LABELS("feed", f->name, "list", f->list, "outcome", outcomes[k]),
+			       f->refreshes[k]);
+	mx_family(o, "sieve_feed_refusals_total", "counter",
+		  "Refreshes refused, by reason: fetch, html, parse, min_entries, max_shrink, load.");
+	for (f = a->feeds, i = 0; i < a->nr_feeds; i++, f++)
+		for (k = 0; k < SSRC_FEED_NR_REFUSALS; k++)
+			mx_u64(o, LABELS("feed", f->name, "list", f->list,
+					 "reason", ssrc_feed_refusal_name(k)), f->refusals[k]);
+	mx_family(o, "sieve_feed_entries", "gauge",
+		  "Entries of the feed's origin in its list's store.");
+	for (f = a->feeds, i = 0; i < a->nr_feeds; i++, f++)
+		mx_u64(o, LABELS("feed", f->name, "list", f->list), f->entries);
+	mx_family(o, "sieve_feed_last_http_status", "gauge",
+		  "The HTTP status of the feed's last response (0: file://, or no response).");
+	for (f = a->feeds, i = 0; i < a->nr_feeds; i++, f++)
+		if (f->last_attempt)
+			mx_u64(o, LABELS("feed", f->name, "list", f->list), (uint64_t)f->last_status);
+	mx_family(o, "sieve_feed_last_attempt_timestamp_seconds", "gauge",
+		  "When the feed was last fetched, since the Unix epoch.");
+	for (f = a->feeds, i = 0; i < a->nr_feeds; i++, f++)
+		if (f->last_attempt)
+			mx_u64(o, LABELS("feed", f->name, "list", f->list), (uint64_t)f->last_attempt);
+	mx_family(o, "sieve_feed_last_success_timestamp_seconds", "gauge",
+		  "When a refresh of the feed last loaded it or found it unchanged.");
+	for (f = a->feeds, i = 0; i < a->nr_feeds; i++, f++)
+		if (f->last_success)
+			mx_u64(o, LABELS("feed", f->name, "list", f->list), (uint64_t)f->last_success);
+}
+
 static const char *filter_type(uint32_t type)
 {
 	switch (type) {
@@ -478,6 +524,7 @@ int sagent_metrics_format(FILE *f, const struct sagent_mx_scrape *s)
 	if (s->agent) {
 		format_agent(&o, s->agent);
 		format_fleet(&o, s->agent);
+		format_feeds(&o, s->agent);
 	}
 	format_filters(&o, s);
 	return ferror(f) ? -EIO : 0;
@@ -743,6 +790,32 @@ static void read_fleet(const struct sagent_fleet_stats *st, struct sagent_mx_age
 	}
 }
 
+static void read_feeds(const struct sagent_feeds_stats *st, struct sagent_mx_agent *a)
+{
+	/* The names change with a reload, under the lock (the counters are atomics). */
+	pthread_mutex_t *lock = (pthread_mutex_t *)&st->lock;
+	unsigned int i, k;
+
+	pthread_mutex_lock(lock);
+	a->nr_feeds = st->nr;
+	for (i = 0; i < a->nr_feeds; i++) {
+		const struct sagent_feed_stats *f = &st->f[i];
+		struct sagent_mx_feed *x = &a->feeds[i];
+
+		memcpy(x->name, f->name, sizeof(x->name));
+		memcpy(x->list, f->list, sizeof(x->list));
+		x->last_success = atomic_load(&f->last_success);
+		x->last_attempt = atomic_load(&f->last_attempt);
+		x->last_status = atomic_load(&f->last_status);
+		x->entries = atomic_load(&f->entries);
+		for (k = 0; k <= SSRC_FEED_REFUSED; k++)
+			x->refreshes[k] = atomic_load(&f->refreshes[k]);
+		for (k = 0; k < SSRC_FEED_NR_REFUSALS; k++)
+			x->refusals[k] = atomic_load(&f->refusals[k]);
+	}
+	pthread_mutex_unlock(lock);
+}
+
 static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 {
 	a->rebuilds = atomic_load(&st->rebuilds);
@@ -755,6 +828,7 @@ static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 	a->errors = atomic_load(&st->errors);
 	a->started_at = st->started_at;
 	read_fleet(&st->fleet, a);
+	read_feeds(&st->feeds, a);
 }
 
 /* The exposition; @refreshes: the snapshot's own count (0 outside the server). */

@@ -49,6 +49,15 @@ struct sagent_mx_fleet_list {
 	int64_t lag_ms;
 };
 
+/* One [feed NAME] (agent.h's struct sagent_feed_stats, copied). */
+struct sagent_mx_feed {
+	char name[SXDP_LIST_NAME_MAX + 1], list[SXDP_LIST_NAME_MAX + 1];
+	int64_t last_success, last_attempt;	/* Unix seconds; 0 none yet */
+	long last_status;
+	uint64_t entries;
+	uint64_t refreshes[SSRC_FEED_REFUSED + 1], refusals[SSRC_FEED_NR_REFUSALS];
+};
+
 /* The agent's own counters, loaded once a scrape. */
 struct sagent_mx_agent {
 	uint64_t rebuilds, rebuild_ns, expired, expire_runs, restores, adoptions;
@@ -61,6 +70,8 @@ struct sagent_mx_agent {
 		unsigned int nr_lists;
 		struct sagent_mx_fleet_list l[SAGENT_MAX_FLEET_LISTS];
 	} fleet;
+	unsigned int nr_feeds;
+	struct sagent_mx_feed feeds[SAGENT_MAX_FEEDS];
 };
 
 struct sagent_mx_scrape {

@@ -362,9 +362,12 @@ void sagent_link_up(struct sagent *ag, const char *ifname)
 	 * Link events come for every change of state (up, down, MTU): an
 	 * interface whose link already runs on it needs nothing.
 	 */
-	if (!ifindex || sxdp_linked_ifindex(ifname) == ifindex || recorded(ag, ifname, &rec))
+	if (!ifindex)
 		return;
-	restore_one(ag, &rec, false, NULL, 0);
+	if (sxdp_linked_ifindex(ifname) != ifindex && !recorded(ag, ifname, &rec))
+		restore_one(ag, &rec, false, NULL, 0);
+	/* Declared in sieve.conf and not recorded so: attached now (declared.c). */
+	sagent_attach_declared(ag, ifname);
 }
 
 void sagent_link_gone(struct sagent *ag, const char *ifname)

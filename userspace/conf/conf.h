@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <net/if.h>
 
 #include "settings.h"
 #include "store.h"
@@ -23,6 +25,35 @@
 #define SAGENT_NAME_MAX		64
 #define SAGENT_MAX_FLEET_LISTS	16
 #define SAGENT_MAX_NEVER_BLOCK	64
+#define SAGENT_MAX_FEEDS	32
+#define SAGENT_MAX_ATTACH	32
+/* A URL fits on one line of the file (config.c: 198 characters). */
+#define SAGENT_URL_MAX		200
+
+/*
+ * [feed NAME]: a blocklist fetched by URL every @interval_s and loaded
+ * as origin NAME of @list (userspace/sources/feeds.h applies the rules).
+ */
+struct sagent_feed_config {
+	char name[SXDP_LIST_NAME_MAX + 1];	/* the origin of its entries */
+	char url[SAGENT_URL_MAX];
+	char list[SXDP_LIST_NAME_MAX + 1];
+	enum sxdp_format format;
+	uint32_t interval_s;
+	uint32_t timeout_s;		/* a fetch's whole transfer */
+	uint64_t min_entries;		/* fewer: refused; 0 lets it empty the origin */
+	uint32_t max_shrink_ppm;	/* a shrink past this share is refused; 10^6: any */
+	int line;			/* its section's line, for messages */
+};
+
+/* [attach IFACE]: what the agent attaches when it is not attached so. */
+struct sagent_attach_config {
+	char iface[IF_NAMESIZE];
+	char list[SXDP_LIST_NAME_MAX + 1];
+	char backend[48];		/* as --backend: "" the default, bloom-map, blocked, filter:NAME */
+	char mode[8];			/* "" native where the driver has it, native, generic */
+	int line;
+};
 
 /*
  * The settings of sieve.conf(5), one field each. Their names, sections
@@ -58,6 +89,10 @@ struct sagent_config {
 		unsigned int nr_never_block;
 		struct sieve_xdp_key never_block[SAGENT_MAX_NEVER_BLOCK];	/* prefixes */
 	} fleet;
+	/* The sections that repeat, in the file's order. */
+	unsigned int nr_feeds, nr_attach;
+	struct sagent_feed_config feeds[SAGENT_MAX_FEEDS];
+	struct sagent_attach_config attach[SAGENT_MAX_ATTACH];
 	/* Where each value came from, and the file read (settings.h). */
 	struct sagent_origin origin[SAGENT_NR_SETTINGS];
 	struct sagent_config_file file;
@@ -67,6 +102,10 @@ struct sagent_config {
 void sagent_config_defaults(struct sagent_config *c);
 /* -EINVAL with "FILE:LINE: reason" in err; -errno if the file cannot be read. */
 int sagent_config_load(const char *path, struct sagent_config *c, char *err, size_t errlen);
+/* The settings that repeat, for `sieve agent --check` (config.c). */
+void sagent_config_print_sections(FILE *f, const struct sagent_config *c);
+/* max_shrink's parser: a fraction 0 to 1 or a percentage to 100%; -EINVAL. */
+int sagent_parse_share(const char *v, uint32_t *ppm);
 /* One value of setting @id (enum sagent_setting_id) read as the file's: -EINVAL, reason in @err. */
 int sagent_config_set(struct sagent_config *c, int id, const char *value, char *err,
 		      size_t errlen);

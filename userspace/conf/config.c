@@ -74,6 +74,36 @@
  *	flow endpoint touches one is refused the same way. Adds up over lines
  *	as lists; at most 64. Default: none.
  *
+ *   [feed NAME]
+ *   url = https://example.org/drop.txt
+ *	A blocklist fetched by URL and loaded as origin NAME (1-64 of A-Z a-z
+ *	0-9 _ . -, not cli or fleet; the origin `sieve xdp load --origin
+ *	NAME` writes). http://, https:// or file://. Required.
+ *   format = auto
+ *	As `sieve xdp load --format`: auto, plain, netset, drop, ipset.
+ *   list = default
+ *	The list it is loaded into.
+ *   interval = 1h
+ *	How often it is fetched: a duration as above, 1s to 168h.
+ *   timeout = 60s
+ *	The bound on one fetch, connecting included: 1s to 1h.
+ *   min_entries = 1
+ *	A download with fewer entries is refused (0 lets an empty feed empty
+ *	the origin). 0 to 1000000000.
+ *   max_shrink = 0.5
+ *	A download that would remove more than this share of the origin's
+ *	entries is refused: a fraction 0 to 1, or a percentage (50%). 1 lets
+ *	any shrink through.
+ *
+ *   [attach IFACE]
+ *   list = default
+ *   backend = bloom-map | blocked | filter:NAME
+ *   mode = native | generic
+ *	An interface the agent attaches (`sieve xdp attach IFACE --list ...
+ *	--backend ... --mode ...`) whenever it is not attached so. backend
+ *	and mode: as the CLI's options, their defaults when not given.
+ *	Each section at most once a name; at most 32 of each kind.
+ *
  * Comments start with '#' or ';' at the start of a line (';' also after a
  * blank). A line holds at most 198 characters (inih's line buffer as
  * Debian builds it): a longer one is an error, not cut in two. An error is "FILE:LINE: reason"; the first one is reported and
@@ -108,6 +138,9 @@ struct parse {
 	int err_line;		/* 0: no error yet */
 	char err[256];
 	struct sagent_config *c;
+	/* The [feed NAME] or [attach IFACE] being read; NULL in other sections. */
+	struct sagent_feed_config *feed;
+	struct sagent_attach_config *attach;
 };
 
 static void __attribute__((format(printf, 2, 3))) fail(struct parse *p, const char *fmt, ...)
@@ -135,9 +168,116 @@ static bool known_section(const char *name, size_t len)
 	return false;
 }
 
+static const char *const reserved_origins[] = { "cli", "fleet" };
+
+/* [feed NAME]: a new feed with the defaults sieve.conf(5) gives. */
+static void open_feed(struct parse *p, const char *name, size_t len)
+{
+	struct sagent_config *c = p->c;
+	struct sagent_feed_config *f;
+	unsigned int i;
+
+	if (!len || len > SXDP_LIST_NAME_MAX) {
+		fail(p, "[feed %.*s]: a feed's name is 1-%d of A-Z a-z 0-9 _ . -", (int)len, name,
+		     SXDP_LIST_NAME_MAX);
+		return;
+	}
+	for (i = 0; i < c->nr_feeds; i++)
+		if (strlen(c->feeds[i].name) == len && !strncmp(c->feeds[i].name, name, len)) {
+			fail(p, "[feed %.*s]: given twice (first at line %d)", (int)len, name,
+			     c->feeds[i].line);
+			return;
+		}
+	if (c->nr_feeds == SAGENT_MAX_FEEDS) {
+		fail(p, "[feed %.*s]: more than %d feeds", (int)len, name, SAGENT_MAX_FEEDS);
+		return;
+	}
+	f = &c->feeds[c->nr_feeds];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%.*s", (int)len, name);
+	for (i = 0; i < sizeof(reserved_origins) / sizeof(reserved_origins[0]); i++)
+		if (!strcmp(f->name, reserved_origins[i])) {
+			fail(p, "[feed %s]: %s is the origin of other changes, not a feed's name",
+			     f->name, f->name);
+			return;
+		}
+	if (!sxdp_list_name_ok(f->name)) {
+		fail(p, "[feed %s]: a feed's name is 1-%d of A-Z a-z 0-9 _ . -", f->name,
+		     SXDP_LIST_NAME_MAX);
+		return;
+	}
+	snprintf(f->list, sizeof(f->list), "%s", SXDP_DEFAULT_LIST);
+	f->format = SXDP_FORMAT_AUTO;
+	f->interval_s = 3600;
+	f->timeout_s = 60;
+	f->min_entries = 1;
+	f->max_shrink_ppm = 500000;
+	f->line = p->line;
+	c->nr_feeds++;
+	p->feed = f;
+}
+
+/* [attach IFACE]: the list "default", the backend and mode the CLI's. */
+static void open_attach(struct parse *p, const char *name, size_t len)
+{
+	struct sagent_config *c = p->c;
+	struct sagent_attach_config *a;
+	unsigned int i;
+
+	if (!len || len >= IF_NAMESIZE || memchr(name, '/', len) || memchr(name, ' ', len) ||
+	    (len <= 2 && name[0] == '.')) {
+		fail(p, "[attach %.*s]: not an interface name (1-%d characters, no '/')", (int)len,
+		     name, IF_NAMESIZE - 1);
+		return;
+	}
+	for (i = 0; i < c->nr_attach; i++)
+		if (strlen(c->attach[i].iface) == len && !strncmp(c->attach[i].iface, name, len)) {
+			fail(p, "[attach %.*s]: given twice (first at line %d)", (int)len, name,
+			     c->attach[i].line);
+			return;
+		}
+	if (c->nr_attach == SAGENT_MAX_ATTACH) {
+		fail(p, "[attach %.*s]: more than %d interfaces", (int)len, name, SAGENT_MAX_ATTACH);
+		return;
+	}
+	a = &c->attach[c->nr_attach++];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->iface, sizeof(a->iface), "%.*s", (int)len, name);
+	snprintf(a->list, sizeof(a->list), "%s", SXDP_DEFAULT_LIST);
+	a->line = p->line;
+	p->attach = a;
+}
+
+/* "feed NAME" or "attach IFACE" (@s, @len): true if it is one of them. */
+static bool repeated_section(struct parse *p, const char *s, size_t len)
+{
+	static const char *const kinds[] = { "feed", "attach" };
+	size_t i, klen, blanks;
+
+	for (i = 0; i < 2; i++) {
+		klen = strlen(kinds[i]);
+		if (len < klen || strncmp(s, kinds[i], klen) ||
+		    (len > klen && !isspace((unsigned char)s[klen])))
+			continue;
+		blanks = klen + strspn(s + klen, " \t");
+		if (blanks > len)
+			blanks = len;
+		if (blanks == len)
+			fail(p, "[%s] needs a name: [%s %s]", kinds[i], kinds[i],
+			     i ? "IFACE" : "NAME");
+		else if (i)
+			open_attach(p, s + blanks, len - blanks);
+		else
+			open_feed(p, s + blanks, len - blanks);
+		return true;
+	}
+	return false;
+}
+
 /*
  * A section header is checked as its line is read: inih calls the handler
- * for keys only, so an unknown section without keys would pass unseen.
+ * for keys only, so an unknown section without keys would pass unseen (and
+ * an [attach IFACE] without keys, which takes the defaults, would be lost).
  */
 static void check_header(struct parse *p, const char *line)
 {
@@ -152,9 +292,11 @@ static void check_header(struct parse *p, const char *line)
 		s++;
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
-	if (!known_section(s, e - s))
-		fail(p, "unknown section [%.*s] (sections: [agent], [store], [metrics], [filters], [fleet])",
-		     (int)(e - s), s);
+	p->feed = NULL;
+	p->attach = NULL;
+	if (!known_section(s, e - s) && !repeated_section(p, s, e - s))
+		fail(p, "unknown section [%.*s] (sections: [agent], [store], [metrics], [filters], "
+		     "[fleet], [feed NAME], [attach IFACE])", (int)(e - s), s);
 }
 
 /*
@@ -555,9 +697,108 @@ static void set_fleet(struct parse *p, const char *key, const char *v)
 	}
 }
 
+int sagent_parse_share(const char *v, uint32_t *ppm)
+{
+	double x;
+	char *end;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (!isdigit((unsigned char)*v) || errno || end == v)
+		return -EINVAL;
+	if (*end == '%') {
+		x /= 100;
+		end++;
+	}
+	if (*end || !(x >= 0 && x <= 1))
+		return -EINVAL;
+	*ppm = (uint32_t)(x * 1000000 + 0.5);
+	return 0;
+}
+
+static void set_feed(struct parse *p, const char *key, const char *v)
+{
+	struct sagent_feed_config *f = p->feed;
+	unsigned long long n;
+	uint64_t ms;
+	char *end;
+
+	if (!strcmp(key, "url")) {
+		if (strlen(v) >= sizeof(f->url) || strpbrk(v, " \t") ||
+		    (strncmp(v, "http://", 7) && strncmp(v, "https://", 8) && strncmp(v, "file://", 7)))
+			fail(p, "url = %s: not an http://, https:// or file:// URL", v);
+		else
+			snprintf(f->url, sizeof(f->url), "%s", v);
+	} else if (!strcmp(key, "format")) {
+		if (sxdp_format_parse(v, &f->format))
+			fail(p, "format = %s: not auto, plain, netset, drop or ipset", v);
+	} else if (!strcmp(key, "list")) {
+		if (!sxdp_list_name_ok(v))
+			fail(p, "list = %s: not a list name (1-%d of A-Z a-z 0-9 _ . -)", v,
+			     SXDP_LIST_NAME_MAX);
+		else
+			snprintf(f->list, sizeof(f->list), "%s", v);
+	} else if (!strcmp(key, "interval")) {
+		if (!parse_duration(p, key, v, 1000, 168 * 3600 * 1000ULL, false, &ms))
+			f->interval_s = ms / 1000;
+	} else if (!strcmp(key, "timeout")) {
+		if (!parse_duration(p, key, v, 1000, 3600 * 1000, false, &ms))
+			f->timeout_s = ms / 1000;
+	} else if (!strcmp(key, "min_entries")) {
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (!isdigit((unsigned char)*v) || *end || errno || n > 1000000000)
+			fail(p, "min_entries = %s: not a number from 0 to 1000000000", v);
+		else
+			f->min_entries = n;
+	} else if (!strcmp(key, "max_shrink")) {
+		if (sagent_parse_share(v, &f->max_shrink_ppm))
+			fail(p, "max_shrink = %s: not a fraction from 0 to 1 or a percentage (50%%)",
+			     v);
+	} else {
+		fail(p, "unknown key '%s' in [feed %s] (keys: url, format, list, interval, timeout, "
+		     "min_entries, max_shrink)", key, f->name);
+	}
+}
+
+static void set_attach(struct parse *p, const char *key, const char *v)
+{
+	struct sagent_attach_config *a = p->attach;
+	const char *filter;
+	uint32_t flag;
+
+	if (!strcmp(key, "list")) {
+		if (!sxdp_list_name_ok(v))
+			fail(p, "list = %s: not a list name (1-%d of A-Z a-z 0-9 _ . -)", v,
+			     SXDP_LIST_NAME_MAX);
+		else
+			snprintf(a->list, sizeof(a->list), "%s", v);
+	} else if (!strcmp(key, "backend")) {
+		int ret = sxdp_filter_parse(v, &filter);
+
+		if (strlen(v) >= sizeof(a->backend) || ret < 0 ||
+		    (ret > 0 && sxdp_backend_parse(v, &flag)))
+			fail(p, "backend = %s: not bloom-map, blocked or filter:NAME", v);
+		else
+			snprintf(a->backend, sizeof(a->backend), "%s", v);
+	} else if (!strcmp(key, "mode")) {
+		if (strcmp(v, "native") && strcmp(v, "generic"))
+			fail(p, "mode = %s: not native or generic", v);
+		else
+			snprintf(a->mode, sizeof(a->mode), "%s", v);
+	} else {
+		fail(p, "unknown key '%s' in [attach %s] (keys: list, backend, mode)", key,
+		     a->iface);
+	}
+}
+
 static void set_value(struct parse *p, const char *section, const char *key, const char *v)
 {
-	if (!*section)
+	if (p->feed)
+		set_feed(p, key, v);
+	else if (p->attach)
+		set_attach(p, key, v);
+	else if (!*section)
 		fail(p, "%s: a key before any [section]", key);
 	else if (!strcmp(section, "agent"))
 		set_agent(p, key, v);
@@ -674,6 +915,45 @@ int sagent_config_load(const char *path, struct sagent_config *c, char *err, siz
 		snprintf(err, errlen, "%s: [fleet] lists or password_file without redis", path);
 		return -EINVAL;
 	}
+	for (unsigned int i = 0; i < next.nr_feeds; i++)
+		if (!next.feeds[i].url[0]) {
+			snprintf(err, errlen, "%s:%d: [feed %s] has no url", path,
+				 next.feeds[i].line, next.feeds[i].name);
+			return -EINVAL;
+		}
 	*c = next;
 	return 0;
+}
+
+void sagent_config_print_sections(FILE *f, const struct sagent_config *c)
+{
+	const struct sagent_feed_config *fd;
+	const struct sagent_attach_config *a;
+	char pct[24];
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < c->nr_feeds; i++) {
+		fd = &c->feeds[i];
+		fprintf(f, "\n[feed %s]  ; file %s:%d\n", fd->name, c->file.path, fd->line);
+		fprintf(f, "url = %s\nformat = %s\nlist = %s\ninterval = %us\ntimeout = %us\n"
+			"min_entries = %" PRIu64 "\n", fd->url, sxdp_format_name(fd->format), fd->list,
+			fd->interval_s, fd->timeout_s, fd->min_entries);
+		/* A percentage, as the file may write it: 50%, 12.5%. */
+		snprintf(pct, sizeof(pct), "%u.%04u", fd->max_shrink_ppm / 10000,
+			 fd->max_shrink_ppm % 10000);
+		/* "%u.%04u" has a '.': the loop stops there at the latest. */
+		for (len = strlen(pct); pct[len - 1] == '0'; len--)
+			pct[len - 1] = '\0';
+		if (pct[len - 1] == '.')
+			pct[len - 1] = '\0';
+		fprintf(f, "max_shrink = %s%%\n", pct);
+	}
+	for (i = 0; i < c->nr_attach; i++) {
+		a = &c->attach[i];
+		fprintf(f, "\n[attach %s]  ; file %s:%d\n", a->iface, c->file.path, a->line);
+		fprintf(f, "list = %s\nbackend = %s\nmode = %s\n", a->list,
+			a->backend[0] ? a->backend : "bloom-map",
+			a->mode[0] ? a->mode : "native where the driver has it");
+	}
 }

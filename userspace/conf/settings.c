@@ -243,4 +243,5 @@ void sagent_settings_print(FILE *f, const struct sagent_config *c)
 		print_origin(f, c, i);
 		fputc('\n', f);
 	}
+	sagent_config_print_sections(f, c);
 }

@@ -383,26 +383,18 @@ static int feed_lines(struct feed_file *ff, enum sxdp_format *fmt, struct feed_r
 	return ret;
 }
 
-int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
-		   struct sxdp_feed_info *info, char *err, size_t errlen)
+int sxdp_feed_read_stream(FILE *f, const char *name, enum sxdp_format fmt,
+			  struct sxdp_list *l, struct sxdp_feed_info *info, char *err,
+			  size_t errlen)
 {
-	struct feed_file ff = { .path = path, .err = err, .errlen = errlen };
-
-	if (errlen)
-		err[0] = '\0';
+	struct feed_file ff = { .f = f, .path = name, .err = err, .errlen = errlen };
 	struct sxdp_list tmp = { 0 };
 	struct feed_read r = { 0 };
 	int ret;
 
-	ff.f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!ff.f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
+	if (errlen)
+		err[0] = '\0';
 	ret = feed_lines(&ff, &fmt, &r, &tmp);
-	if (ff.f != stdin)
-		fclose(ff.f);
 	free(r.sets);
 	if (ret < 0) {
 		sxdp_list_free(&tmp);
@@ -414,6 +406,23 @@ int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
 	if (info)
 		*info = (struct sxdp_feed_info){ .format = fmt, .skipped = r.skipped };
 	return 0;
+}
+
+int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
+		   struct sxdp_feed_info *info, char *err, size_t errlen)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = sxdp_feed_read_stream(f, path, fmt, l, info, err, errlen);
+	if (f != stdin)
+		fclose(f);
+	return ret;
 }
 
 int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen)

@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <net/if.h>
 
 #include "sieve_xdp.h"
@@ -121,6 +122,13 @@ const char *sxdp_format_name(enum sxdp_format fmt);
  */
 int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
 		   struct sxdp_feed_info *info, char *err, size_t errlen);
+/*
+ * The same of an open stream (a download in memory: fmemopen), @name the
+ * FILE of the messages. The caller closes @f.
+ */
+int sxdp_feed_read_stream(FILE *f, const char *name, enum sxdp_format fmt,
+			  struct sxdp_list *l, struct sxdp_feed_info *info, char *err,
+			  size_t errlen);
 /*
  * The origin a load of @path gets by default: its base name, so that the
  * same feed loaded through another path (./drop.txt, /etc/sieve/drop.txt)
