@@ -92,10 +92,10 @@ setup() {
 	cl ip addr add $C6/64 dev cl$TAG nodad
 	sv ip addr add $SV4/24 dev $IF
 	sv ip addr add $SV6/64 dev $IF nodad
-	# Replies to the bulk case's sources.
-	sv ip route add 172.16.0.0/12 dev $IF
 	for l in lo cl$TAG; do cl ip link set "$l" up; done
 	for l in lo $IF; do sv ip link set "$l" up; done
+	# Replies to the bulk case's sources.
+	sv ip route add 172.16.0.0/12 dev $IF || return 1
 	cl ping -c 1 -W 2 $SV4 >/dev/null || return 1
 	mkdir -p "$WORK/lapi/data" || return 1
 	cat >"$WORK/lapi/config.yaml" <<-YAML
@@ -136,8 +136,11 @@ setup() {
 	EOF
 }
 
+# Started by nsenter itself, not by a function (sv) in a subshell: nsenter
+# execs the program, so $! is the program's PID and a kill reaches it.
 lapi_up() {
-	sv crowdsec -c "$WORK/lapi/config.yaml" -no-cs >>"$WORK/lapi.log" 2>&1 &
+	nsenter --net=/run/netns/$SV crowdsec -c "$WORK/lapi/config.yaml" -no-cs \
+		>>"$WORK/lapi.log" 2>&1 &
 	LAPI_PID=$!
 	wait_for 20 sv curl -sf -o /dev/null "http://127.0.0.1:$LAPI_PORT/health" ||
 		{ fail "the LAPI did not come up in 20 s: $(tail -n 3 "$WORK/lapi.log")"; return 1; }
@@ -152,7 +155,7 @@ lapi_down() {
 }
 
 agent_up() {
-	sv "$SIEVE" agent --config "$CONF" 2>>"$WORK/agent.log" &
+	nsenter --net=/run/netns/$SV "$SIEVE" agent --config "$CONF" 2>>"$WORK/agent.log" &
 	AGENT_PID=$!
 	VALUE=1 wait_for "${1:-10}" metric_is sieve_crowdsec_up ||
 		{ fail "the agent not following the LAPI in ${1:-10} s: $(tail -n 3 "$WORK/agent.log")"; return 1; }
@@ -228,14 +231,14 @@ case_local_wins() {
 	xdp unblock -i $IF $B4 >/dev/null
 }
 
-# Types and scopes not taken are counted, not enforced.
+# A type not taken is counted, not enforced. (Scopes are asked of the LAPI,
+# ?scopes=Ip,Range: a Country decision never comes; the unit suite tries
+# a reply that sends one anyway.)
 case_skipped() {
 	cscli_ decisions add -i $B4 -d 1h -t captcha >/dev/null || fail "cscli add a captcha"
 	cscli_ decisions add --scope Country -v FR -d 1h >/dev/null || fail "cscli add a Country"
 	VALUE=1 wait_for 5 metric_is sieve_crowdsec_skipped_total origin=cscli reason=type ||
 		fail "captcha not counted: $(metric sieve_crowdsec_skipped_total origin=cscli reason=type)"
-	VALUE=1 wait_for 5 metric_is sieve_crowdsec_skipped_total origin=cscli reason=scope ||
-		fail "Country not counted: $(metric sieve_crowdsec_skipped_total origin=cscli reason=scope)"
 	delivers $B4 $SV4 || fail "$B4 (a captcha) dropped"
 	grep -q "skipping decisions (type)" "$WORK/agent.log" || fail "no log line for the captcha"
 	cscli_ decisions delete --all >/dev/null
@@ -280,16 +283,18 @@ for i in range(int(sys.argv[1])):
 	agent_up 60 || return
 	for s in $BULK_SAMPLES; do drops "$s" $SV4 || fail "$s of the bulk not dropped"; done
 	delivers $BULK_OUTSIDE $SV4 || fail "$BULK_OUTSIDE, past the bulk, not delivered"
-	expect_eq "$(xdp list --list default | grep -c 'crowdsec/bulk')" $BULK_N "entries of crowdsec/bulk"
+	# cscli 1.4.6 gives imported decisions its own origin, cscli-import.
+	expect_eq "$(xdp list --list default | awk -F'\t' '$3 ~ /^172\.1[67]\./ { print $4 }' | sort | uniq -c |
+		awk '{ print $1, $2 }')" "$BULK_N crowdsec/cscli-import" "the bulk's entries and their origin"
 	line=$(grep 'crowdsec: resync' "$WORK/agent.log" | tail -n 1)
-	echo "    $line"
-	cscli_ decisions delete --all >/dev/null
+	echo "    ${line#*info: }"
+	# The last case: the suite's cleanup removes the LAPI with its 10^5.
 }
 
 CASES="add_delete local_wins skipped outage_resync bulk_import"
 
 main() {
-	local c any=
+	local c t0 any=
 	for c in $CASES; do case crowdsec_$c in *"$FILTER"*) any=1;; esac; done
 	if [ -z "$any" ]; then echo "0 0" >"$RESULTS"; exit 0; fi
 	if [ "$(id -u)" != 0 ]; then
@@ -305,18 +310,19 @@ main() {
 	for c in $CASES; do
 		case crowdsec_$c in *"$FILTER"*) ;; *) continue;; esac
 		case_failed=0
+		t0=$(date +%s)
 		if [ -z "$AGENT_PID" ]; then agent_up || { echo "FAIL e2e_crowdsec_$c"; failed=$((failed + 1)); continue; }; fi
 		[ -n "$LAPI_PID" ] || lapi_up
 		"case_$c"
 		if [ $case_failed = 0 ]; then
-			echo "ok   e2e_crowdsec_$c"; passed=$((passed + 1))
+			echo "ok   e2e_crowdsec_$c ($(($(date +%s) - t0)) s)"; passed=$((passed + 1))
 		else
 			echo "FAIL e2e_crowdsec_$c"; failed=$((failed + 1))
 			tail -n 5 "$WORK/agent.log" | sed 's/^/    agent: /'
 		fi
 	done
 	echo "$passed $failed" >"$RESULTS"
-	echo "$passed passed, $failed failed"
+	echo "$passed passed, $failed failed ($SECONDS s)"
 	[ $failed = 0 ]
 }
 
