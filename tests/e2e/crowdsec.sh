@@ -183,7 +183,9 @@ trap cleanup EXIT
 # ---- the cases ----
 
 # cscli decisions add and delete of an IPv4 address, a range, an IPv6
-# address; a short duration that runs out; a re-ban that would shorten.
+# address; a short duration that runs out; a shorter re-ban, which leaves
+# the longer in force (the LAPI streams the longest decision of a value;
+# the store's extend_only, crowdsec_test.c, keeps it so whatever it sends).
 case_add_delete() {
 	local e
 	cscli_ decisions add -i $A4 -d 1h >/dev/null || fail "cscli add $A4"
