@@ -279,6 +279,8 @@ case_outage_resync() {
 # two change nothing enforced (counted as failures, logged once); the
 # third is a resync that takes the good ones and counts the bad ones.
 # The real LAPI back: the fake's origin goes, what the LAPI holds stays.
+failures_at_least() { [ "$(metric sieve_crowdsec_failures_total)" -ge "$1" ]; }
+
 case_hostile_lapi() {
 	local fails fake
 	cscli_ decisions add -i $A4 -d 1h >/dev/null || fail "cscli add $A4"
@@ -290,13 +292,13 @@ case_hostile_lapi() {
 	fake=$!
 	fails=$(metric sieve_crowdsec_failures_total)
 	VALUE=0 wait_for 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 on garbage"
-	wait_for 5 eval '[ "$(metric sieve_crowdsec_failures_total)" -ge $((fails + 3)) ]' ||
+	wait_for 5 failures_at_least $((fails + 3)) ||
 		fail "garbage replies not counted as failures: $(metric sieve_crowdsec_failures_total)"
 	drops $A4 $SV4 || fail "$A4 delivered while the LAPI sent garbage"
 	expect_eq "$(grep -c 'not JSON' "$WORK/agent.log")" 1 "log lines of the garbage (logged once)"
 	echo forbidden >"$WORK/fake.mode"
 	fails=$(metric sieve_crowdsec_failures_total)
-	wait_for 5 eval '[ "$(metric sieve_crowdsec_failures_total)" -ge $((fails + 3)) ]' ||
+	wait_for 5 failures_at_least $((fails + 3)) ||
 		fail "403s not counted as failures"
 	drops $A4 $SV4 || fail "$A4 delivered while the LAPI answered 403"
 	printf 'body:{"deleted":null,"new":[%s,%s,%s,%s]}\n' \
