@@ -210,6 +210,11 @@ case_add_delete() {
 	case $e in 59m*) ;; *) fail "after a 5m re-ban $A4 expires in '$e', want 59m..";; esac
 	cscli_ decisions delete -i $A4 >/dev/null || fail "cscli delete $A4"
 	wait_for 5 delivers $A4 $SV4 || fail "$A4 still dropped 5 s after its delete"
+	# Banned again at once: the deletes LAPI repeats for about 2 s must not lift it.
+	cscli_ decisions add -i $A6 -d 1h >/dev/null && cscli_ decisions delete -i $A6 >/dev/null &&
+		cscli_ decisions add -i $A6 -d 2h >/dev/null || fail "cscli add, delete, add $A6"
+	sleep 3
+	drops $A6 $SV6 || fail "$A6, banned again after its delete, delivered 3 s later"
 	cscli_ decisions delete -r 198.51.100.96/27 >/dev/null || fail "cscli delete the /27"
 	wait_for 5 delivers $C4 $SV4 || fail "$C4 still dropped after the /27's delete"
 	cscli_ decisions delete -i $A6 >/dev/null || fail "cscli delete $A6"
