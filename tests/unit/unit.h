@@ -54,6 +54,8 @@ SIEVE_CASE_TABLE(sieve_settings_cases);
 SIEVE_CASE_TABLE(sieve_http_cases);
 SIEVE_CASE_TABLE(sieve_feeds_cases);
 
+SIEVE_CASE_TABLE(sieve_crowdsec_cases);
+
 /* ---- Keys: key (set, i) is a pure function of both ------------------------ */
 
 #define UKEY_MAX	2048

@@ -261,6 +261,33 @@ static void feeds_stop(struct sagent *ag)
 {
 	sagent_feeds_stop(ag->feeds);
 	ag->feeds = NULL;
+
+/* ---- CrowdSec: crowdsec.c's thread ---- */
+
+static void crowdsec_start(struct sagent *ag)
+{
+	char err[512] = "";
+
+	if (sagent_crowdsec_start(ag, &ag->crowdsec, err, sizeof(err))) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "crowdsec: %s", err);
+	}
+}
+
+static void crowdsec_stop(struct sagent *ag)
+{
+	sagent_crowdsec_stop(ag->crowdsec);
+	ag->crowdsec = NULL;
+}
+
+/* A changed [crowdsec] starts the follower again: a resync under the new settings. */
+static void crowdsec_reload(struct sagent *ag, struct sagent_config *next)
+{
+	if (!memcmp(&ag->cfg.crowdsec, &next->crowdsec, sizeof(next->crowdsec)))
+		return;
+	crowdsec_stop(ag);
+	ag->cfg.crowdsec = next->crowdsec;
+	crowdsec_start(ag);
 }
 
 /* ---- the loop ---- */
@@ -319,6 +346,8 @@ static void reload(struct sagent *ag, struct loop *L)
 	}
 	fleet_reload(ag, &next);
 	sagent_feeds_reload(ag->feeds, &next);
+
+	crowdsec_reload(ag, &next);
 	ag->cfg = next;
 	arm_timers(ag, L);
 	sagent_restore_all(ag, false, &r);
@@ -461,12 +490,14 @@ static int run(struct sagent *ag, const struct agent_opts *o)
 	sagent_log(SAGENT_INFO, "starting: store %s, expiry every %u ms",
 		   sxdp_store_path(ag->store), ag->cfg.expire_interval_ms);
 	restore_at_start(ag);
-	/* After READY=1: enforcement never waits for Redis, nor for a feed's server. */
+	/* After READY=1: enforcement never waits for Redis, a feed's server or the LAPI. */
 	fleet_start(ag);
 	feeds_start(ag);
+	crowdsec_start(ag);
 	arm_timers(ag, &L);
 	ret = run_loop(ag, &L);
 	sd_notify(0, "STOPPING=1");
+	crowdsec_stop(ag);
 	feeds_stop(ag);
 	fleet_stop(ag);
 	filters_save(ag);

@@ -23,6 +23,8 @@
  *   feeds.c    [feed NAME]: each feed refreshed on its interval
  *              (userspace/sources/feeds.h)
  *   declared.c [attach IFACE]: what the file declares, attached
+
+ *   crowdsec.c following a CrowdSec Local API's decision stream
  *   publish.c  `sieve xdp ... --fleet`'s publishing (fleet.h)
  */
 #ifndef SIEVE_AGENT_H
@@ -36,6 +38,8 @@
 
 #include "conf.h"
 #include "feeds.h"
+
+#include "crowdsec.h"
 #include "ops.h"
 #include "store.h"
 
@@ -90,6 +94,28 @@ struct sagent_feeds_stats {
 	pthread_mutex_t lock;
 	unsigned int nr;
 	struct sagent_feed_stats f[SAGENT_MAX_FEEDS];
+
+/* One CrowdSec origin's decisions (crowdsec.c writes, the metrics thread reads). */
+struct sagent_cs_origin_stats {
+	char name[SAGENT_CS_WORD_MAX + 1];	/* written before nr_origins counts it */
+	atomic_uint_fast64_t applied[2];	/* [0] new (blocks), [1] deleted (unblocks) */
+	atomic_uint_fast64_t skipped[SCS_NR_SKIPS];
+};
+
+/*
+ * The CrowdSec follower's state. o[0] counts the decisions of no origin
+ * that could be named (and of origins past the table); o[1..] are named
+ * as they first come, never renamed: the metrics thread reads
+ * @nr_origins (acquire) and the names below it without a lock.
+ */
+struct sagent_crowdsec_stats {
+	bool on;
+	atomic_bool up;				/* the last request got a reply read whole */
+	atomic_int_fast64_t last_poll_ms;	/* its wall-clock time */
+	atomic_uint_fast64_t polls, resyncs;
+	atomic_uint_fast64_t failures;		/* requests that failed, replies refused */
+	atomic_uint nr_origins;
+	struct sagent_cs_origin_stats o[SCS_MAX_ORIGINS + 1];
 };
 
 /* What the agent itself did, for the metrics (read from the HTTP thread). */
@@ -105,6 +131,8 @@ struct sagent_stats {
 	int64_t started_at;			/* Unix seconds */
 	struct sagent_fleet_stats fleet;
 	struct sagent_feeds_stats feeds;
+
+	struct sagent_crowdsec_stats crowdsec;
 };
 
 /* metrics.c: an HTTP server on its own thread; stats may be updated meanwhile. */
@@ -140,6 +168,8 @@ struct sagent {
 	struct sagent_metrics *metrics;	/* NULL until metrics.c is merged */
 	struct sagent_fleet *fleet;	/* NULL: no [fleet] */
 	struct sagent_feeds *feeds;	/* NULL: not started */
+
+	struct sagent_crowdsec *crowdsec;	/* NULL: no [crowdsec] */
 };
 
 /* Logging (agent.c): one line on stderr, a level word first (and <N> under the journal). */
@@ -214,6 +244,16 @@ void sagent_feeds_stop(struct sagent_feeds *f);
  * incident.
  */
 void sagent_attach_declared(struct sagent *ag, const char *only_iface);
+
+ * crowdsec.c: following cfg.crowdsec's Local API (a thread of its own,
+ * with its own store connection). Start does nothing without [crowdsec];
+ * stop joins the thread (a wait between polls is woken; a request under
+ * way ends within its timeout).
+ */
+struct sagent_crowdsec;
+int sagent_crowdsec_start(struct sagent *ag, struct sagent_crowdsec **cp, char *err,
+			  size_t errlen);
+void sagent_crowdsec_stop(struct sagent_crowdsec *c);
 
 /*
  * publish.c, in sieve-agent: `sieve-agent __publish CONFIG LIST OP EXPIRES

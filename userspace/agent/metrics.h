@@ -72,6 +72,17 @@ struct sagent_mx_agent {
 	} fleet;
 	unsigned int nr_feeds;
 	struct sagent_mx_feed feeds[SAGENT_MAX_FEEDS];
+
+	struct {
+		bool on, up;
+		int64_t last_poll_ms;		/* 0: no reply read yet */
+		uint64_t polls, resyncs, failures;
+		unsigned int nr_origins;	/* o[0] (no origin) and these */
+		struct {
+			const char *name;
+			uint64_t applied[2], skipped[SCS_NR_SKIPS];
+		} o[SCS_MAX_ORIGINS + 1];
+	} crowdsec;
 };
 
 struct sagent_mx_scrape {

@@ -84,6 +84,12 @@ struct sxdp_store_attrs {
 	 */
 	bool only_own;
 	/*
+	 * With @only_own: a key of this origin there already keeps the later
+	 * of its expiry and the add's (the re-ban rule) instead of taking the
+	 * add's as a mirror does (a CrowdSec decision re-banned shorter).
+	 */
+	bool extend_only;
+	/*
 	 * A replace with no keys over an origin that has entries on that side
 	 * is refused with -ENODATA, nothing changed: an empty feed is more
 	 * likely a failed download than a list emptied on purpose.
