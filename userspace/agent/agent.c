@@ -261,6 +261,7 @@ static void feeds_stop(struct sagent *ag)
 {
 	sagent_feeds_stop(ag->feeds);
 	ag->feeds = NULL;
+}
 
 /* ---- CrowdSec: crowdsec.c's thread ---- */
 

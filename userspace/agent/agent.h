@@ -94,6 +94,7 @@ struct sagent_feeds_stats {
 	pthread_mutex_t lock;
 	unsigned int nr;
 	struct sagent_feed_stats f[SAGENT_MAX_FEEDS];
+};
 
 /* One CrowdSec origin's decisions (crowdsec.c writes, the metrics thread reads). */
 struct sagent_cs_origin_stats {
@@ -131,7 +132,6 @@ struct sagent_stats {
 	int64_t started_at;			/* Unix seconds */
 	struct sagent_fleet_stats fleet;
 	struct sagent_feeds_stats feeds;
-
 	struct sagent_crowdsec_stats crowdsec;
 };
 
@@ -245,6 +245,7 @@ void sagent_feeds_stop(struct sagent_feeds *f);
  */
 void sagent_attach_declared(struct sagent *ag, const char *only_iface);
 
+/*
  * crowdsec.c: following cfg.crowdsec's Local API (a thread of its own,
  * with its own store connection). Start does nothing without [crowdsec];
  * stop joins the thread (a wait between polls is woken; a request under

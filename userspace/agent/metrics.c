@@ -441,6 +441,7 @@ static void format_feeds(struct mx_out *o, const struct sagent_mx_agent *a)
 	for (f = a->feeds, i = 0; i < a->nr_feeds; i++, f++)
 		if (f->last_success)
 			mx_u64(o, LABELS("feed", f->name, "list", f->list), (uint64_t)f->last_success);
+}
 
 /* The CrowdSec follower (crowdsec.c): o[0] is the decisions of no origin. */
 static void format_crowdsec(struct mx_out *o, const struct sagent_mx_agent *a)
@@ -853,6 +854,7 @@ static void read_feeds(const struct sagent_feeds_stats *st, struct sagent_mx_age
 			x->refusals[k] = atomic_load(&f->refusals[k]);
 	}
 	pthread_mutex_unlock(lock);
+}
 
 static void read_crowdsec(const struct sagent_crowdsec_stats *st, struct sagent_mx_agent *a)
 {

@@ -832,6 +832,8 @@ static void set_attach(struct parse *p, const char *key, const char *v)
 	} else {
 		fail(p, "unknown key '%s' in [attach %s] (keys: list, backend, mode)", key,
 		     a->iface);
+	}
+}
 
 /* ---- [crowdsec] ---- */
 
