@@ -33,6 +33,8 @@
 #include "xdp_list.h"
 #include "backend.h"
 #include "xdp_enforce.h"
+#include "xdp_capture.h"
+#include "xdp_samples.h"
 
 #define MAX_IFACES	64
 
@@ -61,6 +63,7 @@ struct xdp_opts {
 	bool backend_given;
 	bool fleet;		/* block/unblock/allow/disallow --fleet: publish */
 	const char *config;	/* --config: the settings with [fleet] */
+	struct sxdp_sample_change sample;	/* attach --sample-rate */
 	const char *cmd;	/* the command's name, "xdp list", for messages */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
@@ -135,6 +138,15 @@ static int set_max_probes(void *opts, const char *arg)
 
 	return parse_u32(arg, &o->max_probes) || !o->max_probes ||
 	       o->max_probes > SIEVE_XDP_MAX_PREFIX_LENS ? -EINVAL : 0;
+}
+
+static int set_sample_rate(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	o->sample.rate_given = true;
+	return parse_u32(arg, &o->sample.rate) || o->sample.rate > SIEVE_XDP_SAMPLE_RATE_MAX ?
+	       -EINVAL : 0;
 }
 
 static int set_list(void *opts, const char *arg)
@@ -263,6 +275,11 @@ static const struct cli_option opt_exact = {
 };
 static const struct cli_option opt_no_exact = {
 	"no-exact", 0, NULL, "bloom only (the default)", CLI_FLAG(struct xdp_opts, no_exact),
+};
+static const struct cli_option opt_sample_rate = {
+	"sample-rate", 0, "N", "samples of dropped packets a second per CPU (0: none; default "
+	CLI_STR(SIEVE_XDP_SAMPLE_RATE_DEFAULT) ")", .set = set_sample_rate,
+	.accepts = "0-" CLI_STR(SIEVE_XDP_SAMPLE_RATE_MAX),
 };
 static const struct cli_option opt_fail_closed = {
 	"fail-closed", 0, NULL, "drop malformed packets", CLI_FLAG(struct xdp_opts, fail_closed),
@@ -414,15 +431,16 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
  * The store by the agent's order too (settings.h): --state-dir,
  * $SIEVE_STATE_DIR, the file; its [store] sync likewise.
  */
-static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
+int xdp_open_store(const char *state_dir, const char *config, const char *cmd,
+		   struct sxdp_store **s)
 {
-	struct sagent_cmdline cl = { .config = o->config };
+	struct sagent_cmdline cl = { .config = config };
 	char err[512] = "", dir[4096];
 	enum sxdp_store_sync sync;
 	struct stat st;
 	int ret;
 
-	cl.set[SAGENT_STATE_DIR] = o->state_dir;
+	cl.set[SAGENT_STATE_DIR] = state_dir;
 	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	if (ret)
 		return cli_error("%s", err[0] ? err : strerror(-ret));
@@ -433,8 +451,13 @@ static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
 	 */
 	if ((ret == -EACCES || ret == -EPERM) && geteuid() &&
 	    (stat(dir, &st) || st.st_uid == 0))
-		return cli_error("sieve %s needs root: the store in %s is root's", o->cmd, dir);
+		return cli_error("sieve %s needs root: the store in %s is root's", cmd, dir);
 	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
+}
+
+static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
+{
+	return xdp_open_store(o->state_dir, o->config, o->cmd, s);
 }
 
 /*
@@ -495,7 +518,8 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
 			     (o.backend_given ? sxdp_backend_flags() : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
-		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter };
+		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter,
+		.sample = o.sample };
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
 		/* What ran before, for the message of an upgrade. */
@@ -1871,11 +1895,13 @@ static const struct cli_command xdp_attach_command = {
 		   "  more is stored expanded to the lengths that make the fewest entries.\n"
 		   "  --backend blocked keeps the filter in an array of 64-byte blocks (one\n"
 		   "  cache line a lookup) instead of the kernel's bloom-filter map; again\n"
-		   "  with another backend rebuilds the maps.",
+		   "  with another backend rebuilds the maps.\n"
+		   "  --sample-rate: samples of dropped packets (sieve xdp capture, top) a\n"
+		   "  second per CPU; a new attachment samples " CLI_STR(SIEVE_XDP_SAMPLE_RATE_DEFAULT) ", one again keeps its rate.",
 	.options = CLI_OPTIONS(&opt_attach_list, &opt_mode, &opt_exact, &opt_no_exact, &opt_fpr,
 			       &opt_fpp, &opt_fail_closed, &opt_fail_open, &opt_capacity,
-			       &opt_max_probes, &opt_backend, &opt_force, &opt_state_dir,
-			       CLI_JSON_OPTIONS),
+			       &opt_max_probes, &opt_backend, &opt_sample_rate, &opt_force,
+			       &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_attach,
 };
 static const struct cli_command xdp_detach_command = {
@@ -2055,6 +2081,7 @@ const struct cli_command xdp_command = {
 		&xdp_attach_command, &xdp_detach_command, &xdp_block_command,
 		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,
 		&xdp_load_command, &xdp_expire_command, &xdp_list_command, &xdp_plan_command,
-		&xdp_status_command, &xdp_stats_command, &xdp_prune_command, NULL,
+		&xdp_status_command, &xdp_stats_command, &xdp_prune_command, &xdp_set_command,
+		&xdp_capture_command, &xdp_top_command, NULL,
 	},
 };

@@ -278,16 +278,18 @@ static void mask_source(struct sieve_xdp_key *key)
 		a[i] &= len >= 8 ? 0xff : (unsigned char)(0xff00 >> len);
 }
 
-int sxdp_sample_key(const struct sieve_xdp_sample *s, struct sieve_xdp_key *key)
+/*
+ * The addresses of the sample's frame into @key (family, saddr, daddr),
+ * its L4 protocol in @next and the offset of its L4 header (-1 if past
+ * what the sample holds): 0, or -EINVAL if the frame is cut short of them.
+ */
+static int parse_frame(const struct sieve_xdp_sample *s, struct sieve_xdp_key *key,
+		       uint8_t *next, int *l4)
 {
 	uint16_t proto;
-	int off = l3_offset(s, &proto), l4;
-	uint8_t next;
+	int off = l3_offset(s, &proto);
 
-	if (s->kind >= SIEVE_XDP_NR_KINDS)
-		return -ENOENT;
 	memset(key, 0, sizeof(*key));
-	key->kind = s->kind;
 	if (off < 0)
 		return -EINVAL;
 	if (proto == ETH_P_IP && off + (int)sizeof(struct iphdr) <= s->cap_len) {
@@ -296,19 +298,45 @@ int sxdp_sample_key(const struct sieve_xdp_sample *s, struct sieve_xdp_key *key)
 		key->family = SIEVE_XDP_V4;
 		memcpy(&key->saddr[0], &ip->saddr, 4);
 		memcpy(&key->daddr[0], &ip->daddr, 4);
-		next = ip->protocol;
-		l4 = off + ip->ihl * 4;
-	} else if (proto == ETH_P_IPV6 && off + (int)sizeof(struct ipv6hdr) <= s->cap_len) {
+		*next = ip->protocol;
+		*l4 = off + ip->ihl * 4;
+		return 0;
+	}
+	if (proto == ETH_P_IPV6 && off + (int)sizeof(struct ipv6hdr) <= s->cap_len) {
 		const struct ipv6hdr *ip6 = (const void *)(s->data + off);
 
 		key->family = SIEVE_XDP_V6;
 		memcpy(key->saddr, &ip6->saddr, 16);
 		memcpy(key->daddr, &ip6->daddr, 16);
-		next = ip6->nexthdr;
-		l4 = v6_l4(s, off, &next);
-	} else {
-		return -EINVAL;
+		*next = ip6->nexthdr;
+		*l4 = v6_l4(s, off, next);
+		return 0;
 	}
+	return -EINVAL;
+}
+
+int sxdp_sample_source(const struct sieve_xdp_sample *s, struct sieve_xdp_key *key)
+{
+	uint8_t next;
+	int l4, ret = parse_frame(s, key, &next, &l4);
+
+	key->kind = SIEVE_XDP_SRC;
+	key->prefix_len = key->family == SIEVE_XDP_V4 ? 32 : 128;
+	memset(key->daddr, 0, sizeof(key->daddr));
+	return ret;
+}
+
+int sxdp_sample_key(const struct sieve_xdp_sample *s, struct sieve_xdp_key *key)
+{
+	uint8_t next;
+	int l4, ret;
+
+	if (s->kind >= SIEVE_XDP_NR_KINDS)
+		return -ENOENT;
+	ret = parse_frame(s, key, &next, &l4);
+	key->kind = s->kind;
+	if (ret)
+		return ret;
 	if (s->kind == SIEVE_XDP_SRC || s->kind == SIEVE_XDP_PREFIX) {
 		unsigned int bits = key->family == SIEVE_XDP_V4 ? 32 : 128;
 

@@ -65,5 +65,7 @@ const char *sxdp_sample_reason(const struct sieve_xdp_sample *s);
  * frame is cut short of it.
  */
 int sxdp_sample_key(const struct sieve_xdp_sample *s, struct sieve_xdp_key *key);
+/* The sample's source as a source key: 0, or -EINVAL if the frame is cut short of it. */
+int sxdp_sample_source(const struct sieve_xdp_sample *s, struct sieve_xdp_key *key);
 
 #endif /* SXDP_SAMPLE_H */
