@@ -753,7 +753,12 @@ static __always_inline int sample_take(__u32 rate)
 
 	if (!b)
 		return 0;
-	now = bpf_ktime_get_ns();
+	/*
+	 * The coarse clock: a read of the last tick's time, where the precise
+	 * one reads the clocksource (tens of ns in a VM). The bucket then
+	 * earns its credit a tick at a time, as much all the same.
+	 */
+	now = bpf_ktime_get_coarse_ns();
 	/* last_ns 0 (a new bucket): full. The clock is monotonic. */
 	credit = now - b->last_ns >= SIEVE_XDP_SAMPLE_BURST_NS ? SIEVE_XDP_SAMPLE_BURST_NS :
 		 b->credit_ns + (now - b->last_ns);
