@@ -1726,6 +1726,8 @@ static const struct {
 	[SIEVE_XDP_NON_IP] = { "non_ip", "non_ip_bytes" },
 	[SIEVE_XDP_ALLOWED] = { "allowed", "allowed_bytes" },
 	[SIEVE_XDP_DROP_UNPARSED] = { "dropped_unparsed", "dropped_unparsed_bytes" },
+	[SIEVE_XDP_SAMPLED] = { "sampled", "sampled_bytes" },
+	[SIEVE_XDP_SAMPLES_LOST] = { "samples_lost", "samples_lost_bytes" },
 };
 
 struct stats_arg {
