@@ -1718,6 +1718,8 @@ case_upgrade_under_traffic() {
 	tag0=$(status_field prog_tag)
 	# Read, not written: this sieve's maps have another layout (the keyed digest's config).
 	expect_eq "$(status_field older_program)" True "status names the older program"
+	out=$(sieve set $IF sample-rate 5 2>&1); expect_eq $? 2 "set sample-rate on the older program"
+	case $out in *"older sieve's program, without samples"*) ;; *) fail "set on the older program: $out";; esac
 	drops0=$(counter dropped_source)
 	lost0=$(stack_drops)
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 10 "$WORK/ustop" >"$WORK/recv" &
@@ -1750,6 +1752,9 @@ case_upgrade_under_traffic() {
 	[ "$(counter dropped_source)" -ge $((drops0 + n)) ] ||
 		fail "dropped_source $(counter dropped_source), want >= $drops0 + $n: counters not carried"
 	expect_eq "$(sieve attach $IF)" "$IF: already attached" "attach again: nothing older runs"
+	# The older program had no samples: the new one samples at the default rate.
+	expect_eq "$(sieve set $IF sample-allowed off)" "$IF: sample-rate 10, sample-allowed off" \
+		"the sample settings after the upgrade"
 	expect_eq "$(pings $B4 $SV4)" 0 "pings from B under the new program"
 	on block $A4 >/dev/null || fail "block $A4 after the upgrade"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, blocked after the upgrade"
