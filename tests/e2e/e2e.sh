@@ -1147,6 +1147,9 @@ case_capture_samples() {
 	out=$(sv "$SIEVE" xdp capture -i $IF -w - -c 2 --timeout 10 -q 2>/dev/null |
 		tcpdump -n -r - 2>/dev/null | grep -c "IP $C4 > $SV4: ICMP echo request")
 	expect_eq "$out" 2 "packets through the pipe (none sampled at rate 0)"
+	attach || return
+	expect_eq "$(sieve set $IF sample-allowed off)" "$IF: sample-rate 5, sample-allowed off" \
+		"attach again keeps the rate"
 	out=$(sieve set $IF sample-rate 100001 2>&1); expect_eq $? 2 "a rate past the bound"
 	out=$(sieve set $IF sampel-rate 1 2>&1); expect_eq $? 2 "no such setting"
 }
