@@ -1150,6 +1150,9 @@ case_capture_samples() {
 	attach || return
 	expect_eq "$(sieve set $IF sample-allowed off)" "$IF: sample-rate 5, sample-allowed off" \
 		"attach again keeps the rate"
+	expect_eq "$(status_field sample_rate)/$(status_field sample_allowed)" "5/False" "status -j's samples"
+	on status | grep -qx '  samples: 5 a second per CPU of drops (sieve xdp capture, top)' ||
+		fail "status: no samples line: $(on status)"
 	out=$(sieve set $IF sample-rate 100001 2>&1); expect_eq $? 2 "a rate past the bound"
 	out=$(sieve set $IF sampel-rate 1 2>&1); expect_eq $? 2 "no such setting"
 }

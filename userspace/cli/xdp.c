@@ -1421,9 +1421,19 @@ static const char *status_filter(const struct status_info *si)
 	return si->r.filter[0] ? si->r.filter : "(gone)";
 }
 
+/* The interface's sample settings; nonzero for an older program, which has none. */
+static int status_samples(const struct sxdp_handle *h, struct sieve_xdp_sample_cfg *sc)
+{
+	char dir[256];
+
+	sxdp_pin_dir_ns(dir, sizeof(dir), h->netns, h->ifname);
+	return sxdp_sample_cfg_get(dir, sc);
+}
+
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
+	struct sieve_xdp_sample_cfg sc;
 	char why[SXDP_WHY_MAX];
 
 	json_object(NULL);
@@ -1478,12 +1488,17 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("prog_id", si->r.prog.id);
 	json_str("prog_tag", si->r.prog.tag);
 	json_bool("older_program", h->stale);
+	if (!status_samples(h, &sc)) {
+		json_u64("sample_rate", sc.rate);
+		json_bool("sample_allowed", sc.flags & SIEVE_XDP_SAMPLE_ALLOWED);
+	}
 	json_end();
 }
 
 static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
+	struct sieve_xdp_sample_cfg sc;
 	char line[256], label[64];
 
 	printf("%s: %s mode, %s backend, %s, %s, generation %u\n",
@@ -1518,6 +1533,9 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 		       si->r.v4table_bytes / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->r.fpr, c->fpp_ppb / 1e9);
+	if (!status_samples(h, &sc))
+		printf("  samples: %u a second per CPU%s (sieve xdp capture, top)\n", sc.rate,
+		       sc.flags & SIEVE_XDP_SAMPLE_ALLOWED ? ", drops and allowed" : " of drops");
 	if (si->r.prog.id)
 		printf("  program id %u, tag %s%s\n", si->r.prog.id, si->r.prog.tag,
 		       h->stale ? "; an older sieve's, with maps of another layout: changes do not "
