@@ -224,6 +224,37 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sieve_v4host SEC(".maps");
 
+/*
+ * Samples ("Samples" in sieve_xdp.h): the ring userspace reads, the
+ * settings, pinned and outside the generations, and each CPU's bucket
+ * (its state only: not pinned, a new program starts with full buckets).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SIEVE_XDP_SAMPLE_RING_BYTES);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sieve_xdp_sample_cfg);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_sample_cfg SEC(".maps");
+
+struct sample_bucket {
+	__u64 credit_ns;	/* at most SIEVE_XDP_SAMPLE_BURST_NS */
+	__u64 last_ns;		/* when it was last checked */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sample_bucket);
+} sample_bucket SEC(".maps");
+
 #define VLAN_MAX_DEPTH		2
 #define IPV6_MAX_EXTHDRS	8
 #define ETH_P_8021AD_		0x88A8
@@ -259,6 +290,17 @@ struct gen {
 	const struct sieve_xdp_config *cfg;
 	struct sieve_xdp_stats *stats;
 	__u64 len;		/* the frame's bytes, for the counters */
+	struct xdp_md *ctx;	/* for a sample */
+	__u8 probe_len;		/* of the source kind that matched (a sample's) */
+};
+
+/* What a sample says of its packet (struct sieve_xdp_sample). */
+struct sample_meta {
+	__u64 len;
+	__u8 verdict;
+	__u8 counter;
+	__u8 kind;
+	__u8 probe_len;
 };
 
 struct vlan_hdr_ {
@@ -603,7 +645,10 @@ __noinline int sieve_probe(const struct sieve_xdp_key *key, const struct sieve_x
 	return probe_key(key, cfg, stats, slot, len);
 }
 
-/* Source prefixes: one probe per length in use, longest first; 1 on a hit. */
+/*
+ * Source prefixes: one probe per length in use, longest first; the length
+ * that hit (1-127), or 0.
+ */
 __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_config *cfg,
 				    struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
 {
@@ -618,7 +663,7 @@ __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_
 			key.prefix_len = cfg->v4_lens[i];
 			key.saddr[0] = p->saddr[0] & cfg->v4_masks[i];
 			if (probe_key(&key, cfg, stats, slot, len))
-				return 1;
+				return key.prefix_len;
 		}
 		return 0;
 	}
@@ -629,7 +674,7 @@ __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_
 		key.saddr[2] = p->saddr[2] & cfg->v6_masks[i][2];
 		key.saddr[3] = p->saddr[3] & cfg->v6_masks[i][3];
 		if (probe_key(&key, cfg, stats, slot, len))
-			return 1;
+			return key.prefix_len;
 	}
 	return 0;
 }
@@ -699,16 +744,17 @@ static __always_inline int match_source(struct gen *g, const struct pkt *p)
 
 		key.prefix_len = p->family == SIEVE_XDP_V4 ? 32 : 128;
 		__builtin_memcpy(key.saddr, p->saddr, 16);
+		g->probe_len = key.prefix_len;
 		if (probe(g, &key))
 			return SIEVE_XDP_SRC;
 	}
+	g->probe_len = 0;
 	if (!kind_on(g, SIEVE_XDP_PREFIX, p->family))
 		return -1;
 	if (p->family == SIEVE_XDP_V4 && (g->cfg->flags & SIEVE_XDP_F_V4TABLE))
 		return sieve_v4table_has(p->saddr[0]) ? SIEVE_XDP_PREFIX : -1;
-	if (match_prefixes(g, p))
-		return SIEVE_XDP_PREFIX;
-	return -1;
+	g->probe_len = match_prefixes(g, p);
+	return g->probe_len ? SIEVE_XDP_PREFIX : -1;
 }
 
 /* The port kinds: SIEVE_XDP_SERVICE or SIEVE_XDP_FLOW, or -1. */
@@ -737,6 +783,104 @@ static __always_inline int match_ports(struct gen *g, const struct pkt *p)
 	return -1;
 }
 
+/*
+ * The token bucket ("Samples" in sieve_xdp.h): whether this CPU may send
+ * a sample now, at @rate a second. Integers only: a lookup and a clock read.
+ */
+static __always_inline int sample_take(__u32 rate)
+{
+	__u32 zero = 0;
+	struct sample_bucket *b = bpf_map_lookup_elem(&sample_bucket, &zero);
+	__u64 now, credit, cost = 1000000000ULL / rate;
+
+	if (!b)
+		return 0;
+	/*
+	 * The coarse clock: a read of the last tick's time, where the precise
+	 * one reads the clocksource (on the test VM it doubled the cost of a
+	 * drop's check: make bench-xdp). The bucket then earns its credit a
+	 * tick at a time, as much all the same.
+	 */
+	now = bpf_ktime_get_coarse_ns();
+	/* last_ns 0 (a new bucket): full. The clock is monotonic. */
+	credit = now - b->last_ns >= SIEVE_XDP_SAMPLE_BURST_NS ? SIEVE_XDP_SAMPLE_BURST_NS :
+		 b->credit_ns + (now - b->last_ns);
+	if (credit > SIEVE_XDP_SAMPLE_BURST_NS)
+		credit = SIEVE_XDP_SAMPLE_BURST_NS;
+	b->last_ns = now;
+	if (credit < cost) {
+		b->credit_ns = credit;
+		return 0;
+	}
+	b->credit_ns = credit - cost;
+	return 1;
+}
+
+/*
+ * A sample of the packet, if the bucket allows: its first bytes and what
+ * judged it, into the ring. A global function, verified once whatever
+ * calls it. A full ring is counted, never waited for.
+ */
+__noinline int sieve_sample(struct xdp_md *ctx, struct sieve_xdp_stats *stats,
+			    const struct sample_meta *m)
+{
+	const struct sieve_xdp_sample_cfg *sc;
+	struct sieve_xdp_sample *s;
+	__u32 zero = 0, cap;
+
+	if (!ctx || !stats || !m)
+		return 0;
+	sc = bpf_map_lookup_elem(&sieve_sample_cfg, &zero);
+	if (!sc || !sc->rate)
+		return 0;
+	if (m->verdict != XDP_DROP && !(sc->flags & SIEVE_XDP_SAMPLE_ALLOWED))
+		return 0;
+	if (!sample_take(sc->rate))
+		return 0;
+	s = bpf_ringbuf_reserve(&sieve_samples, sizeof(*s), 0);
+	if (!s) {
+		count_to(stats, SIEVE_XDP_SAMPLES_LOST, m->len);
+		return 0;
+	}
+	cap = m->len < SIEVE_XDP_SAMPLE_BYTES ? m->len : SIEVE_XDP_SAMPLE_BYTES;
+	/* Frames are at least an Ethernet header: the bound is the verifier's. */
+	if (cap < 1 || bpf_xdp_load_bytes(ctx, 0, s->data, cap))
+		cap = 0;
+	s->ktime_ns = bpf_ktime_get_ns();
+	s->ifindex = ctx->ingress_ifindex;
+	s->frame_len = m->len;
+	s->cap_len = cap;
+	s->verdict = m->verdict;
+	s->counter = m->counter;
+	s->kind = m->kind;
+	s->probe_len = m->probe_len;
+	s->__reserved[0] = 0;
+	s->__reserved[1] = 0;
+	bpf_ringbuf_submit(s, 0);
+	count_to(stats, SIEVE_XDP_SAMPLED, m->len);
+	return 0;
+}
+
+/* @kind: the entry kind that matched, or -1 (SIEVE_XDP_SAMPLE_NO_KIND). */
+static __always_inline void sample(struct gen *g, __u8 verdict, int counter, int kind)
+{
+	struct sample_meta m = {
+		.len = g->len, .verdict = verdict, .counter = counter,
+		.kind = kind < 0 ? SIEVE_XDP_SAMPLE_NO_KIND : kind,
+		.probe_len = kind == SIEVE_XDP_SRC || kind == SIEVE_XDP_PREFIX ? g->probe_len : 0,
+	};
+
+	sieve_sample(g->ctx, g->stats, &m);
+}
+
+/* A drop: counted in @counter, sampled, with the entry @kind that matched (or -1). */
+static __always_inline int drop(struct gen *g, int counter, int kind)
+{
+	count(g, counter);
+	sample(g, XDP_DROP, counter, kind);
+	return XDP_DROP;
+}
+
 /* Whether the packet's source is on the allowlist: one trie lookup, none while it is empty. */
 static __always_inline int allowed(const struct pkt *p)
 {
@@ -760,14 +904,17 @@ static __always_inline int allowed(const struct pkt *p)
  */
 static __always_inline int match(struct gen *g, const struct pkt *p)
 {
-	int kind = match_source(g, p);
+	int kind = match_source(g, p), port_kind;
 
-	if (kind >= 0) {
-		if (!allowed(p))
-			return kind;
-		count(g, SIEVE_XDP_ALLOWED);
-	}
-	return match_ports(g, p);
+	if (kind < 0)
+		return match_ports(g, p);
+	if (!allowed(p))
+		return kind;
+	count(g, SIEVE_XDP_ALLOWED);
+	port_kind = match_ports(g, p);
+	if (port_kind < 0)
+		sample(g, XDP_PASS, SIEVE_XDP_ALLOWED, kind);
+	return port_kind;
 }
 
 /*
@@ -790,6 +937,8 @@ static __always_inline int load_gen(struct xdp_md *ctx, struct gen *g)
 	 * pointers needs a privileged loader, as attaching XDP does.
 	 */
 	g->len = ctx->data_end - ctx->data;
+	g->ctx = ctx;
+	g->probe_len = 0;
 	return g->cfg ? 0 : -1;
 }
 
@@ -802,31 +951,23 @@ static __always_inline int verdict(struct gen *g, const struct pkt *p)
 		goto pass;
 	}
 	/* What lies under the tags is unknown: as if it matched, while anything is blocked. */
-	if (p->deep_vlan && g->cfg->kinds) {
-		count(g, SIEVE_XDP_DROP_UNPARSED);
-		return XDP_DROP;
-	}
+	if (p->deep_vlan && g->cfg->kinds)
+		return drop(g, SIEVE_XDP_DROP_UNPARSED, -1);
 	if (p->nd)
 		goto pass;
 	if (p->l3_ok) {
 		kind = match(g, p);
-		if (kind >= 0 && kind < SIEVE_XDP_NR_KINDS) {
-			count(g, SIEVE_XDP_DROP_SRC + kind);
-			return XDP_DROP;
-		}
+		if (kind >= 0 && kind < SIEVE_XDP_NR_KINDS)
+			return drop(g, SIEVE_XDP_DROP_SRC + kind, kind);
 		/* Ports that might match a port kind: as if they did. */
 		if (p->no_ports && (kind_on(g, SIEVE_XDP_SERVICE, p->family) ||
-				    kind_on(g, SIEVE_XDP_FLOW, p->family))) {
-			count(g, SIEVE_XDP_DROP_UNPARSED);
-			return XDP_DROP;
-		}
+				    kind_on(g, SIEVE_XDP_FLOW, p->family)))
+			return drop(g, SIEVE_XDP_DROP_UNPARSED, -1);
 	}
 	if (p->malformed) {
 		count(g, SIEVE_XDP_MALFORMED);
-		if (g->cfg->flags & SIEVE_XDP_F_FAIL_CLOSED) {
-			count(g, SIEVE_XDP_DROP_MALFORMED);
-			return XDP_DROP;
-		}
+		if (g->cfg->flags & SIEVE_XDP_F_FAIL_CLOSED)
+			return drop(g, SIEVE_XDP_DROP_MALFORMED, -1);
 	}
 pass:
 	count(g, SIEVE_XDP_PASSED);

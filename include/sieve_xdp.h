@@ -246,6 +246,12 @@ enum sieve_xdp_counter {
 	 * for its family. Appended: the indexes above keep their meaning.
 	 */
 	SIEVE_XDP_DROP_UNPARSED,
+	/*
+	 * Samples (see "Samples" below): sent to the ring, and lost to a
+	 * full ring (bpf_ringbuf_reserve failed). Appended likewise.
+	 */
+	SIEVE_XDP_SAMPLED,
+	SIEVE_XDP_SAMPLES_LOST,
 	SIEVE_XDP_NR_COUNTERS,
 };
 
@@ -279,6 +285,8 @@ struct sieve_xdp_stats {
  * empty (allow.c): a packet never skips an entry that is there.
  */
 #define SIEVE_XDP_MAP_ALLOW_NONE	"sieve_allow_none"
+#define SIEVE_XDP_MAP_SAMPLES	"sieve_samples"	/* ring buffer of struct sieve_xdp_sample */
+#define SIEVE_XDP_MAP_SAMPLE_CFG "sieve_sample_cfg" /* array[1] of struct sieve_xdp_sample_cfg */
 #define SIEVE_XDP_PROG		"sieve_xdp"
 #define SIEVE_XDP_LINK_PIN	"link"
 
@@ -331,6 +339,77 @@ struct sieve_xdp_allow_key {
 	__u8 family;
 	__u8 addr[16];
 	__u8 __pad[3];
+};
+
+/*
+ * Samples. The program sends the first bytes of some of the packets it
+ * drops (and, with SIEVE_XDP_SAMPLE_ALLOWED, of those the allowlist let
+ * through) to userspace through the ring buffer sieve_samples, with what
+ * matched: `sieve xdp capture` and `sieve xdp top` read it.
+ *
+ * Bounded per CPU by a token bucket, so a flood costs one bucket check per
+ * drop and never fills the ring: @rate samples a second, a burst of at
+ * most one second's worth (at least one sample). The bucket holds its
+ * credit in nanoseconds (integers only): each nanosecond since the last
+ * check earns one, capped at SIEVE_XDP_SAMPLE_BURST_NS, and a sample costs
+ * NSEC_PER_SEC / @rate of them. A sample the ring had no room for anyway
+ * counts SAMPLES_LOST.
+ *
+ * The settings are one array element outside the generations (like the
+ * allowlist): a rate is no property of a list, so a rebuild never carries
+ * it and a change is one store, live, with nothing rebuilt. A program
+ * older than the samples has neither map, and goes on as it was (the
+ * loader says so: sieve xdp attach upgrades it). @rate 0: no sample, and
+ * the drop path pays one load of it.
+ */
+#define SIEVE_XDP_SAMPLE_BYTES		128	/* frame bytes a sample carries, at most */
+#define SIEVE_XDP_SAMPLE_RATE_DEFAULT	10	/* samples a second and CPU, at attach */
+#define SIEVE_XDP_SAMPLE_RATE_MAX	100000	/* the ring's reader keeps up with this */
+#define SIEVE_XDP_SAMPLE_BURST_NS	1000000000ULL	/* one second of credit */
+#define SIEVE_XDP_SAMPLE_RING_BYTES	(1U << 20)	/* 6000-odd samples */
+
+/* struct sieve_xdp_sample_cfg @flags */
+#define SIEVE_XDP_SAMPLE_ALLOWED	(1U << 0)	/* sample what the allowlist let through */
+
+/**
+ * struct sieve_xdp_sample_cfg - what the program samples
+ * @rate: samples a second per CPU (0: none; at most %SIEVE_XDP_SAMPLE_RATE_MAX)
+ * @flags: SIEVE_XDP_SAMPLE_*
+ */
+struct sieve_xdp_sample_cfg {
+	__u32 rate;
+	__u32 flags;
+};
+
+/* A sample's @kind when no entry matched (unparsed ports, malformed, deep VLAN). */
+#define SIEVE_XDP_SAMPLE_NO_KIND	0xff
+
+/**
+ * struct sieve_xdp_sample - one sampled packet, a record of sieve_samples
+ * @ktime_ns: bpf_ktime_get_ns() when it was judged (CLOCK_MONOTONIC)
+ * @ifindex: the interface it came in on
+ * @frame_len: the frame's length (the counters' bytes)
+ * @cap_len: bytes of it in @data (at most %SIEVE_XDP_SAMPLE_BYTES)
+ * @verdict: XDP_DROP, or XDP_PASS for an allowlisted source
+ * @counter: the sieve_xdp_counter it was counted in (DROP_*; ALLOWED)
+ * @kind: the enum sieve_xdp_kind that matched, %SIEVE_XDP_SAMPLE_NO_KIND if none
+ * @probe_len: the probe length that matched: the source bits of a source
+ *	or prefix key (32/128 for a source), 0 for a port kind or an IPv4
+ *	prefix found in the IPv4 prefix table (exact: the store knows which)
+ * @__reserved: 0
+ * @data: the frame's first @cap_len bytes
+ */
+struct sieve_xdp_sample {
+	__u64 ktime_ns;
+	__u32 ifindex;
+	__u32 frame_len;
+	__u16 cap_len;
+	__u8 verdict;
+	__u8 counter;
+	__u8 kind;
+	__u8 probe_len;
+	__u8 __reserved[2];
+	__u8 data[SIEVE_XDP_SAMPLE_BYTES];
 };
 
 /*

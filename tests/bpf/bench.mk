@@ -20,10 +20,13 @@
 # Last, the keyed digest's cost: a packet that misses, timed with the
 # program and with bench-only builds of it on the old linear digest and on
 # SipHash-2-4 (tests/bpf/bench/sieve_xdp_*.bpf.c), on the same maps.
+# Then the samples' cost: a dropped and a passed packet, sampling off
+# (rate 0) against the default rate and the highest with the ring full.
 # The output names the commit, the date and the kernel.
 # XDP_BENCH_ARGS=-s runs only the 1M-entry half, -l only the 10M one, -f
 # only the FireHOL-like list (with the peers and the digest's cost), -d
-# only the digest's cost, -p only the peers.
+# only the digest's cost, -p only the peers, -S only the samples' cost (a dropped
+# and a passed packet, sampling off against on, ratios).
 
 XDP_BENCH_DIR := $(BUILD)/bench-xdp
 XDP_BENCH_BIN := $(XDP_BENCH_DIR)/sieve-xdp-bench

@@ -7,7 +7,9 @@
  *
  * Usage: sieve-xdp-test [-r RESULTS_FILE] [SUBSTRING]
  */
+#define _GNU_SOURCE	/* sched_getcpu, sched_setaffinity */
 #include <arpa/inet.h>
+#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -4026,6 +4028,246 @@ static void test_removed_cut_short_walk(void)
 	without_v4table(test_removed_cut_short);
 }
 
+/* ---- samples ---- */
+
+static int sample_rate_set(uint32_t rate, uint32_t flags)
+{
+	struct sieve_xdp_sample_cfg c = { .rate = rate, .flags = flags };
+	uint32_t zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.sieve_sample_cfg), &zero, &c, BPF_ANY) ?
+	       -errno : 0;
+}
+
+/* The samples read from the ring, at most SAMPLES_KEPT of them kept. */
+#define SAMPLES_KEPT	16
+struct samples_read {
+	struct sieve_xdp_sample s[SAMPLES_KEPT];
+	size_t n;
+};
+
+static int sample_read_one(void *ctx, void *data, size_t size)
+{
+	struct samples_read *r = ctx;
+
+	if (r->n < SAMPLES_KEPT && size == sizeof(r->s[0]))
+		memcpy(&r->s[r->n], data, size);
+	r->n++;
+	return 0;
+}
+
+/* Reads what the ring holds into @r (emptied first); the count, or -errno. */
+static int samples_drain(struct samples_read *r)
+{
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(skel->maps.sieve_samples),
+						  sample_read_one, r, NULL);
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!rb)
+		return -errno;
+	ret = ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	return ret < 0 ? ret : (int)r->n;
+}
+
+/* One packet of @spec: the verdict wanted and the one sample it makes, as @want says. */
+static void sample_of(const char *what, const struct pkt_spec *spec, int verdict,
+		      const struct sieve_xdp_sample *want)
+{
+	struct samples_read r;
+	struct sieve_xdp_key key, want_key;
+	uint8_t buf[PKT_MAX];
+	size_t len = pkt_build(spec, buf), cap = len < SIEVE_XDP_SAMPLE_BYTES ? len :
+						       SIEVE_XDP_SAMPLE_BYTES;
+	const struct sieve_xdp_sample *s = &r.s[0];
+
+	samples_drain(&r);
+	expect(run_pkt(buf, len) == verdict, "%s: verdict", what);
+	if (!expect(samples_drain(&r) == (want ? 1 : 0), "%s: %zu samples, want %d", what, r.n,
+		    want ? 1 : 0) || !want)
+		return;
+	/* BPF_PROG_TEST_RUN's packets come in on the loopback device. */
+	expect(s->ifindex == 1 && s->frame_len == len && s->cap_len == cap &&
+	       !memcmp(s->data, buf, cap) && !s->__reserved[0] && !s->__reserved[1],
+	       "%s: the frame: ifindex %u, %u of %u bytes", what, s->ifindex, s->cap_len,
+	       s->frame_len);
+	expect(s->verdict == want->verdict && s->counter == want->counter &&
+	       s->kind == want->kind && s->probe_len == want->probe_len,
+	       "%s: verdict %u counter %u kind %u probe length %u, want %u %u %u %u", what,
+	       s->verdict, s->counter, s->kind, s->probe_len, want->verdict, want->counter,
+	       want->kind, want->probe_len);
+	/* What attributes it: the key of the entry kind that matched, from the frame. */
+	if (want->kind < SIEVE_XDP_NR_KINDS) {
+		want_key = spec->flow;
+		want_key.kind = want->kind;
+		expect(!sxdp_sample_key(s, &key), "%s: no key from the sample", what);
+		if (want->kind == SIEVE_XDP_SRC || want->kind == SIEVE_XDP_PREFIX) {
+			expect(!memcmp(key.saddr, want_key.saddr, want->probe_len ? 0 : 16) &&
+			       key.family == want_key.family, "%s: the sample's source", what);
+		} else {
+			expect(key.dport == want_key.dport && key.proto == want_key.proto &&
+			       !memcmp(key.daddr, want_key.daddr, 16),
+			       "%s: the sample's service", what);
+		}
+	}
+}
+
+#define SAMPLE(v, ctr, k, plen) (&(struct sieve_xdp_sample){ .verdict = (v), \
+	.counter = (ctr), .kind = (k), .probe_len = (plen) })
+
+static void test_samples_carry_match(void)
+{
+	static const char *const e[] = { "198.51.100.7", "203.0.113.0/24", "2001:db8:aa::/48",
+					 "2001:db8::9/128", "tcp:192.0.2.80:443",
+					 "udp:10.0.0.1:53,192.0.2.53:5353" };
+	static const char *const a[] = { "203.0.113.5" };
+	struct pkt_spec s;
+
+	if (!set_entries(e, 6, 0) || !allow_set(a, 1) ||
+	    !expect(!sample_rate_set(1000, 0), "setting the rate"))
+		return;
+	s = tcp("198.51.100.7", 1234, "192.0.2.1", 80);
+	sample_of("v4 source", &s, XDP_DROP,
+		  SAMPLE(XDP_DROP, SIEVE_XDP_DROP_SRC, SIEVE_XDP_SRC, 32));
+	/* The IPv4 prefix table knows no length: 0, the store says which. */
+	s = tcp("203.0.113.99", 1234, "192.0.2.1", 80);
+	sample_of("v4 prefix", &s, XDP_DROP,
+		  SAMPLE(XDP_DROP, SIEVE_XDP_DROP_PREFIX, SIEVE_XDP_PREFIX,
+			 table_answers(&s, SIEVE_XDP_PREFIX) ? 0 : 24));
+	s = tcp("2001:db8:aa:1::1", 1234, "2001:db8::1", 80);
+	sample_of("v6 prefix", &s, XDP_DROP,
+		  SAMPLE(XDP_DROP, SIEVE_XDP_DROP_PREFIX, SIEVE_XDP_PREFIX, 48));
+	s = tcp("2001:db8::9", 1234, "2001:db8::1", 80);
+	sample_of("v6 source", &s, XDP_DROP,
+		  SAMPLE(XDP_DROP, SIEVE_XDP_DROP_SRC, SIEVE_XDP_SRC, 128));
+	s = tcp("198.51.100.200", 1234, "192.0.2.80", 443);
+	sample_of("service", &s, XDP_DROP,
+		  SAMPLE(XDP_DROP, SIEVE_XDP_DROP_SERVICE, SIEVE_XDP_SERVICE, 0));
+	s = (struct pkt_spec){ .flow = flow("10.0.0.1", 53, "192.0.2.53", 5353, IPPROTO_UDP),
+			       .payload = 200 };
+	sample_of("flow, a frame longer than a sample", &s, XDP_DROP,
+		  SAMPLE(XDP_DROP, SIEVE_XDP_DROP_FLOW, SIEVE_XDP_FLOW, 0));
+	s = tcp("198.51.100.8", 1234, "192.0.2.1", 80);
+	sample_of("not on the list", &s, XDP_PASS, NULL);
+	s = tcp("203.0.113.5", 1234, "192.0.2.1", 80);
+	sample_of("allowed, not asked for", &s, XDP_PASS, NULL);
+	if (!expect(!sample_rate_set(1000, SIEVE_XDP_SAMPLE_ALLOWED), "setting the flag"))
+		return;
+	sample_of("allowed, asked for", &s, XDP_PASS,
+		  SAMPLE(XDP_PASS, SIEVE_XDP_ALLOWED, SIEVE_XDP_PREFIX,
+			 table_answers(&s, SIEVE_XDP_PREFIX) ? 0 : 24));
+	s = tcp("203.0.113.5", 1234, "192.0.2.80", 443);
+	sample_of("allowed, then a service", &s, XDP_DROP,
+		  SAMPLE(XDP_DROP, SIEVE_XDP_DROP_SERVICE, SIEVE_XDP_SERVICE, 0));
+	sample_rate_set(0, 0);
+	allow_set(NULL, 0);
+}
+
+static void test_samples_rate_zero(void)
+{
+	static const char *const e[] = { "198.51.100.7" };
+	struct pkt_spec s = tcp("198.51.100.7", 1234, "192.0.2.1", 80);
+	struct sieve_xdp_stats before, after;
+	struct samples_read r;
+	int i;
+
+	if (!set_entries(e, 1, 0) || !expect(!sample_rate_set(0, SIEVE_XDP_SAMPLE_ALLOWED), "rate"))
+		return;
+	samples_drain(&r);
+	before = stats_now();
+	for (i = 0; i < 100; i++)
+		drops("dropped, rate 0", &s, SIEVE_XDP_SRC);
+	after = stats_now();
+	expect(samples_drain(&r) == 0 && after.c[SIEVE_XDP_SAMPLED].packets ==
+	       before.c[SIEVE_XDP_SAMPLED].packets, "rate 0: %zu samples", r.n);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+#define FLOOD	1000000
+
+/*
+ * @rate a second, FLOOD drops in one BPF_PROG_TEST_RUN: every one counted
+ * dropped; samples within the bucket's allowance (a full bucket, and
+ * @rate a second since), each either
+ * in the ring or counted lost. Returns the samples sent.
+ */
+static uint64_t flood(uint32_t rate, bool read_ring, uint64_t *lost)
+{
+	struct pkt_spec s = tcp("198.51.100.7", 1234, "192.0.2.1", 80);
+	struct sieve_xdp_stats before, after;
+	struct samples_read r;
+	uint8_t buf[PKT_MAX];
+	size_t len = pkt_build(&s, buf);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf, .data_size_in = len, .repeat = FLOOD);
+	cpu_set_t was, one;
+	uint64_t t0, t1, sent, allowance;
+
+	/*
+	 * On one CPU: its bucket alone. A run that moved would draw on a
+	 * second bucket, earning as the first (the bound is per CPU).
+	 */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (!expect(!sched_getaffinity(0, sizeof(was), &was) &&
+		    !sched_setaffinity(0, sizeof(one), &one), "flood: one CPU"))
+		return 0;
+	samples_drain(&r);
+	before = stats_now();
+	t0 = mono_ns();
+	expect(!bpf_prog_test_run_opts(prog_fd, &opts) && opts.retval == XDP_DROP, "flood: run");
+	t1 = mono_ns();
+	after = stats_now();
+	sched_setaffinity(0, sizeof(was), &was);
+	sent = after.c[SIEVE_XDP_SAMPLED].packets - before.c[SIEVE_XDP_SAMPLED].packets;
+	*lost = after.c[SIEVE_XDP_SAMPLES_LOST].packets - before.c[SIEVE_XDP_SAMPLES_LOST].packets;
+	/* The bucket's clock is the coarse one: up to a tick (10 ms at HZ=100) behind. */
+	allowance = (uint64_t)rate + rate * (t1 - t0 + 10000000) / 1000000000ULL + 1;
+	expect(after.c[SIEVE_XDP_DROP_SRC].packets - before.c[SIEVE_XDP_DROP_SRC].packets == FLOOD,
+	       "flood: %llu drops counted of %d", (unsigned long long)(after.c[SIEVE_XDP_DROP_SRC].packets -
+	       before.c[SIEVE_XDP_DROP_SRC].packets), FLOOD);
+	expect(sent + *lost <= allowance, "flood at %u/s for %.3f s: %llu sampled, %llu lost, "
+	       "allowance %llu", rate, (t1 - t0) / 1e9, (unsigned long long)sent,
+	       (unsigned long long)*lost, (unsigned long long)allowance);
+	if (read_ring)
+		expect(samples_drain(&r) >= 0 && r.n == sent, "flood: %zu samples in the ring, %llu "
+		       "counted", r.n, (unsigned long long)sent);
+	return sent;
+}
+
+static void test_samples_bucket_under_flood(void)
+{
+	static const char *const e[] = { "198.51.100.7" };
+	struct samples_read r;
+	uint64_t sent, lost;
+
+	if (!set_entries(e, 1, 0) || !expect(!sample_rate_set(50, 0), "rate"))
+		return;
+	sent = flood(50, true, &lost);
+	expect(sent > 0 && !lost, "rate 50: %llu sampled, %llu lost", (unsigned long long)sent,
+	       (unsigned long long)lost);
+	/*
+	 * A rate the ring cannot hold unread: the surplus is counted lost,
+	 * and the drops are all counted still.
+	 */
+	if (!expect(!sample_rate_set(SIEVE_XDP_SAMPLE_RATE_MAX, 0), "rate"))
+		return;
+	samples_drain(&r);
+	sent = flood(SIEVE_XDP_SAMPLE_RATE_MAX, false, &lost);
+	expect(lost > 0 && sent <= SIEVE_XDP_SAMPLE_RING_BYTES / sizeof(struct sieve_xdp_sample),
+	       "a full ring: %llu sampled, %llu lost", (unsigned long long)sent,
+	       (unsigned long long)lost);
+	samples_drain(&r);
+	sample_rate_set(0, 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -4095,6 +4337,9 @@ static const struct {
 	{ "removed_bound", test_removed_bound },
 	{ "removed_cut_short", test_removed_cut_short_walk },
 	{ "removed_lookup_bound", test_removed_lookup_bound },
+	{ "samples_carry_match", test_samples_carry_match },
+	{ "samples_rate_zero", test_samples_rate_zero },
+	{ "samples_bucket_under_flood", test_samples_bucket_under_flood },
 };
 
 /* Cases that hold for either backend: run again, blocked, as blocked_NAME. */
@@ -4108,7 +4353,7 @@ static const char *const both_backends[] = {
 	"v4table_live_slash8", "v4table_chunk_under_traffic", "v4table_older_config_walks",
 	"v4host_live", "v4host_rebuild", "removed_live", "removed_exact",
 	"removed_after_live_length", "removed_bound", "removed_cut_short", "removed_fd_zero",
-	"removed_memory", "removed_cycles", "removed_cycles_exact",
+	"removed_memory", "removed_cycles", "removed_cycles_exact", "samples_carry_match",
 };
 
 static void run_case(const char *name, void (*fn)(void), const char *filter, int *passed,

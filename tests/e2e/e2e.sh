@@ -1135,6 +1135,62 @@ case_allowlist() {
 	expect_eq "$(pings $B4 $SV4)" 0 "pings from B after attach from the store"
 }
 
+# Samples of the drops: capture them as pcap, read back by tcpdump (a
+# file, and a stream through a pipe); the matched kind on stderr.
+case_capture_samples() {
+	local out
+	attach --sample-rate 1000 || return
+	on block $A4 198.51.100.96/28 >/dev/null || fail "block"
+	expect_eq "$(pings $A4 $SV4 3)" 0 "pings from blocked A"
+	expect_eq "$(pings $B4 $SV4 3)" 3 "pings from B, not blocked"
+	expect_eq "$(pings $C4 $SV4 3)" 0 "pings from C in a blocked /28"
+	# The ring keeps the samples until read: a capture started after them gets them.
+	sv "$SIEVE" xdp capture -i $IF -w "$WORK/cap.pcap" -c 6 --timeout 10 2>"$WORK/cap.err" ||
+		fail "capture: $(cat "$WORK/cap.err")"
+	out=$(tcpdump -n -r "$WORK/cap.pcap" 2>/dev/null | sed 's/^[0-9:.]* //' | cut -d, -f1 | sort | uniq -c |
+		awk '{ $1 = $1; print }' | tr '\n' ';')
+	expect_eq "$out" "3 IP $C4 > $SV4: ICMP echo request;3 IP $A4 > $SV4: ICMP echo request;" \
+		"the packets tcpdump reads"
+	expect_eq "$(grep -c " $IF drop source/32\$" "$WORK/cap.err")" 3 "stderr: the source's lines"
+	expect_eq "$(grep -c " $IF drop prefix" "$WORK/cap.err")" 3 "stderr: the prefix's lines"
+	grep -q '^6 packets captured$' "$WORK/cap.err" || fail "the count: $(tail -1 "$WORK/cap.err")"
+	# Live: rate 0 samples nothing, then a stream to tcpdump through a pipe.
+	sieve set $IF sample-rate 0 >/dev/null || fail "set sample-rate 0"
+	expect_eq "$(pings $A4 $SV4 2)" 0 "pings from A at rate 0"
+	sieve set $IF sample-rate 5 >/dev/null || fail "set sample-rate 5"
+	expect_eq "$(pings $C4 $SV4 2)" 0 "pings from C at rate 5"
+	out=$(sv "$SIEVE" xdp capture -i $IF -w - -c 2 --timeout 10 -q 2>/dev/null |
+		tcpdump -n -r - 2>/dev/null | grep -c "IP $C4 > $SV4: ICMP echo request")
+	expect_eq "$out" 2 "packets through the pipe (none sampled at rate 0)"
+	attach || return
+	expect_eq "$(sieve set $IF sample-allowed off)" "$IF: sample-rate 5, sample-allowed off" \
+		"attach again keeps the rate"
+	expect_eq "$(status_field sample_rate)/$(status_field sample_allowed)" "5/False" "status -j's samples"
+	on status | grep -qx '  samples: 5 a second per CPU of drops (sieve xdp capture, top)' ||
+		fail "status: no samples line: $(on status)"
+	out=$(sieve set $IF sample-rate 100001 2>&1); expect_eq $? 2 "a rate past the bound"
+	out=$(sieve set $IF sampel-rate 1 2>&1); expect_eq $? 2 "no such setting"
+}
+
+# `top` attributes the samples through the store: the blocked source and
+# the /28 that covers C, their origin.
+case_top_names_source() {
+	attach --sample-rate 1000 || return
+	on block $A4 >/dev/null && on block 198.51.100.96/28 >/dev/null || fail "block"
+	expect_eq "$(pings $A4 $SV4 4)" 0 "pings from blocked A"
+	expect_eq "$(pings $C4 $SV4 2)" 0 "pings from C in the /28"
+	expect_eq "$(on top --window 1 --by source | sed -n 2p | awk '{ print $1, $3 }')" "4 $A4" \
+		"top by source"
+	expect_eq "$(pings $A4 $SV4 4)" 0 "pings from blocked A"
+	expect_eq "$(pings $C4 $SV4 2)" 0 "pings from C in the /28"
+	expect_eq "$(on top --window 1 | sed 1d | awk '{ print $1, $3, $4, $5 }' | tr '\n' ';')" \
+		"4 $A4 from cli;2 198.51.100.96/28 from cli;" "top by entry"
+	expect_eq "$(pings $C4 $SV4 3)" 0 "pings from C in the /28"
+	expect_eq "$(on top --window 1 --by origin -j | python3 -c \
+		'import json,sys; d=json.load(sys.stdin); print(d["top"][0]["origin"], d["top"][0]["samples"])')" \
+		"cli 3" "top by origin"
+}
+
 # The blocked backend on real traffic: live blocks (same generation),
 # unblock by a rebuild, a switch of backend keeping the list.
 case_blocked_backend() {
@@ -1950,6 +2006,8 @@ case_upgrade_under_traffic() {
 	tag0=$(status_field prog_tag)
 	# Read, not written: this sieve's maps have another layout (the keyed digest's config).
 	expect_eq "$(status_field older_program)" True "status names the older program"
+	out=$(sieve set $IF sample-rate 5 2>&1); expect_eq $? 2 "set sample-rate on the older program"
+	case $out in *"older sieve's program, without samples"*) ;; *) fail "set on the older program: $out";; esac
 	drops0=$(counter dropped_source)
 	lost0=$(stack_drops)
 	sv python3 "$TRAFFIC" udp-recv $SV4 7000 10 "$WORK/ustop" >"$WORK/recv" &
@@ -1982,6 +2040,9 @@ case_upgrade_under_traffic() {
 	[ "$(counter dropped_source)" -ge $((drops0 + n)) ] ||
 		fail "dropped_source $(counter dropped_source), want >= $drops0 + $n: counters not carried"
 	expect_eq "$(sieve attach $IF)" "$IF: already attached" "attach again: nothing older runs"
+	# The older program had no samples: the new one samples at the default rate.
+	expect_eq "$(sieve set $IF sample-allowed off)" "$IF: sample-rate 10, sample-allowed off" \
+		"the sample settings after the upgrade"
 	expect_eq "$(pings $B4 $SV4)" 0 "pings from B under the new program"
 	on block $A4 >/dev/null || fail "block $A4 after the upgrade"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, blocked after the upgrade"
@@ -2396,6 +2457,7 @@ CASES="block_source block_cidr many_prefix_lengths v4table_live v4host_live ipv6
 	store_outlives_pins
 	unreached_netns_exec unreached_reboot status_empty
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
+	capture_samples top_names_source
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_background_rebuild agent_rebuild_killed
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug

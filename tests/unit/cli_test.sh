@@ -392,7 +392,10 @@ expect_help_options "build" $create --if-absent --file --json --pretty
 expect_help_options "snapshot query" --count --file --json --pretty
 if $has_xdp; then
 	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open --backend \
-		--capacity --max-probes --force --list --state-dir --json --pretty
+		--capacity --max-probes --sample-rate --force --list --state-dir --json --pretty
+	expect_help_options "xdp set" --json --pretty
+	expect_help_options "xdp capture" --write --iface --count --timeout --quiet
+	expect_help_options "xdp top" --iface --by --window --rows --state-dir --json --pretty
 	expect_help_options "xdp plan" --entries --format --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --all --json --pretty
 	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config \
@@ -538,7 +541,20 @@ usage_cases=(
 )
 $has_xdp && usage_cases+=("xdp plan||--frob|-n|--fpr 0" "xdp stats||--frob|--interval|--interval 0"
 			  "xdp attach|lo|--frob|--mode|--mode fast" "xdp load|f|--frob|--format|--format csv"
-			  "xdp attach|lo|--frob|--backend|--backend bloom")
+			  "xdp attach|lo|--frob|--backend|--backend bloom"
+			  "xdp attach|lo|--frob|--sample-rate|--sample-rate 100001"
+			  "xdp top||--frob|--by|--by kind" "xdp top||--frob|--window|--window 0"
+			  "xdp capture|-w x.pcap|--frob|-c|-c 0" "xdp set|lo sample-rate 1|--frob|-p=1|-j=1")
+# Settings are checked before root: a bad one is a usage error.
+if $has_xdp; then
+	expect_refused "xdp set: a rate past the bound" "$sieve" xdp set lo sample-rate 100001
+	check "xdp set: the bound named" usage_line "xdp set"
+	expect_refused "xdp set: no such setting" "$sieve" xdp set lo sample-rated 1
+	expect_refused "xdp set: on or off" "$sieve" xdp set lo sample-allowed yes
+	expect_refused "xdp set: a setting without its value" "$sieve" xdp set lo sample-rate 1 sample-allowed
+	expect_refused "xdp capture: -w is required" "$sieve" xdp capture -c 1
+	check "xdp capture: run by sieve-agent, the usage error names sieve's command" usage_line "xdp capture"
+fi
 for case in "${usage_cases[@]}"; do
 	# shellcheck disable=SC2034 # unknown, missing, bad: read as ${!what}
 	IFS='|' read -r words args unknown missing bad <<<"$case"

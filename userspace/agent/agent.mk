@@ -13,7 +13,8 @@ AGENT_DIR := $(BUILD)/agent
 AGENT_SRCS := $(wildcard userspace/agent/*.c)
 AGENT_OBJS := $(patsubst userspace/agent/%.c,$(AGENT_DIR)/%.o,$(AGENT_SRCS))
 AGENT_CFLAGS = $(FLEET_CFLAGS) -I$(TOP)/userspace/sources -I$(TOP)/userspace/agent -I$(TOP)/userspace/cli
-AGENT_LDLIBS := -lmicrohttpd -lpthread
+# libpcap: `sieve xdp capture` runs here (capture.c, cli/xdp_capture.h).
+AGENT_LDLIBS := -lmicrohttpd -lpthread -lpcap
 
 $(AGENT_DIR)/%.o: userspace/agent/%.c
 	$(call msg,CC,$<)
@@ -24,7 +25,7 @@ $(AGENT_DIR)/%.o: userspace/agent/%.c
 # (command.c, parse.c, json.c) and the agent command's table (agent_command.c).
 AGENT_PROG := $(BUILD)/sieve-agent
 AGENT_CLI_OBJS := $(BUILD)/cli/command.o $(BUILD)/cli/parse.o $(BUILD)/cli/json.o \
-	$(BUILD)/cli/agent_command.o
+	$(BUILD)/cli/agent_command.o $(BUILD)/cli/xdp_capture.o
 $(AGENT_PROG): $(AGENT_OBJS) $$(CONF_OBJS) $$(FLEET_OBJS) $$(SOURCES_OBJS) $$(XDP_OBJS) $(AGENT_CLI_OBJS) \
 		$(BUILD)/libsieve.a
 	$(call msg,LD,$@)
@@ -33,7 +34,7 @@ $(AGENT_PROG): $(AGENT_OBJS) $$(CONF_OBJS) $$(FLEET_OBJS) $$(SOURCES_OBJS) $$(XD
 user: $(AGENT_PROG)
 INSTALL_PROGS += $(AGENT_PROG)
 
-DEB_PACKAGES += libsystemd-dev libmicrohttpd-dev prometheus curl
+DEB_PACKAGES += libsystemd-dev libmicrohttpd-dev prometheus curl libpcap-dev tcpdump
 
 # A server of the metrics alone, for tests/e2e (case metrics) and for
 # timing a scrape: see tests/e2e/metrics_driver.c.

@@ -155,6 +155,10 @@ static const struct {
 	  "Packets with truncated or malformed headers, whatever their verdict." },
 	{ SIEVE_XDP_NON_IP, "sieve_xdp_non_ip_packets_total",
 	  "Packets neither IPv4 nor IPv6 (passed)." },
+	{ SIEVE_XDP_SAMPLED, "sieve_xdp_samples_total",
+	  "Samples of judged packets sent to the ring (sieve xdp capture, top)." },
+	{ SIEVE_XDP_SAMPLES_LOST, "sieve_xdp_samples_lost_total",
+	  "Samples the token bucket allowed that the full ring had no room for." },
 };
 
 static void format_lists(struct mx_out *o, const struct sagent_mx_scrape *s)

@@ -14,10 +14,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agent_command.h"
+#include "xdp_capture.h"
 #include "cli.h"
 
 #define SAGENT_PROGRAM	"sieve-agent"
@@ -42,4 +44,23 @@ int cli_exec_agent(char **argv)
 int sagent_run(const struct cli_command *cmd, int argc, char **argv)
 {
 	return cli_exec_agent(argv);
+}
+
+/*
+ * `sieve xdp capture ARGS` runs as `sieve-agent __capture ARGS`
+ * (xdp_capture.h): libpcap is sieve-agent's.
+ */
+int xdp_capture_run(const struct cli_command *cmd, int argc, char **argv)
+{
+	char **args = calloc(argc + 2, sizeof(*args));
+	int i;
+
+	if (!args)
+		return cli_error("out of memory");
+	args[1] = SXDP_CAPTURE_CMD;
+	for (i = 1; i < argc; i++)
+		args[i + 1] = argv[i];
+	cli_exec_agent(args);
+	free(args);
+	return EXIT_ERROR;
 }

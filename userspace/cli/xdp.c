@@ -33,6 +33,8 @@
 #include "xdp_list.h"
 #include "backend.h"
 #include "xdp_enforce.h"
+#include "xdp_capture.h"
+#include "xdp_samples.h"
 
 #define MAX_IFACES	64
 
@@ -61,6 +63,7 @@ struct xdp_opts {
 	bool backend_given;
 	bool fleet;		/* block/unblock/allow/disallow --fleet: publish */
 	const char *config;	/* --config: the settings with [fleet] */
+	struct sxdp_sample_change sample;	/* attach --sample-rate */
 	const char *cmd;	/* the command's name, "xdp list", for messages */
 	int nargs;		/* the positional arguments, after the options */
 	char **args;
@@ -135,6 +138,15 @@ static int set_max_probes(void *opts, const char *arg)
 
 	return parse_u32(arg, &o->max_probes) || !o->max_probes ||
 	       o->max_probes > SIEVE_XDP_MAX_PREFIX_LENS ? -EINVAL : 0;
+}
+
+static int set_sample_rate(void *opts, const char *arg)
+{
+	struct xdp_opts *o = opts;
+
+	o->sample.rate_given = true;
+	return parse_u32(arg, &o->sample.rate) || o->sample.rate > SIEVE_XDP_SAMPLE_RATE_MAX ?
+	       -EINVAL : 0;
 }
 
 static int set_list(void *opts, const char *arg)
@@ -263,6 +275,11 @@ static const struct cli_option opt_exact = {
 };
 static const struct cli_option opt_no_exact = {
 	"no-exact", 0, NULL, "bloom only (the default)", CLI_FLAG(struct xdp_opts, no_exact),
+};
+static const struct cli_option opt_sample_rate = {
+	"sample-rate", 0, "N", "samples of dropped packets a second per CPU (0: none; default "
+	CLI_STR(SIEVE_XDP_SAMPLE_RATE_DEFAULT) ")", .set = set_sample_rate,
+	.accepts = "0-" CLI_STR(SIEVE_XDP_SAMPLE_RATE_MAX),
 };
 static const struct cli_option opt_fail_closed = {
 	"fail-closed", 0, NULL, "drop malformed packets", CLI_FLAG(struct xdp_opts, fail_closed),
@@ -414,11 +431,6 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
  * The store by the agent's order too (settings.h): --state-dir,
  * $SIEVE_STATE_DIR, the file; its [store] sync likewise.
  */
-static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
-{
-	return xdp_open_store(o->state_dir, o->config, o->cmd, s);
-}
-
 int xdp_open_store(const char *state_dir, const char *config, const char *cmd,
 		   struct sxdp_store **s)
 {
@@ -441,6 +453,11 @@ int xdp_open_store(const char *state_dir, const char *config, const char *cmd,
 	    (stat(dir, &st) || st.st_uid == 0))
 		return cli_error("sieve %s needs root: the store in %s is root's", cmd, dir);
 	return ret ? cli_error("%s", err[0] ? err : strerror(-ret)) : 0;
+}
+
+static int open_store(const struct xdp_opts *o, struct sxdp_store **s)
+{
+	return xdp_open_store(o->state_dir, o->config, o->cmd, s);
 }
 
 /*
@@ -501,7 +518,8 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
 			     (o.backend_given ? sxdp_backend_flags() : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
-		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter };
+		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter,
+		.sample = o.sample };
 	for (i = 0, ret = EXIT_OK; ret == EXIT_OK && i < o.nargs; i++) {
 		err[0] = '\0';
 		/* What ran before, for the message of an upgrade. */
@@ -1381,9 +1399,19 @@ static const char *status_filter(const struct status_info *si)
 	return si->r.filter[0] ? si->r.filter : "(gone)";
 }
 
+/* The interface's sample settings; nonzero for an older program, which has none. */
+static int status_samples(const struct sxdp_handle *h, struct sieve_xdp_sample_cfg *sc)
+{
+	char dir[256];
+
+	sxdp_pin_dir_ns(dir, sizeof(dir), h->netns, h->ifname);
+	return sxdp_sample_cfg_get(dir, sc);
+}
+
 static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
+	struct sieve_xdp_sample_cfg sc;
 	char why[SXDP_WHY_MAX];
 
 	json_object(NULL);
@@ -1438,12 +1466,17 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 	json_u64("prog_id", si->r.prog.id);
 	json_str("prog_tag", si->r.prog.tag);
 	json_bool("older_program", h->stale);
+	if (!status_samples(h, &sc)) {
+		json_u64("sample_rate", sc.rate);
+		json_bool("sample_allowed", sc.flags & SIEVE_XDP_SAMPLE_ALLOWED);
+	}
 	json_end();
 }
 
 static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_config *c,
 			      const struct status_info *si)
 {
+	struct sieve_xdp_sample_cfg sc;
 	char line[256], label[64];
 
 	printf("%s: %s mode, %s backend, %s, %s, generation %u\n",
@@ -1478,6 +1511,9 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 		       si->r.v4table_bytes / 1048576.0);
 	printf("  expected false-positive rate per probe now %.3g (target %.3g at capacity)\n",
 	       si->r.fpr, c->fpp_ppb / 1e9);
+	if (!status_samples(h, &sc))
+		printf("  samples: %u a second per CPU%s (sieve xdp capture, top)\n", sc.rate,
+		       sc.flags & SIEVE_XDP_SAMPLE_ALLOWED ? ", drops and allowed" : " of drops");
 	if (si->r.prog.id)
 		printf("  program id %u, tag %s%s\n", si->r.prog.id, si->r.prog.tag,
 		       h->stale ? "; an older sieve's, with maps of another layout: changes do not "
@@ -1686,6 +1722,8 @@ static const struct {
 	[SIEVE_XDP_NON_IP] = { "non_ip", "non_ip_bytes" },
 	[SIEVE_XDP_ALLOWED] = { "allowed", "allowed_bytes" },
 	[SIEVE_XDP_DROP_UNPARSED] = { "dropped_unparsed", "dropped_unparsed_bytes" },
+	[SIEVE_XDP_SAMPLED] = { "sampled", "sampled_bytes" },
+	[SIEVE_XDP_SAMPLES_LOST] = { "samples_lost", "samples_lost_bytes" },
 };
 
 struct stats_arg {
@@ -1855,11 +1893,13 @@ static const struct cli_command xdp_attach_command = {
 		   "  more is stored expanded to the lengths that make the fewest entries.\n"
 		   "  --backend blocked keeps the filter in an array of 64-byte blocks (one\n"
 		   "  cache line a lookup) instead of the kernel's bloom-filter map; again\n"
-		   "  with another backend rebuilds the maps.",
+		   "  with another backend rebuilds the maps.\n"
+		   "  --sample-rate: samples of dropped packets (sieve xdp capture, top) a\n"
+		   "  second per CPU; a new attachment samples " CLI_STR(SIEVE_XDP_SAMPLE_RATE_DEFAULT) ", one again keeps its rate.",
 	.options = CLI_OPTIONS(&opt_attach_list, &opt_mode, &opt_exact, &opt_no_exact, &opt_fpr,
 			       &opt_fpp, &opt_fail_closed, &opt_fail_open, &opt_capacity,
-			       &opt_max_probes, &opt_backend, &opt_force, &opt_state_dir,
-			       CLI_JSON_OPTIONS),
+			       &opt_max_probes, &opt_backend, &opt_sample_rate, &opt_force,
+			       &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_attach,
 };
 static const struct cli_command xdp_detach_command = {
@@ -2040,6 +2080,6 @@ const struct cli_command xdp_command = {
 		&xdp_unblock_command, &xdp_allow_command, &xdp_disallow_command,
 		&xdp_load_command, &xdp_expire_command, &xdp_list_command, &xdp_plan_command,
 		&xdp_status_command, &xdp_stats_command, &xdp_why_command, &xdp_prune_command,
-		NULL,
+		&xdp_set_command, &xdp_capture_command, &xdp_top_command, NULL,
 	},
 };

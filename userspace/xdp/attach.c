@@ -129,7 +129,8 @@ static int remove_pins(const char *ifname, bool keep_dir)
 		SIEVE_XDP_MAP_BLOOM, SIEVE_XDP_MAP_EXACT, SIEVE_XDP_MAP_STATS,
 		SIEVE_XDP_MAP_ALLOW, SIEVE_XDP_MAP_ALLOW_NONE,
 		SIEVE_XDP_MAP_BLOCKED, SIEVE_XDP_MAP_REMOVED, SIEVE_XDP_MAP_V4TOP,
-		SIEVE_XDP_MAP_V4CHUNK, SIEVE_XDP_MAP_V4HOST, SXDP_PROG_PIN, SXDP_NETNS_PIN,
+		SIEVE_XDP_MAP_V4CHUNK, SIEVE_XDP_MAP_V4HOST, SIEVE_XDP_MAP_SAMPLES,
+		SIEVE_XDP_MAP_SAMPLE_CFG, SXDP_PROG_PIN, SXDP_NETNS_PIN,
 	};
 	char path[256];
 	size_t i;
@@ -541,6 +542,29 @@ static void mark_netns(const char *ifname)
 			strerror(-ret));
 }
 
+/*
+ * The sample settings given; a new instance samples at the default rate
+ * unless told otherwise, one attached keeps its own (an upgrade carried
+ * them over: carry_samples).
+ */
+static int attach_samples(const char *ifname, const struct sxdp_attach_opts *o, bool already,
+			  char *err, size_t errlen)
+{
+	struct sxdp_sample_change ch = o->sample;
+	char dir[256];
+	int ret;
+
+	if (!already && !ch.rate_given) {
+		ch.rate_given = true;
+		ch.rate = SIEVE_XDP_SAMPLE_RATE_DEFAULT;
+	}
+	sxdp_pin_dir(dir, sizeof(dir), ifname);
+	ret = sxdp_sample_apply(dir, &ch);
+	if (ret)
+		snprintf(err, errlen, "the sample settings: %s", strerror(-ret));
+	return ret;
+}
+
 static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 			 const struct sxdp_attach_opts *o, int *lock_fd, char *err, size_t errlen)
 {
@@ -576,6 +600,8 @@ static int attach_locked(struct sxdp_store *s, const char *ifname, int ifindex,
 		ret = reattach(s, ifname, list, o, err, errlen);
 	else if (!already)
 		ret = attach_new(s, ifname, ifindex, list, o, err, errlen);
+	if (!ret)
+		ret = attach_samples(ifname, o, already, err, errlen);
 	if (!ret)
 		ret = record(s, ifname, list, o, err, errlen);
 	if (!ret)
@@ -746,6 +772,21 @@ static int stage(struct upgrade *u, bool filter, char *err, size_t errlen)
 	return prog_tag(u->in.prog_fd, u->new_tag);
 }
 
+/*
+ * The old instance's sample settings into the new one's; an older
+ * program had none: the default rate, as for a new attach.
+ */
+static void carry_samples(struct upgrade *u, const char *ifname)
+{
+	struct sieve_xdp_sample_cfg c = { .rate = SIEVE_XDP_SAMPLE_RATE_DEFAULT };
+	int ret = sxdp_sample_cfg_get(u->dir, &c);
+
+	if (ret && ret != -EOPNOTSUPP)
+		c = (struct sieve_xdp_sample_cfg){ .rate = SIEVE_XDP_SAMPLE_RATE_DEFAULT };
+	if (sxdp_sample_cfg_put(u->staged, &c))
+		fprintf(stderr, "%s: the sample settings could not be carried over\n", ifname);
+}
+
 /* The new instance's first generation, from the store, and the old counters. */
 static int fill_staged(struct upgrade *u, struct sxdp_store *s, const char *ifname,
 		       const char *list, const struct sxdp_iface_params *p, char *err,
@@ -761,6 +802,8 @@ static int fill_staged(struct upgrade *u, struct sxdp_store *s, const char *ifna
 	ret = sxdp_build_from_store(&h, s, list, p, NULL, err, errlen);
 	if (!ret && u->stats_fd >= 0 && carry_counters(u->stats_fd, h.stats_fd))
 		fprintf(stderr, "%s: the old counters could not be carried over\n", ifname);
+	if (!ret)
+		carry_samples(u, ifname);
 	sxdp_close(&h);
 	return ret;
 }

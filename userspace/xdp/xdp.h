@@ -39,6 +39,7 @@
 #ifndef SIEVE_XDP_LOADER_H
 #define SIEVE_XDP_LOADER_H
 
+#include "sample.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -242,6 +243,8 @@ struct sxdp_attach_opts {
 	const char *filter;	/* SIEVE_XDP_F_FILTER: the /dev/sieve filter's name */
 	bool force;		/* replace another XDP program */
 	const char *list;	/* the list to enforce; NULL: the one it has, or "default" */
+	/* Samples: given fields only; a new instance's rate is SIEVE_XDP_SAMPLE_RATE_DEFAULT. */
+	struct sxdp_sample_change sample;
 };
 
 /* What attach found and did: UPGRADED, it replaced an older program. */

@@ -29,13 +29,15 @@
  * as before the host bitmap and the allowlist flag, and the trie's ratio
  * on both bases.
  *
- * Last, the keyed digest's cost: a packet that misses, timed with the
+ * Then the keyed digest's cost: a packet that misses, timed with the
  * program and with its build on the old linear digest, on the same maps.
+ * Last, the samples' cost: a dropped and a passed packet with sampling
+ * off, at the default rate and at the highest with the ring full.
  *
  * Usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-c COMMIT] [-s|-l|-f|-d|-p]
  *   -s: 1M entries only, -l: 10M only, -f: the FireHOL-like list only
  *   (with the peers and the digest's cost), -d: the digest's cost only,
- *   -p: the peers only; -c: the commit the output names
+ *   -p: the peers only, -S: the samples' cost only; -c: the commit the output names
  *        sieve-xdp-bench -W FILE   writes the FireHOL-like list to FILE (no root)
  */
 #define _GNU_SOURCE	/* sched_setaffinity */
@@ -1340,6 +1342,97 @@ out:
 	return ret;
 }
 
+static int sample_rate(uint32_t rate)
+{
+	struct sieve_xdp_sample_cfg c = { .rate = rate };
+	uint32_t zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.sieve_sample_cfg), &zero, &c, BPF_ANY) ?
+	       -errno : 0;
+}
+
+/* Best of three alternating runs (of best-of-9) of @pkt at each of @rates: ns into @ns. */
+static int sample_times(const uint8_t *pkt, size_t len, const uint32_t *rates, size_t n,
+			double *ns)
+{
+	size_t i, r;
+	double x;
+
+	for (i = 0; i < n; i++)
+		ns[i] = 1e30;
+	for (r = 0; r < 3; r++) {
+		for (i = 0; i < n; i++) {
+			if (sample_rate(rates[i]))
+				return -errno;
+			x = run_ns(sieve_fd, pkt, len);
+			if (x < 0)
+				return -EIO;
+			ns[i] = x < ns[i] ? x : ns[i];
+		}
+	}
+	return sample_rate(0);
+}
+
+/*
+ * The samples' cost: a dropped packet (its source on a list of 100000)
+ * and a passed one, sampling off (rate 0) against the default rate (the
+ * bucket checked per drop, one sample in 10^5 at this speed) and the
+ * highest rate with the ring full and unread (every drop past the
+ * bucket's burst tries the ring and is counted lost).
+ */
+static int bench_samples(void)
+{
+	static const uint32_t rates[] = { 0, SIEVE_XDP_SAMPLE_RATE_DEFAULT,
+					  SIEVE_XDP_SAMPLE_RATE_MAX };
+	static const char *const names[] = { "off (rate 0)", "default rate", "highest rate, full ring" };
+	struct sxdp_list l = { 0 };
+	struct sieve_xdp_config cfg;
+	struct sieve_xdp_key k = { .kind = SIEVE_XDP_SRC, .family = SIEVE_XDP_V4,
+				   .prefix_len = 32 };
+	uint8_t drop[PKT_MAX], pass[PKT_MAX];
+	double dns[3], pns[3];
+	size_t dlen, plen, i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < 100000; i++) {
+		k.saddr[0] = htonl(0x0a000000 + (uint32_t)i * 7);	/* in 10/8 */
+		ret = sxdp_list_add(&l, &k);
+	}
+	if (!ret) {
+		sxdp_list_sort(&l);
+		ret = bench_rebuild(&l, 0, 8, "samples", &cfg);
+	}
+	if (ret)
+		goto out;
+	dlen = udp_from(htonl(0x0a000000 + 7 * 5), drop);
+	plen = udp_from(htonl(0xcb007101), pass);		/* 203.0.113.1 */
+	if (verdict_of(sieve_fd, drop, dlen) != XDP_DROP ||
+	    verdict_of(sieve_fd, pass, plen) != XDP_PASS) {
+		fprintf(stderr, "xdp bench: samples: the packets' verdicts are not as planned\n");
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = sample_times(drop, dlen, rates, 3, dns);
+	if (!ret)
+		ret = sample_times(pass, plen, rates, 2, pns);
+	if (ret)
+		goto out;
+	say("\nThe samples' cost (bloom-map, 100000 sources): ns/packet with sampling off "
+	    "(rate 0), at the default rate (%u/s per CPU) and at the highest (%u/s) with the "
+	    "ring full and unread; ratio to off; best of 3 x best of 9.\n\n",
+	    SIEVE_XDP_SAMPLE_RATE_DEFAULT, SIEVE_XDP_SAMPLE_RATE_MAX);
+	say("| %-24s | %-24s | ns/pkt  | ratio |\n|---|---|---|---|\n", "packet", "sampling");
+	for (i = 0; i < 3; i++)
+		say("| %-24s | %-24s | %7.1f | %5.3f |\n", "dropped (source)", names[i], dns[i],
+		    dns[i] / dns[0]);
+	for (i = 0; i < 2; i++)
+		say("| %-24s | %-24s | %7.1f | %5.3f |\n", "passed (not on the list)", names[i],
+		    pns[i], pns[i] / pns[0]);
+out:
+	sxdp_list_free(&l);
+	return ret;
+}
+
 /* What the numbers were measured on: the commit, when, the kernel, the CPUs. */
 static void say_when(const char *commit)
 {
@@ -1362,11 +1455,11 @@ int main(int argc, char **argv)
 	struct sieve_xdp_config cfg = keyed;
 	uint8_t pkt[PKT_MAX];
 	size_t len, first = 0, nsizes = 2, i;
-	bool firehol_only = false, digest_only = false, peers_only = false;
+	bool firehol_only = false, digest_only = false, peers_only = false, samples_only = false;
 	const char *commit = "unknown";
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "o:r:c:slfdpW:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:r:c:slfdpSW:")) != -1) {
 		if (opt == 'o')
 			out = fopen(optarg, "w");
 		else if (opt == 'r')
@@ -1381,6 +1474,8 @@ int main(int argc, char **argv)
 			digest_only = firehol_only = true;
 		else if (opt == 'p')
 			peers_only = firehol_only = true;
+		else if (opt == 'S')
+			samples_only = digest_only = peers_only = firehol_only = true;
 		else if (opt == 'c')
 			commit = optarg;
 		else if (opt == 'W') {
@@ -1390,7 +1485,7 @@ int main(int argc, char **argv)
 			return err ? 2 : 0;
 		} else {
 			fprintf(stderr, "usage: sieve-xdp-bench [-o FILE] [-r REPEAT] [-c COMMIT] "
-				"[-s|-l|-f|-d|-p] | -W FILE\n");
+				"[-s|-l|-f|-d|-p|-S] | -W FILE\n");
 			return 2;
 		}
 	}
@@ -1431,6 +1526,8 @@ int main(int argc, char **argv)
 		err = bench_peers();
 	if (!err && !peers_only)
 		err = bench_digest();
+	if (!err && (samples_only || !firehol_only))
+		err = bench_samples();
 	sieve_xdp__destroy(skel);
 	if (out)
 		fclose(out);
