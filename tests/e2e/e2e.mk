@@ -48,4 +48,5 @@ test-e2e: $(BUILD)/sieve $(BUILD)/bpf/floor.bpf.o e2e-old-sieve
 		awk '{ p += $$1; f += $$2 } END { print p, f }' > $(RESULTS)/e2e; exit $$status
 
 SUITES += e2e
-DEB_PACKAGES += iproute2 iputils-ping util-linux redis-server redis-tools git bpftool python3-scapy strace
+DEB_PACKAGES += iproute2 iputils-ping util-linux redis-server redis-tools git bpftool python3-scapy strace \
+	fail2ban
