@@ -250,10 +250,11 @@ include tests/bench/bench.mk
 # CLI_LDLIBS.
 include $(sort $(wildcard bpf/*.mk userspace/xdp/*.mk tests/bpf/*.mk tests/e2e/*.mk \
 	tests/kfunc/*.mk dist/*.mk tests/dist/*.mk tests/arm64/*.mk tests/check/*.mk))
-# The settings build on the loader's headers, the fleet on the settings,
-# the agent on all three: read after them (their rules name their objects).
+# The settings build on the loader's headers, the fleet and the sources
+# (userspace/sources: HTTP) on the settings, the agent on all four: read
+# after them (their rules name their objects).
 include $(wildcard userspace/conf/*.mk) $(wildcard userspace/fleet/*.mk) \
-	$(wildcard userspace/agent/*.mk)
+	$(wildcard userspace/sources/*.mk) $(wildcard userspace/agent/*.mk)
 
 # `make demo`: local filters, then the device in the VM, then each script
 # of DEMOS (given the CLI's path).

@@ -33,8 +33,10 @@ declare -A may=(
 	[userspace/xdp]="userspace/xdp userspace/lib kmod include"
 	[userspace/conf]="userspace/conf userspace/xdp userspace/lib kmod include"
 	[userspace/fleet]="userspace/fleet userspace/conf userspace/xdp userspace/lib kmod include"
+	[userspace/sources]="userspace/sources userspace/conf userspace/xdp userspace/lib kmod include"
 	[userspace/cli]="userspace/cli userspace/fleet userspace/conf userspace/xdp userspace/lib kmod include"
-	[userspace/agent]="userspace/agent userspace/cli userspace/fleet userspace/conf userspace/xdp
+	[userspace/agent]="userspace/agent userspace/cli userspace/sources userspace/fleet userspace/conf
+		userspace/xdp
 		userspace/lib kmod include"
 )
 

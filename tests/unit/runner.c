@@ -115,6 +115,8 @@ static const struct {
 	{ sieve_escape_cases, &sieve_escape_cases_n },
 	{ sieve_fleet_cases, &sieve_fleet_cases_n },
 	{ sieve_settings_cases, &sieve_settings_cases_n },
+	{ sieve_http_cases, &sieve_http_cases_n },
+	{ sieve_crowdsec_cases, &sieve_crowdsec_cases_n },
 };
 
 static int write_results(const char *path, unsigned int passed, unsigned int failed)

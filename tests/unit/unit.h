@@ -51,6 +51,8 @@ SIEVE_CASE_TABLE(sieve_metrics_cases);
 SIEVE_CASE_TABLE(sieve_escape_cases);
 SIEVE_CASE_TABLE(sieve_fleet_cases);
 SIEVE_CASE_TABLE(sieve_settings_cases);
+SIEVE_CASE_TABLE(sieve_http_cases);
+SIEVE_CASE_TABLE(sieve_crowdsec_cases);
 
 /* ---- Keys: key (set, i) is a pure function of both ------------------------ */
 

@@ -245,6 +245,34 @@ static void fleet_reload(struct sagent *ag, struct sagent_config *next)
 	fleet_start(ag);
 }
 
+/* ---- CrowdSec: crowdsec.c's thread ---- */
+
+static void crowdsec_start(struct sagent *ag)
+{
+	char err[512] = "";
+
+	if (sagent_crowdsec_start(ag, &ag->crowdsec, err, sizeof(err))) {
+		atomic_fetch_add(&ag->stats.errors, 1);
+		sagent_log(SAGENT_ERR, "crowdsec: %s", err);
+	}
+}
+
+static void crowdsec_stop(struct sagent *ag)
+{
+	sagent_crowdsec_stop(ag->crowdsec);
+	ag->crowdsec = NULL;
+}
+
+/* A changed [crowdsec] starts the follower again: a resync under the new settings. */
+static void crowdsec_reload(struct sagent *ag, struct sagent_config *next)
+{
+	if (!memcmp(&ag->cfg.crowdsec, &next->crowdsec, sizeof(next->crowdsec)))
+		return;
+	crowdsec_stop(ag);
+	ag->cfg.crowdsec = next->crowdsec;
+	crowdsec_start(ag);
+}
+
 /* ---- the loop ---- */
 
 struct loop {
@@ -300,6 +328,7 @@ static void reload(struct sagent *ag, struct loop *L)
 		metrics_start(ag, &next);
 	}
 	fleet_reload(ag, &next);
+	crowdsec_reload(ag, &next);
 	ag->cfg = next;
 	arm_timers(ag, L);
 	sagent_restore_all(ag, false, &r);
@@ -439,11 +468,13 @@ static int run(struct sagent *ag, const struct agent_opts *o)
 	sagent_log(SAGENT_INFO, "starting: store %s, expiry every %u ms",
 		   sxdp_store_path(ag->store), ag->cfg.expire_interval_ms);
 	restore_at_start(ag);
-	/* After READY=1: enforcement never waits for Redis. */
+	/* After READY=1: enforcement never waits for Redis or the LAPI. */
 	fleet_start(ag);
+	crowdsec_start(ag);
 	arm_timers(ag, &L);
 	ret = run_loop(ag, &L);
 	sd_notify(0, "STOPPING=1");
+	crowdsec_stop(ag);
 	fleet_stop(ag);
 	filters_save(ag);
 	sagent_log(SAGENT_INFO, "stopped; the XDP programs keep enforcing");

@@ -20,6 +20,7 @@
  *   filters.c  persistent /dev/sieve filters: snapshots under the state dir
  *   metrics.c  Prometheus text on HTTP (libmicrohttpd)
  *   fleet.c    following the fleet's lists: resync, XREAD, reconnect
+ *   crowdsec.c following a CrowdSec Local API's decision stream
  *   publish.c  `sieve xdp ... --fleet`'s publishing (fleet.h)
  */
 #ifndef SIEVE_AGENT_H
@@ -31,6 +32,7 @@
 #include <stdint.h>
 
 #include "conf.h"
+#include "crowdsec.h"
 #include "ops.h"
 #include "store.h"
 
@@ -65,6 +67,29 @@ struct sagent_fleet_stats {
 	struct sagent_fleet_list_stats l[SAGENT_MAX_FLEET_LISTS];
 };
 
+/* One CrowdSec origin's decisions (crowdsec.c writes, the metrics thread reads). */
+struct sagent_cs_origin_stats {
+	char name[SAGENT_CS_WORD_MAX + 1];	/* written before nr_origins counts it */
+	atomic_uint_fast64_t applied[2];	/* [0] new (blocks), [1] deleted (unblocks) */
+	atomic_uint_fast64_t skipped[SCS_NR_SKIPS];
+};
+
+/*
+ * The CrowdSec follower's state. o[0] counts the decisions of no origin
+ * that could be named (and of origins past the table); o[1..] are named
+ * as they first come, never renamed: the metrics thread reads
+ * @nr_origins (acquire) and the names below it without a lock.
+ */
+struct sagent_crowdsec_stats {
+	bool on;
+	atomic_bool up;				/* the last request got a reply read whole */
+	atomic_int_fast64_t last_poll_ms;	/* its wall-clock time */
+	atomic_uint_fast64_t polls, resyncs;
+	atomic_uint_fast64_t failures;		/* requests that failed, replies refused */
+	atomic_uint nr_origins;
+	struct sagent_cs_origin_stats o[SCS_MAX_ORIGINS + 1];
+};
+
 /* What the agent itself did, for the metrics (read from the HTTP thread). */
 struct sagent_stats {
 	atomic_uint_fast64_t rebuilds;		/* generations the agent built */
@@ -77,6 +102,7 @@ struct sagent_stats {
 	atomic_uint_fast64_t errors;
 	int64_t started_at;			/* Unix seconds */
 	struct sagent_fleet_stats fleet;
+	struct sagent_crowdsec_stats crowdsec;
 };
 
 /* metrics.c: an HTTP server on its own thread; stats may be updated meanwhile. */
@@ -111,6 +137,7 @@ struct sagent {
 	int64_t start_ns;		/* CLOCK_MONOTONIC at start */
 	struct sagent_metrics *metrics;	/* NULL until metrics.c is merged */
 	struct sagent_fleet *fleet;	/* NULL: no [fleet] */
+	struct sagent_crowdsec *crowdsec;	/* NULL: no [crowdsec] */
 };
 
 /* Logging (agent.c): one line on stderr, a level word first (and <N> under the journal). */
@@ -162,6 +189,17 @@ void sagent_netlink_read(struct sagent *ag, int fd);
 struct sagent_fleet;
 int sagent_fleet_start(struct sagent *ag, struct sagent_fleet **fp, char *err, size_t errlen);
 void sagent_fleet_stop(struct sagent_fleet *f);
+
+/*
+ * crowdsec.c: following cfg.crowdsec's Local API (a thread of its own,
+ * with its own store connection). Start does nothing without [crowdsec];
+ * stop joins the thread (a wait between polls is woken; a request under
+ * way ends within its timeout).
+ */
+struct sagent_crowdsec;
+int sagent_crowdsec_start(struct sagent *ag, struct sagent_crowdsec **cp, char *err,
+			  size_t errlen);
+void sagent_crowdsec_stop(struct sagent_crowdsec *c);
 
 /*
  * publish.c, in sieve-agent: `sieve-agent __publish CONFIG LIST OP EXPIRES

@@ -2,8 +2,9 @@
 #
 # userspace/agent: the daemon, the program sieve-agent that `sieve agent`
 # execs, built on the XDP loader it drives (userspace/xdp/xdp.mk), the
-# settings (userspace/conf/conf.mk) and the fleet's Redis side
-# (userspace/fleet/fleet.mk), read before this file. Readiness is told to
+# settings (userspace/conf/conf.mk), the fleet's Redis side
+# (userspace/fleet/fleet.mk) and the sources (userspace/sources/sources.mk:
+# HTTP), read before this file. Readiness is told to
 # systemd with libsystemd's sd_notify, metrics served with libmicrohttpd.
 # The sieve CLI links nothing of this folder: `sieve agent` and `--fleet`
 # exec sieve-agent (userspace/cli/agent_exec.c).
@@ -11,7 +12,7 @@
 AGENT_DIR := $(BUILD)/agent
 AGENT_SRCS := $(wildcard userspace/agent/*.c)
 AGENT_OBJS := $(patsubst userspace/agent/%.c,$(AGENT_DIR)/%.o,$(AGENT_SRCS))
-AGENT_CFLAGS = $(FLEET_CFLAGS) -I$(TOP)/userspace/agent -I$(TOP)/userspace/cli
+AGENT_CFLAGS = $(FLEET_CFLAGS) -I$(TOP)/userspace/sources -I$(TOP)/userspace/agent -I$(TOP)/userspace/cli
 AGENT_LDLIBS := -lmicrohttpd -lpthread
 
 $(AGENT_DIR)/%.o: userspace/agent/%.c
@@ -19,16 +20,16 @@ $(AGENT_DIR)/%.o: userspace/agent/%.c
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
 
 # sieve-agent: the agent's objects, the settings', the fleet's, the
-# loader's, and of the CLI its parser, help and messages (command.c,
-# parse.c, json.c) and the agent command's table (agent_command.c).
+# sources', the loader's, and of the CLI its parser, help and messages
+# (command.c, parse.c, json.c) and the agent command's table (agent_command.c).
 AGENT_PROG := $(BUILD)/sieve-agent
 AGENT_CLI_OBJS := $(BUILD)/cli/command.o $(BUILD)/cli/parse.o $(BUILD)/cli/json.o \
 	$(BUILD)/cli/agent_command.o
-$(AGENT_PROG): $(AGENT_OBJS) $$(CONF_OBJS) $$(FLEET_OBJS) $$(XDP_OBJS) $(AGENT_CLI_OBJS) \
+$(AGENT_PROG): $(AGENT_OBJS) $$(CONF_OBJS) $$(FLEET_OBJS) $$(SOURCES_OBJS) $$(XDP_OBJS) $(AGENT_CLI_OBJS) \
 		$(BUILD)/libsieve.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(CONF_LDLIBS) $(FLEET_LDLIBS) \
-		-lsystemd $(AGENT_LDLIBS) -lm
+		$(SOURCES_LDLIBS) -lsystemd $(AGENT_LDLIBS) -lm
 user: $(AGENT_PROG)
 INSTALL_PROGS += $(AGENT_PROG)
 

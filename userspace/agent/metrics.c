@@ -397,6 +397,44 @@ static void format_fleet(struct mx_out *o, const struct sagent_mx_agent *a)
 	format_fleet_lists(o, a);
 }
 
+/* The CrowdSec follower (crowdsec.c): o[0] is the decisions of no origin. */
+static void format_crowdsec(struct mx_out *o, const struct sagent_mx_agent *a)
+{
+	static const char *const actions[2] = { "new", "deleted" };
+	unsigned int i, k;
+
+	if (!a->crowdsec.on)
+		return;
+	mx_family(o, "sieve_crowdsec_up", "gauge",
+		  "Whether the last request to the CrowdSec LAPI got a reply read whole.");
+	mx_u64(o, NULL, a->crowdsec.up);
+	mx_family(o, "sieve_crowdsec_last_poll_timestamp_seconds", "gauge",
+		  "When the last LAPI reply was read and applied, since the Unix epoch.");
+	if (a->crowdsec.last_poll_ms)
+		mx_ms(o, NULL, a->crowdsec.last_poll_ms);
+	mx_family(o, "sieve_crowdsec_polls_total", "counter",
+		  "LAPI replies read and applied (resyncs included).");
+	mx_u64(o, NULL, a->crowdsec.polls);
+	mx_family(o, "sieve_crowdsec_resyncs_total", "counter",
+		  "Full resyncs (startup=true) applied: at start and after each failure.");
+	mx_u64(o, NULL, a->crowdsec.resyncs);
+	mx_family(o, "sieve_crowdsec_failures_total", "counter",
+		  "Requests that failed or replies refused whole; enforcement kept as it was.");
+	mx_u64(o, NULL, a->crowdsec.failures);
+	mx_family(o, "sieve_crowdsec_decisions_total", "counter",
+		  "Decisions taken from the LAPI by origin: new (blocks) and deleted (unblocks).");
+	for (i = 1; i <= a->crowdsec.nr_origins; i++)
+		for (k = 0; k < 2; k++)
+			mx_u64(o, LABELS("origin", a->crowdsec.o[i].name, "action", actions[k]),
+			       a->crowdsec.o[i].applied[k]);
+	mx_family(o, "sieve_crowdsec_skipped_total", "counter",
+		  "Decisions not taken, by origin (\"\": none that could be named) and reason.");
+	for (i = 0; i <= a->crowdsec.nr_origins; i++)
+		for (k = 0; k < SCS_NR_SKIPS; k++)
+			mx_u64(o, LABELS("origin", a->crowdsec.o[i].name, "reason",
+					 scs_skip_name(k)), a->crowdsec.o[i].skipped[k]);
+}
+
 static const char *filter_type(uint32_t type)
 {
 	switch (type) {
@@ -478,6 +516,7 @@ int sagent_metrics_format(FILE *f, const struct sagent_mx_scrape *s)
 	if (s->agent) {
 		format_agent(&o, s->agent);
 		format_fleet(&o, s->agent);
+		format_crowdsec(&o, s->agent);
 	}
 	format_filters(&o, s);
 	return ferror(f) ? -EIO : 0;
@@ -743,6 +782,27 @@ static void read_fleet(const struct sagent_fleet_stats *st, struct sagent_mx_age
 	}
 }
 
+static void read_crowdsec(const struct sagent_crowdsec_stats *st, struct sagent_mx_agent *a)
+{
+	unsigned int i, k;
+
+	a->crowdsec.on = st->on;
+	a->crowdsec.up = atomic_load(&st->up);
+	a->crowdsec.last_poll_ms = atomic_load(&st->last_poll_ms);
+	a->crowdsec.polls = atomic_load(&st->polls);
+	a->crowdsec.resyncs = atomic_load(&st->resyncs);
+	a->crowdsec.failures = atomic_load(&st->failures);
+	/* The names below it were written before it was. */
+	a->crowdsec.nr_origins = atomic_load_explicit(&st->nr_origins, memory_order_acquire);
+	for (i = 0; i <= a->crowdsec.nr_origins; i++) {
+		a->crowdsec.o[i].name = st->o[i].name;
+		for (k = 0; k < 2; k++)
+			a->crowdsec.o[i].applied[k] = atomic_load(&st->o[i].applied[k]);
+		for (k = 0; k < SCS_NR_SKIPS; k++)
+			a->crowdsec.o[i].skipped[k] = atomic_load(&st->o[i].skipped[k]);
+	}
+}
+
 static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 {
 	a->rebuilds = atomic_load(&st->rebuilds);
@@ -755,6 +815,7 @@ static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 	a->errors = atomic_load(&st->errors);
 	a->started_at = st->started_at;
 	read_fleet(&st->fleet, a);
+	read_crowdsec(&st->crowdsec, a);
 }
 
 /* The exposition; @refreshes: the snapshot's own count (0 outside the server). */

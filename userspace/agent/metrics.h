@@ -61,6 +61,16 @@ struct sagent_mx_agent {
 		unsigned int nr_lists;
 		struct sagent_mx_fleet_list l[SAGENT_MAX_FLEET_LISTS];
 	} fleet;
+	struct {
+		bool on, up;
+		int64_t last_poll_ms;		/* 0: no reply read yet */
+		uint64_t polls, resyncs, failures;
+		unsigned int nr_origins;	/* o[0] (no origin) and these */
+		struct {
+			const char *name;
+			uint64_t applied[2], skipped[SCS_NR_SKIPS];
+		} o[SCS_MAX_ORIGINS + 1];
+	} crowdsec;
 };
 
 struct sagent_mx_scrape {

@@ -903,7 +903,7 @@ static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, i
 	if (o.origin) {
 		/* A source of its own: others' entries stay theirs, its re-bans extend. */
 		a.origin = o.origin;
-		a.only_own = a.reban = true;
+		a.only_own = a.extend_only = true;
 	}
 	a.now = time(NULL);
 	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;

@@ -23,6 +23,14 @@
 #define SAGENT_NAME_MAX		64
 #define SAGENT_MAX_FLEET_LISTS	16
 #define SAGENT_MAX_NEVER_BLOCK	64
+#define SAGENT_MAX_CS_LISTS	16
+#define SAGENT_MAX_CS_ORIGINS	16
+/* A CrowdSec origin or type word: [A-Za-z0-9_.:-], at most this long. */
+#define SAGENT_CS_WORD_MAX	32
+#define SAGENT_MAX_CS_TYPES	8
+
+/* [crowdsec] scopes: a mask of these. */
+enum { SAGENT_CS_SCOPE_IP = 1, SAGENT_CS_SCOPE_RANGE = 2 };
 
 /*
  * The settings of sieve.conf(5), one field each. Their names, sections
@@ -58,6 +66,23 @@ struct sagent_config {
 		unsigned int nr_never_block;
 		struct sieve_xdp_key never_block[SAGENT_MAX_NEVER_BLOCK];	/* prefixes */
 	} fleet;
+	struct sagent_crowdsec_config {
+		bool on;			/* lapi_url was given */
+		char lapi_url[512];		/* http://HOST:PORT[/PATH] or https:// */
+		char api_key_file[4096];
+		unsigned int nr_lists;
+		char lists[SAGENT_MAX_CS_LISTS][SXDP_LIST_NAME_MAX + 1];
+		uint32_t update_frequency_ms;
+		unsigned int scopes;		/* SAGENT_CS_SCOPE_* */
+		unsigned int nr_types;
+		char types[SAGENT_MAX_CS_TYPES][SAGENT_CS_WORD_MAX + 1];
+		/* Taken or skipped; none taken: every origin not skipped is taken. */
+		unsigned int nr_origins;
+		struct sagent_cs_origin {
+			char name[SAGENT_CS_WORD_MAX + 1];
+			bool skip;		/* written !NAME */
+		} origins[SAGENT_MAX_CS_ORIGINS];
+	} crowdsec;
 	/* Where each value came from, and the file read (settings.h). */
 	struct sagent_origin origin[SAGENT_NR_SETTINGS];
 	struct sagent_config_file file;

@@ -12,7 +12,7 @@
  *   expire_interval = 10s
  *	How often entries past their TTL are removed (`sieve xdp expire` on
  *	every list): an expired entry stops being dropped within this time.
- *	A number and a unit, s, m or h (a bare number is seconds); 1s to 1h.
+ *	A number and a unit, ms, s, m or h (a bare number is seconds); 1s to 1h.
  *
  *   [metrics]
  *   listen = 127.0.0.1:9477
@@ -74,6 +74,29 @@
  *	flow endpoint touches one is refused the same way. Adds up over lines
  *	as lists; at most 64. Default: none.
  *
+ *   [crowdsec]
+ *   lapi_url = http://127.0.0.1:8080
+ *	A CrowdSec Local API whose decisions the agent follows (GET
+ *	/v1/decisions/stream, userspace/sources/crowdsec.h): http:// or
+ *	https://, a host and a port. Without it the agent follows none.
+ *   api_key_file = FILE
+ *	The bouncer key (`cscli bouncers add`), its first line; refused
+ *	unless owned by the agent's user, mode 0600 or stricter, as
+ *	password_file. Required with lapi_url.
+ *   lists = NAME NAME ...
+ *	The lists the decisions go to (each to all of them); add up over
+ *	lines; at most 16. Required with lapi_url.
+ *   update_frequency = 10s
+ *	How often the stream is polled: ms, s, m or h, 100ms to 1h.
+ *   scopes = Ip Range
+ *	The decision scopes taken (Ip, Range, either case); others counted.
+ *   types = ban
+ *	The decision types taken (words); others counted (captcha, ...).
+ *   origins = NAME !NAME ...
+ *	The CrowdSec origins taken (cscli, crowdsec, CAPI, lists, ...):
+ *	NAME takes it, !NAME skips it; when a NAME is given only the NAMEs
+ *	are taken. Add up over lines; at most 16. Default: every origin.
+ *
  * Comments start with '#' or ';' at the start of a line (';' also after a
  * blank). A line holds at most 198 characters (inih's line buffer as
  * Debian builds it): a longer one is an error, not cut in two. An error is "FILE:LINE: reason"; the first one is reported and
@@ -92,6 +115,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ini.h>
@@ -123,7 +147,8 @@ static void __attribute__((format(printf, 2, 3))) fail(struct parse *p, const ch
 	va_end(ap);
 }
 
-static const char *const sections[] = { "agent", "store", "metrics", "filters", "fleet" };
+static const char *const sections[] = { "agent", "store", "metrics", "filters", "fleet",
+					 "crowdsec" };
 
 static bool known_section(const char *name, size_t len)
 {
@@ -153,7 +178,8 @@ static void check_header(struct parse *p, const char *line)
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
 	if (!known_section(s, e - s))
-		fail(p, "unknown section [%.*s] (sections: [agent], [store], [metrics], [filters], [fleet])",
+		fail(p, "unknown section [%.*s] (sections: [agent], [store], [metrics], [filters], [fleet], "
+		     "[crowdsec])",
 		     (int)(e - s), s);
 }
 
@@ -196,7 +222,9 @@ static int parse_duration(struct parse *p, const char *key, const char *v, uint6
 	n = strtoull(v, &end, 10);
 	if (!isdigit((unsigned char)*v) || errno || end == v)
 		goto bad;
-	if (!strcmp(end, "m"))
+	if (!strcmp(end, "ms"))
+		mul = 1;
+	else if (!strcmp(end, "m"))
 		mul = 60 * 1000;
 	else if (!strcmp(end, "h"))
 		mul = 3600 * 1000;
@@ -204,14 +232,18 @@ static int parse_duration(struct parse *p, const char *key, const char *v, uint6
 		goto bad;
 	/* n > max / mul first: n * mul cannot overflow after it. */
 	if (n > max_ms / mul || (n * mul < min_ms && !(zero_ok && !n))) {
-		fail(p, "%s = %s: out of range (%s%" PRIu64 "s to %" PRIu64 "s)", key, v,
-		     zero_ok ? "0 or " : "", min_ms / 1000, max_ms / 1000);
+		if (min_ms % 1000)
+			fail(p, "%s = %s: out of range (%s%" PRIu64 "ms to %" PRIu64 "s)", key, v,
+			     zero_ok ? "0 or " : "", min_ms, max_ms / 1000);
+		else
+			fail(p, "%s = %s: out of range (%s%" PRIu64 "s to %" PRIu64 "s)", key, v,
+			     zero_ok ? "0 or " : "", min_ms / 1000, max_ms / 1000);
 		return -EINVAL;
 	}
 	*ms = n * mul;
 	return 0;
 bad:
-	fail(p, "%s = %s: not a duration (a number and s, m or h: 30s, 5m, 1h)", key, v);
+	fail(p, "%s = %s: not a duration (a number and ms, s, m or h: 30s, 5m, 1h)", key, v);
 	return -EINVAL;
 }
 
@@ -409,31 +441,36 @@ bad:
 	fail(p, "redis = %s: not HOST:PORT, [V6ADDR]:PORT or unix:/PATH (port 1-65535)", v);
 }
 
-/* A secret others can read is refused: it names the file, not the secret. */
-static void parse_password_file(struct parse *p, const char *v)
+/*
+ * A secret others can read is refused: the message names the file, not
+ * the secret. Into @dst (@len bytes) if it is the agent's own, 0600 or
+ * stricter.
+ */
+static void parse_secret_file(struct parse *p, const char *key, const char *v, char *dst,
+			      size_t len)
 {
-	struct sagent_fleet_config *f = &p->c->fleet;
 	struct stat st;
 
-	if (*v != '/' || strlen(v) >= sizeof(f->password_file))
-		fail(p, "password_file = %s: not an absolute path", v);
+	if (*v != '/' || strlen(v) >= len)
+		fail(p, "%s = %s: not an absolute path", key, v);
 	else if (stat(v, &st))
-		fail(p, "password_file = %s: %s", v, strerror(errno));
+		fail(p, "%s = %s: %s", key, v, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
-		fail(p, "password_file = %s: not a regular file", v);
+		fail(p, "%s = %s: not a regular file", key, v);
 	else if (st.st_uid != geteuid())
-		fail(p, "password_file = %s: owned by uid %u, must be the agent's own (uid %u)", v,
+		fail(p, "%s = %s: owned by uid %u, must be the agent's own (uid %u)", key, v,
 		     (unsigned int)st.st_uid, (unsigned int)geteuid());
 	else if (st.st_mode & 077)
-		fail(p, "password_file = %s: mode %04o, must be 0600 or stricter", v,
+		fail(p, "%s = %s: mode %04o, must be 0600 or stricter", key, v,
 		     (unsigned int)(st.st_mode & 07777));
 	else
-		snprintf(f->password_file, sizeof(f->password_file), "%s", v);
+		snprintf(dst, len, "%s", v);
 }
 
-static void add_fleet_list(struct parse *p, const char *s, size_t len)
+/* A list name into @lists (@nr of them, at most @max), once. */
+static void add_list_name(struct parse *p, const char *s, size_t len,
+			  char (*lists)[SXDP_LIST_NAME_MAX + 1], unsigned int *nr, unsigned int max)
 {
-	struct sagent_fleet_config *f = &p->c->fleet;
 	char name[SXDP_LIST_NAME_MAX + 1];
 	unsigned int i;
 
@@ -447,14 +484,21 @@ static void add_fleet_list(struct parse *p, const char *s, size_t len)
 		     SXDP_LIST_NAME_MAX);
 		return;
 	}
-	for (i = 0; i < f->nr_lists; i++)
-		if (!strcmp(f->lists[i], name))
+	for (i = 0; i < *nr; i++)
+		if (!strcmp(lists[i], name))
 			return;
-	if (f->nr_lists == SAGENT_MAX_FLEET_LISTS) {
-		fail(p, "lists: more than %d lists", SAGENT_MAX_FLEET_LISTS);
+	if (*nr == max) {
+		fail(p, "lists: more than %u lists", max);
 		return;
 	}
-	snprintf(f->lists[f->nr_lists++], sizeof(f->lists[0]), "%s", name);
+	snprintf(lists[(*nr)++], sizeof(lists[0]), "%s", name);
+}
+
+static void add_fleet_list(struct parse *p, const char *s, size_t len)
+{
+	struct sagent_fleet_config *f = &p->c->fleet;
+
+	add_list_name(p, s, len, f->lists, &f->nr_lists, SAGENT_MAX_FLEET_LISTS);
 }
 
 /* broadest_block|broadest_allow = /V4 /V6 (the slash optional). */
@@ -522,7 +566,7 @@ static void set_fleet(struct parse *p, const char *key, const char *v)
 		else
 			snprintf(f->user, sizeof(f->user), "%s", v);
 	} else if (!strcmp(key, "password_file")) {
-		parse_password_file(p, v);
+		parse_secret_file(p, key, v, f->password_file, sizeof(f->password_file));
 	} else if (!strcmp(key, "lists")) {
 		for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
 			len = strcspn(v, seps);
@@ -555,6 +599,155 @@ static void set_fleet(struct parse *p, const char *key, const char *v)
 	}
 }
 
+/* ---- [crowdsec] ---- */
+
+/* "http://h:8080/" and "http://h:8080" are one URL. */
+static void len_trim_slash(char *url)
+{
+	size_t len = strlen(url);
+
+	while (len && url[len - 1] == '/')
+		url[--len] = '\0';
+}
+
+/* A CrowdSec word (an origin, a type): what a metric label may carry. */
+static bool cs_word_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || len > SAGENT_CS_WORD_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i]))
+			return false;
+	return true;
+}
+
+/* http:// or https://, a host, no blank: what libcurl is handed. */
+static void parse_lapi_url(struct parse *p, const char *v)
+{
+	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	const char *host = !strncmp(v, "http://", 7) ? v + 7 : !strncmp(v, "https://", 8) ? v + 8 : NULL;
+
+	if (!host || !*host || *host == '/' || strpbrk(v, " \t") ||
+	    strlen(v) >= sizeof(cs->lapi_url)) {
+		fail(p, "lapi_url = %s: not http://HOST:PORT or https://HOST:PORT", v);
+		return;
+	}
+	snprintf(cs->lapi_url, sizeof(cs->lapi_url), "%s", v);
+	/* The paths are appended to it: one '/' between them. */
+	len_trim_slash(cs->lapi_url);
+	cs->on = true;
+}
+
+static void parse_scopes(struct parse *p, const char *v)
+{
+	const char *seps = " \t,";
+	unsigned int mask = 0;
+	size_t len;
+
+	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
+		len = strcspn(v, seps);
+		if (len == 2 && !strncasecmp(v, "ip", 2))
+			mask |= SAGENT_CS_SCOPE_IP;
+		else if (len == 5 && !strncasecmp(v, "range", 5))
+			mask |= SAGENT_CS_SCOPE_RANGE;
+		else {
+			fail(p, "scopes: '%.*s' is not Ip or Range", (int)len, v);
+			return;
+		}
+		v += len;
+	}
+	if (!mask)
+		fail(p, "scopes: none (Ip, Range or both)");
+	p->c->crowdsec.scopes = mask;
+}
+
+/* The words of @v into @words (replacing what was there). */
+static void parse_types(struct parse *p, const char *v)
+{
+	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	const char *seps = " \t,";
+	size_t len;
+
+	cs->nr_types = 0;
+	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
+		len = strcspn(v, seps);
+		if (!cs_word_ok(v, len)) {
+			fail(p, "types: '%.*s' is not a decision type (1-%d of A-Z a-z 0-9 _ . : -)",
+			     (int)len, v, SAGENT_CS_WORD_MAX);
+			return;
+		}
+		if (cs->nr_types == SAGENT_MAX_CS_TYPES) {
+			fail(p, "types: more than %d", SAGENT_MAX_CS_TYPES);
+			return;
+		}
+		snprintf(cs->types[cs->nr_types++], sizeof(cs->types[0]), "%.*s", (int)len, v);
+		v += len;
+	}
+	if (!cs->nr_types)
+		fail(p, "types: none (ban is CrowdSec's word for a block)");
+}
+
+/* NAME takes an origin, !NAME skips it; they add up. */
+static void parse_origins(struct parse *p, const char *v)
+{
+	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	const char *seps = " \t,";
+	bool skip;
+	size_t len;
+
+	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
+		len = strcspn(v, seps);
+		skip = *v == '!';
+		if (!cs_word_ok(v + skip, len - skip)) {
+			fail(p, "origins: '%.*s' is not NAME or !NAME (1-%d of A-Z a-z 0-9 _ . : -)",
+			     (int)len, v, SAGENT_CS_WORD_MAX);
+			return;
+		}
+		if (cs->nr_origins == SAGENT_MAX_CS_ORIGINS) {
+			fail(p, "origins: more than %d", SAGENT_MAX_CS_ORIGINS);
+			return;
+		}
+		cs->origins[cs->nr_origins].skip = skip;
+		snprintf(cs->origins[cs->nr_origins++].name, sizeof(cs->origins[0].name), "%.*s",
+			 (int)(len - skip), v + skip);
+		v += len;
+	}
+}
+
+static void set_crowdsec(struct parse *p, const char *key, const char *v)
+{
+	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	const char *seps = " \t,";
+	uint64_t ms;
+	size_t len;
+
+	if (!strcmp(key, "lapi_url")) {
+		parse_lapi_url(p, v);
+	} else if (!strcmp(key, "api_key_file")) {
+		parse_secret_file(p, key, v, cs->api_key_file, sizeof(cs->api_key_file));
+	} else if (!strcmp(key, "lists")) {
+		for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
+			len = strcspn(v, seps);
+			add_list_name(p, v, len, cs->lists, &cs->nr_lists, SAGENT_MAX_CS_LISTS);
+			v += len;
+		}
+	} else if (!strcmp(key, "update_frequency")) {
+		if (!parse_duration(p, key, v, 100, 3600 * 1000, false, &ms))
+			cs->update_frequency_ms = ms;
+	} else if (!strcmp(key, "scopes")) {
+		parse_scopes(p, v);
+	} else if (!strcmp(key, "types")) {
+		parse_types(p, v);
+	} else if (!strcmp(key, "origins")) {
+		parse_origins(p, v);
+	} else {
+		fail(p, "unknown key '%s' in [crowdsec] (keys: lapi_url, api_key_file, lists, "
+		     "update_frequency, scopes, types, origins)", key);
+	}
+}
+
 static void set_value(struct parse *p, const char *section, const char *key, const char *v)
 {
 	if (!*section)
@@ -569,6 +762,8 @@ static void set_value(struct parse *p, const char *section, const char *key, con
 		set_filters(p, key, v);
 	else if (!strcmp(section, "fleet"))
 		set_fleet(p, key, v);
+	else if (!strcmp(section, "crowdsec"))
+		set_crowdsec(p, key, v);
 	/* else: an unknown section, reported at its header */
 }
 
@@ -672,6 +867,15 @@ int sagent_config_load(const char *path, struct sagent_config *c, char *err, siz
 	}
 	if (!next.fleet.on && (next.fleet.nr_lists || next.fleet.password_file[0])) {
 		snprintf(err, errlen, "%s: [fleet] lists or password_file without redis", path);
+		return -EINVAL;
+	}
+	if (next.crowdsec.on && (!next.crowdsec.nr_lists || !next.crowdsec.api_key_file[0])) {
+		snprintf(err, errlen, "%s: [crowdsec] lapi_url is set but %s is not", path,
+			 !next.crowdsec.nr_lists ? "lists" : "api_key_file");
+		return -EINVAL;
+	}
+	if (!next.crowdsec.on && (next.crowdsec.nr_lists || next.crowdsec.api_key_file[0])) {
+		snprintf(err, errlen, "%s: [crowdsec] lists or api_key_file without lapi_url", path);
 		return -EINVAL;
 	}
 	*c = next;

@@ -38,6 +38,15 @@ const struct sagent_setting sagent_settings[SAGENT_NR_SETTINGS] = {
 	[SAGENT_BROADEST_BLOCK] = { "fleet", "broadest_block", .dflt = "/8 /12" },
 	[SAGENT_BROADEST_ALLOW] = { "fleet", "broadest_allow", .dflt = "/16 /32" },
 	[SAGENT_NEVER_BLOCK] = { "fleet", "never_block", .dflt = "", .adds_up = true },
+	[SAGENT_CS_LAPI_URL] = { "crowdsec", "lapi_url", .dflt = "" },
+	[SAGENT_CS_API_KEY_FILE] = { "crowdsec", "api_key_file", .dflt = "" },
+	[SAGENT_CS_LISTS] = { "crowdsec", "lists", .dflt = "", .adds_up = true },
+	/* cs-firewall-bouncer's default: operators compare the two. */
+	[SAGENT_CS_UPDATE_FREQUENCY] = { "crowdsec", "update_frequency", .dflt = "10s" },
+	[SAGENT_CS_SCOPES] = { "crowdsec", "scopes", .dflt = "Ip Range" },
+	/* captcha and throttle mean nothing to a packet filter: counted, not taken. */
+	[SAGENT_CS_TYPES] = { "crowdsec", "types", .dflt = "ban" },
+	[SAGENT_CS_ORIGINS] = { "crowdsec", "origins", .dflt = "", .adds_up = true },
 };
 
 #define SIEVE_CONFIG_ENV	"SIEVE_CONFIG"
@@ -207,6 +216,13 @@ static void print_list(FILE *f, const struct sagent_config *c, int id)
 	else if (id == SAGENT_LISTS)
 		for (i = 0; i < c->fleet.nr_lists; i++)
 			fprintf(f, " %s", c->fleet.lists[i]);
+	else if (id == SAGENT_CS_LISTS)
+		for (i = 0; i < c->crowdsec.nr_lists; i++)
+			fprintf(f, " %s", c->crowdsec.lists[i]);
+	else if (id == SAGENT_CS_ORIGINS)
+		for (i = 0; i < c->crowdsec.nr_origins; i++)
+			fprintf(f, " %s%s", c->crowdsec.origins[i].skip ? "!" : "",
+				c->crowdsec.origins[i].name);
 	else
 		for (i = 0; i < c->fleet.nr_never_block; i++) {
 			sxdp_format_entry(&c->fleet.never_block[i], text, sizeof(text));

@@ -138,13 +138,13 @@ enum {
  * that says never (?5 NULL, ?10 0: `--ttl never`) makes it permanent. An
  * entry already due (?4 now) is banned afresh: it takes ?5. Shortening is
  * an unblock and a block (fail2ban's and CrowdSec's re-bans extend only).
- * An only_own add that is a mirror (?11: the agent mirroring the fleet's
- * state, where the publisher's expiry is the fleet's) takes ?5 as it is: a
- * mirror that kept a later one would drift from the fleet. One that is a
- * source of bans (reban: `block --origin`, fail2ban's jails) extends only.
+ * An only_own add (?8: the agent mirroring the fleet's state, where the
+ * publisher's expiry is the fleet's) takes ?5 as it is: a mirror that kept
+ * a later one would drift from the fleet; unless it says extend_only (?11:
+ * a CrowdSec decision, whose re-ban extends only, as fail2ban's).
  */
 #define RE_BAN_EXPIRY							\
-	"(CASE WHEN ?11 OR expires_at <= ?4 THEN ?5 WHEN ?10 THEN expires_at "	\
+	"(CASE WHEN (?8 AND NOT ?11) OR expires_at <= ?4 THEN ?5 WHEN ?10 THEN expires_at "	\
 	"WHEN expires_at IS NULL OR ?5 IS NULL THEN NULL "		\
 	"ELSE max(expires_at, ?5) END)"
 
@@ -959,7 +959,7 @@ static int upsert(struct sxdp_store *s, const char *list, const struct sieve_xdp
 		if (i == ST_UPDATE) {
 			sqlite3_bind_int(st, 8, same_origin);
 			sqlite3_bind_int(st, 10, a->keep_expiry);
-			sqlite3_bind_int(st, 11, same_origin && !a->reban);
+			sqlite3_bind_int(st, 11, a->extend_only);
 		}
 		sqlite3_bind_int(st, 9, a->allow);
 		ret = step_done(s, st, err, errlen);

@@ -84,12 +84,12 @@ struct sxdp_store_attrs {
 	 */
 	bool only_own;
 	/*
-	 * With only_own: a re-add of the origin's own key keeps the later
-	 * expiry (the re-ban rule) instead of taking @a's as it is, as the
-	 * fleet's mirror does: a source of bans (`block --origin`, a fail2ban
-	 * jail) rather than a copy of another's state.
+	 * With @only_own: a key of this origin there already keeps the later
+	 * of its expiry and the add's (the re-ban rule) instead of taking the
+	 * add's as a mirror does (a CrowdSec decision re-banned shorter, a
+	 * fail2ban jail's `block --origin`).
 	 */
-	bool reban;
+	bool extend_only;
 	/*
 	 * A replace with no keys over an origin that has entries on that side
 	 * is refused with -ENODATA, nothing changed: an empty feed is more
@@ -166,8 +166,8 @@ bool sxdp_store_in_tx(const struct sxdp_store *s);
  * Adds @n keys to @list (created if new), to its allowlist if @a->allow.
  * A key already there gets @a's origin and comment, keeping its added_at,
  * and the later of its expiry and @a's (never is the latest; @a->
- * keep_expiry: its own; one already due, or @a->only_own without
- * @a->reban, the fleet's mirror: @a's): a re-ban extends, never shortens. *@added: new keys.
+ * keep_expiry: its own; one already due, or @a->only_own, the fleet's
+ * mirror: @a's): a re-ban extends, never shortens. *@added: new keys.
  * -EEXIST if a key is on the other list (blocked and allowed at once would
  * make no sense): unblock or disallow it first.
  */
