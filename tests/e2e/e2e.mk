@@ -5,11 +5,13 @@
 # under traffic; detach; native and generic modes; the CLI's errors; the
 # agent; the adversarial packet corpus (corpus.sh: crafted frames from
 # scapy, judged by what the kernel delivers); then the fleet (fleet.sh: 4
-# hosts following a redis-server of the suite's own); last, `make
-# demo-xdp`'s script (demo.sh: enforced, cleaned up, fails when a block is
-# not enforced). E2E_FILTER=substring runs only the matching cases (the
-# corpus's are named e2e_corpus_*, the fleet's e2e_fleet_*, the demo's
-# e2e_demo_*).
+# hosts following a redis-server of the suite's own); then CrowdSec
+# (crowdsec.sh: the agent following Debian's crowdsec as an offline Local
+# API of the suite's own); last, `make demo-xdp`'s script (demo.sh:
+# enforced, cleaned up, fails when a block is not enforced).
+# E2E_FILTER=substring runs only the matching cases (the corpus's are named
+# e2e_corpus_*, the fleet's e2e_fleet_*, CrowdSec's e2e_crowdsec_*, the
+# demo's e2e_demo_*).
 
 E2E_FILTER ?=
 
@@ -38,13 +40,14 @@ e2e-old-sieve:
 test-e2e: $(BUILD)/sieve $(BUILD)/bpf/floor.bpf.o e2e-old-sieve
 	$(call msg,TEST,e2e)
 	$(Q)mkdir -p $(RESULTS) && rm -f $(RESULTS)/e2e $(RESULTS)/e2e.*
-	$(Q)status=0; for s in e2e corpus fleet demo; do \
+	$(Q)status=0; for s in e2e corpus fleet crowdsec demo; do \
 		E2E_OLD_SIEVE=$(E2E_OLD_SIEVE) tests/e2e/$$s.sh $(BUILD)/sieve $(RESULTS)/e2e.$$s $(E2E_FILTER) || status=1; \
 		if [ ! -s $(RESULTS)/e2e.$$s ]; then \
 			echo "$$s.sh died"; echo "0 1" > $(RESULTS)/e2e.$$s; \
 		fi; \
 	done; \
-	cat $(RESULTS)/e2e.e2e $(RESULTS)/e2e.corpus $(RESULTS)/e2e.fleet $(RESULTS)/e2e.demo | \
+	cat $(RESULTS)/e2e.e2e $(RESULTS)/e2e.corpus $(RESULTS)/e2e.fleet $(RESULTS)/e2e.crowdsec \
+		$(RESULTS)/e2e.demo | \
 		awk '{ p += $$1; f += $$2 } END { print p, f }' > $(RESULTS)/e2e; exit $$status
 
 SUITES += e2e

@@ -799,7 +799,16 @@ retry_max = 30s  ; default
 stream_maxlen = 1000000  ; default
 broadest_block = /8 /12  ; default
 broadest_allow = /16 /32  ; default
-never_block =  ; default (none)"
+never_block =  ; default (none)
+
+[crowdsec]
+lapi_url =  ; default (none)
+api_key_file =  ; default (none)
+lists =  ; default (none)
+update_frequency = 10s  ; default
+scopes = Ip Range  ; default
+types = ban  ; default
+origins =  ; default (none)"
 expect "agent --check --state-dir over the file" 0 "$sieve" agent --check --config "$g" --state-dir /tmp/st
 check "agent --check: --state-dir wins, over the file's line" \
 	grep -qxF "state_dir = /tmp/st  ; command line --state-dir, over file $g:3 [agent]" <<<"$out"

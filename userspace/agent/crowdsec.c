@@ -335,7 +335,7 @@ static int request(struct sagent_crowdsec *c, char *err, size_t errlen)
 	};
 	struct ssrc_http_response resp;
 	struct scs_reply r;
-	int64_t t0, t1, t2;
+	int64_t t0, t1, tp = 0, t2;
 	bool startup = !c->synced;
 	int ret;
 
@@ -343,8 +343,12 @@ static int request(struct sagent_crowdsec *c, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	snprintf(header, sizeof(header), "X-Api-Key: %s", key);
-	snprintf(url, sizeof(url), "%s/v1/decisions/stream?startup=%s", c->cfg.lapi_url,
-		 startup ? "true" : "false");
+	/* The LAPI sends only these scopes (its default: Ip and Range). */
+	snprintf(url, sizeof(url), "%s/v1/decisions/stream?startup=%s&scopes=%s%s%s",
+		 c->cfg.lapi_url, startup ? "true" : "false",
+		 c->cfg.scopes & SAGENT_CS_SCOPE_IP ? "Ip" : "",
+		 c->cfg.scopes == (SAGENT_CS_SCOPE_IP | SAGENT_CS_SCOPE_RANGE) ? "," : "",
+		 c->cfg.scopes & SAGENT_CS_SCOPE_RANGE ? "Range" : "");
 	t0 = sagent_now_ns();
 	ret = ssrc_http_get(&req, &resp);
 	explicit_bzero(header, sizeof(header));
@@ -358,6 +362,7 @@ static int request(struct sagent_crowdsec *c, char *err, size_t errlen)
 	ret = scs_reply_parse(resp.body ? resp.body : "", resp.body_len, time(NULL), &c->cfg, &r,
 			      err, errlen);
 	ssrc_http_response_free(&resp);
+	tp = sagent_now_ns();
 	if (!ret) {
 		count_skips(c, &r);
 		ret = apply(c, startup, &r, err, errlen);
@@ -371,8 +376,10 @@ static int request(struct sagent_crowdsec *c, char *err, size_t errlen)
 			n += r.origins[i].block.n;
 		atomic_fetch_add(&c->stats->resyncs, 1);
 		sagent_log(SAGENT_INFO, "crowdsec: resync: %zu decisions taken of %u origins "
-			   "(LAPI's reply %" PRId64 " ms, sieve's part %" PRId64 " ms)", n,
-			   r.nr_origins, (t1 - t0) / 1000000, (t2 - t1) / 1000000);
+			   "(LAPI's reply %" PRId64 " ms; sieve's part %" PRId64 " ms: read %" PRId64
+			   " ms, stored and enforced %" PRId64 " ms)", n, r.nr_origins,
+			   (t1 - t0) / 1000000, (t2 - t1) / 1000000, (tp - t1) / 1000000,
+			   (t2 - tp) / 1000000);
 	}
 	scs_reply_free(&r);
 	if (!ret) {
