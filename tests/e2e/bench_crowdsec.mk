@@ -10,22 +10,13 @@
 # has the rest. Writes $(BUILD)/bench/crowdsec.txt and .json. Where others
 # run the e2e suite: `flock /work/e2e.lock make bench-crowdsec`.
 #
-# Debian's crowdsec registers with CrowdSec's Central API from its postinst
-# unless online_api_credentials.yaml is there first: the file goes in
-# before the packages, so that nothing here reaches outside the machine.
-BENCH_CROWDSEC_PACKAGES := crowdsec crowdsec-firewall-bouncer ipset nftables curl
+# crowdsec itself, and the opt-out of its Central API registration that
+# must come before it, are `make deps`' (userspace/sources/sources.mk).
+BENCH_CROWDSEC_PACKAGES := crowdsec-firewall-bouncer curl
 
-.PHONY: bench-crowdsec crowdsec-deps
-crowdsec-deps:
-	$(Q)if ! dpkg-query -W -f='$${Status}' crowdsec 2>/dev/null | grep -q 'install ok installed'; then \
-		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-		$$sudo mkdir -p /etc/crowdsec && \
-		{ [ -e /etc/crowdsec/online_api_credentials.yaml ] || \
-		  echo '# offline: no Central API' | $$sudo tee /etc/crowdsec/online_api_credentials.yaml >/dev/null; }; \
-	fi
+.PHONY: bench-crowdsec
+bench-crowdsec: deps $(BUILD)/sieve
 	$(Q)$(call deps_install,$(BENCH_CROWDSEC_PACKAGES))
-
-bench-crowdsec: deps crowdsec-deps $(BUILD)/sieve
 	$(call msg,BENCH,$(BUILD)/bench/crowdsec.txt)
 	$(Q)mkdir -p $(BUILD)/bench && tests/e2e/crowdsec_bench.py $(BUILD)/sieve $(BUILD)/bench/crowdsec
 
