@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash # sourced by e2e.sh
 #
 # fail2ban's action (dist/fail2ban/sieve-xdp.conf) on Debian's fail2ban,
 # for e2e.sh (sourced: its namespaces, helpers and store). A fail2ban
@@ -129,17 +130,17 @@ f2b_rounds() {
 	local r ms bans="" unbans="" e
 	for r in $(seq 1 "$F2B_ROUNDS"); do
 		t0=$(date +%s%N)
-		f2b_fail a $A4
-		ms=$(f2b_until $A4 1 10) || { fail "round $r: $A4 not dropped 10 s after its failures"; return 1; }
+		f2b_fail a "$A4"
+		ms=$(f2b_until "$A4" 1 10) || { fail "round $r: $A4 not dropped 10 s after its failures"; return 1; }
 		bans="$bans $ms"
-		e=$(f2b_entry $A4)
+		e=$(f2b_entry "$A4")
 		case $e in "fail2ban/f2b_a "59[0-9]|"fail2ban/f2b_a 600") ;;
 		*) fail "round $r: entry of $A4 is '$e', want fail2ban/f2b_a with ~600 s";; esac
 		t0=$(date +%s%N)
-		f2b_client set f2b_a unbanip $A4 >/dev/null || fail "unbanip $A4"
-		ms=$(f2b_until $A4 0 10) || { fail "round $r: $A4 still dropped 10 s after the unban"; return 1; }
+		f2b_client set f2b_a unbanip "$A4" >/dev/null || fail "unbanip $A4"
+		ms=$(f2b_until "$A4" 0 10) || { fail "round $r: $A4 still dropped 10 s after the unban"; return 1; }
 		unbans="$unbans $ms"
-		expect_eq "$(f2b_entry $A4)" "" "round $r: $A4 on the list after the unban"
+		expect_eq "$(f2b_entry "$A4")" "" "round $r: $A4 on the list after the unban"
 	done
 	echo "    fail2ban: failure line -> dropped, ms:$bans (median $(echo "$bans" | f2b_median));" \
 		"unban -> passes, ms:$unbans (median $(echo "$unbans" | f2b_median))"
@@ -152,26 +153,26 @@ case_fail2ban_jail() {
 	f2b_rounds
 	# IPv6, through the same action.
 	t0=$(date +%s%N)
-	f2b_fail a $A6
-	f2b_until $A6 1 10 >/dev/null || fail "$A6 not dropped 10 s after its failures"
+	f2b_fail a "$A6"
+	f2b_until "$A6" 1 10 >/dev/null || fail "$A6 not dropped 10 s after its failures"
 	# cli's entry: the jail's ban leaves it to cli, its unban keeps it.
-	on block $C4 >/dev/null || fail "block $C4"
-	f2b_fail a $C4
+	on block "$C4" >/dev/null || fail "block $C4"
+	f2b_fail a "$C4"
 	wait_for 10 grep -q "Ban $C4" "$F2B/fail2ban.log" || fail "f2b_a did not ban $C4"
-	f2b_client set f2b_a unbanip $C4 >/dev/null || fail "unbanip $C4"
+	f2b_client set f2b_a unbanip "$C4" >/dev/null || fail "unbanip $C4"
 	wait_for 10 grep -q "Unban $C4" "$F2B/fail2ban.log" || fail "f2b_a did not unban $C4"
-	expect_eq "$(f2b_entry $C4)" "cli never" "cli's $C4 after f2b_a's unban"
-	f2b_dropped $C4 || fail "cli's $C4 passes after f2b_a's unban"
+	expect_eq "$(f2b_entry "$C4")" "cli never" "cli's $C4 after f2b_a's unban"
+	f2b_dropped "$C4" || fail "cli's $C4 passes after f2b_a's unban"
 	f2b_increment
 	# The flush (the jail's stop): a's entries go, b's and cli's stay.
 	t0=$(date +%s%N)
-	f2b_fail a $A4
-	f2b_until $A4 1 10 >/dev/null || fail "$A4 not dropped before the flush"
+	f2b_fail a "$A4"
+	f2b_until "$A4" 1 10 >/dev/null || fail "$A4 not dropped before the flush"
 	f2b_client stop f2b_a >/dev/null || fail "stop f2b_a"
-	f2b_until $A4 0 10 >/dev/null || fail "$A4 still dropped after f2b_a's flush"
+	f2b_until "$A4" 0 10 >/dev/null || fail "$A4 still dropped after f2b_a's flush"
 	expect_eq "$(on list --origin fail2ban/f2b_a | sed 1d)" "" "f2b_a's entries after its flush"
-	expect_eq "$(f2b_entry $C4 | cut -d' ' -f1)" cli "cli's $C4 after f2b_a's flush"
-	expect_eq "$(f2b_entry $B4 | cut -d' ' -f1)" fail2ban/f2b_b "f2b_b's $B4 after f2b_a's flush"
+	expect_eq "$(f2b_entry "$C4" | cut -d' ' -f1)" cli "cli's $C4 after f2b_a's flush"
+	expect_eq "$(f2b_entry "$B4" | cut -d' ' -f1)" fail2ban/f2b_b "f2b_b's $B4 after f2b_a's flush"
 	grep -q 'ERROR' "$F2B/fail2ban.log" && fail "fail2ban logged errors: $(grep ERROR "$F2B/fail2ban.log" | head -3)"
 	f2b_stop
 }
@@ -181,22 +182,22 @@ case_fail2ban_jail() {
 f2b_increment() {
 	local ttl
 	t0=$(date +%s%N)
-	f2b_fail b $B4
-	f2b_until $B4 1 10 >/dev/null || fail "$B4 not dropped 10 s after its failures (f2b_b)"
+	f2b_fail b "$B4"
+	f2b_until "$B4" 1 10 >/dev/null || fail "$B4 not dropped 10 s after its failures (f2b_b)"
 	# The first ban runs out (bantime 8): fail2ban's unban lifts it.
-	f2b_until $B4 0 15 >/dev/null || fail "$B4 still dropped 15 s after its 8 s ban"
+	f2b_until "$B4" 0 15 >/dev/null || fail "$B4 still dropped 15 s after its 8 s ban"
 	t0=$(date +%s%N)
-	f2b_fail b $B4
-	f2b_until $B4 1 10 >/dev/null || fail "$B4 not dropped after its second failures"
+	f2b_fail b "$B4"
+	f2b_until "$B4" 1 10 >/dev/null || fail "$B4 not dropped after its second failures"
 	wait_for 12 grep -q "Increase Ban $B4" "$F2B/fail2ban.log" || fail "f2b_b did not increase $B4's ban"
 	# The observer prolongs it within 10 s; the TTL goes past the 8 s bantime.
 	wait_for 12 eval '[ "$(f2b_entry $B4 | cut -d" " -f2)" -gt 8 ] 2>/dev/null' ||
-		fail "$B4's TTL did not grow past 8 s: '$(f2b_entry $B4)'"
-	ttl=$(f2b_entry $B4 | cut -d' ' -f2)
-	f2b_fail a $B4
+		fail "$B4's TTL did not grow past 8 s: '$(f2b_entry "$B4")'"
+	ttl=$(f2b_entry "$B4" | cut -d' ' -f2)
+	f2b_fail a "$B4"
 	wait_for 10 grep -q "\[f2b_a\] Ban $B4" "$F2B/fail2ban.log" || fail "f2b_a did not ban $B4"
-	f2b_client set f2b_a unbanip $B4 >/dev/null || fail "f2b_a unbanip $B4"
+	f2b_client set f2b_a unbanip "$B4" >/dev/null || fail "f2b_a unbanip $B4"
 	wait_for 10 grep -q "\[f2b_a\] Unban $B4" "$F2B/fail2ban.log" || fail "f2b_a did not unban $B4"
-	expect_eq "$(f2b_entry $B4 | cut -d' ' -f1)" fail2ban/f2b_b "f2b_b's $B4 after f2b_a's unban"
-	f2b_dropped $B4 || fail "f2b_b's $B4 (TTL $ttl s) passes after f2b_a's unban"
+	expect_eq "$(f2b_entry "$B4" | cut -d' ' -f1)" fail2ban/f2b_b "f2b_b's $B4 after f2b_a's unban"
+	f2b_dropped "$B4" || fail "f2b_b's $B4 (TTL $ttl s) passes after f2b_a's unban"
 }
