@@ -16,6 +16,7 @@ set -u
 SIEVE=$(realpath "$1")
 RESULTS=$2
 FILTER=${3:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
 TAG=$$
 CL=sieve-cs-cl-$TAG
 SV=sieve-cs-sv-$TAG
@@ -45,9 +46,11 @@ cl() { nsenter --net=/run/netns/$CL "$@"; }
 cscli_() { sv cscli -c "$WORK/lapi/config.yaml" --error "$@"; }
 xdp() { sv "$SIEVE" xdp "$@"; }
 
+# Runs CMD until it succeeds, for SECS seconds of wall time at most (a
+# command may itself take a second: pings that time out).
 wait_for() {
-	local secs=$1; shift
-	for _ in $(seq 1 $((secs * 20))); do
+	local end=$((SECONDS + $1)); shift
+	while [ $SECONDS -lt $end ]; do
 		"$@" && return 0
 		sleep 0.05
 	done
@@ -183,7 +186,9 @@ trap cleanup EXIT
 # ---- the cases ----
 
 # cscli decisions add and delete of an IPv4 address, a range, an IPv6
-# address; a short duration that runs out; a re-ban that would shorten.
+# address; a short duration that runs out; a shorter re-ban, which leaves
+# the longer in force (the LAPI streams the longest decision of a value;
+# the store's extend_only, crowdsec_test.c, keeps it so whatever it sends).
 case_add_delete() {
 	local e
 	cscli_ decisions add -i $A4 -d 1h >/dev/null || fail "cscli add $A4"
@@ -205,6 +210,11 @@ case_add_delete() {
 	case $e in 59m*) ;; *) fail "after a 5m re-ban $A4 expires in '$e', want 59m..";; esac
 	cscli_ decisions delete -i $A4 >/dev/null || fail "cscli delete $A4"
 	wait_for 5 delivers $A4 $SV4 || fail "$A4 still dropped 5 s after its delete"
+	# Banned again at once: the deletes LAPI repeats for about 2 s must not lift it.
+	cscli_ decisions add -i $A6 -d 1h >/dev/null && cscli_ decisions delete -i $A6 >/dev/null &&
+		cscli_ decisions add -i $A6 -d 2h >/dev/null || fail "cscli add, delete, add $A6"
+	sleep 3
+	drops $A6 $SV6 || fail "$A6, banned again after its delete, delivered 3 s later"
 	cscli_ decisions delete -r 198.51.100.96/27 >/dev/null || fail "cscli delete the /27"
 	wait_for 5 delivers $C4 $SV4 || fail "$C4 still dropped after the /27's delete"
 	cscli_ decisions delete -i $A6 >/dev/null || fail "cscli delete $A6"
@@ -269,6 +279,60 @@ case_outage_resync() {
 	cscli_ decisions delete --all >/dev/null
 }
 
+# A hostile server in the LAPI's place: a body that is not JSON, a 403,
+# then the stream's object with bad decisions beside good ones. The first
+# two change nothing enforced (counted as failures, logged once); the
+# third is a resync that takes the good ones and counts the bad ones.
+# The real LAPI back: the fake's origin goes, what the LAPI holds stays.
+failures_at_least() { [ "$(metric sieve_crowdsec_failures_total)" -ge "$1" ]; }
+
+case_hostile_lapi() {
+	local fails fake
+	cscli_ decisions add -i $A4 -d 1h >/dev/null || fail "cscli add $A4"
+	wait_for 5 drops $A4 $SV4 || fail "$A4 not dropped"
+	lapi_down
+	echo garbage >"$WORK/fake.mode"
+	nsenter --net=/run/netns/$SV python3 "$HERE/fake_lapi.py" 127.0.0.1 $LAPI_PORT \
+		"$WORK/fake.mode" 60 &
+	fake=$!
+	fails=$(metric sieve_crowdsec_failures_total)
+	VALUE=0 wait_for 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 on garbage"
+	wait_for 5 failures_at_least $((fails + 3)) ||
+		fail "garbage replies not counted as failures: $(metric sieve_crowdsec_failures_total)"
+	drops $A4 $SV4 || fail "$A4 delivered while the LAPI sent garbage"
+	expect_eq "$(grep -c 'not JSON' "$WORK/agent.log")" 1 "log lines of the garbage (logged once)"
+	echo forbidden >"$WORK/fake.mode"
+	fails=$(metric sieve_crowdsec_failures_total)
+	wait_for 5 failures_at_least $((fails + 3)) ||
+		fail "403s not counted as failures"
+	drops $A4 $SV4 || fail "$A4 delivered while the LAPI answered 403"
+	printf 'body:{"deleted":null,"new":[%s,%s,%s,%s]}\n' \
+		'{"origin":"cscli","scope":"Ip","type":"ban","value":"'$A4'","duration":"59m"}' \
+		'{"origin":"cscli","scope":"Ip","type":"ban","value":"not-an-ip","duration":"1h"}' \
+		'{"origin":"cscli","scope":"Ip","type":"ban","value":"'$B4'","duration":"99999999999h"}' \
+		'{"origin":"fake","scope":"Ip","type":"ban","value":"'$C4'","duration":"1h"}' >"$WORK/fake.mode"
+	VALUE=1 wait_for 5 metric_is sieve_crowdsec_up || fail "the fake's stream object not taken"
+	wait_for 5 drops $C4 $SV4 || fail "$C4, the fake's good decision, not dropped"
+	drops $A4 $SV4 || fail "$A4 not dropped after the fake's resync"
+	delivers $B4 $SV4 || fail "$B4, of a duration out of range, dropped"
+	# The fake sends them again at every poll: counted each time, logged once.
+	[ "$(metric sieve_crowdsec_skipped_total origin=cscli reason=not_address)" -ge 1 ] ||
+		fail "values that are no address not counted"
+	[ "$(metric sieve_crowdsec_skipped_total origin=cscli reason=duration)" -ge 1 ] ||
+		fail "durations out of range not counted"
+	expect_eq "$(grep -c 'skipping decisions (duration)' "$WORK/agent.log")" 1 \
+		"log lines of the durations out of range"
+	kill $fake 2>/dev/null; wait $fake 2>/dev/null
+	# An outage between the two (a LAPI restarted between two polls keeps
+	# its state, and its own record of this bouncer's last pull).
+	VALUE=0 wait_for 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 with no server"
+	lapi_up || return
+	wait_for 10 delivers $C4 $SV4 || fail "$C4 (origin fake, gone with it) still dropped with the LAPI back"
+	drops $A4 $SV4 || fail "$A4 not dropped with the LAPI back"
+	expect_eq "$(rows)" "$A4 crowdsec/cscli" "the list with the LAPI back"
+	cscli_ decisions delete --all >/dev/null
+}
+
 # 10^5 decisions by cscli decisions import, taken by a start-up resync;
 # the first, middle and last dropped, one past them delivered.
 case_bulk_import() {
@@ -291,7 +355,7 @@ for i in range(int(sys.argv[1])):
 	# The last case: the suite's cleanup removes the LAPI with its 10^5.
 }
 
-CASES="add_delete local_wins skipped outage_resync bulk_import"
+CASES="add_delete local_wins skipped outage_resync hostile_lapi bulk_import"
 
 main() {
 	local c t0 any=

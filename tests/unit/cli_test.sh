@@ -963,18 +963,23 @@ if $has_xdp; then
 	check "xdp: the bad file's line" grep -qF "$work/order/bad.conf:2: unknown section [bogus]" <<<"$err"
 fi
 
-# The packaged sieve.conf passes, and so does its [fleet] example once
-# uncommented (a password file of ours in place of the example's).
+# The packaged sieve.conf passes, and so do its [fleet] and [crowdsec]
+# examples once uncommented (a password and a key file of ours in place
+# of the examples').
 expect "agent --check: the packaged sieve.conf" 0 "$sieve" agent --check --config "$pkg"
 chmod 600 "$work/pass"
 sed -e '/^#\[fleet\]/,$ s/^#\([a-z_[]\)/\1/' -e "s|^password_file = .*|password_file = $work/pass|" \
-	"$pkg" >"$work/order/fleet.conf"
+	-e "s|^api_key_file = .*|api_key_file = $work/pass|" "$pkg" >"$work/order/fleet.conf"
 check "the packaged [fleet] example has its section" grep -qx '\[fleet\]' "$work/order/fleet.conf"
 expect "agent --check: the packaged [fleet] example, uncommented" 0 \
 	"$sieve" agent --check --config "$work/order/fleet.conf"
 for key in redis user password_file lists retry_max stream_maxlen broadest_block broadest_allow \
 	never_block; do
 	check "the [fleet] example sets $key" grep -qE "^$key = .*; file " <<<"$out"
+done
+check "the packaged [crowdsec] example has its section" grep -qx '\[crowdsec\]' "$work/order/fleet.conf"
+for key in lapi_url api_key_file lists update_frequency scopes types origins; do
+	check "the [crowdsec] example sets $key" grep -qE "^$key = .*; file .*\[crowdsec\]" <<<"$out"
 done
 
 echo "$passed passed, $failed failed"

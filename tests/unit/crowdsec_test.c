@@ -15,6 +15,7 @@
 
 #include "unit.h"
 #include "crowdsec.h"
+#include "store.h"
 
 #define NOW	1800000000LL
 
@@ -366,6 +367,54 @@ static void sieve_unit_crowdsec_config(struct sieve_test *t)
 	free(c);
 }
 
+static int expiry_cb(const struct sxdp_store_entry *e, void *ctx)
+{
+	*(int64_t *)ctx = e->expires_at;
+	return 0;
+}
+
+/*
+ * The re-ban rule of the agent's live adds (only_own, extend_only): a
+ * shorter decision leaves the longer expiry; a longer one extends it; a
+ * mirror's add (only_own alone, the fleet's) takes what it is given.
+ */
+static void sieve_unit_crowdsec_reban_extends(struct sieve_test *t)
+{
+	char dir[] = "/tmp/sieve-cs-store-XXXXXX", err[256], cmd[64];
+	struct sxdp_store_attrs a = {
+		.origin = "crowdsec/cscli", .now = NOW, .only_own = true, .extend_only = true,
+	};
+	struct sieve_xdp_key key;
+	struct sxdp_store *s;
+	const char *why;
+	int64_t got = -1;
+
+	if (!mkdtemp(dir) || sxdp_store_open(dir, &s, err, sizeof(err))) {
+		CHECKF(t, 0, "a store in %s: %s", dir, err);
+		return;
+	}
+	sxdp_parse_entry("192.0.2.1", &key, &why);
+	a.expires_at = NOW + 3600;
+	CHECKF(t, !sxdp_store_add(s, "default", &key, 1, &a, NULL, err, sizeof(err)), "%s", err);
+	a.expires_at = NOW + 300;
+	CHECKF(t, !sxdp_store_add(s, "default", &key, 1, &a, NULL, err, sizeof(err)), "%s", err);
+	sxdp_store_foreach(s, "default", expiry_cb, &got, err, sizeof(err));
+	CHECKF(t, got == NOW + 3600, "a 5m re-ban after a 1h ban: expires at now+%lld, want +3600",
+	       (long long)(got - NOW));
+	a.expires_at = NOW + 7200;
+	sxdp_store_add(s, "default", &key, 1, &a, NULL, err, sizeof(err));
+	sxdp_store_foreach(s, "default", expiry_cb, &got, err, sizeof(err));
+	CHECKF(t, got == NOW + 7200, "a 2h re-ban: now+%lld, want +7200", (long long)(got - NOW));
+	a.extend_only = false;
+	a.expires_at = NOW + 300;
+	sxdp_store_add(s, "default", &key, 1, &a, NULL, err, sizeof(err));
+	sxdp_store_foreach(s, "default", expiry_cb, &got, err, sizeof(err));
+	CHECKF(t, got == NOW + 300, "a mirror's add: now+%lld, want +300", (long long)(got - NOW));
+	sxdp_store_close(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECKF(t, !system(cmd), "%s", cmd);
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_crowdsec_cases[] = {
@@ -376,6 +425,7 @@ const struct sieve_test_case sieve_crowdsec_cases[] = {
 	CASE(sieve_unit_crowdsec_origins),
 	CASE(sieve_unit_crowdsec_scopes_types),
 	CASE(sieve_unit_crowdsec_config),
+	CASE(sieve_unit_crowdsec_reban_extends),
 };
 
 const unsigned int sieve_crowdsec_cases_n = ARRAY_SIZE(sieve_crowdsec_cases);

@@ -29,8 +29,10 @@
  *   expire by their TTL. The next request after update_frequency is a
  *   resync.
  *
- * Logging says each state once (up, lost with the first reason) and each
- * kind of skipped decision once per run.
+ * Logging says each state once (up; lost, with its reason, again only
+ * when the kind of failure changes: refused, timed out, an HTTP error, a
+ * reply that cannot be read) and each kind of skipped decision once per
+ * run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -64,6 +66,7 @@ struct sagent_crowdsec {
 	bool stop;
 	bool synced;			/* a resync went through since the last failure */
 	bool lost_logged;
+	int lost_ret;			/* the error last logged */
 	bool warned[SCS_NR_SKIPS];
 };
 
@@ -406,10 +409,12 @@ static void *crowdsec_main(void *arg)
 		if (ret) {
 			atomic_fetch_add(&c->stats->failures, 1);
 			atomic_store(&c->stats->up, false);
-			if (!c->lost_logged)
+			/* Once an incident, and again only if its kind changes. */
+			if (!c->lost_logged || ret != c->lost_ret)
 				sagent_log(SAGENT_WARNING, "crowdsec: %s: %s; keeping what is enforced, "
 					   "a resync at the next request", c->cfg.lapi_url, err);
 			c->lost_logged = true;
+			c->lost_ret = ret;
 			c->synced = false;
 		} else {
 			if (!c->synced || c->lost_logged)
