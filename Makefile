@@ -166,6 +166,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DOCDIR ?= $(PREFIX)/share/doc/sieve
+# fail2ban reads its actions from /etc/fail2ban only, whatever the PREFIX.
+FAIL2BAN_ACTIONDIR ?= /etc/fail2ban/action.d
 INSTALL_PROGS ?=
 install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve $$(INSTALL_PROGS)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
@@ -181,6 +183,8 @@ install: $(BUILD)/libsieve.a $(BUILD)/libsieve.so $(BUILD)/sieve $$(INSTALL_PROG
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 		-e 's|@VERSION@|$(LIB_VERSION)|' userspace/sieve.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/sieve.pc
 	$(Q)install -m 0755 $(BUILD)/sieve $(INSTALL_PROGS) $(DESTDIR)$(BINDIR)/
+	$(Q)install -d $(DESTDIR)$(FAIL2BAN_ACTIONDIR)
+	$(Q)install -m 0644 dist/fail2ban/sieve-xdp.conf $(DESTDIR)$(FAIL2BAN_ACTIONDIR)/
 
 # Bash completion, generated from the CLI's own table (`sieve __complete`),
 # so it cannot drift from it: install as

@@ -106,6 +106,8 @@ check_out "systemd-analyze verify accepts the installed unit" systemd-analyze ve
 check "the unit is enabled (multi-user.target.wants)" test -L /etc/systemd/system/multi-user.target.wants/sieve.service
 check "/etc/sieve/sieve.conf is a conffile" \
 	sh -c "dpkg-query -W -f='\${Conffiles}' sieve | grep -q ' /etc/sieve/sieve.conf '"
+check "fail2ban's action is a conffile" \
+	sh -c "dpkg-query -W -f='\${Conffiles}' sieve | grep -q ' /etc/fail2ban/action.d/sieve-xdp.conf '"
 check "the BPF object is one (ELF for Linux BPF)" \
 	sh -c "LC_ALL=C readelf -h /usr/lib/sieve/sieve_xdp.bpf.o | grep -q 'Machine:.*Linux BPF'"
 

@@ -52,4 +52,5 @@ test-e2e: $(BUILD)/sieve $(XDP_BENCH_FLOOR) e2e-old-sieve
 	$(call t_result,e2e) exit $$status
 
 SUITES += e2e
-DEB_PACKAGES += iproute2 iputils-ping util-linux redis-server redis-tools git bpftool python3-scapy strace
+DEB_PACKAGES += iproute2 iputils-ping util-linux redis-server redis-tools git bpftool python3-scapy strace \
+	fail2ban

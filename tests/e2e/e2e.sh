@@ -70,6 +70,7 @@ setup() {
 cleanup() {
 	agent_stop
 	feed_server_stop
+	f2b_stop
 	# Background workers and traffic of a case cut short (each is bounded too).
 	# shellcheck disable=SC2046 # one word per job: split on purpose
 	kill $(jobs -p) 2>/dev/null
@@ -2446,6 +2447,9 @@ case_no_empty_netns_folders() { removal no_empty_folders; }
 case_prune_deleted_netns() { removal prune_gone; }
 case_netns_inode_reuse() { removal inode_reuse; }
 
+# fail2ban's action on Debian's fail2ban: case_fail2ban_jail.
+. "$HERE/fail2ban.sh"
+
 [ -n "${E2E_AGENT_BENCH:-}" ] && EXTRA_CASES=agent_restore_1m
 
 CASES="block_source block_cidr many_prefix_lengths v4table_live v4host_live ipv6_source_and_nd five_tuple byte_counters
@@ -2465,6 +2469,7 @@ CASES="block_source block_cidr many_prefix_lengths v4table_live v4host_live ipv6
 	upgrade_under_traffic upgrade_by_agent upgrade_killed
 	agent_metrics_abuse agent_enforcement_check agent_packaged_conf json_changes stats_watch_compact
 	why_source why_prefix why_service why_allowed why_false_positive
+	fail2ban_jail
 	detach_all detach_all_foreign_dir detach_all_carries_on detach_all_record_fails prerm_store_fails no_empty_netns_folders prune_deleted_netns netns_inode_reuse ${EXTRA_CASES:-}"
 
 main() {

@@ -398,7 +398,7 @@ if $has_xdp; then
 	expect_help_options "xdp top" --iface --by --window --rows --state-dir --json --pretty
 	expect_help_options "xdp plan" --entries --format --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --all --json --pretty
-	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config \
+	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --origin --fleet --config \
 		--json --pretty
 	expect_help_options "xdp load" --iface --list --state-dir --format --origin --ttl --comment \
 		--allow-empty --json --pretty
@@ -633,6 +633,44 @@ elif $has_xdp; then
 	expect "unblock" 0 "$sieve" xdp unblock --state-dir "$work/ttl" 192.0.2.1
 	expect "block --ttl 10m after the unblock" 0 b --ttl 10m
 	check "unblock then block shortens" in_range "$(expires_in)" 500 600
+	# block/unblock --origin (fail2ban's action): a source of its own. Its
+	# re-bans extend; its unblock leaves what another origin holds.
+	od="$work/origin"
+	ob() { "$sieve" xdp block --state-dir "$od" "$@"; }
+	ou() { "$sieve" xdp unblock --state-dir "$od" "$@"; }
+	origin_of() {
+		"$sieve" xdp list --state-dir "$od" |
+			awk -F'\t' -v k="$1" '$2 !~ /^allow-/ && $3 == k { print $4 }'
+	}
+	expect "block 192.0.2.1 (cli)" 0 ob 192.0.2.1
+	expect "block --origin fail2ban/a, one held by cli" 0 ob --origin fail2ban/a --ttl 10m 192.0.2.1 192.0.2.2
+	check "block --origin: says the key cli holds is left to it" \
+		grep -qxF 'sieve: default: 192.0.2.1 is held by origin cli, left to it' "$work/err"
+	check "block --origin leaves cli's entry cli's" test "$(origin_of 192.0.2.1)" = cli
+	check "block --origin records its own" test "$(origin_of 192.0.2.2)" = fail2ban/a
+	expect "re-block --origin --ttl 1h" 0 ob --origin fail2ban/a --ttl 1h 192.0.2.2
+	expect "re-block --origin --ttl 1m" 0 ob --origin fail2ban/a --ttl 1m 192.0.2.2
+	check "a re-ban --origin extends, never shortens" in_range "$(
+		"$sieve" xdp list -j --state-dir "$od" --origin fail2ban/a | python3 -c '
+import json, sys
+print(json.load(sys.stdin)[0]["entries"][0].get("expires_in", "never"))')" 3500 3600
+	expect "block --origin fail2ban/b of fail2ban/a's key" 0 ob --origin fail2ban/b --ttl 1h 192.0.2.2
+	check "another jail's block leaves the key to the first" test "$(origin_of 192.0.2.2)" = fail2ban/a
+	expect "unblock --origin fail2ban/a of cli's key and its own: exit 1" 1 \
+		ou --origin fail2ban/a 192.0.2.1 192.0.2.2
+	check "unblock --origin: says cli's is left to it" \
+		grep -qxF 'sieve: default: 192.0.2.1 is held by origin cli, left to it' "$work/err"
+	check "unblock --origin: counts it as not its own" \
+		grep -qxF 'default: 1 of the entries were not on the list as origin fail2ban/a' <<<"$out"
+	check "unblock --origin keeps cli's entry" test "$(origin_of 192.0.2.1)" = cli
+	check "unblock --origin removes its own" test -z "$(origin_of 192.0.2.2)"
+	expect "allow 192.0.2.3" 0 "$sieve" xdp allow --state-dir "$od" 192.0.2.3
+	expect "block --origin of an allowed key" 0 ob --origin fail2ban/a 192.0.2.3
+	check "block --origin of an allowed key: says it is allowed" \
+		grep -qxF 'sieve: default: 192.0.2.3 is allowed by origin cli, left to it' "$work/err"
+	check "block --origin of an allowed key: not blocked" test -z "$(origin_of 192.0.2.3)"
+	expect_refused "block --origin fleet" ob --origin fleet 192.0.2.4
+	expect_refused "unblock --origin with --fleet" ou --origin fail2ban/a --fleet 192.0.2.4
 	# The messages of a user without root: one line each, what to do.
 	if command -v setpriv >/dev/null; then
 		nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

@@ -18,6 +18,9 @@ for f in lib/libsieve.a lib/libsieve.so lib/libsieve.so.0 include/libsieve.h \
 	include/linux/sieve.h lib/pkgconfig/sieve.pc bin/sieve bin/sieve-agent; do
 	check "installed $f" test -e "$root$prefix/$f"
 done
+# fail2ban reads /etc/fail2ban only, whatever the prefix.
+check "fail2ban's action is in /etc/fail2ban/action.d" \
+	cmp -s "$root/etc/fail2ban/action.d/sieve-xdp.conf" "$(dirname "$0")/../../dist/fail2ban/sieve-xdp.conf"
 check "the README is in share/doc/sieve, as sieve.conf(5) says" \
 	cmp -s "$root$prefix/share/doc/sieve/README.md" "$(dirname "$0")/../../README.md"
 check "libsieve.so.0 is a link to the versioned library" test -L "$lib/libsieve.so.0"

@@ -53,7 +53,7 @@ struct xdp_opts {
 	uint32_t max_probes;	/* 0: not given */
 	const char *list;	/* --list */
 	const char *state_dir;	/* --state-dir */
-	const char *origin;	/* load --origin */
+	const char *origin;	/* load, block, unblock --origin */
 	const char *comment;	/* block/allow --comment */
 	const char *kind;	/* list --kind */
 	uint64_t ttl;		/* seconds; 0: never expires */
@@ -329,6 +329,12 @@ static const struct cli_option opt_ttl = {
 static const struct cli_option opt_origin = {
 	"origin", 0, "NAME",
 	"the feed's name: a reload replaces only its entries (default: FILE's base name)",
+	.set = set_origin, .accepts = "1 to 256 characters",
+};
+static const struct cli_option opt_change_origin = {
+	"origin", 0, "NAME",
+	"the source of the change (a fail2ban jail's): block leaves an entry another origin holds "
+	"to it, unblock removes only this origin's (default: cli, both without those limits)",
 	.set = set_origin, .accepts = "1 to 256 characters",
 };
 static const struct cli_option opt_allow_empty = {
@@ -762,9 +768,15 @@ static int publish_entries(const struct xdp_opts *o, enum sxdp_list_op op,
  */
 #define FEED_NOTES_MAX	10
 
+/*
+ * The same notes for a change --origin made: the keys another origin
+ * holds (@own set), which it left alone.
+ */
 struct feed_notes {
 	struct { char *key, *origin; } v[FEED_NOTES_MAX];
 	size_t n, more;
+	const char *own;	/* --origin: note the keys of other origins */
+	bool allowed;		/* the keys read were the allowlist's */
 };
 
 /* Origins that are no feed: a change by hand, and the fleet's sync (agent/fleet.c). */
@@ -777,7 +789,7 @@ static int feed_note(const char *key, const char *origin, void *ctx)
 {
 	struct feed_notes *x = ctx;
 
-	if (!origin_is_feed(origin))
+	if (x->own ? !strcmp(origin, x->own) : !origin_is_feed(origin))
 		return 0;
 	if (x->n == FEED_NOTES_MAX) {
 		x->more++;
@@ -793,13 +805,22 @@ static void feed_notes_print(const char *list, struct feed_notes *x)
 {
 	size_t i;
 
-	for (i = 0; i < x->n; i++) {
+	for (i = 0; x->own && i < x->n; i++) {
+		fprintf(stderr, "sieve: %s: %s is %s by origin ", list, x->v[i].key,
+			x->allowed ? "allowed" : "held");
+		sieve_escape(stderr, x->v[i].origin, strlen(x->v[i].origin), SIEVE_ESC_LOG);
+		fprintf(stderr, ", left to it\n");
+	}
+	if (x->own && x->more)
+		fprintf(stderr, "sieve: %s: and %zu more entries of other origins, left to them\n",
+			list, x->more);
+	for (i = 0; !x->own && i < x->n; i++) {
 		fprintf(stderr, "sieve: %s: %s is also listed by feed ", list, x->v[i].key);
 		sieve_escape(stderr, x->v[i].origin, strlen(x->v[i].origin), SIEVE_ESC_LOG);
 		fprintf(stderr, "; it will return at its next refresh; use `sieve xdp allow` "
 			"for a lasting exception\n");
 	}
-	if (x->more)
+	if (!x->own && x->more)
 		fprintf(stderr, "sieve: %s: and %zu more entries listed by feeds: they will "
 			"return at their next refresh too\n", list, x->more);
 }
@@ -832,6 +853,24 @@ static void json_change(struct sxdp_store *s, enum sxdp_list_op op, const char *
 	xdp_json_end();
 }
 
+/*
+ * block/unblock --origin: a source of bans of its own (a fail2ban jail).
+ * Not the fleet's: the agent mirrors the fleet under that origin, and a
+ * block made under it would be removed at the next sync.
+ */
+static int check_change_origin(const struct cli_command *cmd, const struct xdp_opts *o)
+{
+	if (!o->origin)
+		return 0;
+	if (o->fleet)
+		return cli_usage_error(cmd, "--origin does not go with --fleet (the fleet's "
+				       "entries are origin fleet on every host)");
+	if (!strcmp(o->origin, "fleet"))
+		return cli_usage_error(cmd, "--origin fleet: that origin is sieve-agent's mirror "
+				       "of the fleet; publish with --fleet");
+	return 0;
+}
+
 /* block, unblock, allow and disallow: entries from the arguments, one transaction. */
 static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, int argc,
 			  char **argv)
@@ -839,7 +878,7 @@ static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, i
 	bool allow = sxdp_list_op_allows(op);
 	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
 	struct sxdp_store_attrs a = { .origin = "cli", .allow = allow };
-	struct feed_notes notes = { 0 };
+	struct feed_notes notes = { 0 }, allowed = { 0 };
 	struct sxdp_list l = { 0 };
 	struct sxdp_op_result r;
 	struct sxdp_store *s = NULL;
@@ -859,6 +898,8 @@ static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, i
 	if (!ret && o.config)
 		ret = cli_error("--config goes with --fleet");
 	if (!ret)
+		ret = check_change_origin(cmd, &o);
+	if (!ret)
 		ret = need_root(cmd->name);
 	if (!ret)
 		ret = open_store(&o, &s);
@@ -866,12 +907,27 @@ static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, i
 		ret = target_list(&o, s, list);
 	if (ret)
 		goto out;
-	/* Read before the entries go, with them their origins. */
-	if (op == SXDP_OP_UNBLOCK &&
+	/* Read before the change, with them their origins. */
+	notes.own = o.origin;
+	if ((op == SXDP_OP_UNBLOCK || o.origin) &&
 	    sxdp_store_origins_of(s, list, false, l.keys, l.n, feed_note, &notes, err,
 				  sizeof(err))) {
 		ret = cli_error("%s: %s", list, err[0] ? err : "out of memory");
 		goto out;
+	}
+	/* block --origin of an allowed key: left out (the allowlist's job), said so. */
+	allowed.own = o.origin;
+	allowed.allowed = true;
+	if (op == SXDP_OP_BLOCK && o.origin &&
+	    sxdp_store_origins_of(s, list, true, l.keys, l.n, feed_note, &allowed, err,
+				  sizeof(err))) {
+		ret = cli_error("%s: %s", list, err[0] ? err : "out of memory");
+		goto out;
+	}
+	if (o.origin) {
+		/* A source of its own: others' entries stay theirs, its re-bans extend. */
+		a.origin = o.origin;
+		a.only_own = a.extend_only = true;
 	}
 	a.now = time(NULL);
 	a.expires_at = o.ttl ? a.now + (int64_t)o.ttl : 0;
@@ -880,6 +936,8 @@ static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, i
 	a.comment = o.comment;
 	if (sxdp_list_op_adds(op))
 		ret = sxdp_op_add(s, list, &l, &a, &r, err, sizeof(err));
+	else if (o.origin)
+		ret = sxdp_op_remove_own(s, list, allow, o.origin, &l, &r, err, sizeof(err));
 	else
 		ret = sxdp_op_remove(s, list, allow, &l, &r, err, sizeof(err));
 	if (ret) {
@@ -890,16 +948,23 @@ static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, i
 		json_change(s, op, list, l.n, &r);
 	else
 		print_result(list, sxdp_list_op_done(op), &r);
-	if (r.missing && !o.json)
+	if (r.missing && !o.json && !o.origin)
 		printf("%s: %zu of the entries were not on the %s\n", list, r.missing,
 		       allow ? "allowlist" : "list");
+	if (r.missing && !o.json && o.origin) {
+		printf("%s: %zu of the entries were not on the list as origin ", list, r.missing);
+		sieve_escape(stdout, o.origin, strlen(o.origin), SIEVE_ESC_LOG);
+		printf("\n");
+	}
 	feed_notes_print(list, &notes);
+	feed_notes_print(list, &allowed);
 	ret = r.missing ? EXIT_ABSENT : EXIT_OK;
 	/* Not enforced everywhere outranks entries that were not there. */
 	if (xdp_report_unreached(list, &r))
 		ret = EXIT_NOT_ENFORCED;
 out:
 	feed_notes_free(&notes);
+	feed_notes_free(&allowed);
 	sxdp_store_close(s);
 	sxdp_list_free(&l);
 	return ret;
@@ -1931,10 +1996,16 @@ static const struct cli_command xdp_block_command = {
 		   "  re-ban extends, never shortens): a longer --ttl extends it, a shorter\n"
 		   "  one does not, no --ttl keeps it, --ttl never makes it permanent. To\n"
 		   "  shorten one: unblock it, then block it with the shorter --ttl.\n"
+		   "  --origin NAME (fail2ban's action gives fail2ban/JAIL): the entries\n"
+		   "  become NAME's, but one another origin holds, or allowed, stays as it\n"
+		   "  is (said on standard error, exit unchanged), so that `unblock\n"
+		   "  --origin NAME` never lifts what another source decided; without it,\n"
+		   "  entries become cli's.\n"
 		   "  Exit 3 if a recorded interface of the list does not enforce it (each\n"
 		   "  named, with why); the store keeps the change (so for every change).",
-	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
-			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment,
+			       &opt_change_origin, &opt_state_dir, &opt_fleet, &opt_config,
+			       CLI_JSON_OPTIONS),
 	.run = cmd_block,
 };
 static const struct cli_command xdp_unblock_command = {
@@ -1945,9 +2016,11 @@ static const struct cli_command xdp_unblock_command = {
 		   "  rebuild, until the removed keys pass a quarter of the capacity.\n"
 		   "  Exit 1 if an entry was not on the list (the others are removed).\n"
 		   "  An entry a feed holds returns at the feed's next load: unblock says\n"
-		   "  so on standard error (exit unchanged); allow is a lasting exception.",
-	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
-			       CLI_JSON_OPTIONS),
+		   "  so on standard error (exit unchanged); allow is a lasting exception.\n"
+		   "  --origin NAME: only NAME's entries go; one another origin holds\n"
+		   "  stays (said on standard error) and counts as not there (exit 1).",
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_change_origin, &opt_state_dir,
+			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_unblock,
 };
 static const struct cli_command xdp_allow_command = {

@@ -86,7 +86,8 @@ struct sxdp_store_attrs {
 	/*
 	 * With @only_own: a key of this origin there already keeps the later
 	 * of its expiry and the add's (the re-ban rule) instead of taking the
-	 * add's as a mirror does (a CrowdSec decision re-banned shorter).
+	 * add's as a mirror does (a CrowdSec decision re-banned shorter, a
+	 * fail2ban jail's `block --origin`).
 	 */
 	bool extend_only;
 	/*
