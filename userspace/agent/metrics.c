@@ -155,6 +155,9 @@ static const struct {
 	  "Packets with truncated or malformed headers, whatever their verdict." },
 	{ SIEVE_XDP_NON_IP, "sieve_xdp_non_ip_packets_total",
 	  "Packets neither IPv4 nor IPv6 (passed)." },
+	{ SIEVE_XDP_DRY_RUN_PASSED, "sieve_xdp_dry_run_passed_packets_total",
+	  "Packets a verdict dropped (and counted as dropped) that passed: the interface "
+	  "was in a dry run." },
 };
 
 static void format_lists(struct mx_out *o, const struct sagent_mx_scrape *s)
@@ -263,6 +266,9 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 				 x->r.cfg.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false"), 1);
 	}
 	format_counters(o, s);
+	IFACE_GAUGE(o, s, "sieve_xdp_dry_run",
+		    "1 in a dry run (monitor mode: judged and counted, nothing dropped), "
+		    "0 enforcing.", !!(x->r.cfg.flags & SIEVE_XDP_F_DRY_RUN));
 	IFACE_GAUGE(o, s, "sieve_xdp_generation",
 		    "Generations of maps built since attach; the live one's number.",
 		    x->r.cfg.gen_seq);

@@ -219,7 +219,7 @@ static int make_list(struct bench_list *b, uint64_t n)
 				     (uint32_t)n, NULL);
 	if (b->exact_fd < 0)
 		return -errno;
-	return sxdp_gen_insert(-1, b->exact_fd, keyed.digest_key, b->l.keys, b->l.n);
+	return sxdp_gen_insert(-1, b->exact_fd, keyed.digest_key, b->l.keys, b->l.n, NULL);
 }
 
 /*
@@ -267,7 +267,7 @@ static int gens_create(struct bench_list *b, uint64_t n, uint32_t fpp_ppb, struc
 					&g[GEN_BLOCKED_MATCHED].plan);
 	for (i = 0; !ret && i < NR_GENS; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = sxdp_gen_create(&g[i].plan, &keyed, false, &b->l, &g[i].fd, &unused);
+		ret = sxdp_gen_create(&g[i].plan, &keyed, false, &b->l, NULL, &g[i].fd, &unused);
 		g[i].fill_s = seconds_since(&t0);
 	}
 	return ret;
@@ -1142,6 +1142,7 @@ static int setup(void)
 		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
 		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
+		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
 	};
 	snprintf(path, sizeof(path), "%s/bpf/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
