@@ -208,10 +208,36 @@ static uint64_t rebuild_capacity(uint64_t n, uint64_t cap)
  * A new generation of @h from @l (the blocklist, sorted) and @allowed
  * (the allowlist), at @store_version.
  */
-static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const struct sxdp_list *l,
-		       const struct sxdp_list *allowed, uint64_t store_version,
-		       const struct sxdp_iface_params *p, char *err, size_t errlen)
+/*
+ * Exact mode: the origins of @keys (NULL: of all @list's entries), which
+ * the exact maps' values take, given to @h until with_origins_done().
+ */
+static int with_origins(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+			const struct sxdp_list *keys, uint32_t flags, struct sxdp_origins *o,
+			char *err, size_t errlen)
 {
+	int ret;
+
+	if (!(flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+		return 0;
+	ret = sxdp_store_read_origins(s, list, keys, o, err, errlen);
+	if (!ret)
+		h->origins = o;
+	return ret;
+}
+
+static void with_origins_done(struct sxdp_handle *h, struct sxdp_origins *o)
+{
+	h->origins = NULL;
+	sxdp_origins_free(o);
+}
+
+static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+		       const struct sxdp_list *l, const struct sxdp_list *allowed,
+		       uint64_t store_version, const struct sxdp_iface_params *p, char *err,
+		       size_t errlen)
+{
+	struct sxdp_origins origins = { 0 };
 	struct sxdp_build_spec b = { .list = l, .store_version = store_version };
 	struct sxdp_attachment rec;
 	struct sieve_xdp_config cur;
@@ -248,7 +274,10 @@ static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const struct
 	 */
 	ret = allow_sync(h, allowed, err, errlen);
 	if (!ret)
+		ret = with_origins(h, s, list, NULL, b.flags, &origins, err, errlen);
+	if (!ret)
 		ret = sxdp_build(h, &b, err, errlen);
+	with_origins_done(h, &origins);
 	return ret;
 }
 
@@ -278,7 +307,7 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 	if (own)
 		sxdp_store_rollback(s);
 	if (!ret)
-		ret = build_lists(h, s, &l, &allowed, store_version, p, err, errlen);
+		ret = build_lists(h, s, list, &l, &allowed, store_version, p, err, errlen);
 	if (!ret && version)
 		*version = store_version;
 	sxdp_list_free(&l);
@@ -403,6 +432,7 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 		    struct change *c, uint64_t version, char *err, size_t errlen)
 {
 	const struct sxdp_backend_ops *ops;
+	struct sxdp_origins origins = { 0 };
 	const struct sxdp_list *l;
 	struct sieve_xdp_config cfg;
 	int ret;
@@ -420,11 +450,16 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 		if (ret)
 			return ret;
 	}
-	ret = ops->add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
-	if (ret != 2)
-		return ret;
-	l = stored(s, list, c, err, errlen);
-	return l ? ops->add_live(h, &c->fresh, l, version) : -EIO;
+	/* An unreadable config (ret): no origins, as the default's add reads it again. */
+	ret = with_origins(h, s, list, &c->fresh, ret ? 0 : cfg.flags, &origins, err, errlen);
+	if (!ret)
+		ret = ops->add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
+	if (ret == 2) {
+		l = stored(s, list, c, err, errlen);
+		ret = l ? ops->add_live(h, &c->fresh, l, version) : -EIO;
+	}
+	with_origins_done(h, &origins);
+	return ret;
 }
 
 /* For removed.c: whether an entry is still on the list, asked of the store. */
@@ -533,7 +568,8 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 	}
 	if (ret == 1) {
 		ret = c->have_lists ?
-		      build_lists(&f->h, s, &c->stored, &c->allowed, version, NULL, err, errlen) :
+		      build_lists(&f->h, s, list, &c->stored, &c->allowed, version, NULL, err,
+				  errlen) :
 		      sxdp_build_from_store(&f->h, s, list, NULL, NULL, err, errlen);
 		res->rebuilt += !ret;
 	}
