@@ -374,7 +374,7 @@ expect_help_options "build" $create --if-absent --file --json --pretty
 expect_help_options "snapshot query" --count --file --json --pretty
 if $has_xdp; then
 	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open --backend \
-		--capacity --max-probes --force --list --state-dir --json --pretty
+		--dry-run --enforce --capacity --max-probes --force --list --state-dir --json --pretty
 	expect_help_options "xdp plan" --entries --format --fpr --max-probes --json --pretty
 	expect_help_options "xdp stats" --iface --watch --interval --count --all --json --pretty
 	expect_help_options "xdp block" --iface --list --state-dir --ttl --comment --fleet --config \

@@ -1145,6 +1145,37 @@ static int live_maps(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, 
 	return ret;
 }
 
+int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries)
+{
+	struct sxdp_list keys = { 0 };
+	struct sieve_xdp_config cfg;
+	int bloom_fd, exact_fd, ret;
+	uint32_t id;
+	size_t i;
+
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (ret || !(cfg.flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+		return ret;
+	ret = sxdp_expand(entries, &cfg, &keys);
+	if (!ret)
+		ret = live_maps(h, &cfg, &bloom_fd, &exact_fd);
+	if (ret) {
+		sxdp_list_free(&keys);
+		return ret == -E2BIG ? 1 : ret;
+	}
+	/* One word a key, which a packet reads whole: the old id or the new. */
+	for (i = 0; !ret && i < keys.n; i++) {
+		id = sxdp_origin_of(h->origins, &keys.keys[i]);
+		if (bpf_map_update_elem(exact_fd, &keys.keys[i], &id, BPF_EXIST) && errno != ENOENT)
+			ret = -errno;
+	}
+	close(bloom_fd);
+	if (exact_fd >= 0)
+		close(exact_fd);
+	sxdp_list_free(&keys);
+	return ret;
+}
+
 /*
  * The config a live add of @fresh makes: the live probe lengths
  * extended, the keys of @fresh counted on top. 1 if it needs a rebuild

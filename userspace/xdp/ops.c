@@ -375,6 +375,8 @@ struct change {
 	const struct sxdp_list *load_keys;
 	const char *load_origin;
 	struct sxdp_list allow_add;	/* allowlist entries new to the list */
+	/* An add's keys, some there already: the origin of those may be another now. */
+	const struct sxdp_list *reorigin;
 	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
 
@@ -458,6 +460,25 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 		l = stored(s, list, c, err, errlen);
 		ret = l ? ops->add_live(h, &c->fresh, l, version) : -EIO;
 	}
+	with_origins_done(h, &origins);
+	return ret;
+}
+
+/*
+ * Exact mode: the keys of @entries that an add found there already take
+ * their origin's id, as the store says now, in the live exact map.
+ */
+static int reorigin_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
+			 const struct sxdp_list *entries, char *err, size_t errlen)
+{
+	struct sxdp_origins origins = { 0 };
+	struct sieve_xdp_config cfg;
+	int ret = sxdp_read_config(h, &cfg, NULL);
+
+	if (!ret)
+		ret = with_origins(h, s, list, entries, cfg.flags, &origins, err, errlen);
+	if (!ret && h->origins)
+		ret = sxdp_exact_reorigin(h, entries);
 	with_origins_done(h, &origins);
 	return ret;
 }
@@ -547,6 +568,12 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 		/* A cause add_live() put in words is kept. */
 		if (ret < 0 && !err[0])
 			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
+				 strerror(-ret));
+	}
+	if (!ret && c->reorigin) {
+		ret = reorigin_live(s, list, &f->h, c->reorigin, err, errlen);
+		if (ret < 0 && !err[0])
+			snprintf(err, errlen, "%s: the origins of the live maps: %s", f->h.ifname,
 				 strerror(-ret));
 	}
 	if (!ret && c->removal) {
@@ -750,6 +777,8 @@ static int change_add(struct sxdp_store *s, const char *list, void *arg, struct 
 		c->fresh = fresh;
 	else
 		c->allow_add = fresh;
+	if (!x->a->allow && res->updated)
+		c->reorigin = x->keys;
 	return ret;
 }
 

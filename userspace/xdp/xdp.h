@@ -401,6 +401,15 @@ void sxdp_origins_free(struct sxdp_origins *o);
  */
 uint32_t sxdp_origin_of(const struct sxdp_origins *o, const struct sieve_xdp_key *key);
 
+/*
+ * Exact mode: the keys of @entries (expanded as the live config probes
+ * them) that the live exact map holds take their origin in h->origins, in
+ * place: an add that moved entries to another origin. A key a live add
+ * left at another length keeps its id until the next rebuild. 0, 1 to
+ * rebuild instead, or -errno.
+ */
+int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries);
+
 /* Each CPU's counters of a stats map, of this program or an older one. */
 int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
