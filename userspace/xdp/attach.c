@@ -786,7 +786,7 @@ static int fill_staged(struct upgrade *u, struct sxdp_store *s, const char *ifna
 		       size_t errlen)
 {
 	struct sxdp_handle h;
-	int ret = sxdp_open_dir(u->staged, sxdp_netns(), ifname, &h);
+	int ret = sxdp_open_dir(u->staged, sxdp_netns(), ifname, &h), origins_fd;
 
 	if (ret) {
 		snprintf(err, errlen, "opening the new instance's maps: %s", strerror(-ret));
@@ -795,6 +795,13 @@ static int fill_staged(struct upgrade *u, struct sxdp_store *s, const char *ifna
 	ret = sxdp_build_from_store(&h, s, list, p, NULL, err, errlen);
 	if (!ret && u->stats_fd >= 0 && carry_counters(u->stats_fd, h.stats_fd))
 		fprintf(stderr, "%s: the old counters could not be carried over\n", ifname);
+	/* An older program's instance has none: nothing to carry. */
+	origins_fd = sxdp_pin_get(u->dir, SIEVE_XDP_MAP_ORIGINS);
+	if (!ret && origins_fd >= 0 && h.origins_fd >= 0 &&
+	    sxdp_carry_origin_drops(origins_fd, h.origins_fd))
+		fprintf(stderr, "%s: the old drops per origin could not be carried over\n", ifname);
+	if (origins_fd >= 0)
+		close(origins_fd);
 	sxdp_close(&h);
 	return ret;
 }

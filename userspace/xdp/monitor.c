@@ -66,3 +66,22 @@ int sxdp_read_origin_drops(struct sxdp_handle *h, struct sieve_xdp_count *out)
 	free(per);
 	return ret;
 }
+
+int sxdp_carry_origin_drops(int old_fd, int new_fd)
+{
+	int ncpus = libbpf_num_possible_cpus(), ret = 0;
+	struct sieve_xdp_count *per;
+	uint32_t slot;
+
+	if (ncpus < 0)
+		return ncpus;
+	per = calloc(ncpus, sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	for (slot = 0; !ret && slot < SIEVE_XDP_ORIGIN_SLOTS; slot++)
+		if (bpf_map_lookup_elem(old_fd, &slot, per) ||
+		    bpf_map_update_elem(new_fd, &slot, per, BPF_ANY))
+			ret = -errno;
+	free(per);
+	return ret;
+}

@@ -380,6 +380,8 @@ int sxdp_set_dry_run(struct sxdp_handle *h, bool on);
  * sieve's program, which has none.
  */
 int sxdp_read_origin_drops(struct sxdp_handle *h, struct sieve_xdp_count *out);
+/* An upgrade's: the old instance's drops per origin into the new one's, CPU by CPU. */
+int sxdp_carry_origin_drops(int old_fd, int new_fd);
 
 /* A list's entries with their origin ids (origin.c): what exact values come from. */
 struct sxdp_origin_entry {
