@@ -552,7 +552,8 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 			       changes);
 			ret = EXIT_OK;
 		} else {
-			printf("%s: attached\n", o.args[i]);
+			printf("%s: attached%s\n", o.args[i],
+			       o.dry_run ? ", dry run (judges and counts, drops nothing)" : "");
 			ret = EXIT_OK;
 		}
 	}
