@@ -84,7 +84,8 @@ def main():
               'sieve_xdp_filter_hits_total': 'bloom_hits',
               'sieve_xdp_false_positives_total': 'false_positives',
               'sieve_xdp_malformed_packets_total': 'malformed',
-              'sieve_xdp_non_ip_packets_total': 'non_ip'}
+              'sieve_xdp_non_ip_packets_total': 'non_ip',
+              'sieve_xdp_dry_run_passed_packets_total': 'dry_run_passed'}
     for name, key in events.items():
         between(name, get(samples, name, iface=iface), key)
         covered.add(key)
