@@ -1436,6 +1436,28 @@ print(s['list'], s['backend'], s['exact'], s['max_probes'], s['entries'], s['in_
 		404 "another path of the agent's endpoint"
 }
 
+# A dry run is the attachment's, in the store: after a reboot the agent
+# restores it as a dry run, and the switch to enforcing is recorded too.
+case_agent_restores_dry_run() {
+	attach --exact --dry-run || return
+	on block $A4 >/dev/null || fail "block A"
+	expect_eq "$(pings $A4 $SV4 3)" 3 "pings from blocked A in the dry run"
+	reboot_pins
+	agent_start
+	agent_ready 30 || return
+	expect_eq "$(status_field dry_run)/$(status_field exact)" True/True "restored: dry run, exact"
+	expect_eq "$(pings $A4 $SV4 3)" 3 "pings from blocked A in the restored dry run"
+	expect_eq "$(counter dropped_source)/$(counter dry_run_passed)" 3/3 \
+		"counted as dropped and passed by the restored program"
+	agent_stop
+	sieve attach $IF --enforce >/dev/null || fail "attach --enforce"
+	reboot_pins
+	agent_start
+	agent_ready 30 || return
+	expect_eq "$(status_field dry_run)" False "restored after --enforce"
+	expect_eq "$(pings $A4 $SV4 3)" 0 "pings from blocked A, enforcing"
+}
+
 # The packaged sieve.conf sets state_dir = /var/lib/sieve; SIEVE_STATE_DIR
 # (exported above) still chooses the store, for the CLI and the agent
 # alike (issue 22, item 3): after a reboot the agent restores what the CLI
@@ -2213,7 +2235,7 @@ CASES="block_source block_cidr many_prefix_lengths v4table_live ipv6_source_and_
 	store_outlives_pins
 	unreached_netns_exec unreached_reboot status_empty
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
-	origin_counters dry_run_live
+	origin_counters dry_run_live agent_restores_dry_run
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_background_rebuild agent_rebuild_killed
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug
