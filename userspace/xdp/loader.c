@@ -720,19 +720,28 @@ int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
 		    const struct sieve_xdp_key *keys, size_t n, const struct sxdp_origins *origins)
 {
 	enum { CHUNK = 8192 };
-	static uint32_t values[CHUNK];	/* one thread a process inserts */
+	uint32_t *values = NULL;
+	int ret = 0;
 	size_t i, j;
 
+	if (exact_fd >= 0 && n) {
+		values = malloc(CHUNK * sizeof(*values));
+		if (!values)
+			return -ENOMEM;
+	}
 	/* Exact first: a bloom hit never waits on a missing confirmation. */
-	for (i = 0; exact_fd >= 0 && i < n; i += CHUNK) {
+	for (i = 0; exact_fd >= 0 && !ret && i < n; i += CHUNK) {
 		uint32_t count = n - i < CHUNK ? n - i : CHUNK;
 
 		/* Each key's origin: what a drop by it is counted under. */
 		for (j = 0; j < count; j++)
 			values[j] = sxdp_origin_of(origins, &keys[i + j]);
 		if (bpf_map_update_batch(exact_fd, keys + i, values, &count, NULL))
-			return -errno;
+			ret = -errno;
 	}
+	free(values);
+	if (ret)
+		return ret;
 	return bloom_fd >= 0 ? sxdp_bloom_fill(bloom_fd, secret, keys, n, NULL) : 0;
 }
 
