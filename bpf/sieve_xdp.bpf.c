@@ -13,6 +13,10 @@
  * for (SIEVE_XDP_F_FILTER): its own object, as a program naming kfuncs
  * loads only where sieve.ko (with BTF) is loaded.
  *
+ * In a dry run (SIEVE_XDP_F_DRY_RUN) every packet is judged and counted
+ * the same, and passes. In exact mode a drop is also counted for the
+ * origin of the key that matched (sieve_origins).
+ *
  * It never locks the operator out: ARP and all other non-IP traffic, and
  * IPv6 neighbour discovery, always pass. A truncated or malformed packet
  * is still checked against the source kinds when its addresses could be
@@ -172,6 +176,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sieve_stats SEC(".maps");
 
+/* Drops per origin, exact mode: "Per-origin drops" in sieve_xdp.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SIEVE_XDP_ORIGIN_SLOTS);
+	__type(key, __u32);
+	__type(value, struct sieve_xdp_count);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sieve_origins SEC(".maps");
+
 /* Not generational: see "The allowlist" in sieve_xdp.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
@@ -290,6 +303,7 @@ struct gen {
 	const struct sieve_xdp_config *cfg;
 	struct sieve_xdp_stats *stats;
 	__u64 len;		/* the frame's bytes, for the counters */
+	__u32 origin;		/* the matching key's origin slot (exact mode) */
 	struct xdp_md *ctx;	/* for a sample */
 	__u8 probe_len;		/* of the source kind that matched (a sample's) */
 };
@@ -583,13 +597,21 @@ static __always_inline int filter_maybe(const struct sieve_xdp_config *cfg, __u3
 	return bloom && !bpf_map_peek_elem(bloom, &digest);
 }
 
+/*
+ * A hit in the exact map: 1 + the origin slot its value names (a probe's
+ * hit, see probe_key), or 0.
+ */
 static __always_inline int exact_has(__u32 slot, const struct sieve_xdp_key *key)
 {
 	void *exact = bpf_map_lookup_elem(&sieve_exact, &slot);
 	/* A copy on this frame's stack: 6.1 takes no other memory as a key. */
 	struct sieve_xdp_key copy = *key;
+	__u32 *origin;
 
-	return exact && bpf_map_lookup_elem(exact, &copy);
+	if (!exact)
+		return 0;
+	origin = bpf_map_lookup_elem(exact, &copy);
+	return origin ? 1 + sieve_xdp_origin_slot(*origin) : 0;
 }
 
 /* Whether the key of @digest was removed since the generation was built. */
@@ -604,7 +626,8 @@ static __always_inline int removed_has(__u32 slot, __u64 digest)
  * One probe: the filter answers "maybe" or "no"; in exact mode a "maybe"
  * is confirmed in the hash map, else refuted by the removed digests (an
  * empty slot unless the generation had removals); a refuted one is
- * counted. The
+ * counted. A hit returns 1 + the key's origin slot (exact mode; slot 0,
+ * SIEVE_XDP_ORIGIN_NONE, otherwise), a miss 0. The
  * generation's maps are looked up per probe (array lookups the JIT
  * inlines): kept across probes, their NULL checks multiply the verifier's
  * states.
@@ -614,6 +637,7 @@ static __always_inline int probe_key(const struct sieve_xdp_key *key,
 				     struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
 {
 	__u64 digest;
+	int hit;
 
 #ifdef SIEVE_XDP_BENCH_HASH_ONLY
 	/* make bench-xdp's reference (tests/bpf/bench/): never in the product. */
@@ -625,10 +649,10 @@ static __always_inline int probe_key(const struct sieve_xdp_key *key,
 	if (!filter_maybe(cfg, slot, digest))
 		return 0;
 	count_to(stats, SIEVE_XDP_BLOOM_HITS, len);
-	if (cfg->flags & SIEVE_XDP_F_EXACT ? exact_has(slot, key) : !removed_has(slot, digest))
-		return 1;
-	count_to(stats, SIEVE_XDP_FALSE_POSITIVES, len);
-	return 0;
+	hit = cfg->flags & SIEVE_XDP_F_EXACT ? exact_has(slot, key) : !removed_has(slot, digest);
+	if (!hit)
+		count_to(stats, SIEVE_XDP_FALSE_POSITIVES, len);
+	return hit;
 }
 
 /*
@@ -646,14 +670,15 @@ __noinline int sieve_probe(const struct sieve_xdp_key *key, const struct sieve_x
 }
 
 /*
- * Source prefixes: one probe per length in use, longest first; the length
- * that hit (1-127), or 0.
+ * Source prefixes: one probe per length in use, longest first. A hit
+ * returns the length that hit (1-128) in its low 8 bits and the probe's
+ * hit (1 + the key's origin slot, exact mode) above them; a miss 0.
  */
 __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_config *cfg,
 				    struct sieve_xdp_stats *stats, __u32 slot, __u64 len)
 {
 	struct sieve_xdp_key key = { .kind = SIEVE_XDP_PREFIX };
-	int i;
+	int i, hit;
 
 	if (!p || !cfg || !stats)
 		return 0;
@@ -662,8 +687,9 @@ __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_
 		for (i = 0; i < SIEVE_XDP_MAX_PREFIX_LENS && i < cfg->nr_v4_lens; i++) {
 			key.prefix_len = cfg->v4_lens[i];
 			key.saddr[0] = p->saddr[0] & cfg->v4_masks[i];
-			if (probe_key(&key, cfg, stats, slot, len))
-				return key.prefix_len;
+			hit = probe_key(&key, cfg, stats, slot, len);
+			if (hit)
+				return key.prefix_len | (hit - 1) << 8;
 		}
 		return 0;
 	}
@@ -673,8 +699,9 @@ __noinline int sieve_match_prefixes(const struct pkt *p, const struct sieve_xdp_
 		key.saddr[1] = p->saddr[1] & cfg->v6_masks[i][1];
 		key.saddr[2] = p->saddr[2] & cfg->v6_masks[i][2];
 		key.saddr[3] = p->saddr[3] & cfg->v6_masks[i][3];
-		if (probe_key(&key, cfg, stats, slot, len))
-			return key.prefix_len;
+		hit = probe_key(&key, cfg, stats, slot, len);
+		if (hit)
+			return key.prefix_len | (hit - 1) << 8;
 	}
 	return 0;
 }
@@ -701,9 +728,17 @@ __noinline int sieve_v4table_has(__be32 saddr)
 	return chunk && sieve_xdp_v4_chunk_has(chunk, addr);
 }
 
+/* A hit notes the key's origin slot for the verdict (count_origin). */
+static __always_inline int noted(struct gen *g, int hit)
+{
+	if (hit > 0)
+		g->origin = (hit - 1) & (SIEVE_XDP_ORIGIN_SLOTS - 1);
+	return hit;
+}
+
 static __always_inline int probe(struct gen *g, struct sieve_xdp_key *key)
 {
-	return sieve_probe(key, g->cfg, g->stats, g->slot, g->len);
+	return noted(g, sieve_probe(key, g->cfg, g->stats, g->slot, g->len));
 }
 
 static __always_inline int kind_on(const struct gen *g, int kind, __u8 family)
@@ -711,9 +746,15 @@ static __always_inline int kind_on(const struct gen *g, int kind, __u8 family)
 	return g->cfg->kinds & SIEVE_XDP_KIND_BIT(kind, family);
 }
 
+/* The length that hit, or 0; its key's origin noted. */
 static __always_inline int match_prefixes(struct gen *g, const struct pkt *p)
 {
-	return sieve_match_prefixes(p, g->cfg, g->stats, g->slot, g->len);
+	int hit = sieve_match_prefixes(p, g->cfg, g->stats, g->slot, g->len);
+
+	if (!hit)
+		return 0;
+	noted(g, (hit >> 8) + 1);
+	return hit & 0xff;
 }
 
 /*
@@ -751,6 +792,7 @@ static __always_inline int match_source(struct gen *g, const struct pkt *p)
 	g->probe_len = 0;
 	if (!kind_on(g, SIEVE_XDP_PREFIX, p->family))
 		return -1;
+	/* The table holds no origins: SIEVE_XDP_ORIGIN_NONE, as g->origin starts. */
 	if (p->family == SIEVE_XDP_V4 && (g->cfg->flags & SIEVE_XDP_F_V4TABLE))
 		return sieve_v4table_has(p->saddr[0]) ? SIEVE_XDP_PREFIX : -1;
 	g->probe_len = match_prefixes(g, p);
@@ -873,11 +915,19 @@ static __always_inline void sample(struct gen *g, __u8 verdict, int counter, int
 	sieve_sample(g->ctx, g->stats, &m);
 }
 
-/* A drop: counted in @counter, sampled, with the entry @kind that matched (or -1). */
+/*
+ * Every drop's way out: counted in @counter and sampled, with the entry
+ * @kind that matched (or -1), as enforcing would; in a dry run (one read
+ * of the flag a packet) the packet then passes instead.
+ */
 static __always_inline int drop(struct gen *g, int counter, int kind)
 {
 	count(g, counter);
 	sample(g, XDP_DROP, counter, kind);
+	if (g->cfg->flags & SIEVE_XDP_F_DRY_RUN) {
+		count(g, SIEVE_XDP_DRY_RUN_PASSED);
+		return XDP_PASS;
+	}
 	return XDP_DROP;
 }
 
@@ -939,7 +989,25 @@ static __always_inline int load_gen(struct xdp_md *ctx, struct gen *g)
 	g->len = ctx->data_end - ctx->data;
 	g->ctx = ctx;
 	g->probe_len = 0;
+	g->origin = SIEVE_XDP_ORIGIN_NONE;
 	return g->cfg ? 0 : -1;
+}
+
+/*
+ * A drop by an entry, in exact mode: counted for the origin of the key
+ * that matched. A helper call only on that path.
+ */
+static __always_inline void count_origin(struct gen *g)
+{
+	struct sieve_xdp_count *c;
+
+	if (!(g->cfg->flags & SIEVE_XDP_F_EXACT))
+		return;
+	c = bpf_map_lookup_elem(&sieve_origins, &g->origin);
+	if (c) {
+		c->packets++;
+		c->bytes += g->len;
+	}
 }
 
 static __always_inline int verdict(struct gen *g, const struct pkt *p)
@@ -957,8 +1025,10 @@ static __always_inline int verdict(struct gen *g, const struct pkt *p)
 		goto pass;
 	if (p->l3_ok) {
 		kind = match(g, p);
-		if (kind >= 0 && kind < SIEVE_XDP_NR_KINDS)
+		if (kind >= 0 && kind < SIEVE_XDP_NR_KINDS) {
+			count_origin(g);
 			return drop(g, SIEVE_XDP_DROP_SRC + kind, kind);
+		}
 		/* Ports that might match a port kind: as if they did. */
 		if (p->no_ports && (kind_on(g, SIEVE_XDP_SERVICE, p->family) ||
 				    kind_on(g, SIEVE_XDP_FLOW, p->family)))

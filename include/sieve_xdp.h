@@ -89,6 +89,16 @@ struct sieve_xdp_key {
  * packet, as before.
  */
 #define SIEVE_XDP_F_V4HOSTS	(1U << 6)
+/*
+ * Dry run (monitor mode): every packet is judged and counted as when
+ * enforcing, and passes; DRY_RUN_PASSED counts those a verdict dropped. A
+ * setting of the interface, not of a generation: every build copies it
+ * from the live config, and a switch rewrites the live config in place
+ * (only this bit changes, and the program reads it once a packet, so a
+ * packet is judged by one mode or the other, never by neither). Read by
+ * the program that has sieve_origins: the loader sets it on no other.
+ */
+#define SIEVE_XDP_F_DRY_RUN	(1U << 7)
 
 /*
  * Probe lengths per family: each costs one probe per packet of that
@@ -106,8 +116,10 @@ struct sieve_xdp_key {
  * bytes again, with SIEVE_XDP_F_V4TABLE, which a loader of layout 1 would
  * not know to keep (it reads a config of a newer layout as -ESTALE); and
  * SIEVE_XDP_F_V4HOSTS, added before layout 2 was released.
+ * 3: the same bytes, with SIEVE_XDP_F_DRY_RUN, which a loader of layout
+ * 2 would drop at its next build (and so start dropping).
  */
-#define SIEVE_XDP_LAYOUT	2
+#define SIEVE_XDP_LAYOUT	3
 
 /**
  * struct sieve_xdp_config - one generation's view of the blocklist
@@ -252,6 +264,11 @@ enum sieve_xdp_counter {
 	 */
 	SIEVE_XDP_SAMPLED,
 	SIEVE_XDP_SAMPLES_LOST,
+	/*
+	 * Dry run: packets a DROP_* counter counted that passed all the same
+	 * (SIEVE_XDP_F_DRY_RUN). Not one of the verdicts: the sum above holds.
+	 */
+	SIEVE_XDP_DRY_RUN_PASSED,
 	SIEVE_XDP_NR_COUNTERS,
 };
 
@@ -264,6 +281,26 @@ struct sieve_xdp_stats {
 	struct sieve_xdp_count c[SIEVE_XDP_NR_COUNTERS];
 };
 
+/*
+ * Per-origin drops (exact mode). The exact map's value is the origin id of
+ * the entry that made the key (the store numbers origins: "cli", a feed,
+ * "fleet"...), and a drop by a confirmed key counts in slot
+ * sieve_xdp_origin_slot(id) of the per-CPU array sieve_origins: one
+ * struct sieve_xdp_count a slot. Bounded: ids from SIEVE_XDP_ORIGIN_OTHER
+ * on share its slot. Id 0 is no origin: a generation built by a sieve
+ * before origins (its values are 0), and IPv4 prefixes, which the prefix
+ * table holds without one. Without exact mode nothing is counted here: the
+ * filter holds digests, not origins.
+ */
+#define SIEVE_XDP_ORIGIN_SLOTS	256
+#define SIEVE_XDP_ORIGIN_NONE	0
+#define SIEVE_XDP_ORIGIN_OTHER	(SIEVE_XDP_ORIGIN_SLOTS - 1)
+
+static inline __attribute__((always_inline)) __u32 sieve_xdp_origin_slot(__u32 id)
+{
+	return id < SIEVE_XDP_ORIGIN_OTHER ? id : SIEVE_XDP_ORIGIN_OTHER;
+}
+
 /* Two generations: the live one and the one being built. */
 #define SIEVE_XDP_NR_GENS	2
 
@@ -273,7 +310,7 @@ struct sieve_xdp_stats {
 #define SIEVE_XDP_MAP_CFG	"sieve_cfg"	/* array[2] of struct sieve_xdp_config */
 #define SIEVE_XDP_MAP_BLOOM	"sieve_bloom"	/* array-of-maps[2]: bloom of digests */
 #define SIEVE_XDP_MAP_BLOCKED	"sieve_blocked"	/* array-of-maps[2]: blocked Bloom arrays */
-#define SIEVE_XDP_MAP_EXACT	"sieve_exact"	/* array-of-maps[2]: hash of keys */
+#define SIEVE_XDP_MAP_EXACT	"sieve_exact"	/* array-of-maps[2]: hash: key -> origin id */
 #define SIEVE_XDP_MAP_REMOVED	"sieve_removed"	/* array-of-maps[2]: hash of digests removed */
 #define SIEVE_XDP_MAP_STATS	"sieve_stats"	/* per-CPU struct sieve_xdp_stats */
 #define SIEVE_XDP_MAP_ALLOW	"sieve_allow"	/* LPM trie of struct sieve_xdp_allow_key */
@@ -287,6 +324,7 @@ struct sieve_xdp_stats {
 #define SIEVE_XDP_MAP_ALLOW_NONE	"sieve_allow_none"
 #define SIEVE_XDP_MAP_SAMPLES	"sieve_samples"	/* ring buffer of struct sieve_xdp_sample */
 #define SIEVE_XDP_MAP_SAMPLE_CFG "sieve_sample_cfg" /* array[1] of struct sieve_xdp_sample_cfg */
+#define SIEVE_XDP_MAP_ORIGINS	"sieve_origins"	/* per-CPU drops per origin slot */
 #define SIEVE_XDP_PROG		"sieve_xdp"
 #define SIEVE_XDP_LINK_PIN	"link"
 

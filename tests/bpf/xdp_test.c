@@ -1182,6 +1182,194 @@ out:
 	sxdp_list_free(&lb);
 }
 
+/* ---- monitor mode and drops per origin ---- */
+
+static bool set_list_probes(const struct sxdp_list *l, unsigned int max_probes);
+
+/* Dry run on or off, live: the same generation before and after. */
+static bool set_dry_run(bool on)
+{
+	struct sieve_xdp_config before, after;
+	uint32_t gen_before, gen_after;
+
+	if (!expect(!sxdp_read_config(&h, &before, &gen_before), "config") ||
+	    !expect(!sxdp_set_dry_run(&h, on), "dry run %s", on ? "on" : "off") ||
+	    !expect(!sxdp_read_config(&h, &after, &gen_after), "config"))
+		return false;
+	return expect(gen_after == gen_before && after.gen_seq == before.gen_seq &&
+		      !!(after.flags & SIEVE_XDP_F_DRY_RUN) == on &&
+		      (after.flags & ~SIEVE_XDP_F_DRY_RUN) == (before.flags & ~SIEVE_XDP_F_DRY_RUN),
+		      "the switch rebuilt or changed another flag (gen %u -> %u, seq %u -> %u)",
+		      gen_before, gen_after, before.gen_seq, after.gen_seq);
+}
+
+/* What drops() checks, but the packet passes, counted DRY_RUN_PASSED too. */
+static bool dry_drops(const char *what, const struct pkt_spec *s, int kind)
+{
+	const int moved[] = { SIEVE_XDP_DROP_SRC + kind, SIEVE_XDP_DRY_RUN_PASSED,
+			      SIEVE_XDP_BLOOM_HITS };
+
+	return check_pkt(what, s, XDP_PASS, moved, table_answers(s, kind) ? 2 : 3);
+}
+
+struct judged {
+	const char *what;
+	struct pkt_spec s;
+	int kind;
+};
+
+static void dry_run_with(uint32_t flags)
+{
+	static const char *const e[] = { "198.51.100.7", "203.0.113.0/24", "2001:db8:aa::/48",
+					 "tcp:192.0.2.10:22" };
+	const struct judged j[] = {
+		{ "source", tcp("198.51.100.7", 1, "192.0.2.1", 2), SIEVE_XDP_SRC },
+		{ "v4 prefix", tcp("203.0.113.9", 1, "192.0.2.1", 2), SIEVE_XDP_PREFIX },
+		{ "v6 prefix", tcp("2001:db8:aa::9", 1, "2001:db8::1", 2), SIEVE_XDP_PREFIX },
+		{ "service", tcp("198.51.100.1", 1, "192.0.2.10", 22), SIEVE_XDP_SERVICE },
+	};
+	const int unparsed_dry[] = { SIEVE_XDP_DROP_UNPARSED, SIEVE_XDP_DRY_RUN_PASSED };
+	struct pkt_spec other = tcp("198.51.100.8", 1, "192.0.2.1", 2);
+	struct pkt_spec frag = tiny("198.51.100.1", "192.0.2.10", 22, 2);
+	size_t i;
+
+	if (!set_entries(e, 4, flags))
+		return;
+	for (i = 0; i < sizeof(j) / sizeof(j[0]); i++)
+		drops(j[i].what, &j[i].s, j[i].kind);
+	drops_unparsed("tiny fragment, enforcing", &frag);
+	if (!set_dry_run(true))
+		goto out;
+	for (i = 0; i < sizeof(j) / sizeof(j[0]); i++)
+		dry_drops(j[i].what, &j[i].s, j[i].kind);
+	check_pkt("tiny fragment, dry run", &frag, XDP_PASS, unparsed_dry, 2);
+	passes("a source not on the list, dry run", &other);
+	set_dry_run(true);	/* again: nothing changes */
+	if (!set_dry_run(false))
+		goto out;
+	for (i = 0; i < sizeof(j) / sizeof(j[0]); i++)
+		drops(j[i].what, &j[i].s, j[i].kind);
+	passes("a source not on the list, enforcing", &other);
+out:
+	sxdp_set_dry_run(&h, false);
+}
+
+/* What enforcing drops, a dry run passes, counted the same; switched live. */
+static void test_dry_run(void)
+{
+	dry_run_with(0);
+	dry_run_with(SIEVE_XDP_F_EXACT);
+}
+
+/* An older program's instance (no sieve_origins): the flag is never set. */
+static void test_dry_run_older_program(void)
+{
+	struct sieve_xdp_config cfg;
+	int fd = h.origins_fd;
+
+	if (!set_entries((const char *const[]){ "198.51.100.7" }, 1, 0))
+		return;
+	h.origins_fd = -1;
+	expect(sxdp_set_dry_run(&h, true) == -EOPNOTSUPP, "dry run set without sieve_origins");
+	h.origins_fd = fd;
+	expect(!sxdp_read_config(&h, &cfg, NULL) && !(cfg.flags & SIEVE_XDP_F_DRY_RUN),
+	       "the flag was written");
+}
+
+static bool origin_drops(struct sieve_xdp_count *c)
+{
+	return expect(!sxdp_read_origin_drops(&h, c), "reading sieve_origins");
+}
+
+/*
+ * One packet of @s: dropped (as @kind), and counted in origin slot @slot
+ * alone (@slot -1: in none).
+ */
+static void origin_counts(const char *what, const struct pkt_spec *s, int kind, int slot)
+{
+	struct sieve_xdp_count before[SIEVE_XDP_ORIGIN_SLOTS], after[SIEVE_XDP_ORIGIN_SLOTS];
+	uint8_t buf[PKT_MAX];
+	size_t len = pkt_build(s, buf);
+	int i;
+
+	if (!origin_drops(before) || !drops(what, s, kind) || !origin_drops(after))
+		return;
+	for (i = 0; i < SIEVE_XDP_ORIGIN_SLOTS; i++) {
+		uint64_t want = i == slot;
+
+		expect(after[i].packets - before[i].packets == want &&
+		       after[i].bytes - before[i].bytes == want * len,
+		       "%s: origin slot %d moved by %llu packets (want %llu)", what, i,
+		       (unsigned long long)(after[i].packets - before[i].packets),
+		       (unsigned long long)want);
+	}
+}
+
+static void origins_of(struct sxdp_origins *o, const char *const *entries, const uint32_t *ids,
+		       size_t n)
+{
+	struct sieve_xdp_key key;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (expect(!sxdp_parse_entry(entries[i], &key, &why), "parse %s", entries[i]))
+			sxdp_origins_add(o, &key, ids[i]);
+	sxdp_origins_sort(o);
+}
+
+/* Exact mode: each drop counted for the origin of the key that matched. */
+static void test_origin_counters(void)
+{
+	/* Two IPv6 lengths, one probe: the /44 is expanded to /48s. */
+	static const char *const e[] = { "198.51.100.7", "2001:db8:aa::/48", "2001:db8:b0::/44",
+					 "tcp:192.0.2.10:22", "203.0.113.0/24" };
+	static const uint32_t ids[] = { 3, 5, 6, 300, 7 };
+	static const char *const more[] = { "198.51.100.9" };
+	static const uint32_t more_ids[] = { 9 };
+	struct pkt_spec src = tcp("198.51.100.7", 1, "192.0.2.1", 2);
+	struct pkt_spec p48 = tcp("2001:db8:aa::1", 1, "2001:db8::1", 2);
+	struct pkt_spec p44 = tcp("2001:db8:bf::1", 1, "2001:db8::1", 2);
+	struct pkt_spec svc = tcp("198.51.100.1", 1, "192.0.2.10", 22);
+	struct pkt_spec v4p = tcp("203.0.113.1", 1, "192.0.2.1", 2);
+	struct pkt_spec added = tcp("198.51.100.9", 1, "192.0.2.1", 2);
+	struct sxdp_origins o = { 0 }, o_more = { 0 };
+	struct sxdp_list l = { 0 }, add = { 0 };
+
+	list_of(&l, e, 5);
+	origins_of(&o, e, ids, 5);
+	h.origins = &o;
+	if (!set_list_probes(&l, 1))
+		goto out;
+	origin_counts("source", &src, SIEVE_XDP_SRC, 3);
+	origin_counts("v6 prefix at its length", &p48, SIEVE_XDP_PREFIX, 5);
+	origin_counts("v6 prefix expanded", &p44, SIEVE_XDP_PREFIX, 6);
+	origin_counts("service, an id past the slots", &svc, SIEVE_XDP_SERVICE,
+		      SIEVE_XDP_ORIGIN_OTHER);
+	/* The IPv4 prefix table holds no origins. */
+	origin_counts("v4 prefix in the table", &v4p, SIEVE_XDP_PREFIX, SIEVE_XDP_ORIGIN_NONE);
+	origins_of(&o_more, more, more_ids, 1);
+	h.origins = &o_more;
+	list_of(&add, more, 1);
+	expect(add_entries(&l, &add) == 0, "the live add rebuilt");
+	origin_counts("a live add", &added, SIEVE_XDP_SRC, 9);
+	/* Values without origins, as an older sieve built them: counted as none. */
+	h.origins = NULL;
+	if (set_list(&l, SIEVE_XDP_F_EXACT, 1000))
+		origin_counts("a generation without origins", &src, SIEVE_XDP_SRC,
+			      SIEVE_XDP_ORIGIN_NONE);
+	/* Bloom-only: the filter knows no origin, and nothing is counted. */
+	h.origins = &o;
+	if (set_list(&l, 0, 1000))
+		origin_counts("bloom-only", &src, SIEVE_XDP_SRC, -1);
+out:
+	h.origins = NULL;
+	sxdp_origins_free(&o);
+	sxdp_origins_free(&o_more);
+	sxdp_list_free(&l);
+	sxdp_list_free(&add);
+}
+
 /* ---- false positives ---- */
 
 /*
@@ -1805,7 +1993,7 @@ static void test_plan_matches_kernel(void)
 			if (p.bytes > (64u << 20))
 				continue;
 			if (!expect(!sxdp_gen_create(&p, &(struct sieve_xdp_config){ 0 }, false,
-						     &empty, &bfd, &efd), "create map"))
+						     &empty, NULL, &bfd, &efd), "create map"))
 				continue;
 			mem = fd_memlock(bfd);
 			/* The bitmap plus the struct around it, under a page. */
@@ -2613,7 +2801,7 @@ static bool blocked_generation(const struct sxdp_list *l, const struct sxdp_plan
 	bool ok;
 
 	memcpy(cfg.digest_key, test_secret, sizeof(cfg.digest_key));
-	if (!expect(!sxdp_gen_create(plan, &cfg, false, l, &fd, &unused),
+	if (!expect(!sxdp_gen_create(plan, &cfg, false, l, NULL, &fd, &unused),
 		    "creating the blocked array"))
 		return false;
 	sxdp_config_fill(&cfg, l);
@@ -4294,6 +4482,9 @@ static const struct {
 	{ "growth_past_capacity", test_growth_past_capacity },
 	{ "sync_after_cut_short", test_sync_after_cut_short },
 	{ "swap_under_traffic", test_swap_under_traffic },
+	{ "dry_run", test_dry_run },
+	{ "dry_run_older_program", test_dry_run_older_program },
+	{ "origin_counters", test_origin_counters },
 	{ "false_positives", test_false_positives },
 	{ "backend_ops_tables", test_backend_ops_tables },
 	{ "config_layout", test_config_layout },
@@ -4348,7 +4539,7 @@ static const char *const both_backends[] = {
 	"vlans", "ipv4_fragments_and_options", "ipv6_extension_headers", "unreadable_ports",
 	"arp_and_nd_pass", "truncation", "byte_sums",
 	"live_add_and_remove", "growth_past_capacity", "sync_after_cut_short",
-	"swap_under_traffic", "expansion_every_v4_length", "expansion_v6_lengths",
+	"swap_under_traffic", "dry_run", "origin_counters", "expansion_every_v4_length", "expansion_v6_lengths",
 	"expansion_nested", "expansion_live_block", "v4table_every_length", "v4table_nested_live",
 	"v4table_live_slash8", "v4table_chunk_under_traffic", "v4table_older_config_walks",
 	"v4host_live", "v4host_rebuild", "removed_live", "removed_exact",
@@ -4397,6 +4588,7 @@ static int setup(void)
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
 		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
 		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
+		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
 	};
 	/* A first generation with a digest key, as attach makes from the store's. */
 	ret = sxdp_build(&h, &(struct sxdp_build_spec){

@@ -1305,6 +1305,105 @@ case_metrics() {
 }
 
 
+# One scrape of the metrics driver (the agent's exposition, on loopback in
+# the server namespace) into FILE; 0 if it answered.
+scrape_metrics() {
+	local driver port dpid ret=1
+	driver=$(dirname "$SIEVE")/agent/metrics-driver
+	[ -x "$driver" ] || { fail "no $driver"; return 1; }
+	sv timeout 60 "$driver" serve "$SIEVE_STATE_DIR" 127.0.0.1 0 50 >"$WORK/mport" 2>"$WORK/merr" &
+	dpid=$!
+	for _ in $(seq 100); do grep -q '^port ' "$WORK/mport" 2>/dev/null && break; sleep 0.05; done
+	port=$(sed -n 's/^port //p' "$WORK/mport")
+	[ -n "$port" ] && sv curl -sS --max-time 10 -o "$1" "http://127.0.0.1:$port/metrics" && ret=0
+	kill -TERM $dpid 2>/dev/null; wait $dpid
+	[ $ret = 0 ] || fail "scraping the metrics driver: $(cat "$WORK/merr")"
+	return $ret
+}
+
+# The value of the sample NAME{LABELS} (as the exposition writes them) in FILE, or "none".
+sample() {
+	local v; v=$(grep -F "$2{$3} " "$1" | awk '{ print $2 }')
+	echo "${v:-none}"
+}
+
+# Exact mode, two feeds and `cli` entries: each source's drops counted
+# under its entry's origin, exactly, in the metrics.
+case_origin_counters() {
+	local m=$WORK/origins.txt L="iface=\"$IF\""
+	local s39=198.51.100.39 s59=198.51.100.59
+	attach --exact || return
+	echo $A4 >"$WORK/feed-a"; echo $B4 >"$WORK/feed-b"
+	on load --origin a "$WORK/feed-a" >/dev/null || fail "load --origin a"
+	on load --origin b "$WORK/feed-b" >/dev/null || fail "load --origin b"
+	on block $s39 $s59 >/dev/null || fail "block from the cli"
+	expect_eq "$(pings $A4 $SV4 5)" 0 "pings from A (feed a)"
+	expect_eq "$(pings $B4 $SV4 3)" 0 "pings from B (feed b)"
+	expect_eq "$(pings $s39 $SV4 2)" 0 "pings from $s39 (cli)"
+	expect_eq "$(pings $s59 $SV4 2)" 0 "pings from $s59 (cli)"
+	expect_eq "$(pings $C4 $SV4 2)" 2 "pings from C"
+	scrape_metrics "$m" || return
+	expect_eq "$(sample "$m" sieve_xdp_dropped_packets_total "$L,origin=\"a\"")" 5 "drops of feed a"
+	expect_eq "$(sample "$m" sieve_xdp_dropped_packets_total "$L,origin=\"b\"")" 3 "drops of feed b"
+	expect_eq "$(sample "$m" sieve_xdp_dropped_packets_total "$L,origin=\"cli\"")" 4 "drops of cli"
+	# An ICMP echo of ping's 64 bytes: Ethernet 14 + IPv4 20 + ICMP 8 + 56.
+	expect_eq "$(sample "$m" sieve_xdp_dropped_bytes_total "$L,origin=\"a\"")" $((5 * 98)) \
+		"bytes of feed a"
+	expect_eq "$(sample "$m" sieve_xdp_dropped_packets_total "$L,origin=\"none\"")" none \
+		"drops without an origin"
+	# Blocked from the cli too, A's entry is the cli's: its drops count there from then on.
+	on block $A4 >/dev/null || fail "block $A4 from the cli"
+	expect_eq "$(pings $A4 $SV4 2)" 0 "pings from A (now the cli's)"
+	scrape_metrics "$m" || return
+	expect_eq "$(sample "$m" sieve_xdp_dropped_packets_total "$L,origin=\"cli\"")" 6 \
+		"drops of cli after it took A"
+	expect_eq "$(sample "$m" sieve_xdp_dropped_packets_total "$L,origin=\"a\"")" 5 \
+		"drops of feed a after the cli took A"
+}
+
+# The sum of B's datagrams over a dry run switched off under traffic: all
+# pass in the dry run, all are dropped after it, every one is counted.
+case_dry_run_live() {
+	local m=$WORK/dry.txt stop=$WORK/stop rstop=$WORK/rstop gen0 d0 p0 lost0 lost
+	local sent got dropped passed
+	attach --dry-run || return
+	on block $B4 >/dev/null || fail "block $B4"
+	expect_eq "$(status_field dry_run)" True "status -j dry_run"
+	on status | head -n 1 | grep -q 'DRY RUN' || fail "status text does not say dry run"
+	scrape_metrics "$m" && expect_eq "$(sample "$m" sieve_xdp_dry_run "iface=\"$IF\"")" 1 \
+		"sieve_xdp_dry_run"
+	expect_eq "$(pings $B4 $SV4 3)" 3 "pings from blocked B in the dry run"
+	gen0=$(generation); d0=$(counter dropped_source); p0=$(counter dry_run_passed)
+	lost0=$(stack_drops)
+	rm -f "$stop" "$rstop"
+	sv python3 "$TRAFFIC" udp-recv $SV4 7000 60 "$rstop" >"$WORK/recv" &
+	local rpid=$!
+	for _ in $(seq 1 100); do grep -q ready "$WORK/recv" 2>/dev/null && break; sleep 0.05; done
+	cl python3 "$TRAFFIC" udp-send $B4 6001 $SV4 7000 3000 1000 "$stop" >"$WORK/sent.b" &
+	local b=$!
+	for _ in $(seq 1 100); do [ "$(counter dry_run_passed)" -gt $((p0 + 200)) ] && break; sleep 0.05; done
+	sieve attach $IF --enforce >"$WORK/switch" || fail "attach --enforce"
+	grep -q 'now enforcing (was dry run)' "$WORK/switch" || fail "attach said: $(cat "$WORK/switch")"
+	wait_bounded 10 $b
+	sleep 0.3; touch "$rstop"; wait_bounded 5 $rpid
+	sent=$(cat "$WORK/sent.b")
+	got=$(python3 -c "import json,sys; print(json.loads(sys.argv[1]).get('$B4:6001', 0))" \
+		"$(tail -n 1 "$WORK/recv")")
+	dropped=$(($(counter dropped_source) - d0)); passed=$(($(counter dry_run_passed) - p0))
+	lost=$(($(stack_drops) - lost0))
+	expect_eq "$(generation)" "$gen0" "generation after the switch (no rebuild)"
+	expect_eq "$(status_field dry_run)" False "status -j dry_run after --enforce"
+	expect_eq "$dropped" "$sent" "B's datagrams judged and counted (sent $sent)"
+	[ "$passed" -gt 0 ] && [ "$passed" -lt "$sent" ] ||
+		fail "the switch was not under traffic: $passed of $sent passed"
+	# Passed in the dry run: received (but those the stack lost after XDP), and no more.
+	[ "$got" -le "$passed" ] && [ $((got + lost)) -ge "$passed" ] ||
+		fail "received $got of B's datagrams, the dry run passed $passed (lost after XDP: $lost)"
+	expect_eq "$(pings $B4 $SV4 2)" 0 "pings from blocked B after --enforce"
+	scrape_metrics "$m" && expect_eq "$(sample "$m" sieve_xdp_dry_run "iface=\"$IF\"")" 0 \
+		"sieve_xdp_dry_run after --enforce"
+}
+
 # ---- sieve agent ----
 # Each case that starts the agent writes AGENT_CONF first; main() stops the
 # agent after every case (and cleanup() on any exit), bounded.
@@ -1398,6 +1497,28 @@ print(s['list'], s['backend'], s['exact'], s['max_probes'], s['entries'], s['in_
 	expect_eq "$(grep -c '^sieve_agent_restores_total 1$' <<<"$m")" 1 "sieve_agent_restores_total from the agent"
 	expect_eq "$(sv curl -s -o /dev/null -w '%{http_code}' --max-time 5 http://127.0.0.1:9477/nothing)" \
 		404 "another path of the agent's endpoint"
+}
+
+# A dry run is the attachment's, in the store: after a reboot the agent
+# restores it as a dry run, and the switch to enforcing is recorded too.
+case_agent_restores_dry_run() {
+	attach --exact --dry-run || return
+	on block $A4 >/dev/null || fail "block A"
+	expect_eq "$(pings $A4 $SV4 3)" 3 "pings from blocked A in the dry run"
+	reboot_pins
+	agent_start
+	agent_ready 30 || return
+	expect_eq "$(status_field dry_run)/$(status_field exact)" True/True "restored: dry run, exact"
+	expect_eq "$(pings $A4 $SV4 3)" 3 "pings from blocked A in the restored dry run"
+	expect_eq "$(counter dropped_source)/$(counter dry_run_passed)" 3/3 \
+		"counted as dropped and passed by the restored program"
+	agent_stop
+	sieve attach $IF --enforce >/dev/null || fail "attach --enforce"
+	reboot_pins
+	agent_start
+	agent_ready 30 || return
+	expect_eq "$(status_field dry_run)" False "restored after --enforce"
+	expect_eq "$(pings $A4 $SV4 3)" 0 "pings from blocked A, enforcing"
 }
 
 # The packaged sieve.conf sets state_dir = /var/lib/sieve; SIEVE_STATE_DIR
@@ -2462,6 +2583,7 @@ CASES="block_source block_cidr many_prefix_lengths v4table_live v4host_live ipv6
 	unreached_netns_exec unreached_reboot status_empty
 	maps_behind_resync unenforceable_refused bad_store digest_secret allowlist blocked_backend metrics
 	capture_samples top_names_source
+	origin_counters dry_run_live agent_restores_dry_run
 	live_unblock_bloom_map live_unblock_blocked live_unblock_bound commit_syncs live_refresh_drop
 	agent_background_rebuild agent_rebuild_killed
 	agent_reboot agent_killed agent_expiry agent_bad_config agent_iface_hotplug

@@ -86,7 +86,8 @@ def main():
               'sieve_xdp_malformed_packets_total': 'malformed',
               'sieve_xdp_non_ip_packets_total': 'non_ip',
               'sieve_xdp_samples_total': 'sampled',
-              'sieve_xdp_samples_lost_total': 'samples_lost'}
+              'sieve_xdp_samples_lost_total': 'samples_lost',
+              'sieve_xdp_dry_run_passed_packets_total': 'dry_run_passed'}
     for name, key in events.items():
         between(name, get(samples, name, iface=iface), key)
         covered.add(key)

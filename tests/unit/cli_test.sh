@@ -392,7 +392,7 @@ expect_help_options "build" $create --if-absent --file --json --pretty
 expect_help_options "snapshot query" --count --file --json --pretty
 if $has_xdp; then
 	expect_help_options "xdp attach" --mode --exact --no-exact --fpr --fail-closed --fail-open --backend \
-		--capacity --max-probes --sample-rate --force --list --state-dir --json --pretty
+		--dry-run --enforce --capacity --max-probes --sample-rate --force --list --state-dir --json --pretty
 	expect_help_options "xdp set" --json --pretty
 	expect_help_options "xdp capture" --write --iface --count --timeout --quiet
 	expect_help_options "xdp top" --iface --by --window --rows --state-dir --json --pretty

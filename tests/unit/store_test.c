@@ -2385,10 +2385,75 @@ out:
 	store_dir_clean(&d);
 }
 
+/*
+ * Origin ids: one per name, in order of first use, the same at every
+ * reopen and never reused; a list's entries read with them (all, or a
+ * live add's keys), sorted for sxdp_origin_of().
+ */
+static void sieve_unit_store_origin_ids(struct sieve_test *t)
+{
+	struct sxdp_store_attrs a = { .origin = "feedA", .now = 1000 };
+	struct sieve_xdp_key *keys = keys_src(0, 6);
+	struct sxdp_origins o = { 0 };
+	struct sxdp_list some = { 0 };
+	uint32_t a_id = 0, b_id = 0, cli_id = 0, again = 0;
+	struct sxdp_store *s;
+	struct store_dir d;
+	size_t added, i;
+	char err[512] = "";
+
+	if (!keys || !store_dir_make(t, &d)) {
+		free(keys);
+		return;
+	}
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	sxdp_store_add(s, "l", keys, 3, &a, &added, err, sizeof(err));
+	a.origin = "feedB";
+	sxdp_store_add(s, "l", keys + 3, 2, &a, &added, err, sizeof(err));
+	a.origin = "cli";
+	sxdp_store_add(s, "l", keys + 5, 1, &a, &added, err, sizeof(err));
+	CHECKF(t, !sxdp_store_read_origins(s, "l", NULL, &o, err, sizeof(err)) && o.n == 6,
+	       "read the list's origins: %zu, %s", o.n, err);
+	a_id = sxdp_origin_of(&o, &keys[0]);
+	b_id = sxdp_origin_of(&o, &keys[3]);
+	cli_id = sxdp_origin_of(&o, &keys[5]);
+	/* Ids in order of first use, from 1 (0 is no origin). */
+	CHECKF(t, a_id && b_id && cli_id && a_id != b_id && b_id != cli_id && a_id != cli_id,
+	       "ids %u %u %u", a_id, b_id, cli_id);
+	CHECKF(t, sxdp_origin_of(&o, &keys[1]) == a_id && sxdp_origin_of(&o, &keys[4]) == b_id,
+	       "keys of one origin, one id");
+	sxdp_origins_free(&o);
+	sxdp_store_close(s);
+	/* Reopened: the same ids; a new name gets a new one. */
+	s = store_open(t, &d);
+	if (!s)
+		goto out;
+	CHECKF(t, !sxdp_store_origin_id(s, "feedB", &again) && again == b_id,
+	       "feedB's id after a reopen: %u, was %u", again, b_id);
+	CHECKF(t, !sxdp_store_origin_id(s, "feedC", &again) && again &&
+	       again != a_id && again != b_id && again != cli_id, "a new origin's id %u", again);
+	/* A live add's keys alone: what the exact map's values take. */
+	for (i = 2; i < 4; i++)
+		sxdp_list_add(&some, &keys[i]);
+	CHECKF(t, !sxdp_store_read_origins(s, "l", &some, &o, err, sizeof(err)) && o.n == 2 &&
+	       sxdp_origin_of(&o, &keys[2]) == a_id && sxdp_origin_of(&o, &keys[3]) == b_id &&
+	       sxdp_origin_of(&o, &keys[0]) == SIEVE_XDP_ORIGIN_NONE,
+	       "the origins of two keys: %zu, %s", o.n, err);
+	sxdp_origins_free(&o);
+	sxdp_list_free(&some);
+	sxdp_store_close(s);
+out:
+	free(keys);
+	store_dir_clean(&d);
+}
+
 const struct sieve_test_case sieve_store_cases[] = {
 	CASE(sieve_unit_store_dir_owner),
 	CASE(sieve_unit_store_round_trip),
 	CASE(sieve_unit_store_upsert),
+	CASE(sieve_unit_store_origin_ids),
 	CASE(sieve_unit_store_reban),
 	CASE(sieve_unit_store_replace_origin),
 	CASE(sieve_unit_store_replace_origin_gone),

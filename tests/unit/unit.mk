@@ -49,7 +49,7 @@ UNIT_LIB_OBJS := $(if $(UNIT_SANITIZE),$(patsubst userspace/lib/%.c,$(UNIT_DIR)/
 # libbpf (the store needs SQLite).
 UNIT_XDP_OBJS := $(UNIT_DIR)/xdp/entry.o $(UNIT_DIR)/xdp/feed.o $(UNIT_DIR)/xdp/expand.o \
 	$(UNIT_DIR)/xdp/store.o $(UNIT_DIR)/xdp/plan.o $(UNIT_DIR)/xdp/blocked_plan.o \
-	$(UNIT_DIR)/xdp/secret.o
+	$(UNIT_DIR)/xdp/secret.o $(UNIT_DIR)/xdp/origin.o
 UNIT_XDP_CFLAGS = -I$(TOP)/include -I$(TOP)/userspace/xdp
 
 $(UNIT_DIR)/xdp/%.o: userspace/xdp/%.c

@@ -55,7 +55,7 @@ bench-fleet: $(AGENT_PROG)
 # devfilter.c: the filter backend through libsieve).
 UNIT_AGENT_OBJS := $(UNIT_DIR)/agent/metrics.o $(UNIT_DIR)/xdp/loader.o $(UNIT_DIR)/xdp/blocked.o \
 	$(UNIT_DIR)/xdp/devfilter.o $(UNIT_DIR)/xdp/bloom_fill.o $(UNIT_DIR)/xdp/removed.o \
-	$(UNIT_DIR)/xdp/report.o \
+	$(UNIT_DIR)/xdp/report.o $(UNIT_DIR)/xdp/monitor.o \
 	$(UNIT_DIR)/xdp/v4table.o \
 	$(patsubst userspace/xdp/%.c,$(UNIT_DIR)/xdp/%.o,$(wildcard userspace/xdp/backend*.c))
 $(UNIT_DIR)/agent/metrics.o: userspace/agent/metrics.c

@@ -159,6 +159,9 @@ static const struct {
 	  "Samples of judged packets sent to the ring (sieve xdp capture, top)." },
 	{ SIEVE_XDP_SAMPLES_LOST, "sieve_xdp_samples_lost_total",
 	  "Samples the token bucket allowed that the full ring had no room for." },
+	{ SIEVE_XDP_DRY_RUN_PASSED, "sieve_xdp_dry_run_passed_packets_total",
+	  "Packets a verdict dropped (and counted as dropped) that passed: the interface "
+	  "was in a dry run." },
 };
 
 static void format_lists(struct mx_out *o, const struct sagent_mx_scrape *s)
@@ -227,6 +230,58 @@ static void format_counters(struct mx_out *o, const struct sagent_mx_scrape *s)
 	}
 }
 
+/* A counter slot's origin label: its name, or what the slot stands for. */
+static const char *origin_label(const struct sagent_mx_scrape *s, unsigned int slot, char *buf,
+				size_t len)
+{
+	if (slot == SIEVE_XDP_ORIGIN_NONE)
+		return "none";
+	if (slot == SIEVE_XDP_ORIGIN_OTHER)
+		return "other";
+	if (s->origins && s->origins[slot])
+		return s->origins[slot];
+	snprintf(buf, len, "id-%u", slot);	/* named after this scrape read the names */
+	return buf;
+}
+
+/*
+ * Drops per origin (exact mode): a sample for each slot that counted any,
+ * of each interface whose program has the counters.
+ */
+static void format_origins(struct mx_out *o, const struct sagent_mx_scrape *s)
+{
+	static const char *const help[2] = {
+		"Packets dropped (or, in a dry run, judged to drop) by an entry, by the origin of "
+		"the entry that matched: exact mode only (a bloom-only filter holds no origins); "
+		"none: IPv4 prefixes (the prefix table holds no origins) and maps an older sieve "
+		"built; other: origins past the counters' 254.",
+		"Bytes of those packets.",
+	};
+	static const char *const names[2] = { "sieve_xdp_dropped_packets_total",
+					       "sieve_xdp_dropped_bytes_total" };
+	const struct sagent_mx_iface *x;
+	char buf[32];
+	size_t i, slot;
+	int b;
+
+	for (b = 0; b < 2; b++) {
+		mx_family(o, names[b], "counter", help[b]);
+		for (i = 0; i < s->nifaces; i++) {
+			x = &s->ifaces[i];
+			for (slot = 0; x->read && x->r.has_origins && slot < SIEVE_XDP_ORIGIN_SLOTS;
+			     slot++) {
+				const struct sieve_xdp_count *c = &x->r.origin_drops[slot];
+
+				if (!c->packets)
+					continue;
+				mx_u64(o, LABELS("iface", x->a.iface, "origin",
+						 origin_label(s, slot, buf, sizeof(buf))),
+				       b ? c->bytes : c->packets);
+			}
+		}
+	}
+}
+
 /* A gauge of the live config, one sample an interface whose maps were read. */
 #define IFACE_GAUGE(o, s, name_, help_, expr) do {					\
 	size_t i_;									\
@@ -267,6 +322,10 @@ static void format_ifaces(struct mx_out *o, const struct sagent_mx_scrape *s)
 				 x->r.cfg.flags & SIEVE_XDP_F_FAIL_CLOSED ? "true" : "false"), 1);
 	}
 	format_counters(o, s);
+	format_origins(o, s);
+	IFACE_GAUGE(o, s, "sieve_xdp_dry_run",
+		    "1 in a dry run (monitor mode: judged and counted, nothing dropped), "
+		    "0 enforcing.", !!(x->r.cfg.flags & SIEVE_XDP_F_DRY_RUN));
 	IFACE_GAUGE(o, s, "sieve_xdp_generation",
 		    "Generations of maps built since attach; the live one's number.",
 		    x->r.cfg.gen_seq);
@@ -693,11 +752,23 @@ static int list_counts(struct sxdp_store *st, const struct stat *file, const cha
 /* What a scrape holds until its text is written. */
 struct scrape {
 	struct sagent_mx_scrape s;
+	char *origins[SIEVE_XDP_ORIGIN_SLOTS];
 	struct sagent_mx_list *lists;
 	struct sagent_mx_iface *ifaces;
 	struct sieve_info *filters;
 	struct sagent_mx_agent agent;
 };
+
+/* An origin's name in its counter slot; the ids past the slots share "other". */
+static int origin_name(uint32_t id, const char *name, void *ctx)
+{
+	struct scrape *sc = ctx;
+
+	if (id >= SIEVE_XDP_ORIGIN_OTHER || sc->origins[id])
+		return 0;
+	sc->origins[id] = strdup(name);
+	return sc->origins[id] ? 0 : -ENOMEM;
+}
 
 /* The lists (and the cache, replaced by theirs) and this namespace's attachments. */
 static int read_store_tx(struct sxdp_store *st, struct scrape *sc)
@@ -753,6 +824,9 @@ static int read_store_tx(struct sxdp_store *st, struct scrape *sc)
 	free(att);
 	sc->s.ifaces = sc->ifaces;
 	sc->s.nifaces = n;
+	/* Not fatal: without names, the counters go by slot alone. */
+	if (!sxdp_store_origin_names(st, origin_name, sc, NULL, 0))
+		sc->s.origins = sc->origins;
 	return 0;
 }
 
@@ -933,6 +1007,8 @@ static int render(const struct sagent_config *c, const struct sagent_stats *stat
 	free(sc.lists);
 	free(sc.ifaces);
 	free(sc.filters);
+	for (i = 0; i < SIEVE_XDP_ORIGIN_SLOTS; i++)
+		free(sc.origins[i]);
 	if (ret) {
 		free(*text);
 		*text = NULL;

@@ -95,6 +95,11 @@ struct sagent_mx_scrape {
 	bool dev_up;				/* /dev/sieve opened and listed */
 	const struct sieve_info *filters;
 	size_t nfilters;
+	/*
+	 * The store's origin names by per-origin counter slot (sieve_xdp.h);
+	 * NULL: a slot no origin has. NULL as a whole: none read.
+	 */
+	char *const *origins;
 };
 
 /* The exposition of @s into @f; -EIO if @f failed. */

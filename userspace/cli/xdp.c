@@ -42,6 +42,7 @@ struct xdp_opts {
 	const char *iface;
 	bool json;
 	bool exact, no_exact, fail_closed, fail_open, force, watch;
+	bool dry_run, enforce;	/* attach --dry-run, --enforce */
 	bool allow_empty;	/* load --allow-empty */
 	bool all;		/* detach --all; stats --watch --all: the rows at zero too */
 	uint32_t xdp_flags;
@@ -288,6 +289,14 @@ static const struct cli_option opt_fail_open = {
 	"fail-open", 0, NULL, "pass malformed packets (the default)",
 	CLI_FLAG(struct xdp_opts, fail_open),
 };
+static const struct cli_option opt_dry_run = {
+	"dry-run", 0, NULL, "judge and count every packet, drop none (monitor mode)",
+	CLI_FLAG(struct xdp_opts, dry_run),
+};
+static const struct cli_option opt_enforce = {
+	"enforce", 0, NULL, "drop what the list matches (the default)",
+	CLI_FLAG(struct xdp_opts, enforce),
+};
 static const struct cli_option opt_force = {
 	"force", 0, NULL, "replace another XDP program", CLI_FLAG(struct xdp_opts, force),
 };
@@ -390,7 +399,8 @@ static int parse_xdp_opts(const struct cli_command *cmd, int argc, char **argv,
 	o->cmd = cmd->name;
 	o->args = a.args;
 	o->nargs = a.nargs;
-	if ((o->exact && o->no_exact) || (o->fail_closed && o->fail_open))
+	if ((o->exact && o->no_exact) || (o->fail_closed && o->fail_open) ||
+	    (o->dry_run && o->enforce))
 		return cli_usage_error(cmd, "contradictory options");
 	return -1;
 }
@@ -430,7 +440,7 @@ static int open_iface(const char *ifname, struct sxdp_handle *h)
 static uint32_t cfg_flags_of(const struct xdp_opts *o)
 {
 	return (o->exact ? SIEVE_XDP_F_EXACT : 0) | (o->fail_closed ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
-	       o->backend;
+	       (o->dry_run ? SIEVE_XDP_F_DRY_RUN : 0) | o->backend;
 }
 
 /*
@@ -476,6 +486,7 @@ static void attach_changes(const struct sxdp_attachment *was, const struct sxdp_
 	static const struct { uint32_t flag; const char *name, *on, *off; } flags[] = {
 		{ SIEVE_XDP_F_EXACT, "exact", "exact", "bloom-only" },
 		{ SIEVE_XDP_F_FAIL_CLOSED, "fail_closed", "fail-closed", "fail-open" },
+		{ SIEVE_XDP_F_DRY_RUN, "dry_run", "dry run", "enforcing" },
 	};
 	size_t i, n = 0;
 
@@ -522,6 +533,7 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 		.xdp_flags = o.xdp_flags, .cfg_flags = cfg_flags_of(&o),
 		.cfg_given = (o.exact || o.no_exact ? SIEVE_XDP_F_EXACT : 0) |
 			     (o.fail_closed || o.fail_open ? SIEVE_XDP_F_FAIL_CLOSED : 0) |
+			     (o.dry_run || o.enforce ? SIEVE_XDP_F_DRY_RUN : 0) |
 			     (o.backend_given ? sxdp_backend_flags() : 0),
 		.fpp_ppb = o.fpp_ppb, .fpp_given = o.fpp_given, .capacity = o.capacity,
 		.max_probes = o.max_probes, .force = o.force, .list = o.list, .filter = o.filter,
@@ -570,7 +582,8 @@ static int cmd_attach(const struct cli_command *cmd, int argc, char **argv)
 			       changes);
 			ret = EXIT_OK;
 		} else {
-			printf("%s: attached\n", o.args[i]);
+			printf("%s: attached%s\n", o.args[i],
+			       o.dry_run ? ", dry run (judges and counts, drops nothing)" : "");
 			ret = EXIT_OK;
 		}
 	}
@@ -1497,6 +1510,7 @@ static void print_status_json(struct sxdp_handle *h, const struct sieve_xdp_conf
 		json_str("filter", status_filter(si));
 	json_bool("exact", c->flags & SIEVE_XDP_F_EXACT);
 	json_bool("fail_closed", c->flags & SIEVE_XDP_F_FAIL_CLOSED);
+	json_bool("dry_run", c->flags & SIEVE_XDP_F_DRY_RUN);
 	json_u64("entries", c->entries);
 	json_u64("capacity", c->capacity);
 	json_u64("removed", c->removed);
@@ -1544,10 +1558,11 @@ static void print_status_text(struct sxdp_handle *h, const struct sieve_xdp_conf
 	struct sieve_xdp_sample_cfg sc;
 	char line[256], label[64];
 
-	printf("%s: %s mode, %s backend, %s, %s, generation %u\n",
+	printf("%s: %s mode, %s backend, %s, %s, %s, generation %u\n",
 	       xdp_iface_label(h->netns, h->ifname, label, sizeof(label)), status_mode(h, si),
 	       sxdp_backend_name(c->flags), c->flags & SIEVE_XDP_F_EXACT ? "exact" : "bloom-only",
-	       c->flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open", c->gen_seq);
+	       c->flags & SIEVE_XDP_F_FAIL_CLOSED ? "fail-closed" : "fail-open",
+	       c->flags & SIEVE_XDP_F_DRY_RUN ? "DRY RUN (drops nothing)" : "enforcing", c->gen_seq);
 	printf("  list %s, store version %llu; the maps hold version %llu%s\n",
 	       si->a.list[0] ? si->a.list : "(not recorded in the store)",
 	       (unsigned long long)si->version, (unsigned long long)c->store_version,
@@ -1789,6 +1804,8 @@ static const struct {
 	[SIEVE_XDP_DROP_UNPARSED] = { "dropped_unparsed", "dropped_unparsed_bytes" },
 	[SIEVE_XDP_SAMPLED] = { "sampled", "sampled_bytes" },
 	[SIEVE_XDP_SAMPLES_LOST] = { "samples_lost", "samples_lost_bytes" },
+	/* Counted in a dropped_* too: what a dry run let through of those. */
+	[SIEVE_XDP_DRY_RUN_PASSED] = { "dry_run_passed", "dry_run_passed_bytes" },
 };
 
 struct stats_arg {
@@ -1960,11 +1977,15 @@ static const struct cli_command xdp_attach_command = {
 		   "  cache line a lookup) instead of the kernel's bloom-filter map; again\n"
 		   "  with another backend rebuilds the maps.\n"
 		   "  --sample-rate: samples of dropped packets (sieve xdp capture, top) a\n"
-		   "  second per CPU; a new attachment samples " CLI_STR(SIEVE_XDP_SAMPLE_RATE_DEFAULT) ", one again keeps its rate.",
+		   "  second per CPU; a new attachment samples " CLI_STR(SIEVE_XDP_SAMPLE_RATE_DEFAULT) ", one again keeps its rate.\n"
+		   "  --dry-run (monitor mode): every packet is judged and counted as when\n"
+		   "  enforcing, and passes. Again with --enforce (or --dry-run) it switches\n"
+		   "  live, in the running maps, no rebuild: each packet is judged by one\n"
+		   "  mode or the other. Kept in the store's record, so restores keep it.",
 	.options = CLI_OPTIONS(&opt_attach_list, &opt_mode, &opt_exact, &opt_no_exact, &opt_fpr,
-			       &opt_fpp, &opt_fail_closed, &opt_fail_open, &opt_capacity,
-			       &opt_max_probes, &opt_backend, &opt_sample_rate, &opt_force,
-			       &opt_state_dir, CLI_JSON_OPTIONS),
+			       &opt_fpp, &opt_fail_closed, &opt_fail_open, &opt_dry_run,
+			       &opt_enforce, &opt_capacity, &opt_max_probes, &opt_backend,
+			       &opt_sample_rate, &opt_force, &opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_attach,
 };
 static const struct cli_command xdp_detach_command = {

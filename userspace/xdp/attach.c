@@ -130,7 +130,7 @@ static int remove_pins(const char *ifname, bool keep_dir)
 		SIEVE_XDP_MAP_ALLOW, SIEVE_XDP_MAP_ALLOW_NONE,
 		SIEVE_XDP_MAP_BLOCKED, SIEVE_XDP_MAP_REMOVED, SIEVE_XDP_MAP_V4TOP,
 		SIEVE_XDP_MAP_V4CHUNK, SIEVE_XDP_MAP_V4HOST, SIEVE_XDP_MAP_SAMPLES,
-		SIEVE_XDP_MAP_SAMPLE_CFG, SXDP_PROG_PIN, SXDP_NETNS_PIN,
+		SIEVE_XDP_MAP_SAMPLE_CFG, SIEVE_XDP_MAP_ORIGINS, SXDP_PROG_PIN, SXDP_NETNS_PIN,
 	};
 	char path[256];
 	size_t i;
@@ -326,6 +326,37 @@ static int link_prog(int prog_fd, const char *ifname, int ifindex, uint32_t xdp_
 }
 
 /*
+ * Dry run on or off, live: no rebuild for it (@cfg then says it is so).
+ * Any other change still rebuilds, with the new flags, as ever. The
+ * record follows (record()); going back to enforcing, the record goes
+ * first, so that a kill in between never leaves a record that a restore
+ * at boot would bring back as a dry run.
+ */
+static int switch_dry_run(struct sxdp_store *s, struct sxdp_handle *h,
+			  struct sieve_xdp_config *cfg, uint32_t flags, char *err, size_t errlen)
+{
+	bool on = flags & SIEVE_XDP_F_DRY_RUN;
+	struct sxdp_attachment rec;
+	int ret;
+
+	if (!((cfg->flags ^ flags) & SIEVE_XDP_F_DRY_RUN))
+		return 0;
+	if (!on && !sxdp_store_attach_get(s, h->netns, h->ifname, &rec, NULL, 0)) {
+		rec.flags &= ~SIEVE_XDP_F_DRY_RUN;
+		ret = sxdp_store_attach_set(s, &rec, err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = sxdp_set_dry_run(h, on);
+	if (ret)
+		return snprintf(err, errlen, "switching the dry run %s: %s", on ? "on" : "off",
+				ret == -EOPNOTSUPP ? "an older sieve's program runs" :
+				strerror(-ret)), ret;
+	cfg->flags ^= SIEVE_XDP_F_DRY_RUN;
+	return 0;
+}
+
+/*
  * Already attached: the mode must match; settings given are applied, and
  * a new list (or the maps behind the store) rebuilds.
  */
@@ -372,6 +403,9 @@ static int reattach(struct sxdp_store *s, const char *ifname, const char *list,
 		ret = -EEXIST;
 		goto out;
 	}
+	ret = switch_dry_run(s, &h, &cfg, p.flags, err, errlen);
+	if (ret)
+		goto out;
 	/* No record (a store that was moved or lost): built anew from the list. */
 	if (sxdp_store_attach_get(s, h.netns, ifname, &rec, NULL, 0) || strcmp(rec.list, list) ||
 	    cfg.flags != p.flags || cfg.fpp_ppb != p.fpp_ppb || sxdp_max_probes(&cfg) != p.max_probes ||
@@ -793,7 +827,7 @@ static int fill_staged(struct upgrade *u, struct sxdp_store *s, const char *ifna
 		       size_t errlen)
 {
 	struct sxdp_handle h;
-	int ret = sxdp_open_dir(u->staged, sxdp_netns(), ifname, &h);
+	int ret = sxdp_open_dir(u->staged, sxdp_netns(), ifname, &h), origins_fd;
 
 	if (ret) {
 		snprintf(err, errlen, "opening the new instance's maps: %s", strerror(-ret));
@@ -804,6 +838,13 @@ static int fill_staged(struct upgrade *u, struct sxdp_store *s, const char *ifna
 		fprintf(stderr, "%s: the old counters could not be carried over\n", ifname);
 	if (!ret)
 		carry_samples(u, ifname);
+	/* An older program's instance has none: nothing to carry. */
+	origins_fd = sxdp_pin_get(u->dir, SIEVE_XDP_MAP_ORIGINS);
+	if (!ret && origins_fd >= 0 && h.origins_fd >= 0 &&
+	    sxdp_carry_origin_drops(origins_fd, h.origins_fd))
+		fprintf(stderr, "%s: the old drops per origin could not be carried over\n", ifname);
+	if (origins_fd >= 0)
+		close(origins_fd);
 	sxdp_close(&h);
 	return ret;
 }

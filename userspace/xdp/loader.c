@@ -376,6 +376,7 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	h->blocked_fd = -1;
 	h->removed_fd = -1;
 	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
+	h->origins_fd = -1;
 	if (!sxdp_ifname_ok(ifname))
 		return -EINVAL;
 	for (i = 0; i < 5; i++) {
@@ -427,6 +428,9 @@ static int open_dir(const char *dir, uint64_t netns, const char *ifname, bool an
 	/* Nor this: builds then leave the source probe on every IPv4 packet. */
 	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_V4HOST);
 	h->v4host_fd = bpf_obj_get(path);
+	/* Nor this: no per-origin drops, and no dry run (monitor.c). */
+	snprintf(path, sizeof(path), "%s/%s", dir, SIEVE_XDP_MAP_ORIGINS);
+	h->origins_fd = bpf_obj_get(path);
 	h->pinned = true;
 	return 0;
 }
@@ -487,6 +491,9 @@ void sxdp_close(struct sxdp_handle *h)
 		close(h->allow_none_fd);
 	h->allow_none_fd = -1;
 	h->v4top_fd = h->v4chunk_fd = h->v4host_fd = -1;
+	if (h->origins_fd >= 0)
+		close(h->origins_fd);
+	h->origins_fd = -1;
 }
 
 static int read_active(struct sxdp_handle *h, uint32_t *gen)
@@ -726,27 +733,40 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 }
 
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
-		    const struct sieve_xdp_key *keys, size_t n)
+		    const struct sieve_xdp_key *keys, size_t n, const struct sxdp_origins *origins)
 {
 	enum { CHUNK = 8192 };
-	static const uint32_t values[CHUNK];
-	size_t i;
+	uint32_t *values = NULL;
+	int ret = 0;
+	size_t i, j;
 
+	if (exact_fd >= 0 && n) {
+		values = malloc(CHUNK * sizeof(*values));
+		if (!values)
+			return -ENOMEM;
+	}
 	/* Exact first: a bloom hit never waits on a missing confirmation. */
-	for (i = 0; exact_fd >= 0 && i < n; i += CHUNK) {
+	for (i = 0; exact_fd >= 0 && !ret && i < n; i += CHUNK) {
 		uint32_t count = n - i < CHUNK ? n - i : CHUNK;
 
+		/* Each key's origin: what a drop by it is counted under. */
+		for (j = 0; j < count; j++)
+			values[j] = sxdp_origin_of(origins, &keys[i + j]);
 		if (bpf_map_update_batch(exact_fd, keys + i, values, &count, NULL))
-			return -errno;
+			ret = -errno;
 	}
+	free(values);
+	if (ret)
+		return ret;
 	return bloom_fd >= 0 ? sxdp_bloom_fill(bloom_fd, secret, keys, n, NULL) : 0;
 }
 
 int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
-		       const struct sieve_xdp_key *keys, size_t n, bool live)
+		       const struct sieve_xdp_key *keys, size_t n, bool live,
+		       const struct sxdp_origins *origins)
 {
 	/* Exact first: a filter hit never waits on a missing confirmation. */
-	int err = sxdp_gen_insert(-1, exact_fd, cfg->digest_key, keys, n);
+	int err = sxdp_gen_insert(-1, exact_fd, cfg->digest_key, keys, n, origins);
 
 	if (!err && filter_fd >= 0)
 		err = sxdp_backend_of(cfg->flags)->fill(cfg, filter_fd, keys, n, live);
@@ -754,7 +774,8 @@ int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int ex
 }
 
 int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
-		    const struct sxdp_list *l, int *bloom_fd, int *exact_fd)
+		    const struct sxdp_list *l, const struct sxdp_origins *origins, int *bloom_fd,
+		    int *exact_fd)
 {
 	const struct sxdp_backend_ops *ops = plan->blocked ? &sxdp_blocked_ops : &sxdp_bloom_ops;
 	uint64_t cap = plan->capacity > l->n ? plan->capacity : l->n;
@@ -781,7 +802,7 @@ int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config 
 	/* The plan's backend and k; the config's digest key and seed. */
 	c.flags = ops->cfg_flag;
 	ops->config(&c, plan);
-	err = sxdp_filter_insert(&c, *bloom_fd, *exact_fd, l->keys, l->n, false);
+	err = sxdp_filter_insert(&c, *bloom_fd, *exact_fd, l->keys, l->n, false, origins);
 	if (!err)
 		return 0;
 	if (*exact_fd >= 0)
@@ -1047,7 +1068,7 @@ int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char 
 	cfg.fpp_ppb = b->fpp_ppb;
 	cfg.store_version = b->store_version;
 	ret = sxdp_gen_create(&plan, &cfg, b->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY),
-			      &keys, &bloom_fd, &exact_fd);
+			      &keys, h->origins, &bloom_fd, &exact_fd);
 	if (ret) {
 		snprintf(err, errlen, "creating the maps: %s", strerror(-ret));
 		goto out;
@@ -1152,6 +1173,37 @@ static int live_maps(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, 
 	return ret;
 }
 
+int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries)
+{
+	struct sxdp_list keys = { 0 };
+	struct sieve_xdp_config cfg;
+	int bloom_fd, exact_fd, ret;
+	uint32_t id;
+	size_t i;
+
+	ret = sxdp_read_config(h, &cfg, NULL);
+	if (ret || !(cfg.flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+		return ret;
+	ret = sxdp_expand(entries, &cfg, &keys);
+	if (!ret)
+		ret = live_maps(h, &cfg, &bloom_fd, &exact_fd);
+	if (ret) {
+		sxdp_list_free(&keys);
+		return ret == -E2BIG ? 1 : ret;
+	}
+	/* One word a key, which a packet reads whole: the old id or the new. */
+	for (i = 0; !ret && i < keys.n; i++) {
+		id = sxdp_origin_of(h->origins, &keys.keys[i]);
+		if (bpf_map_update_elem(exact_fd, &keys.keys[i], &id, BPF_EXIST) && errno != ENOENT)
+			ret = -errno;
+	}
+	close(bloom_fd);
+	if (exact_fd >= 0)
+		close(exact_fd);
+	sxdp_list_free(&keys);
+	return ret;
+}
+
 /*
  * The config a live add of @fresh makes: the live probe lengths
  * extended, the keys of @fresh counted on top. 1 if it needs a rebuild
@@ -1207,7 +1259,7 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (ret)
 		goto out;
 	/* Into the maps packets use now: a new entry drops from here on. */
-	ret = sxdp_filter_insert(&next, bloom_fd, exact_fd, keys.keys, keys.n, true);
+	ret = sxdp_filter_insert(&next, bloom_fd, exact_fd, keys.keys, keys.n, true, h->origins);
 	/* Then out of the removed digests, if one was removed before. */
 	if (!ret)
 		ret = sxdp_removed_forget(h, &next, &keys);

@@ -208,10 +208,36 @@ static uint64_t rebuild_capacity(uint64_t n, uint64_t cap)
  * A new generation of @h from @l (the blocklist, sorted) and @allowed
  * (the allowlist), at @store_version.
  */
-static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const struct sxdp_list *l,
-		       const struct sxdp_list *allowed, uint64_t store_version,
-		       const struct sxdp_iface_params *p, char *err, size_t errlen)
+/*
+ * Exact mode: the origins of @keys (NULL: of all @list's entries), which
+ * the exact maps' values take, given to @h until with_origins_done().
+ */
+static int with_origins(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+			const struct sxdp_list *keys, uint32_t flags, struct sxdp_origins *o,
+			char *err, size_t errlen)
 {
+	int ret;
+
+	if (!(flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
+		return 0;
+	ret = sxdp_store_read_origins(s, list, keys, o, err, errlen);
+	if (!ret)
+		h->origins = o;
+	return ret;
+}
+
+static void with_origins_done(struct sxdp_handle *h, struct sxdp_origins *o)
+{
+	h->origins = NULL;
+	sxdp_origins_free(o);
+}
+
+static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
+		       const struct sxdp_list *l, const struct sxdp_list *allowed,
+		       uint64_t store_version, const struct sxdp_iface_params *p, char *err,
+		       size_t errlen)
+{
+	struct sxdp_origins origins = { 0 };
 	struct sxdp_build_spec b = { .list = l, .store_version = store_version };
 	struct sxdp_attachment rec;
 	struct sieve_xdp_config cur;
@@ -248,7 +274,10 @@ static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const struct
 	 */
 	ret = allow_sync(h, allowed, err, errlen);
 	if (!ret)
+		ret = with_origins(h, s, list, NULL, b.flags, &origins, err, errlen);
+	if (!ret)
 		ret = sxdp_build(h, &b, err, errlen);
+	with_origins_done(h, &origins);
 	return ret;
 }
 
@@ -278,7 +307,7 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 	if (own)
 		sxdp_store_rollback(s);
 	if (!ret)
-		ret = build_lists(h, s, &l, &allowed, store_version, p, err, errlen);
+		ret = build_lists(h, s, list, &l, &allowed, store_version, p, err, errlen);
 	if (!ret && version)
 		*version = store_version;
 	sxdp_list_free(&l);
@@ -346,6 +375,8 @@ struct change {
 	const struct sxdp_list *load_keys;
 	const char *load_origin;
 	struct sxdp_list allow_add;	/* allowlist entries new to the list */
+	/* An add's keys, some there already: the origin of those may be another now. */
+	const struct sxdp_list *reorigin;
 	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
 };
 
@@ -424,6 +455,7 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 		    struct change *c, uint64_t version, char *err, size_t errlen)
 {
 	const struct sxdp_backend_ops *ops;
+	struct sxdp_origins origins = { 0 };
 	const struct sxdp_list *l;
 	struct sieve_xdp_config cfg;
 	int ret;
@@ -441,11 +473,35 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 		if (ret)
 			return ret;
 	}
-	ret = ops->add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
-	if (ret != 2)
-		return ret;
-	l = stored(s, list, c, err, errlen);
-	return l ? ops->add_live(h, &c->fresh, l, version) : -EIO;
+	/* An unreadable config (ret): no origins, as the default's add reads it again. */
+	ret = with_origins(h, s, list, &c->fresh, ret ? 0 : cfg.flags, &origins, err, errlen);
+	if (!ret)
+		ret = ops->add_live(h, &c->fresh, c->have_stored ? &c->stored : NULL, version);
+	if (ret == 2) {
+		l = stored(s, list, c, err, errlen);
+		ret = l ? ops->add_live(h, &c->fresh, l, version) : -EIO;
+	}
+	with_origins_done(h, &origins);
+	return ret;
+}
+
+/*
+ * Exact mode: the keys of @entries that an add found there already take
+ * their origin's id, as the store says now, in the live exact map.
+ */
+static int reorigin_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
+			 const struct sxdp_list *entries, char *err, size_t errlen)
+{
+	struct sxdp_origins origins = { 0 };
+	struct sieve_xdp_config cfg;
+	int ret = sxdp_read_config(h, &cfg, NULL);
+
+	if (!ret)
+		ret = with_origins(h, s, list, entries, cfg.flags, &origins, err, errlen);
+	if (!ret && h->origins)
+		ret = sxdp_exact_reorigin(h, entries);
+	with_origins_done(h, &origins);
+	return ret;
 }
 
 static int store_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
@@ -529,6 +585,12 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 			snprintf(err, errlen, "%s: adding to the live maps: %s", f->h.ifname,
 				 strerror(-ret));
 	}
+	if (!ret && c->reorigin) {
+		ret = reorigin_live(s, list, &f->h, c->reorigin, err, errlen);
+		if (ret < 0 && !err[0])
+			snprintf(err, errlen, "%s: the origins of the live maps: %s", f->h.ifname,
+				 strerror(-ret));
+	}
 	if (!ret && c->removal) {
 		ret = c->gone ? remove_live(s, list, &f->h, c, version, err, errlen) : 1;
 		if (ret < 0)
@@ -548,7 +610,8 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 	}
 	if (ret == 1) {
 		ret = c->have_lists ?
-		      build_lists(&f->h, s, &c->stored, &c->allowed, version, NULL, err, errlen) :
+		      build_lists(&f->h, s, list, &c->stored, &c->allowed, version, NULL, err,
+				  errlen) :
 		      sxdp_build_from_store(&f->h, s, list, NULL, NULL, err, errlen);
 		res->rebuilt += !ret;
 	}
@@ -729,6 +792,8 @@ static int change_add(struct sxdp_store *s, const char *list, void *arg, struct 
 		c->fresh = fresh;
 	else
 		c->allow_add = fresh;
+	if (!x->a->allow && res->updated)
+		c->reorigin = x->keys;
 	return ret;
 }
 

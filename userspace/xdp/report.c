@@ -22,6 +22,10 @@ int sxdp_iface_report(struct sxdp_handle *h, struct sxdp_iface_report *r)
 		ret = sxdp_live_memory(h, &r->filter_bytes, &r->exact_bytes);
 	if (!ret && (r->cfg.flags & SIEVE_XDP_F_V4TABLE))
 		ret = sxdp_v4table_counts(h, &r->v4_covered, &r->v4_chunks, &r->v4table_bytes);
+	if (!ret && h->origins_fd >= 0) {
+		ret = sxdp_read_origin_drops(h, r->origin_drops);
+		r->has_origins = !ret;
+	}
 	if (ret)
 		return ret;
 	snprintf(r->mode, sizeof(r->mode), "%s", sxdp_mode(h));

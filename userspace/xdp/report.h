@@ -33,6 +33,12 @@ struct sxdp_iface_report {
 	uint64_t v4_covered;		/* /24s a prefix of length <= 24 covers whole */
 	uint64_t v4_chunks;		/* /24s holding longer prefixes */
 	uint64_t v4table_bytes;		/* kernel memory of its two maps */
+	/*
+	 * Drops per origin slot (sieve_xdp.h), counted in exact mode only;
+	 * none at all by an older sieve's program (!has_origins).
+	 */
+	bool has_origins;
+	struct sieve_xdp_count origin_drops[SIEVE_XDP_ORIGIN_SLOTS];
 };
 
 /*

@@ -109,6 +109,17 @@ static const char compatible_indexes[] =
 	"CREATE INDEX IF NOT EXISTS entries_prefix ON entries(list, kind, allow, key) "
 	"WHERE kind = 1 AND allow = 0;";
 
+/*
+ * Origin ids (store.h, sxdp_store_origin_id): beside the schema's
+ * versions, like the indexes above. An older sieve of the same version
+ * never reads nor writes the table, and the ids it holds stay right: a
+ * name's id never changes, whoever renamed or deleted entries meanwhile.
+ */
+static const char origin_ids_table[] =
+	"CREATE TABLE IF NOT EXISTS origin_ids ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE);";
+
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == SXDP_STORE_VERSION,
 	       "one migration per schema version");
 
@@ -649,6 +660,8 @@ int sxdp_store_open_sync(const char *state_dir, enum sxdp_store_sync sync,
 	 */
 	if (!ret)
 		sqlite3_exec(s->db, compatible_indexes, NULL, NULL, NULL);
+	if (!ret)
+		sqlite3_exec(s->db, origin_ids_table, NULL, NULL, NULL);
 	if (!ret) {
 		rc = sqlite3_create_module(s->db, "sxdp_batch", &batch_module, NULL);
 		if (rc != SQLITE_OK)
@@ -2513,4 +2526,115 @@ int sxdp_store_origins_of(struct sxdp_store *s, const char *list, bool allow,
 			  "CROSS JOIN entries AS e ON e.list = ?1 AND e.key = b.key AND "
 			  "e.allow = ?2 "
 			  "ORDER BY e.key", list, allow, keys, n, origins_row, &x, err, errlen);
+}
+
+/* ---- origin ids (store.h) ---- */
+
+int sxdp_store_origin_id(struct sxdp_store *s, const char *name, uint32_t *id)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	*id = SIEVE_XDP_ORIGIN_NONE;
+	/* Not fatal: a store it cannot write gives the ids it has. */
+	if (sqlite3_prepare_v2(s->db, "INSERT OR IGNORE INTO origin_ids(name) VALUES (?1)", -1,
+			       &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM origin_ids WHERE name = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	*id = v > 0 && v <= UINT32_MAX ? (uint32_t)v : SIEVE_XDP_ORIGIN_NONE;
+	return 0;
+}
+
+/* Rows come grouped by origin: one id look-up a group. */
+struct read_origins {
+	struct sxdp_store *s;
+	struct sxdp_origins *o;
+	char last[1024];	/* a longer name is looked up each row: still right */
+	uint32_t id;
+	char *err;
+	size_t errlen;
+};
+
+static int read_origin_row(const char *key, const char *origin, void *ctx)
+{
+	struct read_origins *r = ctx;
+	struct sieve_xdp_key k;
+	const char *why;
+
+	if (sxdp_parse_entry(key, &k, &why)) {
+		seterr(r->err, r->errlen, "%s: stored entry '%s': %s", r->s->path, key, why);
+		return -EINVAL;
+	}
+	if (strcmp(origin, r->last)) {
+		snprintf(r->last, sizeof(r->last), "%s", origin);
+		sxdp_store_origin_id(r->s, origin, &r->id);
+	}
+	return sxdp_origins_add(r->o, &k, r->id);
+}
+
+int sxdp_store_read_origins(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+			    struct sxdp_origins *o, char *err, size_t errlen)
+{
+	struct read_origins r = { .s = s, .o = o, .err = err, .errlen = errlen };
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	if (keys) {
+		ret = sxdp_store_origins_of(s, list, false, keys->keys, keys->n, read_origin_row,
+					    &r, err, errlen);
+		sxdp_origins_sort(o);
+		return ret;
+	}
+	/* By origin, its index: rows of one origin together. */
+	rc = sqlite3_prepare_v2(s->db, "SELECT key, origin FROM entries WHERE list = ?1 AND "
+				"allow = 0 ORDER BY origin", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlerr(s, rc, "read", err, errlen);
+	sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+		const char *origin = (const char *)sqlite3_column_text(st, 1);
+
+		if (key && origin)
+			ret = read_origin_row(key, origin, &r);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "read", err, errlen);
+	sqlite3_finalize(st);
+	sxdp_origins_sort(o);
+	return ret;
+}
+
+int sxdp_store_origin_names(struct sxdp_store *s,
+			    int (*cb)(uint32_t id, const char *name, void *ctx), void *ctx,
+			    char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT id, name FROM origin_ids ORDER BY id", -1, &st,
+				NULL);
+	/* No table yet (a store no sieve with origins has opened for writing): none. */
+	if (rc != SQLITE_OK)
+		return 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		if (name && id > 0 && id <= UINT32_MAX)
+			ret = cb((uint32_t)id, name, ctx);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = sqlerr(s, rc, "read", err, errlen);
+	sqlite3_finalize(st);
+	return ret;
 }

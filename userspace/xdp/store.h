@@ -354,4 +354,24 @@ int sxdp_store_attach_get(struct sxdp_store *s, uint64_t netns, const char *ifac
 int sxdp_store_attachments(struct sxdp_store *s, const char *list, struct sxdp_attachment **out,
 			   size_t *n, char *err, size_t errlen);
 
+/*
+ * Origin ids (the table origin_ids): a small number per origin name,
+ * made at its first need and never reused nor renumbered, which the exact
+ * maps hold and the per-origin drop counters are indexed by (sieve_xdp.h).
+ * Made beside the schema's versions, as the compatible indexes are: an
+ * older sieve ignores the table. A store that cannot be written (read-only
+ * mount) gives the ids it has, and 0 (no origin) for the others.
+ */
+int sxdp_store_origin_id(struct sxdp_store *s, const char *name, uint32_t *id);
+/*
+ * @list's blocklist entries with their origin ids, into @o (sorted): all of
+ * them (@keys NULL, a build) or those of @keys (a live add's).
+ */
+int sxdp_store_read_origins(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+			    struct sxdp_origins *o, char *err, size_t errlen);
+/* @cb for each origin id and its name, by id. */
+int sxdp_store_origin_names(struct sxdp_store *s,
+			    int (*cb)(uint32_t id, const char *name, void *ctx), void *ctx,
+			    char *err, size_t errlen);
+
 #endif /* SIEVE_XDP_STORE_H */

@@ -216,6 +216,8 @@ int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
 /* ---- maps and programs (loader.c) ---- */
 
 /* A running instance: the pinned maps of one interface. */
+struct sxdp_origins;
+
 struct sxdp_handle {
 	char ifname[IF_NAMESIZE];
 	uint64_t netns;		/* the interface's namespace (sxdp_netns) */
@@ -228,10 +230,27 @@ struct sxdp_handle {
 	/* < 0: pinned by a sieve without the IPv4 prefix table (v4table.c) */
 	int v4top_fd, v4chunk_fd;
 	int v4host_fd;		/* < 0: pinned by a sieve without the host bitmap */
+	/*
+	 * < 0: pinned by a sieve before per-origin drops, whose program does
+	 * not read SIEVE_XDP_F_DRY_RUN either (monitor.c)
+	 */
+	int origins_fd;
+	/*
+	 * Exact mode: the origin of each key a build or live add writes to
+	 * the exact maps (their values). NULL: SIEVE_XDP_ORIGIN_NONE. Set by
+	 * ops.c around a change, which has the store; not owned.
+	 */
+	const struct sxdp_origins *origins;
 	bool pinned;		/* from sxdp_open: changes take the interface's lock */
 	bool stale;		/* from sxdp_open_reader: an older program's maps, read only */
 };
 
+/*
+ * SIEVE_XDP_F_DRY_RUN is one of @cfg_flags like the others (a config
+ * file's dry_run = yes sets it there and in @cfg_given): on an attached
+ * interface, a change of it alone is switched live (sxdp_set_dry_run),
+ * with no rebuild.
+ */
 struct sxdp_attach_opts {
 	uint32_t xdp_flags;	/* XDP_FLAGS_SKB_MODE or XDP_FLAGS_DRV_MODE */
 	uint32_t cfg_flags;	/* SIEVE_XDP_F_* */
@@ -365,6 +384,54 @@ int sxdp_read_config(struct sxdp_handle *h, struct sieve_xdp_config *cfg, uint32
 int sxdp_read_stats(struct sxdp_handle *h, struct sieve_xdp_stats *sum);
 /* The same, of the stats map @stats_fd (why's private one too). */
 int sxdp_read_stats_fd(int stats_fd, struct sieve_xdp_stats *sum);
+/* ---- monitor mode and per-origin drops (monitor.c, origin.c) ---- */
+
+/*
+ * Switches @h's dry run on or off in its live config, in place: no
+ * rebuild, and each packet is judged by one mode or the other. Holding
+ * the interface's lock. 0 (also when it is so already); -EOPNOTSUPP for
+ * an older sieve's program, which would not read the flag (attach
+ * upgrades it); -errno.
+ */
+int sxdp_set_dry_run(struct sxdp_handle *h, bool on);
+/*
+ * Drops per origin slot, summed over the CPUs, into @out
+ * (SIEVE_XDP_ORIGIN_SLOTS of them, zeroed first): -ENOENT for an older
+ * sieve's program, which has none.
+ */
+int sxdp_read_origin_drops(struct sxdp_handle *h, struct sieve_xdp_count *out);
+/* An upgrade's: the old instance's drops per origin into the new one's, CPU by CPU. */
+int sxdp_carry_origin_drops(int old_fd, int new_fd);
+
+/* A list's entries with their origin ids (origin.c): what exact values come from. */
+struct sxdp_origin_entry {
+	struct sieve_xdp_key key;	/* first: the entries sort by it */
+	uint32_t id;
+};
+struct sxdp_origins {
+	struct sxdp_origin_entry *v;
+	size_t n, cap;
+	bool sorted;		/* sxdp_origins_sort() since the last add: lookups work */
+};
+int sxdp_origins_add(struct sxdp_origins *o, const struct sieve_xdp_key *key, uint32_t id);
+void sxdp_origins_sort(struct sxdp_origins *o);
+void sxdp_origins_free(struct sxdp_origins *o);
+/*
+ * The exact map's value of @key, a key of the maps: the id of the entry
+ * that made it, or of the longest prefix entry covering an expanded one;
+ * SIEVE_XDP_ORIGIN_NONE without @o or such an entry.
+ */
+uint32_t sxdp_origin_of(const struct sxdp_origins *o, const struct sieve_xdp_key *key);
+
+/*
+ * Exact mode: the keys of @entries (expanded as the live config probes
+ * them) that the live exact map holds take their origin in h->origins, in
+ * place: an add that moved entries to another origin. A key a live add
+ * left at another length keeps its id until the next rebuild. 0, 1 to
+ * rebuild instead, or -errno.
+ */
+int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries);
+
 /* Each CPU's counters of a stats map, of this program or an older one. */
 int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
 /* "native" or "generic" (or "none"). */
@@ -443,13 +510,15 @@ void sxdp_wait_for_packets(void);
  * The digests are @cfg's: its digest_key (and blocked_seed).
  */
 int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
-		    const struct sxdp_list *l, int *bloom_fd, int *exact_fd);
+		    const struct sxdp_list *l, const struct sxdp_origins *origins, int *bloom_fd,
+		    int *exact_fd);
 /*
  * Into either map, or both; an fd of -1 is skipped. The bloom-map
- * backend; its digests under @secret (a config's digest_key).
+ * backend; its digests under @secret (a config's digest_key). The exact
+ * map's values are the keys' origins in @origins (NULL: none).
  */
 int sxdp_gen_insert(int bloom_fd, int exact_fd, const __u64 secret[2],
-		    const struct sieve_xdp_key *keys, size_t n);
+		    const struct sieve_xdp_key *keys, size_t n, const struct sxdp_origins *origins);
 
 /* ---- the bloom map's fill (bloom_fill.c) ---- */
 
@@ -488,7 +557,8 @@ int sxdp_blocked_insert(int fd, const struct sieve_xdp_config *cfg,
  * which; its k, digest key and seed): exact first, then the filter @filter_fd.
  */
 int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int exact_fd,
-		       const struct sieve_xdp_key *keys, size_t n, bool live);
+		       const struct sieve_xdp_key *keys, size_t n, bool live,
+		       const struct sxdp_origins *origins);
 
 /* A kill -9 here if the environment's @var is @step: the e2e suite's. */
 void sxdp_test_kill(const char *var, const char *step);

@@ -226,7 +226,7 @@ static int make_list(struct bench_list *b, uint64_t n)
 				     (uint32_t)n, NULL);
 	if (b->exact_fd < 0)
 		return -errno;
-	return sxdp_gen_insert(-1, b->exact_fd, keyed.digest_key, b->l.keys, b->l.n);
+	return sxdp_gen_insert(-1, b->exact_fd, keyed.digest_key, b->l.keys, b->l.n, NULL);
 }
 
 /*
@@ -274,7 +274,7 @@ static int gens_create(struct bench_list *b, uint64_t n, uint32_t fpp_ppb, struc
 					&g[GEN_BLOCKED_MATCHED].plan);
 	for (i = 0; !ret && i < NR_GENS; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = sxdp_gen_create(&g[i].plan, &keyed, false, &b->l, &g[i].fd, &unused);
+		ret = sxdp_gen_create(&g[i].plan, &keyed, false, &b->l, NULL, &g[i].fd, &unused);
 		g[i].fill_s = seconds_since(&t0);
 	}
 	return ret;
@@ -358,6 +358,46 @@ static void rate_summary(const double ns[NR_MODES][3])
 	    ns[5][0] / floor_ns);
 }
 
+/*
+ * The dry run's cost: the same generation and packets, the flag on
+ * against off, bloom-only and exact (where a drop is also counted per
+ * origin). On the list, enforcing drops and the dry run passes; not on
+ * it, both pass and the flag is never read.
+ */
+static int bench_dry_run(struct bench_list *b, const struct bench_gen *g)
+{
+	static const uint32_t flags[] = { 0, SIEVE_XDP_F_EXACT };
+	const uint8_t *pkts[2] = { b->hit, b->miss };
+	const size_t lens[2] = { b->hit_len, b->miss_len };
+	static const char *const where[2] = { "on the list", "not on the list" };
+	double ns[2][2];
+	char what[96];
+	size_t f;
+	int d, p, ret;
+
+	say("| %-44s | ns/pkt  | enforcing |\n|---|---|---|\n", "dry run (monitor mode)");
+	for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		for (d = 0; d < 2; d++) {
+			ret = use(b, g, flags[f] | (d ? SIEVE_XDP_F_DRY_RUN : 0));
+			if (ret)
+				return ret;
+			if (verdict_of(sieve_fd, b->hit, b->hit_len) != (d ? XDP_PASS : XDP_DROP))
+				return -EPROTO;	/* the dry run drops, or enforcing passes */
+			for (p = 0; p < 2; p++)
+				ns[d][p] = run_ns(sieve_fd, pkts[p], lens[p]);
+		}
+		for (p = 0; p < 2; p++) {
+			snprintf(what, sizeof(what), "%s%s, %s, enforcing", g->name,
+				 flags[f] ? ", exact" : "", where[p]);
+			say("| %-44s | %7.1f | %5.2fx |\n", what, ns[0][p], 1.0);
+			snprintf(what, sizeof(what), "%s%s, %s, dry run", g->name,
+				 flags[f] ? ", exact" : "", where[p]);
+			say("| %-44s | %7.1f | %5.2fx |\n", what, ns[1][p], ns[1][p] / ns[0][p]);
+		}
+	}
+	return 0;
+}
+
 /* One target rate: every mode's rows, then each filter's measured rate and memory. */
 static int bench_rate(struct bench_list *b, uint64_t n, uint32_t fpp_ppb)
 {
@@ -390,6 +430,10 @@ static int bench_rate(struct bench_list *b, uint64_t n, uint32_t fpp_ppb)
 	}
 	rate_rows(ns);
 	rate_summary(ns);
+	if (fpp_ppb == SXDP_DEFAULT_FPP_PPB)
+		ret = bench_dry_run(b, &g[0]);
+	if (ret)
+		goto out;
 	say("measured false-positive rate, a stream of %u new sources in exact mode:\n", queries);
 	for (i = 0; !ret && i < NR_GENS; i++)
 		ret = measure_fpr(b, &g[i], queries, &fpr);
@@ -1221,6 +1265,7 @@ static int setup(void)
 		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
 		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
 		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
+		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
 	};
 	/* The allowlist as attach leaves it on a list that allows nothing. */
 	if (sxdp_allow_sync(&h, &(struct sxdp_list){ 0 }))
