@@ -38,24 +38,13 @@ BULK_SAMPLES="172.16.0.1 172.16.195.80 172.17.134.160"
 BULK_OUTSIDE=172.17.134.161
 
 passed=0; failed=0
-fail() { echo "    FAIL: $*"; case_failed=1; }
-expect_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
+# fail, expect_eq, wait_until: the suites' one helper library.
+. "$HERE/../lib.sh"
 
 sv() { nsenter --net=/run/netns/$SV "$@"; }
 cl() { nsenter --net=/run/netns/$CL "$@"; }
 cscli_() { sv cscli -c "$WORK/lapi/config.yaml" --error "$@"; }
 xdp() { sv "$SIEVE" xdp "$@"; }
-
-# Runs CMD until it succeeds, for SECS seconds of wall time at most (a
-# command may itself take a second: pings that time out).
-wait_for() {
-	local end=$((SECONDS + $1)); shift
-	while [ $SECONDS -lt $end ]; do
-		"$@" && return 0
-		sleep 0.05
-	done
-	"$@"
-}
 
 # Replies out of N pings from SRC to DST.
 pings() {
@@ -145,14 +134,14 @@ lapi_up() {
 	nsenter --net=/run/netns/$SV crowdsec -c "$WORK/lapi/config.yaml" -no-cs \
 		>>"$WORK/lapi.log" 2>&1 &
 	LAPI_PID=$!
-	wait_for 20 sv curl -sf -o /dev/null "http://127.0.0.1:$LAPI_PORT/health" ||
+	wait_until 20 sv curl -sf -o /dev/null "http://127.0.0.1:$LAPI_PORT/health" ||
 		{ fail "the LAPI did not come up in 20 s: $(tail -n 3 "$WORK/lapi.log")"; return 1; }
 }
 
 lapi_down() {
 	[ -n "$LAPI_PID" ] || return 0
 	kill "$LAPI_PID" 2>/dev/null
-	wait_for 10 eval '! kill -0 $LAPI_PID 2>/dev/null' || kill -9 "$LAPI_PID" 2>/dev/null
+	wait_until 10 eval '! kill -0 $LAPI_PID 2>/dev/null' || kill -9 "$LAPI_PID" 2>/dev/null
 	wait "$LAPI_PID" 2>/dev/null
 	LAPI_PID=
 }
@@ -160,14 +149,14 @@ lapi_down() {
 agent_up() {
 	nsenter --net=/run/netns/$SV "$SIEVE" agent --config "$CONF" 2>>"$WORK/agent.log" &
 	AGENT_PID=$!
-	VALUE=1 wait_for "${1:-10}" metric_is sieve_crowdsec_up ||
+	VALUE=1 wait_until "${1:-10}" metric_is sieve_crowdsec_up ||
 		{ fail "the agent not following the LAPI in ${1:-10} s: $(tail -n 3 "$WORK/agent.log")"; return 1; }
 }
 
 agent_down() {
 	[ -n "$AGENT_PID" ] || return 0
 	kill "$AGENT_PID" 2>/dev/null
-	wait_for 20 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
+	wait_until 20 eval '! kill -0 $AGENT_PID 2>/dev/null' ||
 		{ fail "the agent did not stop on SIGTERM in 20 s"; kill -9 "$AGENT_PID"; }
 	wait "$AGENT_PID" 2>/dev/null
 	AGENT_PID=
@@ -194,9 +183,9 @@ case_add_delete() {
 	cscli_ decisions add -i $A4 -d 1h >/dev/null || fail "cscli add $A4"
 	cscli_ decisions add -r 198.51.100.96/27 -d 30m >/dev/null || fail "cscli add a /27"
 	cscli_ decisions add -i $A6 -d 1h >/dev/null || fail "cscli add $A6"
-	wait_for 5 drops $A4 $SV4 || fail "$A4 not dropped 5 s after its decision"
-	wait_for 5 drops $C4 $SV4 || fail "$C4 (in the /27) not dropped"
-	wait_for 5 drops $A6 $SV6 || fail "$A6 not dropped"
+	wait_until 5 drops $A4 $SV4 || fail "$A4 not dropped 5 s after its decision"
+	wait_until 5 drops $C4 $SV4 || fail "$C4 (in the /27) not dropped"
+	wait_until 5 drops $A6 $SV6 || fail "$A6 not dropped"
 	delivers $B4 $SV4 || fail "$B4, not banned, not delivered"
 	delivers $C6 $SV6 || fail "$C6, not banned, not delivered"
 	expect_eq "$(rows)" "$(printf '%s\n' "$A4 crowdsec/cscli" "$A6 crowdsec/cscli" \
@@ -209,20 +198,20 @@ case_add_delete() {
 	e=$(expires_of $A4)
 	case $e in 59m*) ;; *) fail "after a 5m re-ban $A4 expires in '$e', want 59m..";; esac
 	cscli_ decisions delete -i $A4 >/dev/null || fail "cscli delete $A4"
-	wait_for 5 delivers $A4 $SV4 || fail "$A4 still dropped 5 s after its delete"
+	wait_until 5 delivers $A4 $SV4 || fail "$A4 still dropped 5 s after its delete"
 	# Banned again at once: the deletes LAPI repeats for about 2 s must not lift it.
 	cscli_ decisions add -i $A6 -d 1h >/dev/null && cscli_ decisions delete -i $A6 >/dev/null &&
 		cscli_ decisions add -i $A6 -d 2h >/dev/null || fail "cscli add, delete, add $A6"
 	sleep 3
 	drops $A6 $SV6 || fail "$A6, banned again after its delete, delivered 3 s later"
 	cscli_ decisions delete -r 198.51.100.96/27 >/dev/null || fail "cscli delete the /27"
-	wait_for 5 delivers $C4 $SV4 || fail "$C4 still dropped after the /27's delete"
+	wait_until 5 delivers $C4 $SV4 || fail "$C4 still dropped after the /27's delete"
 	cscli_ decisions delete -i $A6 >/dev/null || fail "cscli delete $A6"
-	wait_for 5 delivers $A6 $SV6 || fail "$A6 still dropped after its delete"
+	wait_until 5 delivers $A6 $SV6 || fail "$A6 still dropped after its delete"
 	# A decision of 2 s: dropped, then passed once it ran out (expiry every 1 s).
 	cscli_ decisions add -i $B4 -d 2s >/dev/null || fail "cscli add $B4 for 2s"
-	wait_for 3 drops $B4 $SV4 || fail "$B4 not dropped during its 2 s"
-	wait_for 8 delivers $B4 $SV4 || fail "$B4 still dropped 8 s after a 2 s decision"
+	wait_until 3 drops $B4 $SV4 || fail "$B4 not dropped during its 2 s"
+	wait_until 8 delivers $B4 $SV4 || fail "$B4 still dropped 8 s after a 2 s decision"
 	expect_eq "$(rows)" "" "the list at the end"
 }
 
@@ -231,10 +220,10 @@ case_local_wins() {
 	xdp block -i $IF $B4 >/dev/null || fail "sieve xdp block $B4"
 	cscli_ decisions add -i $B4 -d 1h >/dev/null || fail "cscli add $B4"
 	cscli_ decisions add -i $A4 -d 1h >/dev/null || fail "cscli add $A4"
-	wait_for 5 drops $A4 $SV4 || fail "$A4 not dropped"
+	wait_until 5 drops $A4 $SV4 || fail "$A4 not dropped"
 	cscli_ decisions delete -i $B4 >/dev/null || fail "cscli delete $B4"
 	cscli_ decisions delete -i $A4 >/dev/null || fail "cscli delete $A4"
-	wait_for 5 delivers $A4 $SV4 || fail "$A4 not delivered after its delete"
+	wait_until 5 delivers $A4 $SV4 || fail "$A4 not delivered after its delete"
 	sleep 2.5	# LAPI repeats deletes for about 2 s: all of them applied
 	drops $B4 $SV4 || fail "$B4, blocked by the operator, delivered after a CrowdSec delete"
 	expect_eq "$(rows)" "$B4 cli" "the list: the operator's block only"
@@ -247,7 +236,7 @@ case_local_wins() {
 case_skipped() {
 	cscli_ decisions add -i $B4 -d 1h -t captcha >/dev/null || fail "cscli add a captcha"
 	cscli_ decisions add --scope Country -v FR -d 1h >/dev/null || fail "cscli add a Country"
-	VALUE=1 wait_for 5 metric_is sieve_crowdsec_skipped_total origin=cscli reason=type ||
+	VALUE=1 wait_until 5 metric_is sieve_crowdsec_skipped_total origin=cscli reason=type ||
 		fail "captcha not counted: $(metric sieve_crowdsec_skipped_total origin=cscli reason=type)"
 	delivers $B4 $SV4 || fail "$B4 (a captcha) dropped"
 	grep -q "skipping decisions (type)" "$WORK/agent.log" || fail "no log line for the captcha"
@@ -260,10 +249,10 @@ case_outage_resync() {
 	local resyncs
 	cscli_ decisions add -i $A4 -d 1h >/dev/null && cscli_ decisions add -i $C4 -d 1h >/dev/null ||
 		fail "cscli add $A4, $C4"
-	wait_for 5 drops $A4 $SV4 && wait_for 5 drops $C4 $SV4 || fail "$A4, $C4 not dropped"
+	wait_until 5 drops $A4 $SV4 && wait_until 5 drops $C4 $SV4 || fail "$A4, $C4 not dropped"
 	resyncs=$(metric sieve_crowdsec_resyncs_total)
 	lapi_down
-	VALUE=0 wait_for 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 with the LAPI down"
+	VALUE=0 wait_until 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 with the LAPI down"
 	sleep 1
 	drops $A4 $SV4 && drops $C4 $SV4 || fail "enforcement lapsed with the LAPI down"
 	# While it is down, A's decision goes (as an operator's delete would).
@@ -271,10 +260,10 @@ case_outage_resync() {
 		db.execute('DELETE FROM decisions WHERE value = ?', (sys.argv[2],)); db.commit()" \
 		"$WORK/lapi/data/crowdsec.db" $A4 || fail "deleting $A4's decision in the LAPI's database"
 	lapi_up || return
-	VALUE=1 wait_for 10 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not back to 1"
-	VALUE=$((resyncs + 1)) wait_for 5 metric_is sieve_crowdsec_resyncs_total ||
+	VALUE=1 wait_until 10 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not back to 1"
+	VALUE=$((resyncs + 1)) wait_until 5 metric_is sieve_crowdsec_resyncs_total ||
 		fail "no resync after the LAPI came back: $(metric sieve_crowdsec_resyncs_total)"
-	wait_for 5 delivers $A4 $SV4 || fail "$A4, gone from the LAPI, still dropped after the resync"
+	wait_until 5 delivers $A4 $SV4 || fail "$A4, gone from the LAPI, still dropped after the resync"
 	drops $C4 $SV4 || fail "$C4 not dropped after the resync"
 	cscli_ decisions delete --all >/dev/null
 }
@@ -289,21 +278,21 @@ failures_at_least() { [ "$(metric sieve_crowdsec_failures_total)" -ge "$1" ]; }
 case_hostile_lapi() {
 	local fails fake
 	cscli_ decisions add -i $A4 -d 1h >/dev/null || fail "cscli add $A4"
-	wait_for 5 drops $A4 $SV4 || fail "$A4 not dropped"
+	wait_until 5 drops $A4 $SV4 || fail "$A4 not dropped"
 	lapi_down
 	echo garbage >"$WORK/fake.mode"
 	nsenter --net=/run/netns/$SV python3 "$HERE/fake_lapi.py" 127.0.0.1 $LAPI_PORT \
 		"$WORK/fake.mode" 60 &
 	fake=$!
 	fails=$(metric sieve_crowdsec_failures_total)
-	VALUE=0 wait_for 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 on garbage"
-	wait_for 5 failures_at_least $((fails + 3)) ||
+	VALUE=0 wait_until 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 on garbage"
+	wait_until 5 failures_at_least $((fails + 3)) ||
 		fail "garbage replies not counted as failures: $(metric sieve_crowdsec_failures_total)"
 	drops $A4 $SV4 || fail "$A4 delivered while the LAPI sent garbage"
 	expect_eq "$(grep -c 'not JSON' "$WORK/agent.log")" 1 "log lines of the garbage (logged once)"
 	echo forbidden >"$WORK/fake.mode"
 	fails=$(metric sieve_crowdsec_failures_total)
-	wait_for 5 failures_at_least $((fails + 3)) ||
+	wait_until 5 failures_at_least $((fails + 3)) ||
 		fail "403s not counted as failures"
 	drops $A4 $SV4 || fail "$A4 delivered while the LAPI answered 403"
 	printf 'body:{"deleted":null,"new":[%s,%s,%s,%s]}\n' \
@@ -311,8 +300,8 @@ case_hostile_lapi() {
 		'{"origin":"cscli","scope":"Ip","type":"ban","value":"not-an-ip","duration":"1h"}' \
 		'{"origin":"cscli","scope":"Ip","type":"ban","value":"'$B4'","duration":"99999999999h"}' \
 		'{"origin":"fake","scope":"Ip","type":"ban","value":"'$C4'","duration":"1h"}' >"$WORK/fake.mode"
-	VALUE=1 wait_for 5 metric_is sieve_crowdsec_up || fail "the fake's stream object not taken"
-	wait_for 5 drops $C4 $SV4 || fail "$C4, the fake's good decision, not dropped"
+	VALUE=1 wait_until 5 metric_is sieve_crowdsec_up || fail "the fake's stream object not taken"
+	wait_until 5 drops $C4 $SV4 || fail "$C4, the fake's good decision, not dropped"
 	drops $A4 $SV4 || fail "$A4 not dropped after the fake's resync"
 	delivers $B4 $SV4 || fail "$B4, of a duration out of range, dropped"
 	# The fake sends them again at every poll: counted each time, logged once.
@@ -325,9 +314,9 @@ case_hostile_lapi() {
 	kill $fake 2>/dev/null; wait $fake 2>/dev/null
 	# An outage between the two (a LAPI restarted between two polls keeps
 	# its state, and its own record of this bouncer's last pull).
-	VALUE=0 wait_for 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 with no server"
+	VALUE=0 wait_until 5 metric_is sieve_crowdsec_up || fail "sieve_crowdsec_up not 0 with no server"
 	lapi_up || return
-	wait_for 10 delivers $C4 $SV4 || fail "$C4 (origin fake, gone with it) still dropped with the LAPI back"
+	wait_until 10 delivers $C4 $SV4 || fail "$C4 (origin fake, gone with it) still dropped with the LAPI back"
 	drops $A4 $SV4 || fail "$A4 not dropped with the LAPI back"
 	expect_eq "$(rows)" "$A4 crowdsec/cscli" "the list with the LAPI back"
 	cscli_ decisions delete --all >/dev/null

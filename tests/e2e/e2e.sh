@@ -1786,7 +1786,7 @@ feed_server_start() {
 	mkdir -p "$WORK/feeds" && rm -f "$WORK/feeds/stop"
 	sv python3 "$HERE/feed_server.py" 127.0.0.1 $FEED_PORT "$WORK/feeds" 300 >"$WORK/feeds.log" &
 	FEED_PID=$!
-	wait_for 10 grep -q ready "$WORK/feeds.log" || { fail "the feed server did not start"; return 1; }
+	wait_until 10 grep -q ready "$WORK/feeds.log" || { fail "the feed server did not start"; return 1; }
 }
 
 feed_server_stop() {
@@ -1805,7 +1805,7 @@ feed_metric_ge() { local v; v=$(feed_metric "$@" | tail -n 1); [ "${v:-0}" -ge "
 served() { grep -c "^$1 $2\$" "$WORK/feeds.log"; }
 
 # A's address and seven of TEST-NET-1: the good feed's eight entries.
-good_feed() { { echo $A4; for i in $(seq 1 7); do echo 192.0.2.$i; done; } >"$WORK/feeds/good.txt"; }
+good_feed() { { echo $A4; for i in $(seq 1 7); do echo 192.0.2."$i"; done; } >"$WORK/feeds/good.txt"; }
 
 # Feeds over HTTP, each answered its way by feed_server.py: the good one
 # is enforced and then costs a 304 a refresh (no second download, no
@@ -1828,20 +1828,20 @@ case_agent_feeds() {
 	} >"$AGENT_CONF"
 	agent_start
 	agent_ready 30 || return
-	wait_for 10 feed_metric_ge refreshes_total good ',outcome="loaded"' ||
+	wait_until 10 feed_metric_ge refreshes_total good ',outcome="loaded"' ||
 		{ fail "the good feed not loaded: $(cat "$AGENT_LOG")"; return; }
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, on the good feed"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C, on no feed"
-	N=3 wait_for 10 feed_metric_ge refreshes_total good ',outcome="unchanged"' ||
+	N=3 wait_until 10 feed_metric_ge refreshes_total good ',outcome="unchanged"' ||
 		fail "no unchanged refreshes of the good feed: $(feed_metric refreshes_total good ',outcome="unchanged"')"
 	expect_eq "$(served /good.txt 200)" 1 "full downloads of the unchanged good feed"
 	[ "$(served /good.txt 304)" -ge 3 ] || fail "304s of the good feed: $(served /good.txt 304)"
 	expect_eq "$(feed_metric refreshes_total good ',outcome="loaded"')" 1 "loads of the unchanged good feed"
 	for f in missing:fetch slow:fetch truncated:fetch cut:parse html:html; do
 		reason=${f#*:} f=${f%%:*}
-		wait_for 10 feed_metric_ge refusals_total $f ",reason=\"$reason\"" ||
+		wait_until 10 feed_metric_ge refusals_total "$f" ",reason=\"$reason\"" ||
 			fail "feed $f: not refused for $reason: $(grep "feed $f" "$AGENT_LOG")"
-		expect_eq "$(feed_metric entries $f)" 0 "entries of the refused feed $f"
+		expect_eq "$(feed_metric entries "$f")" 0 "entries of the refused feed $f"
 	done
 	expect_eq "$(feed_metric last_http_status missing)" 404 "the missing feed's last status"
 	grep -q 'feed slow: refused (fetch): .*timed out' "$AGENT_LOG" ||
@@ -1850,15 +1850,15 @@ case_agent_feeds() {
 	# Halved (8 to 4, past max_shrink 25%), A's entry among those gone: refused, A
 	# still dropped, and logged once however often it is tried.
 	for i in 1 2 3 4; do echo 192.0.2.$i; done >"$WORK/feeds/good.txt"
-	wait_for 10 feed_metric_ge refusals_total good ',reason="max_shrink"' ||
+	wait_until 10 feed_metric_ge refusals_total good ',reason="max_shrink"' ||
 		fail "the halved feed not refused: $(tail -n 3 "$AGENT_LOG")"
-	N=3 wait_for 10 feed_metric_ge refusals_total good ',reason="max_shrink"' || fail "max_shrink refusals"
+	N=3 wait_until 10 feed_metric_ge refusals_total good ',reason="max_shrink"' || fail "max_shrink refusals"
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A after the feed halved"
 	expect_eq "$(list_rows | wc -l)" 8 "entries of the list after the feed halved"
 	expect_eq "$(grep -c 'feed good: refused (max_shrink)' "$AGENT_LOG")" 1 "log lines of the refusal"
 	# One of eight gone (within max_shrink): loaded, A's entry removed live.
-	for i in $(seq 1 7); do echo 192.0.2.$i; done >"$WORK/feeds/good.txt"
-	wait_for 10 eval '[ "$(pings $A4 $SV4 1)" = 1 ]' || fail "A still dropped after it left the feed"
+	for i in $(seq 1 7); do echo 192.0.2."$i"; done >"$WORK/feeds/good.txt"
+	wait_until 10 eval '[ "$(pings $A4 $SV4 1)" = 1 ]' || fail "A still dropped after it left the feed"
 	expect_eq "$(list_rows | wc -l)" 7 "entries after the feed dropped A"
 	grep -q 'feed good: refreshes again' "$AGENT_LOG" || fail "no end of the refusal in the log"
 	feed_server_stop
@@ -1902,7 +1902,7 @@ case_agent_attach_declared() {
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A before the agent"
 	agent_start
 	agent_ready 30 || return
-	wait_for 10 eval '[ "$(pings $A4 $SV4 1)" = 0 ]' ||
+	wait_until 10 eval '[ "$(pings $A4 $SV4 1)" = 0 ]' ||
 		{ fail "A not dropped by the declared attachment: $(cat "$AGENT_LOG")"; return; }
 	expect_eq "$(pings $A4 $SV4)" 0 "pings from A, on the declared list"
 	expect_eq "$(pings $C4 $SV4)" 5 "pings from C"
@@ -1912,11 +1912,11 @@ s = json.load(sys.stdin)[0]; print(s['list'], s['mode'])")" "declared generic" "
 		fail "no log line of the declared attach: $(cat "$AGENT_LOG")"
 	sieve attach $IF --list other >/dev/null || fail "attach $IF to list other by hand"
 	expect_eq "$(pings $A4 $SV4)" 5 "pings from A on list other"
-	wait_for 5 eval '[ "$(pings $A4 $SV4 1)" = 0 ]' || fail "the declared list not back within 5 s"
+	wait_until 5 eval '[ "$(pings $A4 $SV4 1)" = 0 ]' || fail "the declared list not back within 5 s"
 	grep -q "$IF: attached as \[attach $IF\] declares (list declared; it was attached to list other" \
 		"$AGENT_LOG" || fail "no log line of the list put back: $(tail -n 3 "$AGENT_LOG")"
 	echo $C4 >>"$WORK/declared.txt"
-	wait_for 5 eval '[ "$(pings $C4 $SV4 1)" = 0 ]' || fail "C, added to the file feed, not dropped within 5 s"
+	wait_until 5 eval '[ "$(pings $C4 $SV4 1)" = 0 ]' || fail "C, added to the file feed, not dropped within 5 s"
 }
 
 # Not in CASES (minutes, 1-2 GB): E2E_AGENT_BENCH=1 adds it. Agent start to

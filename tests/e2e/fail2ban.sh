@@ -68,7 +68,7 @@ f2b_start() {
 	f2b_config || { fail "writing fail2ban's configuration in $F2B"; return 1; }
 	f2b_client -x start >"$F2B/start.out" 2>&1 ||
 		{ fail "fail2ban-client start: $(tail -3 "$F2B/start.out")"; return 1; }
-	wait_for 10 f2b_client ping >/dev/null 2>&1 || { fail "fail2ban does not answer"; return 1; }
+	wait_until 10 f2b_client ping >/dev/null 2>&1 || { fail "fail2ban does not answer"; return 1; }
 }
 
 # Stops the case's server (also from e2e.sh's cleanup): by its socket,
@@ -78,7 +78,7 @@ f2b_stop() {
 	[ -e "$F2B/pid" ] || return 0
 	pid=$(cat "$F2B/pid" 2>/dev/null)
 	f2b_client stop >/dev/null 2>&1
-	[ -n "$pid" ] && wait_for 10 eval '! kill -0 $pid 2>/dev/null' ||
+	[ -n "$pid" ] && wait_until 10 eval '! kill -0 $pid 2>/dev/null' ||
 		{ [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; }
 	rm -f "$F2B/pid"
 }
@@ -158,9 +158,9 @@ case_fail2ban_jail() {
 	# cli's entry: the jail's ban leaves it to cli, its unban keeps it.
 	on block "$C4" >/dev/null || fail "block $C4"
 	f2b_fail a "$C4"
-	wait_for 10 grep -q "Ban $C4" "$F2B/fail2ban.log" || fail "f2b_a did not ban $C4"
+	wait_until 10 grep -q "Ban $C4" "$F2B/fail2ban.log" || fail "f2b_a did not ban $C4"
 	f2b_client set f2b_a unbanip "$C4" >/dev/null || fail "unbanip $C4"
-	wait_for 10 grep -q "Unban $C4" "$F2B/fail2ban.log" || fail "f2b_a did not unban $C4"
+	wait_until 10 grep -q "Unban $C4" "$F2B/fail2ban.log" || fail "f2b_a did not unban $C4"
 	expect_eq "$(f2b_entry "$C4")" "cli never" "cli's $C4 after f2b_a's unban"
 	f2b_dropped "$C4" || fail "cli's $C4 passes after f2b_a's unban"
 	f2b_increment
@@ -189,15 +189,15 @@ f2b_increment() {
 	t0=$(date +%s%N)
 	f2b_fail b "$B4"
 	f2b_until "$B4" 1 10 >/dev/null || fail "$B4 not dropped after its second failures"
-	wait_for 12 grep -q "Increase Ban $B4" "$F2B/fail2ban.log" || fail "f2b_b did not increase $B4's ban"
+	wait_until 12 grep -q "Increase Ban $B4" "$F2B/fail2ban.log" || fail "f2b_b did not increase $B4's ban"
 	# The observer prolongs it within 10 s; the TTL goes past the 8 s bantime.
-	wait_for 12 eval '[ "$(f2b_entry $B4 | cut -d" " -f2)" -gt 8 ] 2>/dev/null' ||
+	wait_until 12 eval '[ "$(f2b_entry $B4 | cut -d" " -f2)" -gt 8 ] 2>/dev/null' ||
 		fail "$B4's TTL did not grow past 8 s: '$(f2b_entry "$B4")'"
 	ttl=$(f2b_entry "$B4" | cut -d' ' -f2)
 	f2b_fail a "$B4"
-	wait_for 10 grep -q "\[f2b_a\] Ban $B4" "$F2B/fail2ban.log" || fail "f2b_a did not ban $B4"
+	wait_until 10 grep -q "\[f2b_a\] Ban $B4" "$F2B/fail2ban.log" || fail "f2b_a did not ban $B4"
 	f2b_client set f2b_a unbanip "$B4" >/dev/null || fail "f2b_a unbanip $B4"
-	wait_for 10 grep -q "\[f2b_a\] Unban $B4" "$F2B/fail2ban.log" || fail "f2b_a did not unban $B4"
+	wait_until 10 grep -q "\[f2b_a\] Unban $B4" "$F2B/fail2ban.log" || fail "f2b_a did not unban $B4"
 	expect_eq "$(f2b_entry "$B4" | cut -d' ' -f1)" fail2ban/f2b_b "f2b_b's $B4 after f2b_a's unban"
 	f2b_dropped "$B4" || fail "f2b_b's $B4 (TTL $ttl s) passes after f2b_a's unban"
 }
