@@ -78,7 +78,7 @@ static struct sieve_xdp_stats stats_now(void)
 }
 
 /* Parses entries into a list; a bad one fails the case. */
-static void list_of(struct sxdp_list *l, const char *const *entries, size_t n)
+static void list_of(struct sxdp_keys *l, const char *const *entries, size_t n)
 {
 	struct sieve_xdp_key key;
 	const char *why;
@@ -89,12 +89,12 @@ static void list_of(struct sxdp_list *l, const char *const *entries, size_t n)
 		int err = sxdp_parse_entry(entries[i], &key, &why);
 
 		if (expect(!err, "parse %s: %s", entries[i], why))
-			sxdp_list_add(l, &key);
+			sxdp_keys_add(l, &key);
 	}
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 }
 
-static bool set_list(const struct sxdp_list *l, uint32_t flags, uint32_t fpp_ppb)
+static bool set_list(const struct sxdp_keys *l, uint32_t flags, uint32_t fpp_ppb)
 {
 	char err[256] = "";
 	int ret = sxdp_rebuild(&h, l, flags | backend, fpp_ppb, l->n > 1024 ? l->n : 1024, err,
@@ -105,12 +105,12 @@ static bool set_list(const struct sxdp_list *l, uint32_t flags, uint32_t fpp_ppb
 
 static bool set_entries(const char *const *entries, size_t n, uint32_t flags)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	bool ok;
 
 	list_of(&l, entries, n);
 	ok = set_list(&l, flags, 1000);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return ok;
 }
 
@@ -118,20 +118,20 @@ static bool set_entries(const char *const *entries, size_t n, uint32_t flags)
  * What a block does to the maps (ops.c): live into the maps, else a
  * rebuild of @cur (the whole list, @add merged into it). 1 if rebuilt.
  */
-static int add_entries(struct sxdp_list *cur, const struct sxdp_list *add)
+static int add_entries(struct sxdp_keys *cur, const struct sxdp_keys *add)
 {
 	struct sieve_xdp_config cfg;
-	struct sxdp_list fresh = { 0 };
+	struct sxdp_keys fresh = { 0 };
 	char err[256] = "";
 	size_t i;
 	int ret;
 
 	for (i = 0; i < add->n; i++)
-		if (!sxdp_list_find(cur, &add->keys[i]))
-			sxdp_list_add(&fresh, &add->keys[i]);
+		if (!sxdp_keys_find(cur, &add->keys[i]))
+			sxdp_keys_add(&fresh, &add->keys[i]);
 	for (i = 0; i < fresh.n; i++)
-		sxdp_list_add(cur, &fresh.keys[i]);
-	sxdp_list_sort(cur);
+		sxdp_keys_add(cur, &fresh.keys[i]);
+	sxdp_keys_sort(cur);
 	ret = sxdp_read_config(&h, &cfg, NULL);
 	/* IPv4 prefixes into the table first, as ops.c does. */
 	if (!ret && (cfg.flags & SIEVE_XDP_F_V4TABLE))
@@ -144,13 +144,13 @@ static int add_entries(struct sxdp_list *cur, const struct sxdp_list *add)
 						     2 * cfg.capacity), err, sizeof(err));
 		ret = ret ? ret : 1;
 	}
-	sxdp_list_free(&fresh);
+	sxdp_keys_free(&fresh);
 	expect(ret >= 0, "add: %d %s", ret, err);
 	return ret;
 }
 
 /* What an unblock does: a generation without @del; *missing: not in @cur. */
-static int remove_entries(struct sxdp_list *cur, const struct sxdp_list *del, size_t *missing)
+static int remove_entries(struct sxdp_keys *cur, const struct sxdp_keys *del, size_t *missing)
 {
 	struct sieve_xdp_config cfg;
 	char err[256] = "";
@@ -159,7 +159,7 @@ static int remove_entries(struct sxdp_list *cur, const struct sxdp_list *del, si
 
 	*missing = 0;
 	for (i = 0; i < del->n; i++)
-		*missing += !sxdp_list_remove(cur, &del->keys[i]);
+		*missing += !sxdp_keys_remove(cur, &del->keys[i]);
 	ret = sxdp_read_config(&h, &cfg, NULL);
 	if (!ret && *missing < del->n)
 		ret = sxdp_rebuild(&h, cur, cfg.flags, cfg.fpp_ppb, cfg.capacity, err, sizeof(err));
@@ -1002,7 +1002,7 @@ static void test_live_add_and_remove(void)
 	struct pkt_spec svc = tcp("198.51.100.1", 5, "192.0.2.10", 22);
 	struct pkt_spec src = tcp("198.51.100.7", 5, "192.0.2.10", 80);
 	struct pkt_spec pfx = tcp("203.0.113.5", 5, "192.0.2.10", 80);
-	struct sxdp_list l = { 0 }, add = { 0 }, del = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 }, del = { 0 };
 	struct sieve_xdp_config cfg;
 	uint32_t id;
 	size_t missing;
@@ -1026,9 +1026,9 @@ static void test_live_add_and_remove(void)
 	drops("service still blocked", &svc, SIEVE_XDP_SERVICE);
 	expect(!remove_entries(&l, &del, &missing) && missing == 1, "removing it again: missing");
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
-	sxdp_list_free(&del);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
+	sxdp_keys_free(&del);
 }
 
 /* A test's store, closed, and its temporary folder removed. */
@@ -1055,7 +1055,7 @@ static void test_sync_after_cut_short(void)
 	struct pkt_spec new = tcp("203.0.113.9", 5, "192.0.2.10", 80);
 	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
 	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
-	struct sxdp_list l = { 0 }, ahead = { 0 };
+	struct sxdp_keys l = { 0 }, ahead = { 0 };
 	struct sieve_xdp_config cfg;
 	struct sxdp_store *s = NULL;
 	uint64_t version;
@@ -1092,14 +1092,14 @@ static void test_sync_after_cut_short(void)
 	       (unsigned long long)cfg.entries, (unsigned long long)cfg.store_version);
 out:
 	temp_store_close(s, dir);
-	sxdp_list_free(&l);
-	sxdp_list_free(&ahead);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&ahead);
 }
 
 /* Adding past the planned capacity builds a bigger generation. */
 static void test_growth_past_capacity(void)
 {
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
 	struct pkt_spec s = { .payload = 0 };
 	uint8_t buf[PKT_MAX];
@@ -1109,7 +1109,7 @@ static void test_growth_past_capacity(void)
 		goto out;
 	for (i = 0; i < cfg.capacity + 100; i++) {
 		s.flow = random_flow();
-		sxdp_list_add(&add, &s.flow);
+		sxdp_keys_add(&add, &s.flow);
 	}
 	expect(add_entries(&l, &add) == 1, "an add past the capacity was live");
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.capacity >= add.n && cfg.entries == add.n,
@@ -1120,8 +1120,8 @@ static void test_growth_past_capacity(void)
 	}
 	expect(!passed, "%zu of %zu blocked flows passed after growing", passed, add.n);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 struct swap_race {
@@ -1153,7 +1153,7 @@ static void test_swap_under_traffic(void)
 {
 	static const char *const a[] = { "198.51.100.7", "203.0.113.0/24" };
 	static const char *const b[] = { "198.51.100.0/25", "tcp:192.0.2.1:3" };
-	struct sxdp_list la = { 0 }, lb = { 0 };
+	struct sxdp_keys la = { 0 }, lb = { 0 };
 	struct swap_race r = { 0 };
 	pthread_t t;
 	int i;
@@ -1178,13 +1178,13 @@ static void test_swap_under_traffic(void)
 	expect(r.errors == 0, "test runs failed");
 	printf("    %llu packet pairs during 200 swaps\n", (unsigned long long)r.runs);
 out:
-	sxdp_list_free(&la);
-	sxdp_list_free(&lb);
+	sxdp_keys_free(&la);
+	sxdp_keys_free(&lb);
 }
 
 /* ---- monitor mode and drops per origin ---- */
 
-static bool set_list_probes(const struct sxdp_list *l, unsigned int max_probes);
+static bool set_list_probes(const struct sxdp_keys *l, unsigned int max_probes);
 
 /* Dry run on or off, live: the same generation before and after. */
 static bool set_dry_run(bool on)
@@ -1334,7 +1334,7 @@ static void test_origin_counters(void)
 	struct pkt_spec v4p = tcp("203.0.113.1", 1, "192.0.2.1", 2);
 	struct pkt_spec added = tcp("198.51.100.9", 1, "192.0.2.1", 2);
 	struct sxdp_origins o = { 0 }, o_more = { 0 };
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 
 	list_of(&l, e, 5);
 	origins_of(&o, e, ids, 5);
@@ -1366,8 +1366,8 @@ out:
 	h.origins = NULL;
 	sxdp_origins_free(&o);
 	sxdp_origins_free(&o_more);
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 /* ---- false positives ---- */
@@ -1376,7 +1376,7 @@ out:
  * Runs n flows of list l (blocked) or n random flows not on it; the drops,
  * and their bytes in *bytes if given.
  */
-static uint64_t count_drops(const struct sxdp_list *l, size_t n, bool on_list, uint64_t *bytes)
+static uint64_t count_drops(const struct sxdp_keys *l, size_t n, bool on_list, uint64_t *bytes)
 {
 	uint64_t dropped = 0;
 	uint8_t buf[PKT_MAX];
@@ -1386,7 +1386,7 @@ static uint64_t count_drops(const struct sxdp_list *l, size_t n, bool on_list, u
 		struct pkt_spec s = { .payload = 0 };
 
 		s.flow = on_list ? l->keys[i] : random_flow();
-		if (!on_list && sxdp_list_find(l, &s.flow)) {
+		if (!on_list && sxdp_keys_find(l, &s.flow)) {
 			i--;
 			continue;
 		}
@@ -1427,7 +1427,7 @@ static bool reflag(uint32_t flags)
 static void test_false_positives(void)
 {
 	struct sieve_xdp_stats before, after;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_config cfg;
 	uint64_t dropped, dropped_bytes = 0, nbits, fp_caught, fp_bytes, innocent, queries_seed;
 	double rate, sigma, lo, hi;
@@ -1436,9 +1436,9 @@ static void test_false_positives(void)
 	for (i = 0; i < FP_ENTRIES; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	/* 1%: enough false positives to measure the rate within ~3%. Built
 	 * with the exact map, then run bloom-only and exact on the same maps. */
 	if (!set_list(&l, SIEVE_XDP_F_EXACT, 10000000) || !reflag(0) ||
@@ -1476,7 +1476,7 @@ static void test_false_positives(void)
 	expect(fp_bytes == dropped_bytes, "false positives caught: %llu bytes, bloom-only dropped %llu",
 	       (unsigned long long)fp_bytes, (unsigned long long)dropped_bytes);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /* ---- the backends' tables (userspace/xdp/backend*.c) ---- */
@@ -1572,7 +1572,7 @@ static void test_config_layout(void)
 {
 	static const char *const entries[] = { "192.0.2.1", "198.51.100.0/24" };
 	struct sieve_xdp_config cfg, raw, got;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	uint32_t live;
 
 	list_of(&l, entries, 2);
@@ -1604,7 +1604,7 @@ static void test_config_layout(void)
 	raw.layout = SIEVE_XDP_LAYOUT;
 	expect(!bpf_map_update_elem(h.cfg_fd, &live, &raw, BPF_EXIST), "restoring the layout");
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /* ---- the bloom map's fast fill (userspace/xdp/bloom_fill.c) ---- */
@@ -1628,7 +1628,7 @@ static int fill_map(size_t keys, uint32_t flags, struct sxdp_plan *plan)
 }
 
 /* Fills @fd with @l in @mode; the mode that did it, or -1. */
-static int fill_with(int fd, const struct sxdp_list *l, enum sxdp_fill_mode mode)
+static int fill_with(int fd, const struct sxdp_keys *l, enum sxdp_fill_mode mode)
 {
 	enum sxdp_fill_mode used;
 	int err;
@@ -1655,7 +1655,7 @@ static void test_bloom_fast_fill(void)
 {
 	int fast_fd = -1, slow_fd = -1, seeded_fd = -1, mode;
 	uint64_t differ = 0, missing = 0, fp = 0, q;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_plan plan;
 	double rate, sigma;
 	size_t i;
@@ -1664,7 +1664,7 @@ static void test_bloom_fast_fill(void)
 	for (i = 0; i < FILL_KEYS; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
 	fast_fd = fill_map(l.n, BPF_F_ZERO_SEED, &plan);
 	slow_fd = fill_map(l.n, BPF_F_ZERO_SEED, &plan);
@@ -1704,7 +1704,7 @@ out:
 		close(slow_fd);
 	if (seeded_fd >= 0)
 		close(seeded_fd);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /* Forced, the fallback fills: by the mode, and by SIEVE_XDP_FILL=slow from the environment. */
@@ -1716,7 +1716,7 @@ out:
 static void test_bloom_fill_fails_part_way(void)
 {
 	enum sxdp_fill_mode used = SXDP_FILL_AUTO;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_plan plan;
 	size_t i, missing = 0;
 	int fd, err;
@@ -1725,7 +1725,7 @@ static void test_bloom_fill_fails_part_way(void)
 	for (i = 0; i < FILL_KEYS; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
 	fd = fill_map(l.n, 0, &plan);
 	if (fd < 0)
@@ -1748,12 +1748,12 @@ static void test_bloom_fill_fails_part_way(void)
 	close(fd);
 out:
 	sxdp_fill_fail_at = 0;
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 static void test_bloom_fill_fallback(void)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	enum sxdp_fill_mode used;
 	struct sxdp_plan plan;
 	int fd, err;
@@ -1763,7 +1763,7 @@ static void test_bloom_fill_fallback(void)
 	for (i = 0; i < 5000; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
 	fd = fill_map(l.n, 0, &plan);
 	if (fd < 0)
@@ -1781,7 +1781,7 @@ static void test_bloom_fill_fallback(void)
 		expect(bloom_has(fd, sieve_xdp_digest(&l.keys[i], test_secret)), "key %zu missing", i);
 	close(fd);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /* ---- chosen entries (issue 20, item 4) ---- */
@@ -1825,7 +1825,7 @@ static struct sieve_xdp_key collide_with(const struct sieve_xdp_key *victim)
  */
 static void test_solved_collision(void)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_key victim, entry, other;
 	struct pkt_spec s;
 	const char *why = "";
@@ -1836,12 +1836,12 @@ static void test_solved_collision(void)
 		return;
 	entry = collide_with(&victim);
 	sxdp_format_entry(&entry, text, sizeof(text));
-	sxdp_list_add(&l, &entry);
+	sxdp_keys_add(&l, &entry);
 	/* Any list has a source: then the program probes the victim's source key. */
 	if (!expect(!sxdp_parse_entry("198.51.100.7", &other, &why), "parse: %s", why))
 		goto out;
-	sxdp_list_add(&l, &other);
-	sxdp_list_sort(&l);
+	sxdp_keys_add(&l, &other);
+	sxdp_keys_sort(&l);
 	if (!set_list(&l, 0, 1000))
 		goto out;
 	s = tcp("8.8.8.8", 53, "192.0.2.10", 4000);
@@ -1852,7 +1852,7 @@ static void test_solved_collision(void)
 	s.flow.daddr[3] = entry.daddr[3];
 	drops("the solved entry's own traffic", &s, SIEVE_XDP_SERVICE);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -1905,7 +1905,7 @@ static void test_stale_digest_rebuilt(void)
 	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
 	char dir[] = "/tmp/sieve-xdp-digest-XXXXXX", err[512] = "";
 	struct sieve_xdp_config cfg, stale;
-	struct sxdp_list l = { 0 }, fresh = { 0 };
+	struct sxdp_keys l = { 0 }, fresh = { 0 };
 	struct pkt_spec s = tcp("198.51.100.7", 5, "192.0.2.10", 80);
 	struct sxdp_store *st = NULL;
 	const __u64 *secret = NULL;
@@ -1951,8 +1951,8 @@ static void test_stale_digest_rebuilt(void)
 	       "a sync in step rebuilt: %s", err);
 out:
 	temp_store_close(st, dir);
-	sxdp_list_free(&l);
-	sxdp_list_free(&fresh);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&fresh);
 }
 
 /* ---- the plan against the kernel ---- */
@@ -1977,7 +1977,7 @@ static void test_plan_matches_kernel(void)
 {
 	static const uint64_t ns[] = { 1, 100, 65536, 1000000, 10000000 };
 	static const uint32_t ppbs[] = { 10000000, 1000, 1 };
-	struct sxdp_list empty = { 0 };
+	struct sxdp_keys empty = { 0 };
 	size_t i, j;
 
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
@@ -2035,7 +2035,7 @@ static u128 len_mask(unsigned int len)
 }
 
 /* The test's oracle: does a source or prefix entry of @l cover @a? */
-static bool covered(const struct sxdp_list *l, uint8_t family, u128 a)
+static bool covered(const struct sxdp_keys *l, uint8_t family, u128 a)
 {
 	size_t i;
 
@@ -2064,7 +2064,7 @@ static int verdict_from(uint8_t family, u128 a)
  * just outside pass unless another entry covers them. Verdicts only (the
  * lists are exact: no false positive may pass for a drop).
  */
-static void check_edges(const struct sxdp_list *l, const char *what)
+static void check_edges(const struct sxdp_keys *l, const char *what)
 {
 	unsigned int bad = 0, runs = 0;
 	size_t i;
@@ -2111,7 +2111,7 @@ static struct sieve_xdp_key random_prefix(uint8_t family, unsigned int len)
 }
 
 /* Sets @l with @max_probes; the config probes at most that many lengths. */
-static bool set_list_probes(const struct sxdp_list *l, unsigned int max_probes)
+static bool set_list_probes(const struct sxdp_keys *l, unsigned int max_probes)
 {
 	struct sieve_xdp_config cfg;
 	char err[256] = "";
@@ -2127,7 +2127,7 @@ static bool set_list_probes(const struct sxdp_list *l, unsigned int max_probes)
 /* IPv4: three prefixes of every length /1-/31 and hosts, 8 probes, then 3. */
 static void test_expansion_every_v4_length(void)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	unsigned int len, i;
 
 	rng_state = 4;
@@ -2135,9 +2135,9 @@ static void test_expansion_every_v4_length(void)
 		for (i = 0; i < 3; i++) {
 			struct sieve_xdp_key k = random_prefix(SIEVE_XDP_V4, len);
 
-			sxdp_list_add(&l, &k);
+			sxdp_keys_add(&l, &k);
 		}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	if (set_list_probes(&l, 8))
 		check_edges(&l, "v4 /1-/32, 8 probes");
 	/* Shorter lists of the long lengths: 3 probes stay within the budget. */
@@ -2154,7 +2154,7 @@ static void test_expansion_every_v4_length(void)
 	}
 	if (set_list_probes(&l, 3))
 		check_edges(&l, "v4 /12-/32, 3 probes");
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /* IPv6: a prefix of every length /1-/127 and hosts, with 16 probes; a spread with 8. */
@@ -2162,30 +2162,30 @@ static void test_expansion_v6_lengths(void)
 {
 	static const unsigned int spread[] = { 1, 7, 20, 32, 33, 48, 56, 63, 64, 65, 96, 112,
 					       120, 126, 127, 128 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	unsigned int len, i;
 
 	rng_state = 6;
 	for (len = 1; len <= 128; len++) {
 		struct sieve_xdp_key k = random_prefix(SIEVE_XDP_V6, len);
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	if (set_list_probes(&l, 16))
 		check_edges(&l, "v6 /1-/128, 16 probes");
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	for (i = 0; i < sizeof(spread) / sizeof(spread[0]); i++) {
 		struct sieve_xdp_key k = random_prefix(SIEVE_XDP_V6, spread[i]), k2;
 
 		k2 = random_prefix(SIEVE_XDP_V6, spread[i]);
-		sxdp_list_add(&l, &k);
-		sxdp_list_add(&l, &k2);
+		sxdp_keys_add(&l, &k);
+		sxdp_keys_add(&l, &k2);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	if (set_list_probes(&l, 8))
 		check_edges(&l, "v6 16 lengths, 8 probes");
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -2198,7 +2198,7 @@ static void test_expansion_nested(void)
 					 "10.1.2.0/24", "10.1.3.7", "2001:db8::/32",
 					 "2001:db8:0:1::/64", "2001:db8:0:1:8000::/65" };
 	static const char *const wide[] = { "10.0.0.0/8", "2001:db8::/32" };
-	struct sxdp_list l = { 0 }, del = { 0 };
+	struct sxdp_keys l = { 0 }, del = { 0 };
 	size_t missing;
 
 	list_of(&l, e, 8);
@@ -2210,8 +2210,8 @@ static void test_expansion_nested(void)
 	check_edges(&l, "nested, widest removed");
 	expect(verdict_from(SIEVE_XDP_V4, (u128)0x0a050000 << 96) == XDP_PASS,
 	       "10.5.0.0 passes once 10.0.0.0/8 is gone");
-	sxdp_list_free(&l);
-	sxdp_list_free(&del);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&del);
 }
 
 /*
@@ -2223,7 +2223,7 @@ static void test_expansion_live_block(void)
 	static const char *const first[] = { "10.0.0.0/16", "10.1.0.0/24" };
 	static const char *const near[] = { "10.2.0.0/21" };
 	static const char *const far[] = { "10.128.0.0/9" };
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
 	uint32_t id;
 
@@ -2237,7 +2237,7 @@ static void test_expansion_live_block(void)
 	expect(!sxdp_read_config(&h, &cfg, NULL) && cfg.nr_v4_lens == 2 && cfg.keys == 10,
 	       "after the near add: %u lengths, %llu keys, want 2 and 10", cfg.nr_v4_lens,
 	       (unsigned long long)cfg.keys);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&add);
 	list_of(&add, far, 1);
 	expect(add_entries(&l, &add) == 1, "a far length was added live");
 	expect(live_bloom_id() != id, "a far length kept the maps");
@@ -2245,8 +2245,8 @@ static void test_expansion_live_block(void)
 	       "after the far add: %u lengths, max %u", cfg.nr_v4_lens, cfg.max_probes);
 	check_edges(&l, "after live blocks");
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 /* ---- entries and files ---- */
@@ -2286,7 +2286,7 @@ static void test_entry_parser(void)
 static void test_list_file(void)
 {
 	char path[] = "/tmp/sieve-xdp-test-XXXXXX", err[256] = "";
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	FILE *f;
 	int fd = mkstemp(path);
 
@@ -2296,16 +2296,16 @@ static void test_list_file(void)
 	fputs("# a blocklist\n198.51.100.7\n\n  203.0.113.0/24   # a comment\n"
 	      "198.51.100.7\ntcp:192.0.2.1:22\n", f);
 	fclose(f);
-	expect(!sxdp_list_read(path, &l, err, sizeof(err)), "good file refused: %s", err);
+	expect(!sxdp_keys_read(path, &l, err, sizeof(err)), "good file refused: %s", err);
 	expect(l.n == 3, "%zu entries, want 3 (one duplicate)", l.n);
 	f = fopen(path, "a");
 	fputs("198.51.100.300\n", f);
 	fclose(f);
-	expect(sxdp_list_read(path, &l, err, sizeof(err)) == -EINVAL, "bad line accepted");
+	expect(sxdp_keys_read(path, &l, err, sizeof(err)) == -EINVAL, "bad line accepted");
 	expect(strstr(err, ":7: ") != NULL, "error '%s' does not name line 7", err);
 	expect(l.n == 3, "a refused file changed the list");
 	unlink(path);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /* ---- the allowlist ---- */
@@ -2313,24 +2313,24 @@ static void test_list_file(void)
 /* Makes the allowlist exactly @entries; NULL, 0 empties it. */
 static bool allow_set(const char *const *entries, size_t n)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	int err;
 
 	list_of(&l, entries, n);
 	err = sxdp_allow_sync(&h, &l);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return expect(!err, "allow sync: %s", strerror(-err));
 }
 
 /* Live, one entry at a time: disallow when @del. */
 static bool allow_one(const char *entry, bool del)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	int err;
 
 	list_of(&l, &entry, 1);
 	err = sxdp_allow_update(&h, del ? NULL : &l, del ? &l : NULL);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return expect(!err, "%s %s: %s", del ? "disallow" : "allow", entry, strerror(-err));
 }
 
@@ -2513,15 +2513,15 @@ static void test_allow_none(void)
 /* Whether the trie lists exactly @entries. */
 static bool allow_holds(const char *what, const char *const *entries, size_t n)
 {
-	struct sxdp_list want = { 0 }, got = { 0 };
+	struct sxdp_keys want = { 0 }, got = { 0 };
 	bool ok;
 
 	list_of(&want, entries, n);
 	ok = expect(!sxdp_allow_read(&h, &got), "%s: read", what) &&
 	     expect(got.n == want.n && (!n || !memcmp(got.keys, want.keys, n * sizeof(*got.keys))),
 		    "%s: the trie holds %zu entries, want %zu", what, got.n, want.n);
-	sxdp_list_free(&want);
-	sxdp_list_free(&got);
+	sxdp_keys_free(&want);
+	sxdp_keys_free(&got);
 	return ok;
 }
 
@@ -2533,7 +2533,7 @@ static void test_allow_sync_and_read(void)
 					      "2001:db8:1::/64", "192.0.2.1" };
 	static const char *const both[] = { "10.0.0.1", "10.1.0.0/16", "2001:db8::/48",
 					    "2001:db8::1", "10.2.0.0/15" };
-	struct sxdp_list add = { 0 }, del = { 0 };
+	struct sxdp_keys add = { 0 }, del = { 0 };
 	struct sieve_xdp_allow_key raw = { .prefixlen = SIEVE_XDP_ALLOW_PREFIXLEN(16),
 					   .family = SIEVE_XDP_V4, .addr = { 10, 1, 9, 9 } };
 	uint32_t zero = 0;
@@ -2564,8 +2564,8 @@ static void test_allow_sync_and_read(void)
 	allow_set(NULL, 0);
 	allow_holds("emptied", NULL, 0);
 out:
-	sxdp_list_free(&add);
-	sxdp_list_free(&del);
+	sxdp_keys_free(&add);
+	sxdp_keys_free(&del);
 	allow_set(NULL, 0);
 }
 
@@ -2576,7 +2576,7 @@ static void test_allow_bad_entries(void)
 	static const char *const bad[] = { "tcp:192.0.2.10:22",
 					   "udp:[2001:db8::7]:5000,[2001:db8::1]:53" };
 	struct sieve_xdp_key keys[4];
-	struct sxdp_list l = { 0 }, one;
+	struct sxdp_keys l = { 0 }, one;
 	const char *why;
 	size_t i;
 
@@ -2590,17 +2590,17 @@ static void test_allow_bad_entries(void)
 	keys[3].prefix_len = 24;			/* a source with a prefix length */
 	list_of(&l, good, 2);
 	for (i = 0; i < 4; i++) {
-		one = (struct sxdp_list){ .keys = &keys[i], .n = 1, .cap = 1 };
+		one = (struct sxdp_keys){ .keys = &keys[i], .n = 1, .cap = 1 };
 		expect(sxdp_allow_update(&h, &one, NULL) == -EINVAL, "bad entry %zu added", i);
 		expect(sxdp_allow_update(&h, NULL, &one) == -EINVAL, "bad entry %zu deleted", i);
 		/* Good entries first: nothing of them either. */
-		sxdp_list_add(&l, &keys[i]);
+		sxdp_keys_add(&l, &keys[i]);
 		expect(sxdp_allow_sync(&h, &l) == -EINVAL, "bad entry %zu synced", i);
 		l.n--;
 		expect(sxdp_allow_update(&h, &l, NULL) == 0, "good entries");
 	}
 	allow_holds("after bad entries", good, 2);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	allow_set(NULL, 0);
 }
 
@@ -2615,7 +2615,7 @@ static void test_allow_exact(void)
 	static const char *const allow[] = { "10.1.2.3", "198.51.100.7" };
 	const int fp_moved[] = { SIEVE_XDP_PASSED, SIEVE_XDP_BLOOM_HITS,
 				 SIEVE_XDP_FALSE_POSITIVES };
-	struct sxdp_list l = { 0 }, fps = { 0 };
+	struct sxdp_keys l = { 0 }, fps = { 0 };
 	struct pkt_spec s;
 	uint8_t buf[PKT_MAX];
 	size_t i;
@@ -2633,9 +2633,9 @@ static void test_allow_exact(void)
 		struct sieve_xdp_key k = { .kind = SIEVE_XDP_SRC, .family = SIEVE_XDP_V4,
 					   .prefix_len = 32, .saddr = { (uint32_t)rng() } };
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	if (!set_list(&l, SIEVE_XDP_F_EXACT, 100000000) || !reflag(0))
 		goto out;
 	s = (struct pkt_spec){ .flow = { .family = SIEVE_XDP_V4, .proto = IPPROTO_TCP,
@@ -2645,9 +2645,9 @@ static void test_allow_exact(void)
 		s.flow.kind = SIEVE_XDP_SRC;
 		s.flow.prefix_len = 32;
 		s.flow.proto = 0, s.flow.sport = s.flow.dport = 0;
-		if (sxdp_list_find(&l, &s.flow))
+		if (sxdp_keys_find(&l, &s.flow))
 			continue;
-		sxdp_list_add(&fps, &s.flow);	/* the entry; the packet's fields below */
+		sxdp_keys_add(&fps, &s.flow);	/* the entry; the packet's fields below */
 		s.flow.proto = IPPROTO_TCP, s.flow.sport = htons(1), s.flow.dport = htons(80);
 		if (run_pkt(buf, pkt_build(&s, buf)) != XDP_DROP)
 			fps.n--;
@@ -2664,8 +2664,8 @@ static void test_allow_exact(void)
 	}
 	printf("    %zu allowed false positives, none counted as allowed\n", fps.n);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&fps);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&fps);
 	allow_set(NULL, 0);
 }
 
@@ -2794,7 +2794,7 @@ static bool blocked_predict(const struct blocked_view *v, const struct sieve_xdp
 }
 
 /* A blocked generation of @l by @plan, made and swapped in without a list file. */
-static bool blocked_generation(const struct sxdp_list *l, const struct sxdp_plan *plan)
+static bool blocked_generation(const struct sxdp_keys *l, const struct sxdp_plan *plan)
 {
 	struct sieve_xdp_config cfg = { .digest = SIEVE_XDP_DIGEST, .blocked_seed = rng_state };
 	int fd, unused;
@@ -2854,13 +2854,13 @@ static size_t drops_of(const struct sieve_xdp_key *keys, size_t n)
 }
 
 /* @n random flows not in @l (sorted). */
-static void flows_not_in(const struct sxdp_list *l, size_t n, struct sxdp_list *out)
+static void flows_not_in(const struct sxdp_keys *l, size_t n, struct sxdp_keys *out)
 {
 	while (out->n < n) {
 		struct sieve_xdp_key k = random_flow();
 
-		if (!sxdp_list_find(l, &k))
-			sxdp_list_add(out, &k);
+		if (!sxdp_keys_find(l, &k))
+			sxdp_keys_add(out, &k);
 	}
 }
 
@@ -2883,7 +2883,7 @@ static double seconds(void)
  */
 static void test_blocked_rule_parity(void)
 {
-	struct sxdp_list l = { 0 }, on = { 0 }, off = { 0 };
+	struct sxdp_keys l = { 0 }, on = { 0 }, off = { 0 };
 	struct blocked_view v;
 	struct sxdp_plan plan;
 	size_t i, wrong = 0, on_drops, off_drops;
@@ -2893,11 +2893,11 @@ static void test_blocked_rule_parity(void)
 	for (i = 0; i < PARITY_KEYS; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	for (i = 0; i < l.n; i += 2)
-		sxdp_list_add(&on, &l.keys[i]);
+		sxdp_keys_add(&on, &l.keys[i]);
 	flows_not_in(&l, PARITY_KEYS - on.n, &off);
 	if (!expect(!sxdp_plan_blocked(l.n, 10000000, &plan), "plan") ||
 	    !blocked_generation(&l, &plan) || !blocked_view_open(&v))
@@ -2915,9 +2915,9 @@ static void test_blocked_rule_parity(void)
 	expect(!wrong, "%zu verdicts differ from the rule", wrong);
 	blocked_view_close(&v);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&on);
-	sxdp_list_free(&off);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&on);
+	sxdp_keys_free(&off);
 }
 
 /*
@@ -2936,7 +2936,7 @@ static void test_blocked_any_size(void)
 	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		struct sxdp_plan plan = { .blocked = true, .max_entries = counts[c],
 					  .nr_hashes = ks[c % 4], .fpp_ppb = 1000 };
-		struct sxdp_list l = { 0 }, off = { 0 }, sample = { 0 };
+		struct sxdp_keys l = { 0 }, off = { 0 }, sample = { 0 };
 		struct bpf_map_info info = { 0 };
 		__u32 info_len = sizeof(info);
 		struct blocked_view v;
@@ -2946,9 +2946,9 @@ static void test_blocked_any_size(void)
 		while (l.n < 8 * (size_t)counts[c]) {
 			struct sieve_xdp_key k = random_flow();
 
-			sxdp_list_add(&l, &k);
+			sxdp_keys_add(&l, &k);
 		}
-		sxdp_list_sort(&l);
+		sxdp_keys_sort(&l);
 		plan.capacity = l.n;
 		if (!blocked_generation(&l, &plan) || !blocked_view_open(&v))
 			goto next;
@@ -2964,7 +2964,7 @@ static void test_blocked_any_size(void)
 		}
 		expect(empty <= 3 + counts[c] / 1000, "%u blocks: %zu empty", counts[c], empty);
 		for (i = 0; i < l.n && i < 2000; i++)
-			sxdp_list_add(&sample, &l.keys[i * (l.n / 2000 ? l.n / 2000 : 1)]);
+			sxdp_keys_add(&sample, &l.keys[i * (l.n / 2000 ? l.n / 2000 : 1)]);
 		dropped = blocked_verdicts(&v, sample.keys, sample.n, &wrong);
 		expect(dropped == sample.n, "%u blocks, k %u: %zu listed keys passed", counts[c],
 		       plan.nr_hashes, sample.n - dropped);
@@ -2974,9 +2974,9 @@ static void test_blocked_any_size(void)
 		       "%zu mismatches\n", counts[c], plan.nr_hashes, l.n, empty, dropped, wrong);
 		blocked_view_close(&v);
 next:
-		sxdp_list_free(&l);
-		sxdp_list_free(&off);
-		sxdp_list_free(&sample);
+		sxdp_keys_free(&l);
+		sxdp_keys_free(&off);
+		sxdp_keys_free(&sample);
 	}
 }
 
@@ -2986,7 +2986,7 @@ next:
  */
 static void test_blocked_live_add_and_rebuild(void)
 {
-	struct sxdp_list l = { 0 }, add = { 0 }, del = { 0 }, keep = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 }, del = { 0 }, keep = { 0 };
 	struct blocked_view v;
 	char err[256] = "";
 	size_t i, wrong = 0, missing;
@@ -2996,11 +2996,11 @@ static void test_blocked_live_add_and_rebuild(void)
 	for (i = 0; i < 1000; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	flows_not_in(&l, 2000, &add);
-	sxdp_list_sort(&add);
+	sxdp_keys_sort(&add);
 	if (!expect(!sxdp_rebuild(&h, &l, SIEVE_XDP_F_BLOCKED, 1000, 10000, err, sizeof(err)),
 		    "rebuild: %s", err))
 		goto out;
@@ -3011,7 +3011,7 @@ static void test_blocked_live_add_and_rebuild(void)
 	expect(drops_of(add.keys, add.n) == add.n, "an added flow passed");
 	expect(drops_of(l.keys, l.n) == l.n, "a flow listed before the add passed");
 	for (i = 0; i < add.n; i++)
-		sxdp_list_add(i % 4 ? &del : &keep, &add.keys[i]);
+		sxdp_keys_add(i % 4 ? &del : &keep, &add.keys[i]);
 	expect(!remove_entries(&l, &del, &missing) && !missing, "remove");
 	expect(live_bloom_id() != id, "a removal kept the old array");
 	if (!blocked_view_open(&v))
@@ -3023,10 +3023,10 @@ static void test_blocked_live_add_and_rebuild(void)
 	expect(drops_of(l.keys, l.n) == l.n, "a flow of the first list passed");
 	blocked_view_close(&v);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
-	sxdp_list_free(&del);
-	sxdp_list_free(&keep);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
+	sxdp_keys_free(&del);
+	sxdp_keys_free(&keep);
 }
 
 /* The rate of this very table: C(x, k) / C(512, k) averaged over its blocks. */
@@ -3057,7 +3057,7 @@ static double blocked_table_rate(const struct blocked_view *v)
  */
 static void test_blocked_seed_per_generation(void)
 {
-	struct sxdp_list l = { 0 }, others = { 0 }, fp = { 0 };
+	struct sxdp_keys l = { 0 }, others = { 0 }, fp = { 0 };
 	char err[256] = "";
 	size_t i, again;
 
@@ -3065,9 +3065,9 @@ static void test_blocked_seed_per_generation(void)
 	for (i = 0; i < 2000; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	flows_not_in(&l, 20000, &others);
 	/* A 1% filter: a few hundred innocent flows dropped. */
 	if (!expect(!sxdp_rebuild(&h, &l, SIEVE_XDP_F_BLOCKED, 10000000, 2000, err, sizeof(err)),
@@ -3075,7 +3075,7 @@ static void test_blocked_seed_per_generation(void)
 		goto out;
 	for (i = 0; i < others.n; i++)
 		if (drops_of(&others.keys[i], 1))
-			sxdp_list_add(&fp, &others.keys[i]);
+			sxdp_keys_add(&fp, &others.keys[i]);
 	if (!expect(fp.n >= 50, "only %zu false positives at 1%%", fp.n) ||
 	    !expect(!sxdp_rebuild(&h, &l, SIEVE_XDP_F_BLOCKED, 10000000, 2000, err, sizeof(err)),
 		    "rebuild: %s", err))
@@ -3086,9 +3086,9 @@ static void test_blocked_seed_per_generation(void)
 	expect(again * 10 < fp.n, "%zu of %zu false positives again in the next generation",
 	       again, fp.n);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&others);
-	sxdp_list_free(&fp);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&others);
+	sxdp_keys_free(&fp);
 }
 
 /*
@@ -3098,7 +3098,7 @@ out:
  */
 static void test_blocked_false_positives(void)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_config cfg;
 	struct blocked_view v;
 	double bound, table, sigma, lo, hi;
@@ -3109,9 +3109,9 @@ static void test_blocked_false_positives(void)
 	for (i = 0; i < FP_ENTRIES; i++) {
 		struct sieve_xdp_key k = random_flow();
 
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	if (!set_list(&l, SIEVE_XDP_F_EXACT | SIEVE_XDP_F_BLOCKED, 10000000) || !reflag(0) ||
 	    !expect(!sxdp_read_config(&h, &cfg, NULL), "config") || !blocked_view_open(&v))
 		goto out;
@@ -3143,21 +3143,21 @@ static void test_blocked_false_positives(void)
 	innocent = count_drops(&l, FP_QUERIES / 10, false, NULL);
 	expect(!innocent, "exact mode dropped %llu innocent flows", (unsigned long long)innocent);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 /* ---- removals without a rebuild (removed.c) ---- */
 
 /* The remaining list, as ops.c asks the store: is this entry on it? */
 static int list_has(void *ctx, const struct sieve_xdp_key *entry, bool *found)
 {
-	*found = sxdp_list_find(ctx, entry);
+	*found = sxdp_keys_find(ctx, entry);
 	return 0;
 }
 
 /* The same for the host bitmap: is an IPv4 source in this /24 still on it? */
 static int list_has_host(void *ctx, uint32_t slot, bool *found)
 {
-	const struct sxdp_list *l = ctx;
+	const struct sxdp_keys *l = ctx;
 	size_t i;
 
 	*found = false;
@@ -3171,9 +3171,9 @@ static int list_has_host(void *ctx, uint32_t slot, bool *found)
  * What an unblock does now (ops.c): @del leaves @cur, then the live maps
  * in O(|del|); 1 if they asked for a rebuild (done here, as ops.c does).
  */
-static int remove_live(struct sxdp_list *cur, const char *const *del, size_t n)
+static int remove_live(struct sxdp_keys *cur, const char *const *del, size_t n)
 {
-	struct sxdp_list gone = { 0 };
+	struct sxdp_keys gone = { 0 };
 	struct sieve_xdp_config cfg;
 	char err[256] = "";
 	size_t i;
@@ -3181,7 +3181,7 @@ static int remove_live(struct sxdp_list *cur, const char *const *del, size_t n)
 
 	list_of(&gone, del, n);
 	for (i = 0; i < gone.n; i++)
-		expect(sxdp_list_remove(cur, &gone.keys[i]), "%s was not on the list", del[i]);
+		expect(sxdp_keys_remove(cur, &gone.keys[i]), "%s was not on the list", del[i]);
 	ret = sxdp_read_config(&h, &cfg, NULL);
 	/* The host bits and the table's /24s from what remains, as ops.c does. */
 	if (!ret && (cfg.flags & SIEVE_XDP_F_V4TABLE))
@@ -3195,7 +3195,7 @@ static int remove_live(struct sxdp_list *cur, const char *const *del, size_t n)
 		ret = ret ? ret : 1;
 	}
 	expect(ret >= 0, "remove: %d %s", ret, err);
-	sxdp_list_free(&gone);
+	sxdp_keys_free(&gone);
 	return ret;
 }
 
@@ -3233,7 +3233,7 @@ static void reset_probes(void)
 {
 	char err[256] = "";
 
-	expect(!sxdp_rebuild_probes(&h, &(struct sxdp_list){ 0 }, backend, 1000, 1024, 0, err,
+	expect(!sxdp_rebuild_probes(&h, &(struct sxdp_keys){ 0 }, backend, 1000, 1024, 0, err,
 				    sizeof(err)), "reset: %s", err);
 }
 
@@ -3258,7 +3258,7 @@ static void removed_live(uint32_t flags)
 	struct pkt_spec b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
 	struct pkt_spec a6 = tcp("2001:db8::7", 1, "2001:db8::1", 2);
 	struct pkt_spec svc = tcp("198.51.100.9", 1, "192.0.2.10", 22);
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 	char err[256] = "";
 	uint32_t gen;
 
@@ -3308,8 +3308,8 @@ static void removed_live(uint32_t flags)
 	expect(live_gen_seq() == gen, "generation after the block again");
 out:
 	reset_probes();
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 static void test_removed_live(void)
@@ -3332,7 +3332,7 @@ static void removed_cycles(uint32_t flags)
 {
 	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
 	struct pkt_spec b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
 	uint32_t gen, max, i;
 	bool ok = true;
@@ -3358,8 +3358,8 @@ static void removed_cycles(uint32_t flags)
 	expect(live_gen_seq() == gen, "generation %u after %u cycles, want %u", live_gen_seq(), i,
 	       gen);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 static void test_removed_cycles(void)
@@ -3376,7 +3376,7 @@ static void test_removed_cycles_exact(void)
 static void test_removed_memory(void)
 {
 	uint64_t filter0, exact0, filter1, exact1;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	char err[256] = "";
 
 	list_of(&l, (const char *const[]){ "198.51.100.7", "198.51.100.8" }, 2);
@@ -3393,7 +3393,7 @@ static void test_removed_memory(void)
 		       (unsigned long long)exact0, (unsigned long long)exact1);
 out:
 	reset_probes();
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -3406,7 +3406,7 @@ static void test_removed_fd_zero(void)
 	struct pkt_spec a = tcp("198.51.100.7", 1, "192.0.2.1", 2);
 	struct pkt_spec b = tcp("198.51.100.8", 1, "192.0.2.1", 2);
 	int saved = dup(0), orig = h.removed_fd;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	char err[256] = "";
 	uint32_t gen;
 
@@ -3432,7 +3432,7 @@ out:
 		close(saved);
 	}
 	reset_probes();
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -3445,7 +3445,7 @@ static void test_removed_after_live_length(void)
 	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
 	struct pkt_spec in2 = tcp("10.0.2.9", 1, "192.0.2.1", 2);
 	struct pkt_spec in8 = tcp("10.0.9.9", 1, "192.0.2.1", 2);
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
 	char err[256] = "";
 	uint32_t gen;
@@ -3475,8 +3475,8 @@ static void test_removed_after_live_length(void)
 	expect(live_gen_seq() == gen, "generation after live removals");
 out:
 	reset_probes();
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 /*
@@ -3487,7 +3487,7 @@ out:
 static void test_removed_lookup_bound(void)
 {
 	enum { N = 1200, GONE = 1100 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	const char **del = NULL;
 	char (*text)[64] = NULL;
 	char err[256] = "";
@@ -3508,7 +3508,7 @@ static void test_removed_lookup_bound(void)
 	expect(remove_live(&l, del, GONE) == 1, "%d /127s removed without a rebuild", GONE);
 out:
 	reset_probes();
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	free(text);
 	free(del);
 }
@@ -3516,7 +3516,7 @@ out:
 /* Past the bound, the removal rebuilds: a new generation, no removals. */
 static void test_removed_bound(void)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct pkt_spec s = { .payload = 0 };
 	struct sieve_xdp_config cfg;
 	const char **del = NULL;
@@ -3554,7 +3554,7 @@ static void test_removed_bound(void)
 	}
 	expect(passed == max + 10, "%zu passed, want the %u removed", passed, max + 10);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	free(text);
 	free(del);
 }
@@ -3577,7 +3577,7 @@ static void test_removed_cut_short(void)
 	struct pkt_spec in0 = tcp("10.0.0.9", 1, "192.0.2.1", 2);
 	struct sxdp_store_attrs at = { .origin = "test", .now = 1 };
 	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
-	struct sxdp_list l = { 0 }, gone = { 0 };
+	struct sxdp_keys l = { 0 }, gone = { 0 };
 	struct sieve_xdp_config cfg;
 	struct sxdp_store *s = NULL;
 	uint64_t version;
@@ -3597,7 +3597,7 @@ static void test_removed_cut_short(void)
 	/* The store commits; the maps take the removal, but not the version. */
 	expect(!sxdp_store_remove(s, "t", gone.keys, gone.n, NULL, err, sizeof(err)), "remove: %s",
 	       err);
-	sxdp_list_remove(&l, &gone.keys[0]);
+	sxdp_keys_remove(&l, &gone.keys[0]);
 	expect(sxdp_remove_live(&h, &gone, list_has, &l, version) == 0, "live removal");
 	passes_removed("the removed source, cut short", &a);
 	expect(!sxdp_iface_sync(&h, s, "t", &rebuilt, err, sizeof(err)) && rebuilt,
@@ -3606,7 +3606,7 @@ static void test_removed_cut_short(void)
 	passes("the removed source, rebuilt", &a);
 	/* As an unblock runs (ops.c): the store first, then its point lookups. */
 	gen = live_gen_seq();
-	sxdp_list_free(&gone);
+	sxdp_keys_free(&gone);
 	list_of(&gone, (const char *const[]){ "10.0.0.0/23" }, 1);
 	expect(!sxdp_store_remove(s, "t", gone.keys, gone.n, NULL, err, sizeof(err)), "remove: %s",
 	       err);
@@ -3623,8 +3623,8 @@ static void test_removed_cut_short(void)
 out:
 	reset_probes();
 	temp_store_close(s, dir);
-	sxdp_list_free(&l);
-	sxdp_list_free(&gone);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&gone);
 }
 
 /* ---- the IPv4 prefix table ---- */
@@ -3655,7 +3655,7 @@ static u128 v4(const char *addr)
  */
 static void test_v4table_every_length(void)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_config cfg;
 	unsigned int len, i;
 	double t0;
@@ -3665,9 +3665,9 @@ static void test_v4table_every_length(void)
 		for (i = 0; i < 3; i++) {
 			struct sieve_xdp_key k = random_prefix(SIEVE_XDP_V4, len);
 
-			sxdp_list_add(&l, &k);
+			sxdp_keys_add(&l, &k);
 		}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	t0 = seconds();
 	if (!set_list(&l, 0, 1000) || !table_live("every length"))
 		goto out;
@@ -3680,7 +3680,7 @@ static void test_v4table_every_length(void)
 	if (set_list(&l, SIEVE_XDP_F_EXACT, 1000))
 		check_edges(&l, "v4 /1-/32 in the table, exact mode");
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -3698,7 +3698,7 @@ static void test_v4table_nested_live(void)
 					     "10.0.0.0/8", "10.1.2.0/23", "10.1.4.64/27",
 					     "10.1.3.192/31", "10.1.2.0/24", "10.1.4.0/30",
 					     "10.1.3.128/26", "192.0.2.0/29" };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	uint32_t gen;
 	size_t i;
 
@@ -3720,17 +3720,17 @@ static void test_v4table_nested_live(void)
 	       verdict_from(SIEVE_XDP_V4, v4("10.200.0.1")) == XDP_PASS, "nothing else dropped");
 	/* And back, live, outer first. */
 	for (i = sizeof(order) / sizeof(order[0]); i-- > 0;) {
-		struct sxdp_list add = { 0 };
+		struct sxdp_keys add = { 0 };
 
 		list_of(&add, &order[i], 1);
 		expect(add_entries(&l, &add) == 0, "%s: the add rebuilt", order[i]);
-		sxdp_list_free(&add);
+		sxdp_keys_free(&add);
 	}
 	check_edges(&l, "all added back live");
 	expect(live_gen_seq() == gen, "generation %u after live changes, want %u", live_gen_seq(),
 	       gen);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -3743,7 +3743,7 @@ static void test_v4table_live_slash8(void)
 	static const char *const e[] = { "10.20.0.0/16", "10.20.30.32/28", "10.99.1.4/30",
 					 "192.0.2.1" };
 	static const char *const slash8[] = { "10.0.0.0/8" };
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 	double t0, t_block, t_unblock;
 	uint32_t gen;
 
@@ -3765,12 +3765,12 @@ static void test_v4table_live_slash8(void)
 	       verdict_from(SIEVE_XDP_V4, v4("11.0.0.0")) == XDP_PASS &&
 	       verdict_from(SIEVE_XDP_V4, v4("9.255.255.255")) == XDP_PASS, "the /8's verdicts");
 	/* The same for the unblock: the /8's /24s recomputed from what remains. */
-	sxdp_list_remove(&l, &add.keys[0]);
+	sxdp_keys_remove(&l, &add.keys[0]);
 	t0 = seconds();
 	expect(!sxdp_v4table_remove(&h, &add, &l), "the /8 out of the table");
 	t_unblock = seconds() - t0;
-	sxdp_list_add(&l, &add.keys[0]);
-	sxdp_list_sort(&l);
+	sxdp_keys_add(&l, &add.keys[0]);
+	sxdp_keys_sort(&l);
 	expect(remove_live(&l, slash8, 1) == 0, "the /8's unblock rebuilt");
 	check_edges(&l, "the /8 unblocked");
 	expect(verdict_from(SIEVE_XDP_V4, v4("10.1.2.3")) == XDP_PASS &&
@@ -3795,8 +3795,8 @@ static void test_v4table_live_slash8(void)
 	printf("    a /8 live, the table's work: block %.2f ms, unblock %.2f ms\n",
 	       t_block * 1e3, t_unblock * 1e3);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 struct chunk_race {
@@ -3831,7 +3831,7 @@ static void test_v4table_chunk_under_traffic(void)
 	static const char *const e[] = { "198.51.100.0/26", "203.0.113.0/25" };
 	static const char *const churn[] = { "198.51.100.64/28", "198.51.100.128/27",
 					     "203.0.113.128/30" };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct chunk_race r = { 0 };
 	pthread_t t;
 	int i;
@@ -3841,12 +3841,12 @@ static void test_v4table_chunk_under_traffic(void)
 		goto out;
 	pthread_create(&t, NULL, chunk_race_traffic, &r);
 	for (i = 0; i < 200; i++) {
-		struct sxdp_list add = { 0 };
+		struct sxdp_keys add = { 0 };
 
 		list_of(&add, churn, 3);
 		add_entries(&l, &add);
 		remove_live(&l, churn, 3);
-		sxdp_list_free(&add);
+		sxdp_keys_free(&add);
 	}
 	r.stop = true;
 	pthread_join(t, NULL);
@@ -3858,13 +3858,13 @@ static void test_v4table_chunk_under_traffic(void)
 	check_edges(&l, "after the churn");
 	printf("    %llu packet pairs during 400 chunk changes\n", (unsigned long long)r.runs);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 
 
 /* @n /25s, each in a /24 of its own from @base on. */
-static void slash25s(struct sxdp_list *l, uint32_t base, uint32_t n)
+static void slash25s(struct sxdp_keys *l, uint32_t base, uint32_t n)
 {
 	struct sieve_xdp_key k = { .kind = SIEVE_XDP_PREFIX, .family = SIEVE_XDP_V4,
 				   .prefix_len = 25 };
@@ -3872,9 +3872,9 @@ static void slash25s(struct sxdp_list *l, uint32_t base, uint32_t n)
 
 	for (i = 0; i < n; i++) {
 		k.saddr[0] = htonl(base + (i << 8));
-		sxdp_list_add(l, &k);
+		sxdp_keys_add(l, &k);
 	}
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 }
 
 /*
@@ -3887,7 +3887,7 @@ static void test_v4table_chunk_bound(void)
 {
 	const uint32_t max = SIEVE_XDP_V4_MAX_CHUNKS / 2;
 	static const char *const cover[] = { "192.0.2.0/24" };
-	struct sxdp_list l = { 0 }, one = { 0 }, gone = { 0 };
+	struct sxdp_keys l = { 0 }, one = { 0 }, gone = { 0 };
 	uint64_t covered = 0, chunks = 0, bytes = 0;
 	char err[256] = "";
 	uint32_t gen;
@@ -3920,7 +3920,7 @@ static void test_v4table_chunk_bound(void)
 	expect(verdict_from(SIEVE_XDP_V4, v4("14.0.0.1")) == XDP_PASS, "the refused block drops");
 	/* An unblock goes live at the bound, and makes room. */
 	slash25s(&gone, 0x0b000000, 1);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	list_of(&l, cover, 1);
 	slash25s(&l, 0x0b000100, max - 1);
 	expect(!sxdp_v4table_remove(&h, &gone, &l), "an unblock at the bound");
@@ -3928,9 +3928,9 @@ static void test_v4table_chunk_bound(void)
 	expect(!sxdp_v4table_add(&h, &one), "a block with room");
 	expect(verdict_from(SIEVE_XDP_V4, v4("14.0.0.1")) == XDP_DROP, "the block passes");
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&one);
-	sxdp_list_free(&gone);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&one);
+	sxdp_keys_free(&gone);
 }
 /*
  * A build killed after its swap, before the IPv4 prefix table lost what
@@ -3945,7 +3945,7 @@ static void test_v4table_build_killed_before_sync(void)
 	struct pkt_spec kept = tcp("203.0.113.9", 5, "192.0.2.10", 80);
 	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
 	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
-	struct sxdp_list l = { 0 }, next = { 0 };
+	struct sxdp_keys l = { 0 }, next = { 0 };
 	struct sieve_xdp_config cfg;
 	struct sxdp_store *s = NULL;
 	uint64_t version;
@@ -3986,8 +3986,8 @@ static void test_v4table_build_killed_before_sync(void)
 	       "after the sync: version %llu, want 2", (unsigned long long)cfg.store_version);
 out:
 	temp_store_close(s, dir);
-	sxdp_list_free(&l);
-	sxdp_list_free(&next);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&next);
 }
 
 /*
@@ -4000,13 +4000,13 @@ static void test_v4table_older_config_walks(void)
 {
 	static const char *const e[] = { "10.0.0.0/8", "198.51.100.0/25", "192.0.2.1" };
 	int top = h.v4top_fd, chunk = h.v4chunk_fd;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_config cfg;
 	bool built;
 
 	list_of(&l, e, 3);
 	/* The table emptied first, by a build of nothing. */
-	set_list(&(struct sxdp_list){ 0 }, 0, 1000);
+	set_list(&(struct sxdp_keys){ 0 }, 0, 1000);
 	h.v4top_fd = h.v4chunk_fd = -1;
 	built = set_list(&l, 0, 1000);
 	h.v4top_fd = top;
@@ -4020,7 +4020,7 @@ static void test_v4table_older_config_walks(void)
 	if (set_list(&l, 0, 1000) && table_live("rebuilt with the table"))
 		check_edges(&l, "rebuilt into the table");
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 
@@ -4059,7 +4059,7 @@ static void test_v4host_live(void)
 	static const char *const h1[] = { "198.51.100.7" }, *const h2[] = { "198.51.100.9" };
 	struct pkt_spec p1 = tcp("198.51.100.7", 5, "192.0.2.10", 80);
 	struct pkt_spec p2 = tcp("198.51.100.9", 5, "192.0.2.10", 80);
-	struct sxdp_list l = { 0 }, add = { 0 };
+	struct sxdp_keys l = { 0 }, add = { 0 };
 	struct sieve_xdp_config cfg;
 	uint32_t gen;
 
@@ -4075,7 +4075,7 @@ static void test_v4host_live(void)
 	list_of(&add, h1, 1);
 	expect(add_entries(&l, &add) == 0 && host_bit("198.51.100.7"), "the first host, live");
 	drops("the first host, added live", &p1, SIEVE_XDP_SRC);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&add);
 	list_of(&add, h2, 1);
 	expect(add_entries(&l, &add) == 0, "the second host, live");
 	drops("the second host, added live", &p2, SIEVE_XDP_SRC);
@@ -4097,8 +4097,8 @@ static void test_v4host_live(void)
 	expect(live_gen_seq() == gen, "generation %u after live changes, want %u", live_gen_seq(),
 	       gen);
 out:
-	sxdp_list_free(&l);
-	sxdp_list_free(&add);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&add);
 }
 
 /*
@@ -4110,7 +4110,7 @@ static void test_v4host_rebuild(void)
 {
 	static const char *const a[] = { "198.51.100.7", "203.0.113.0/24" };
 	static const char *const b[] = { "192.0.2.77", "203.0.113.0/24" };
-	struct sxdp_list la = { 0 }, lb = { 0 };
+	struct sxdp_keys la = { 0 }, lb = { 0 };
 	struct sieve_xdp_config cfg;
 	int fd = h.v4host_fd;
 	bool built;
@@ -4134,8 +4134,8 @@ static void test_v4host_rebuild(void)
 	/* The bitmap still says list b: a config without the flag must not read it. */
 	check_edges(&la, "list a, built without the bitmap");
 out:
-	sxdp_list_free(&la);
-	sxdp_list_free(&lb);
+	sxdp_keys_free(&la);
+	sxdp_keys_free(&lb);
 }
 
 /*
@@ -4150,7 +4150,7 @@ static void test_v4host_store(void)
 	struct sxdp_store_attrs a = { .origin = "test", .now = 1 };
 	char dir[] = "/tmp/sieve-xdp-store-XXXXXX", err[512] = "";
 	struct sieve_xdp_key allowed;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_store *s = NULL;
 	bool f100 = false, f10 = true, f1 = false, f2 = true;
 	const char *why;
@@ -4172,7 +4172,7 @@ static void test_v4host_store(void)
 	       "198.51.1/24 %d, 198.51.2/24 %d (allowlist only)", f100, f10, f1, f2);
 out:
 	temp_store_close(s, dir);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -4592,7 +4592,7 @@ static int setup(void)
 	};
 	/* A first generation with a digest key, as attach makes from the store's. */
 	ret = sxdp_build(&h, &(struct sxdp_build_spec){
-		.list = &(struct sxdp_list){ 0 }, .fpp_ppb = 1000, .capacity = 1024,
+		.list = &(struct sxdp_keys){ 0 }, .fpp_ppb = 1000, .capacity = 1024,
 		.secret = test_secret }, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "the first generation: %s\n", err);

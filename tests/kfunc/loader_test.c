@@ -81,7 +81,7 @@ static struct sieve_xdp_key entry(const char *text)
 static int list_op(const char *list, bool block, const char *text, struct sxdp_op_result *res)
 {
 	struct sieve_xdp_key k = entry(text);
-	struct sxdp_list l = { .keys = &k, .n = 1, .cap = 1 };
+	struct sxdp_keys l = { .keys = &k, .n = 1, .cap = 1 };
 	struct sxdp_store_attrs a = { .origin = "cli", .now = time(NULL) };
 	int ret;
 
@@ -113,7 +113,7 @@ static int op(bool block, const char *text, struct sxdp_op_result *res)
 static int remove_two(const char *a, const char *b, struct sxdp_op_result *res)
 {
 	struct sieve_xdp_key k[2] = { entry(a), entry(b) };
-	struct sxdp_list l = { .keys = k, .n = 2, .cap = 2 };
+	struct sxdp_keys l = { .keys = k, .n = 2, .cap = 2 };
 
 	return sxdp_op_remove(store, LIST, false, &l, res, err, sizeof(err));
 }
@@ -319,7 +319,7 @@ static uint64_t linear_digest(const struct sieve_xdp_key *key)
  */
 static int make_older(struct sieve_xdp_old_filter **old)
 {
-	struct sxdp_list l = { 0 }, keys = { 0 };
+	struct sxdp_keys l = { 0 }, keys = { 0 };
 	struct sieve_xdp_config c, stale;
 	char dir[128], path[192];
 	struct sxdp_handle h;
@@ -363,8 +363,8 @@ static int make_older(struct sieve_xdp_old_filter **old)
 	if (link >= 0)
 		close(link);
 	sxdp_close(&h);
-	sxdp_list_free(&l);
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&keys);
 	free(d);
 	free(lens);
 	return ret;
@@ -462,8 +462,8 @@ static void check_expire(void)
 	struct sxdp_store_attrs allow = { .origin = "cli", .now = now, .expires_at = now + 60,
 					  .allow = true };
 	struct sieve_xdp_key k[3] = { entry("10.5.0.1"), entry("10.6.0.0/24"), entry("10.6.0.9") };
-	struct sxdp_list src = { .keys = &k[0], .n = 1 }, pfx = { .keys = &k[1], .n = 1 };
-	struct sxdp_list allowed = { .keys = &k[2], .n = 1 };
+	struct sxdp_keys src = { .keys = &k[0], .n = 1 }, pfx = { .keys = &k[1], .n = 1 };
+	struct sxdp_keys allowed = { .keys = &k[2], .n = 1 };
 	struct sxdp_op_result r;
 	bool before;
 	int ret;
@@ -683,7 +683,7 @@ static void churn(unsigned int seed)
 static size_t stored_keys(bool on_list[POOL_N])
 {
 	struct sieve_xdp_config c = live_config();
-	struct sxdp_list l = { 0 }, x = { 0 };
+	struct sxdp_keys l = { 0 }, x = { 0 };
 	size_t i, n = 0;
 
 	if (sxdp_store_read(store, LIST, &l, err, sizeof(err)))
@@ -691,12 +691,12 @@ static size_t stored_keys(bool on_list[POOL_N])
 	for (i = 0; i < POOL_N; i++) {
 		struct sieve_xdp_key k = entry(pool[i]);
 
-		on_list[i] = sxdp_list_find(&l, &k);
+		on_list[i] = sxdp_keys_find(&l, &k);
 	}
 	if (!sxdp_expand(&l, &c, &x))
 		n = x.n;
-	sxdp_list_free(&l);
-	sxdp_list_free(&x);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&x);
 	return n;
 }
 
@@ -754,7 +754,7 @@ static void check_full(void)
 {
 	struct sieve_params p = { .type = SIEVE_CUCKOO, .capacity = 16, .fpp_ppb = 1000000 };
 	struct sieve_xdp_key k[64];
-	struct sxdp_list l = { .keys = k, .n = 64, .cap = 64 };
+	struct sxdp_keys l = { .keys = k, .n = 64, .cap = 64 };
 	struct sxdp_store_attrs a = { .origin = "cli", .now = time(NULL) };
 	struct sxdp_op_result r;
 	unsigned int i, missed = 0;
@@ -849,7 +849,7 @@ static void check_nested(void)
 {
 	struct sxdp_store_attrs a = { .origin = "cli", .now = time(NULL) };
 	struct sieve_xdp_key k[20];
-	struct sxdp_list l = { .keys = k, .n = 7, .cap = 20 };
+	struct sxdp_keys l = { .keys = k, .n = 7, .cap = 20 };
 	struct sxdp_op_result r;
 	unsigned int i, failed = 0;
 	uint64_t n;
@@ -882,7 +882,7 @@ static void check_nested(void)
 		(unsigned long long)n);
 	/* 20 nested: /12 .. /31, 2^19 keys of /31 made by up to 20 entries each, in one load. */
 	nested(k, "10.32.0.0", 31, 20);
-	l = (struct sxdp_list){ .keys = k, .n = 20, .cap = 20 };
+	l = (struct sxdp_keys){ .keys = k, .n = 20, .cap = 20 };
 	a.origin = "nest20";
 	ret = sxdp_op_load(store, "nest", &l, &a, &r, err, sizeof(err));
 	n = items("xdp-nest");
@@ -910,7 +910,7 @@ static void check_refused(void)
 	};
 	struct sxdp_store_attrs a = { .origin = "cli", .now = time(NULL) };
 	struct sieve_xdp_key k[40];
-	struct sxdp_list l = { .keys = k, .n = 40, .cap = 40 };
+	struct sxdp_keys l = { .keys = k, .n = 40, .cap = 40 };
 	struct sieve_xdp_config c;
 	struct sxdp_op_result r;
 	unsigned int i, missed = 0, passed = 0;
@@ -1316,7 +1316,7 @@ static void bench_source(unsigned int i, char *buf, size_t len)
  */
 static int bench_backend(FILE *out, const char *label, uint32_t flags, const char *filter)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_store_attrs a = { .origin = "bench", .now = time(NULL) };
 	struct sxdp_op_result r;
 	double t, block = 0, unblock = 0, block_max = 0, unblock_max = 0;
@@ -1330,12 +1330,12 @@ static int bench_backend(FILE *out, const char *label, uint32_t flags, const cha
 
 		bench_source(i, text, sizeof(text));
 		k = entry(text);
-		sxdp_list_add(&l, &k);
+		sxdp_keys_add(&l, &k);
 	}
 	ret = attach(filter, flags);
 	if (ret >= 0)
 		ret = sxdp_op_load(store, LIST, &l, &a, &r, err, sizeof(err));
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	if (ret < 0)
 		return fprintf(stderr, "bench %s: %s\n", label, err), -1;
 	for (i = 0; i < BENCH_OPS; i++) {

@@ -33,7 +33,7 @@ static u64 rnd(void)
 }
 
 /* The prefix of @len of @base, as the CLI reads it. */
-static void add_prefix(struct sieve_test *t, struct sxdp_list *l, bool v6, const uint8_t *base,
+static void add_prefix(struct sieve_test *t, struct sxdp_keys *l, bool v6, const uint8_t *base,
 		       unsigned int len)
 {
 	char addr[INET6_ADDRSTRLEN], text[64];
@@ -48,7 +48,7 @@ static void add_prefix(struct sieve_test *t, struct sxdp_list *l, bool v6, const
 	inet_ntop(v6 ? AF_INET6 : AF_INET, a, addr, sizeof(addr));
 	snprintf(text, sizeof(text), "%s/%u", addr, len);
 	CHECKF(t, !sxdp_parse_entry(text, &k, &why), "%s: %s", text, why);
-	sxdp_list_add(l, &k);
+	sxdp_keys_add(l, &k);
 }
 
 /* Flips the bits of @a from @from (counted from the top) on, at random. */
@@ -68,7 +68,7 @@ static void scramble(uint8_t *a, unsigned int from, unsigned int bytes)
  * of at most @window (so expansion stays small enough to check every
  * key), or from anywhere when there are no more of them than @probes.
  */
-static void random_list(struct sieve_test *t, struct sxdp_list *l, unsigned int probes,
+static void random_list(struct sieve_test *t, struct sxdp_keys *l, unsigned int probes,
 			unsigned int window)
 {
 	/* From anywhere: one cluster, or clusters' lengths would add up past @probes. */
@@ -112,7 +112,7 @@ static void random_list(struct sieve_test *t, struct sxdp_list *l, unsigned int 
 				add_prefix(t, l, v6, a, maxlen);	/* a source inside */
 		}
 	}
-	sxdp_list_sort(l);	/* as the store holds it: a set */
+	sxdp_keys_sort(l);	/* as the store holds it: a set */
 }
 
 /*
@@ -120,7 +120,7 @@ static void random_list(struct sieve_test *t, struct sxdp_list *l, unsigned int 
  * grows NAME, from a quarter of headroom (a rebuild's least; fuller than
  * the loader's tables, so stricter).
  */
-static int fill(struct sieve_test *t, uint32_t type, const struct sxdp_list *keys,
+static int fill(struct sieve_test *t, uint32_t type, const struct sxdp_keys *keys,
 		struct sieve_local **out)
 {
 	uint64_t cap = keys->n + keys->n / 4 + 16, *d;
@@ -160,16 +160,16 @@ static int fill(struct sieve_test *t, uint32_t type, const struct sxdp_list *key
 }
 
 /* Every key every entry of @l makes under @cfg is in @f. */
-static void check_found(struct sieve_test *t, const struct sxdp_list *l,
+static void check_found(struct sieve_test *t, const struct sxdp_keys *l,
 			const struct sieve_xdp_config *cfg, struct sieve_local *f)
 {
-	struct sxdp_list one = { 0 }, x = { 0 };
+	struct sxdp_keys one = { 0 }, x = { 0 };
 	size_t i, j, missed = 0;
 	uint64_t d;
 
 	for (i = 0; i < l->n; i++) {
 		one.n = 0;
-		sxdp_list_add(&one, &l->keys[i]);
+		sxdp_keys_add(&one, &l->keys[i]);
 		CHECKF(t, !sxdp_expand(&one, cfg, &x), "an entry of the list does not expand");
 		for (j = 0; j < x.n; j++) {
 			d = sieve_xdp_digest(&x.keys[j], test_secret);
@@ -177,19 +177,19 @@ static void check_found(struct sieve_test *t, const struct sxdp_list *l,
 		}
 	}
 	CHECKF(t, !missed, "%zu keys of stored entries not found", missed);
-	sxdp_list_free(&one);
-	sxdp_list_free(&x);
+	sxdp_keys_free(&one);
+	sxdp_keys_free(&x);
 }
 
 /*
  * One list on one backend: planned as sxdp_build plans it, sized, filled;
  * 1 if the planner refuses it (too many keys for the probes), else 0.
  */
-static int build_one(struct sieve_test *t, const struct sxdp_list *l, uint32_t flags,
+static int build_one(struct sieve_test *t, const struct sxdp_keys *l, uint32_t flags,
 		     unsigned int probes)
 {
 	struct sieve_xdp_config cfg = { .flags = flags, .max_probes = probes };
-	struct sxdp_list keys = { 0 };
+	struct sxdp_keys keys = { 0 };
 	struct sieve_local *f = NULL;
 	struct sxdp_plan plan;
 	char err[256];
@@ -198,7 +198,7 @@ static int build_one(struct sieve_test *t, const struct sxdp_list *l, uint32_t f
 
 	ret = sxdp_plan_keys(l, &cfg, &keys, err, sizeof(err));
 	if (ret == -E2BIG) {
-		sxdp_list_free(&keys);
+		sxdp_keys_free(&keys);
 		return 1;
 	}
 	CHECKF(t, !ret, "%zu entries, %u probes: %s", l->n, probes, err);
@@ -213,7 +213,7 @@ static int build_one(struct sieve_test *t, const struct sxdp_list *l, uint32_t f
 	if (!ret)
 		check_found(t, l, &cfg, f);
 	sieve_local_destroy(f);
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&keys);
 	return 0;
 }
 
@@ -223,7 +223,7 @@ static const uint32_t backends[] = { 0, SIEVE_XDP_F_BLOCKED, SIEVE_XDP_F_FILTER 
 static void sieve_unit_build_random_lists(struct sieve_test *t)
 {
 	unsigned int round, b, probes, built = 0, refused = 0;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 
 	rng = 0x5eed0020;
 	for (round = 0; round < 60; round++) {
@@ -240,7 +240,7 @@ static void sieve_unit_build_random_lists(struct sieve_test *t)
 	}
 	sieve_note("%u builds, %u lists refused by the planner", built, refused);
 	EXPECT_TRUE(t, built > refused);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -251,7 +251,7 @@ static void sieve_unit_build_nested(struct sieve_test *t)
 {
 	static const unsigned int depth[] = { 9, 20 };
 	uint8_t a[16] = { 0x20, 0x01, 0x0d, 0xb8, 10, 8 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	unsigned int d, i, b, v6;
 
 	for (d = 0; d < ARRAY_SIZE(depth); d++) {
@@ -259,13 +259,13 @@ static void sieve_unit_build_nested(struct sieve_test *t)
 			l.n = 0;
 			for (i = 0; i < depth[d]; i++)
 				add_prefix(t, &l, v6, v6 ? a : a + 4, (v6 ? 127 : 31) - i);
-			sxdp_list_sort(&l);
+			sxdp_keys_sort(&l);
 			for (b = depth[d] > 9 ? 2 : 0; b < ARRAY_SIZE(backends); b++)
 				CHECKF(t, !build_one(t, &l, backends[b], 1),
 				       "%u nested refused by the planner", depth[d]);
 		}
 	}
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 #define CASE(fn)	{ #fn, fn }

@@ -196,7 +196,7 @@ static void sieve_unit_cpe_v6_capping(struct sieve_test *t)
 	}
 }
 
-static void list_of(struct sieve_test *t, struct sxdp_list *l, const char *const *e, size_t n)
+static void list_of(struct sieve_test *t, struct sxdp_keys *l, const char *const *e, size_t n)
 {
 	struct sieve_xdp_key k;
 	const char *why;
@@ -204,9 +204,9 @@ static void list_of(struct sieve_test *t, struct sxdp_list *l, const char *const
 
 	for (i = 0; i < n; i++) {
 		CHECKF(t, !sxdp_parse_entry(e[i], &k, &why), "%s: %s", e[i], why);
-		sxdp_list_add(l, &k);
+		sxdp_keys_add(l, &k);
 	}
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 }
 
 /* The expanded list, formatted, equals @want (sorted as the list sorts). */
@@ -214,7 +214,7 @@ static void check_expand(struct sieve_test *t, const char *const *in, size_t nin
 			 unsigned int max_probes, const char *const *want, size_t nwant)
 {
 	struct sieve_xdp_config cfg = { .max_probes = max_probes };
-	struct sxdp_list l = { 0 }, w = { 0 }, x = { 0 };
+	struct sxdp_keys l = { 0 }, w = { 0 }, x = { 0 };
 	size_t i;
 
 	list_of(t, &l, in, nin);
@@ -229,9 +229,9 @@ static void check_expand(struct sieve_test *t, const char *const *in, size_t nin
 		sxdp_format_entry(&w.keys[i], b, sizeof(b));
 		CHECKF(t, !strcmp(a, b), "key %zu: %s, want %s", i, a, b);
 	}
-	sxdp_list_free(&l);
-	sxdp_list_free(&w);
-	sxdp_list_free(&x);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&w);
+	sxdp_keys_free(&x);
 }
 
 /*
@@ -254,7 +254,7 @@ static void sieve_unit_cpe_expand(struct sieve_test *t)
 	static const char *const v6_want2[] = { "2001:db8::/33", "2001:db8:8000::/33",
 						"2001:db9::/33", "2001:db9:8000::/33" };
 	struct sieve_xdp_config cfg = { .max_probes = 1 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 
 	check_expand(t, v4_in, 5, 1, v4_want, 5);
 	check_expand(t, v6_in, 2, 1, v6_want, 5);
@@ -267,7 +267,7 @@ static void sieve_unit_cpe_expand(struct sieve_test *t)
 	cfg.max_probes = 2;
 	EXPECT_EQ(t, sxdp_config_fill(&cfg, &l), 0);
 	EXPECT_EQ(t, cfg.nr_v6_lens, 2);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -281,7 +281,7 @@ static void sieve_unit_cpe_extend(struct sieve_test *t)
 	static const char *const far[] = { "10.128.0.0/9" };
 	static const char *const above[] = { "10.4.0.0/30" };
 	struct sieve_xdp_config cfg = { .max_probes = 2 }, c;
-	struct sxdp_list l = { 0 }, f = { 0 };
+	struct sxdp_keys l = { 0 }, f = { 0 };
 
 	list_of(t, &l, base, 2);
 	EXPECT_EQ(t, sxdp_config_fill(&cfg, &l), 0);
@@ -289,11 +289,11 @@ static void sieve_unit_cpe_extend(struct sieve_test *t)
 	list_of(t, &f, near, 1);
 	EXPECT_EQ(t, sxdp_config_extend(&c, &f), 0);	/* /21 -> 8 keys of /24 */
 	EXPECT_EQ(t, c.nr_v4_lens, 2);
-	sxdp_list_free(&f);
+	sxdp_keys_free(&f);
 	c = cfg;
 	list_of(t, &f, far, 1);
 	EXPECT_EQ(t, sxdp_config_extend(&c, &f), -E2BIG);	/* /9 -> 128 keys of /16 */
-	sxdp_list_free(&f);
+	sxdp_keys_free(&f);
 	c = cfg;
 	list_of(t, &f, above, 1);
 	EXPECT_EQ(t, sxdp_config_extend(&c, &f), -E2BIG);	/* no length at or above /30 */
@@ -301,8 +301,8 @@ static void sieve_unit_cpe_extend(struct sieve_test *t)
 	EXPECT_EQ(t, sxdp_config_extend(&c, &f), 0);		/* a free probe */
 	EXPECT_EQ(t, c.nr_v4_lens, 3);
 	EXPECT_EQ(t, c.v4_lens[0], 30);
-	sxdp_list_free(&f);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&f);
+	sxdp_keys_free(&l);
 }
 
 /*
@@ -316,7 +316,7 @@ static void sieve_unit_cpe_filter_backend(struct sieve_test *t)
 	static const char *const in[] = { "10.0.0.0/23", "10.0.0.0/24", "10.0.1.5" };
 	static const char *const above[] = { "10.4.0.0/30" };
 	struct sieve_xdp_config cfg = { .max_probes = 2 }, c;
-	struct sxdp_list l = { 0 }, f = { 0 }, x = { 0 };
+	struct sxdp_keys l = { 0 }, f = { 0 }, x = { 0 };
 	const char *name;
 	char text[256];
 	size_t i, nd, shared = 0;
@@ -334,7 +334,7 @@ static void sieve_unit_cpe_filter_backend(struct sieve_test *t)
 	}
 	EXPECT_EQ(t, shared, 1);	/* the /23's and the /24's key, once */
 	/* A key twice (two entries make it) is one digest. */
-	EXPECT_EQ(t, sxdp_list_add(&x, &x.keys[0]), 0);
+	EXPECT_EQ(t, sxdp_keys_add(&x, &x.keys[0]), 0);
 	EXPECT_EQ(t, sxdp_filter_digests(&x, cfg.digest_key, &d, &nd), 0);
 	EXPECT_EQ(t, nd, 3);
 	for (i = 1; i < nd; i++)
@@ -358,9 +358,9 @@ static void sieve_unit_cpe_filter_backend(struct sieve_test *t)
 	EXPECT_TRUE(t, !strcmp(sxdp_backend_filter("filter:x"), "x"));
 	EXPECT_TRUE(t, !sxdp_backend_filter("bloom-map"));
 	EXPECT_TRUE(t, !strcmp(sxdp_backend_name(SIEVE_XDP_F_FILTER), "filter"));
-	sxdp_list_free(&l);
-	sxdp_list_free(&f);
-	sxdp_list_free(&x);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&f);
+	sxdp_keys_free(&x);
 }
 
 #define CASE(fn)	{ #fn, fn }

@@ -16,7 +16,7 @@
 struct feed_file {
 	char path[32];
 	char err[4096];
-	struct sxdp_list l;
+	struct sxdp_keys l;
 	struct sxdp_feed_info info;
 };
 
@@ -35,9 +35,9 @@ static int feed_try(struct feed_file *ff, const char *text, enum sxdp_format fmt
 		return -errno;
 	fputs(text, f);
 	fclose(f);
-	ff->l = (struct sxdp_list){ 0 };
+	ff->l = (struct sxdp_keys){ 0 };
 	sxdp_parse_entry("192.0.2.99", &key, &why);
-	sxdp_list_add(&ff->l, &key);
+	sxdp_keys_add(&ff->l, &key);
 	ff->err[0] = '\0';
 	ff->info = (struct sxdp_feed_info){ 0 };
 	ret = sxdp_feed_read(ff->path, fmt, &ff->l, &ff->info, ff->err, sizeof(ff->err));
@@ -51,7 +51,7 @@ static bool feed_has(const struct feed_file *ff, const char *entry)
 	struct sieve_xdp_key key;
 	const char *why;
 
-	return !sxdp_parse_entry(entry, &key, &why) && sxdp_list_find(&ff->l, &key);
+	return !sxdp_parse_entry(entry, &key, &why) && sxdp_keys_find(&ff->l, &key);
 }
 
 /* @text is refused with "PATH:LINE: ...WHY..." and the list is untouched. */
@@ -67,7 +67,7 @@ static void expect_refused(struct sieve_test *t, const char *text, enum sxdp_for
 	CHECKF(t, !strncmp(ff.err, where, strlen(where)) && strstr(ff.err, why),
 	       "error '%s', want '%s...%s'", ff.err, where, why);
 	CHECKF(t, ff.l.n == 1 && feed_has(&ff, "192.0.2.99"), "a refused file changed the list");
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 }
 
 /* Plain: comments, blanks, CRLF and trailing blanks; every entry kind. */
@@ -81,7 +81,7 @@ static void sieve_unit_feed_plain(struct sieve_test *t)
 	/* Replaced, not added to; the duplicate counted once. */
 	EXPECT_EQ(t, ff.l.n, 3);
 	CHECKF(t, feed_has(&ff, "203.0.113.0/24") && feed_has(&ff, "tcp:192.0.2.1:22"), "entries");
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 	expect_refused(t, "198.51.100.7\n198.51.100.7 203.0.113.0/24\n", SXDP_FORMAT_PLAIN, 2,
 		       "one entry per line");
 	expect_refused(t, "# x\n198.51.100.300\n", SXDP_FORMAT_PLAIN, 2,
@@ -109,7 +109,7 @@ static void sieve_unit_feed_netset_every_length(struct sieve_test *t)
 		prefixes += ff.l.keys[i].kind == SIEVE_XDP_PREFIX;
 	EXPECT_EQ(t, prefixes, 24);
 	CHECKF(t, feed_has(&ff, "32.128.0.0") && feed_has(&ff, "8.0.0.0/8"), "the /32 and the /8");
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 	/* A netset holds addresses and prefixes: a service there is a mistake. */
 	expect_refused(t, "# FireHOL\n10.0.0.0/8\ntcp:192.0.2.1:22\n", SXDP_FORMAT_NETSET, 3,
 		       "addresses and prefixes only");
@@ -131,7 +131,7 @@ static void sieve_unit_feed_drop(struct sieve_test *t)
 	EXPECT_EQ(t, ff.l.n, 4);
 	CHECKF(t, feed_has(&ff, "1.10.16.0/20") && feed_has(&ff, "2001:db8::/32") &&
 	       feed_has(&ff, "5.134.128.0/19"), "entries");
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 	expect_refused(t, "; DROP\n1.10.16.0/20 ; SBL1\n1.10.16.1/20 ; SBL2\n", SXDP_FORMAT_DROP, 3,
 		       "1.10.16.1/20: host bits set");
 	/* The line's text is in its report: which line it was shows at a glance. */
@@ -161,7 +161,7 @@ static void sieve_unit_feed_ipset(struct sieve_test *t)
 	EXPECT_EQ(t, ff.info.skipped, 3);
 	CHECKF(t, feed_has(&ff, "203.0.113.0/24") && feed_has(&ff, "198.51.100.0/25") &&
 	       feed_has(&ff, "2001:db8::7"), "entries");
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 }
 
 /* ipset: each bad line on its own, with the line it is on. */
@@ -218,7 +218,7 @@ static void sieve_unit_feed_auto(struct sieve_test *t)
 		CHECKF(t, !ret, "head %zu refused: %s", i, ff.err);
 		CHECKF(t, ff.info.format == heads[i].want, "head %zu: %s, want %s", i,
 		       sxdp_format_name(ff.info.format), sxdp_format_name(heads[i].want));
-		sxdp_list_free(&ff.l);
+		sxdp_keys_free(&ff.l);
 	}
 }
 
@@ -263,10 +263,10 @@ static void sieve_unit_feed_truncated(struct sieve_test *t)
 	/* A last line without an entry cut nothing that counts. */
 	ret = feed_try(&ff, "198.51.100.7\n# the end", SXDP_FORMAT_PLAIN);
 	CHECKF(t, !ret && ff.l.n == 1, "a last comment without line end refused: %s", ff.err);
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 	ret = feed_try(&ff, "198.51.100.7\n  ", SXDP_FORMAT_PLAIN);
 	CHECKF(t, !ret && ff.l.n == 1, "a last blank line without line end refused: %s", ff.err);
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 }
 
 static int ref_cmp(const void *a, const void *b)
@@ -275,7 +275,7 @@ static int ref_cmp(const void *a, const void *b)
 }
 
 /*
- * sxdp_list_sort() against qsort() with memcmp(), the order find() and
+ * sxdp_keys_sort() against qsort() with memcmp(), the order find() and
  * remove() search by: random keys of every kind, with duplicates, and the
  * shapes that break naive quicksorts (sorted, reversed, all equal, organ
  * pipe, few values), each deduplicated exactly. Keys that differ in a few
@@ -285,7 +285,7 @@ static int ref_cmp(const void *a, const void *b)
 static void sieve_unit_feed_list_sort(struct sieve_test *t)
 {
 	static const size_t sizes[] = { 0, 1, 2, 3, 17, 100, 1000, 100000 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_key *ref;
 	unsigned int shape, seed = 1;
 	size_t si, i, n, out;
@@ -299,7 +299,7 @@ static void sieve_unit_feed_list_sort(struct sieve_test *t)
 			if (!ref || !l.keys) {
 				CHECKF(t, 0, "out of memory");
 				free(ref);
-				sxdp_list_free(&l);
+				sxdp_keys_free(&l);
 				return;
 			}
 			for (i = 0; i < n; i++) {
@@ -339,14 +339,14 @@ static void sieve_unit_feed_list_sort(struct sieve_test *t)
 			for (i = 1, out = n ? 1 : 0; i < n; i++)
 				if (memcmp(&ref[out - 1], &ref[i], sizeof(*ref)))
 					ref[out++] = ref[i];
-			sxdp_list_sort(&l);
+			sxdp_keys_sort(&l);
 			CHECKF(t, l.n == out && (!out || !memcmp(l.keys, ref, out * sizeof(*ref))),
 			       "shape %u, %zu keys: sorted to %zu, want %zu", shape, n, l.n, out);
 			for (i = 0; i < out && i < 50; i++)
-				CHECKF(t, sxdp_list_find(&l, &ref[i * (out / 50 ? out / 50 : 1) % out]),
+				CHECKF(t, sxdp_keys_find(&l, &ref[i * (out / 50 ? out / 50 : 1) % out]),
 				       "shape %u: a key not found after the sort", shape);
 			free(ref);
-			sxdp_list_free(&l);
+			sxdp_keys_free(&l);
 		}
 	}
 }
@@ -377,14 +377,14 @@ static void sieve_unit_feed_every_bad_line(struct sieve_test *t)
 		CHECKF(t, !strcmp(line, want), "report line %u: '%s', want '%s'", n, line, want);
 	}
 	CHECKF(t, n == 11, "%u report lines, want 10 and the rest counted", n);
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 	/* A long line is quoted to its first 80 characters. */
 	memset(text, 'x', 200);
 	strcpy(text + 200, " y\n");
 	ret = feed_try(&ff, text, SXDP_FORMAT_PLAIN);
 	snprintf(want, sizeof(want), "%s:1: %.80s...: one entry per line", ff.path, text);
 	CHECKF(t, ret == -EINVAL && !strcmp(ff.err, want), "a long line: '%s'", ff.err);
-	sxdp_list_free(&ff.l);
+	sxdp_keys_free(&ff.l);
 }
 
 #define CASE(fn)	{ #fn, fn }

@@ -120,14 +120,14 @@ static uint64_t version(struct sxdp_store *s, const char *list)
 
 static bool has(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *key)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	bool found;
 
 	if (sxdp_store_read(s, list, &l, NULL, 0))
 		return false;
-	sxdp_list_sort(&l);
-	found = sxdp_list_find(&l, key);
-	sxdp_list_free(&l);
+	sxdp_keys_sort(&l);
+	found = sxdp_keys_find(&l, key);
+	sxdp_keys_free(&l);
 	return found;
 }
 
@@ -229,7 +229,7 @@ static void sieve_unit_store_round_trip(struct sieve_test *t)
 {
 	struct sxdp_store_attrs a = { .origin = "cli", .now = 1000 };
 	struct sieve_xdp_key keys[8];
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_store *s;
 	struct store_dir d;
 	struct seen seen = { 0 };
@@ -259,10 +259,10 @@ static void sieve_unit_store_round_trip(struct sieve_test *t)
 		goto out;
 	CHECKF(t, !sxdp_store_read(s, "edge", &l, err, sizeof(err)) && l.n == 8, "read %zu: %s",
 	       l.n, err);
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		CHECKF(t, sxdp_list_find(&l, &keys[i]), "key %zu lost", i);
-	sxdp_list_free(&l);
+		CHECKF(t, sxdp_keys_find(&l, &keys[i]), "key %zu lost", i);
+	sxdp_keys_free(&l);
 	sxdp_store_foreach(s, "edge", seen_one, &seen, err, sizeof(err));
 	CHECKF(t, seen.n == 8 && seen.with_comment == 4 && seen.never == 4,
 	       "foreach: %u entries, %u comments, %u never", seen.n, seen.with_comment, seen.never);
@@ -386,7 +386,7 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 	struct sxdp_store_attrs cli = { .origin = "cli", .now = 1 };
 	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 1 };
 	struct sieve_xdp_key *keys = keys_src(0, 60);
-	struct sxdp_list gone = { 0 }, fresh = { 0 };
+	struct sxdp_keys gone = { 0 }, fresh = { 0 };
 	size_t added = 9, removed = 0, i;
 	struct sxdp_store *s;
 	struct store_dir d;
@@ -409,12 +409,12 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 	       "replace: %s", err);
 	CHECKF(t, !added && removed == 10 && gone.n == 10 && !over,
 	       "added %zu removed %zu gone %zu over %d", added, removed, gone.n, over);
-	sxdp_list_sort(&gone);
+	sxdp_keys_sort(&gone);
 	for (i = 10; i < 20; i++)
-		CHECKF(t, sxdp_list_find(&gone, &keys[i]), "dropped key %zu not named", i);
+		CHECKF(t, sxdp_keys_find(&gone, &keys[i]), "dropped key %zu not named", i);
 	CHECKF(t, !has(s, "l", &keys[15]) && has(s, "l", &keys[5]) && has(s, "l", &keys[20]),
 	       "the wrong keys went");
-	sxdp_list_free(&gone);
+	sxdp_keys_free(&gone);
 	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 30, 20, &fa, &added, &removed,
 						  &gone, NULL, 5, &over, err,
 						  sizeof(err)),
@@ -425,7 +425,7 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 	       "past the bound: feedA %llu cli %llu",
 	       (unsigned long long)count(s, "l", -1, "feedA"),
 	       (unsigned long long)count(s, "l", -1, "cli"));
-	sxdp_list_free(&gone);
+	sxdp_keys_free(&gone);
 	/* 30-49 to 35-54 names both sides: 30-34 went, 50-54 came (keys_src makes 0-59). */
 	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 35, 20, &fa, &added, &removed,
 						  &gone, &fresh, 10, &over, err, sizeof(err)),
@@ -433,11 +433,11 @@ static void sieve_unit_store_replace_origin_gone(struct sieve_test *t)
 	CHECKF(t, added == 5 && removed == 5 && gone.n == 5 && fresh.n == 5 && !over,
 	       "adds and drops: added %zu removed %zu gone %zu fresh %zu over %d", added,
 	       removed, gone.n, fresh.n, over);
-	sxdp_list_sort(&fresh);
+	sxdp_keys_sort(&fresh);
 	for (i = 50; i < 55; i++)
-		CHECKF(t, sxdp_list_find(&fresh, &keys[i]), "new key %zu not named", i);
-	sxdp_list_free(&gone);
-	sxdp_list_free(&fresh);
+		CHECKF(t, sxdp_keys_find(&fresh, &keys[i]), "new key %zu not named", i);
+	sxdp_keys_free(&gone);
+	sxdp_keys_free(&fresh);
 	/* Back to 30-49: ten changes past a bound of 9, none named. */
 	CHECKF(t, !sxdp_store_replace_origin_gone(s, "l", keys + 30, 20, &fa, &added, &removed,
 						  &gone, &fresh, 9, &over, err, sizeof(err)),
@@ -504,7 +504,7 @@ static void sieve_unit_store_reban(struct sieve_test *t)
 		{ 1600, 0, true, 0, 0 },
 	};
 	struct sieve_xdp_key *keys = keys_src(0, 1);
-	struct sxdp_list fresh = { 0 };
+	struct sxdp_keys fresh = { 0 };
 	struct sxdp_store_attrs a;
 	struct sxdp_store *s;
 	struct store_dir d;
@@ -551,7 +551,7 @@ static void sieve_unit_store_reban(struct sieve_test *t)
 	       (long long)probe(s, "l", "10.0.0.0").expires_at);
 	sxdp_store_close(s);
 out:
-	sxdp_list_free(&fresh);
+	sxdp_keys_free(&fresh);
 	free(keys);
 	store_dir_clean(&d);
 }
@@ -721,7 +721,7 @@ static void sieve_unit_store_text_order(struct sieve_test *t)
 	static const uint8_t lens[] = { 1, 2, 3, 8, 9, 10, 16, 19, 24, 25, 30, 32 };
 	struct sxdp_store_attrs fa = { .origin = "feedA", .now = 7 };
 	struct text_order_check c = { .t = t };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_key k;
 	unsigned int i, seed = 22;
 	struct sxdp_store *s;
@@ -741,10 +741,10 @@ static void sieve_unit_store_text_order(struct sieve_test *t)
 		k.kind = i % 3 ? SIEVE_XDP_SRC : SIEVE_XDP_PREFIX;
 		k.prefix_len = k.kind == SIEVE_XDP_SRC ? 32 : lens[(seed >> 8) % sizeof(lens)];
 		k.saddr[0] = htonl(addr & (~0u << (32 - k.prefix_len)));
-		if (sxdp_list_add(&l, &k))
+		if (sxdp_keys_add(&l, &k))
 			break;
 	}
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	if (!store_dir_make(t, &d))
 		goto out_free;
 	s = store_open(t, &d);
@@ -760,7 +760,7 @@ static void sieve_unit_store_text_order(struct sieve_test *t)
 out:
 	store_dir_clean(&d);
 out_free:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 static int count_origins(const char *key, const char *origin, void *ctx)
@@ -836,7 +836,7 @@ static void sieve_unit_store_expire(struct sieve_test *t)
 {
 	struct sieve_xdp_key *keys = keys_src(0, 30);
 	struct sxdp_store_attrs a = { .origin = "cli", .now = 100 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_store *s;
 	struct store_dir d;
 	uint64_t v;
@@ -861,9 +861,9 @@ static void sieve_unit_store_expire(struct sieve_test *t)
 	       version(s, "l") == v, "expired early: %zu", l.n);
 	CHECKF(t, !sxdp_store_expire(s, "l", 200, &l, err, sizeof(err)) && l.n == 10,
 	       "expire at 200: %zu %s", l.n, err);
-	sxdp_list_sort(&l);
+	sxdp_keys_sort(&l);
 	for (i = 10; i < 20; i++)
-		CHECKF(t, sxdp_list_find(&l, &keys[i]), "key %zu not returned", i);
+		CHECKF(t, sxdp_keys_find(&l, &keys[i]), "key %zu not returned", i);
 	CHECKF(t, version(s, "l") == v + 1 && count(s, "l", -1, NULL) == 20, "after expiry");
 	l.n = 0;
 	/* Again: nothing. */
@@ -871,7 +871,7 @@ static void sieve_unit_store_expire(struct sieve_test *t)
 	       version(s, "l") == v + 1, "expiry not idempotent");
 	CHECKF(t, !sxdp_store_expire(s, "l", 1000000, NULL, err, sizeof(err)) &&
 	       count(s, "l", -1, NULL) == 10, "expire without a list");
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	sxdp_store_close(s);
 out:
 	free(keys);
@@ -987,7 +987,7 @@ static void sieve_unit_store_bad_files(struct sieve_test *t)
 	struct sieve_xdp_key *keys = keys_src(0, 5000);
 	struct sxdp_store *s;
 	struct store_dir d;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	char err[512] = "";
 	char *buf = NULL;
 	size_t len;
@@ -1053,7 +1053,7 @@ static void sieve_unit_store_bad_files(struct sieve_test *t)
 		sxdp_store_close(s);
 	}
 	CHECKF(t, ret == -EINVAL && strstr(err, d.db), "half a store: %d '%s'", ret, err);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 
 	/* An empty file and an empty database (version 0) are migrated. */
 	unlink(d.db);
@@ -1086,11 +1086,11 @@ static const char *key_text(const struct sieve_xdp_key *key, char *buf, size_t l
 /* How many keys @list has on one side: its allowlist if @allow, else its blocklist. */
 static size_t side_n(struct sxdp_store *s, const char *list, bool allow)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	size_t n;
 
 	n = sxdp_store_read_from(s, list, allow, &l, NULL, 0) ? SIZE_MAX : l.n;
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return n;
 }
 
@@ -1098,14 +1098,14 @@ static size_t side_n(struct sxdp_store *s, const char *list, bool allow)
 static bool has_on(struct sxdp_store *s, const char *list, bool allow,
 		   const struct sieve_xdp_key *key)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	bool found;
 
 	if (sxdp_store_read_from(s, list, allow, &l, NULL, 0))
 		return false;
-	sxdp_list_sort(&l);
-	found = sxdp_list_find(&l, key);
-	sxdp_list_free(&l);
+	sxdp_keys_sort(&l);
+	found = sxdp_keys_find(&l, key);
+	sxdp_keys_free(&l);
 	return found;
 }
 
@@ -1340,7 +1340,7 @@ static void sieve_unit_store_allowlist(struct sieve_test *t)
 	struct sieve_xdp_key batch[12], pfx[2];
 	uint64_t kinds[SIEVE_XDP_NR_KINDS], allowed = 99, v;
 	size_t added = 99, removed = 99, missing = 99, i;
-	struct sxdp_list l = { 0 }, a = { 0 };
+	struct sxdp_keys l = { 0 }, a = { 0 };
 	struct sxdp_store *s;
 	struct store_dir d;
 	char err[512] = "", text[128];
@@ -1367,7 +1367,7 @@ static void sieve_unit_store_allowlist(struct sieve_test *t)
 	/* sxdp_store_read is what the maps are built from: never an allowed key. */
 	CHECKF(t, !sxdp_store_read(s, "l", &l, err, sizeof(err)) && l.n == 12,
 	       "read: %zu keys", l.n);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	CHECKF(t, has_on(s, "l", true, &keys[10]) && !has_on(s, "l", false, &keys[10]) &&
 	       has_on(s, "l", false, &keys[0]) && !has_on(s, "l", true, &keys[0]),
 	       "a key on the wrong side");
@@ -1483,11 +1483,11 @@ static void sieve_unit_store_allowlist(struct sieve_test *t)
 	       "expired early: %zu", l.n);
 	CHECKF(t, !sxdp_store_expire(s, "l", 500, &l, err, sizeof(err)) && l.n == 2,
 	       "expire: %zu %s", l.n, err);
-	sxdp_list_sort(&l);
-	CHECKF(t, sxdp_list_find(&l, &keys[55]) && sxdp_list_find(&l, &keys[56]) &&
+	sxdp_keys_sort(&l);
+	CHECKF(t, sxdp_keys_find(&l, &keys[55]) && sxdp_keys_find(&l, &keys[56]) &&
 	       !has_on(s, "l", true, &keys[55]) && !has_on(s, "l", false, &keys[56]),
 	       "expiry of an allowed and a blocked key");
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	/* The same apart: which side each expired entry was on. */
 	sxdp_store_add(s, "l", keys + 55, 1, &alw, NULL, err, sizeof(err));
 	sxdp_store_add(s, "l", keys + 56, 1, &blk, NULL, err, sizeof(err));
@@ -1495,8 +1495,8 @@ static void sieve_unit_store_allowlist(struct sieve_test *t)
 	       a.n == 1 && !memcmp(&l.keys[0], &keys[56], sizeof(keys[56])) &&
 	       !memcmp(&a.keys[0], &keys[55], sizeof(keys[55])),
 	       "expire split: %zu blocked, %zu allowed: %s", l.n, a.n, err);
-	sxdp_list_free(&l);
-	sxdp_list_free(&a);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&a);
 	sxdp_store_close(s);
 out:
 	free(keys);
@@ -1508,7 +1508,7 @@ static void sieve_unit_store_add_fresh(struct sieve_test *t)
 {
 	struct sxdp_store_attrs a = { .origin = "cli", .now = 1 };
 	struct sieve_xdp_key *keys = keys_src(0, 30);
-	struct sxdp_list fresh = { 0 };
+	struct sxdp_keys fresh = { 0 };
 	struct sieve_xdp_key batch[3];
 	struct sxdp_store *s;
 	struct store_dir d;
@@ -1530,19 +1530,19 @@ static void sieve_unit_store_add_fresh(struct sieve_test *t)
 	 * other five come back, appended after what the caller had.
 	 */
 	a.comment = "again";
-	sxdp_list_add(&fresh, &keys[29]);
+	sxdp_keys_add(&fresh, &keys[29]);
 	ret = sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, NULL, err, sizeof(err));
 	CHECKF(t, !ret && fresh.n == 6 && !memcmp(&fresh.keys[0], &keys[29], sizeof(keys[29])),
 	       "add_fresh: %d, %zu keys %s", ret, fresh.n, err);
-	sxdp_list_sort(&fresh);
+	sxdp_keys_sort(&fresh);
 	for (i = 0; i < 10; i++)
-		CHECKF(t, sxdp_list_find(&fresh, &keys[i]) == (i >= 5),
+		CHECKF(t, sxdp_keys_find(&fresh, &keys[i]) == (i >= 5),
 		       "key %zu %s fresh", i, i >= 5 ? "not" : "wrongly");
 	CHECKF(t, raw_int(d.db, "SELECT count(*) FROM entries WHERE comment = 'again'") == 10,
 	       "the old keys were not updated");
 	CHECKF(t, version(s, "l") == 2, "one call, version %llu",
 	       (unsigned long long)version(s, "l"));
-	sxdp_list_free(&fresh);
+	sxdp_keys_free(&fresh);
 	/* The same again: nothing new, nothing changed, no bump. */
 	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys, 10, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 0 && version(s, "l") == 2, "a repeated add_fresh: %zu fresh, "
@@ -1562,12 +1562,12 @@ static void sieve_unit_store_add_fresh(struct sieve_test *t)
 	CHECKF(t, !sxdp_store_add_fresh(s, "l", batch, 3, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 2 && version(s, "l") == 4, "a duplicate: %zu fresh, version %llu",
 	       fresh.n, (unsigned long long)version(s, "l"));
-	sxdp_list_free(&fresh);
+	sxdp_keys_free(&fresh);
 	/* Allowlist keys are fresh on their side too. */
 	a.allow = true;
 	CHECKF(t, !sxdp_store_add_fresh(s, "l", keys + 22, 1, &a, &fresh, NULL, err, sizeof(err)) &&
 	       fresh.n == 1 && version(s, "l") == 5, "allow: %zu fresh", fresh.n);
-	sxdp_list_free(&fresh);
+	sxdp_keys_free(&fresh);
 	/* A conflict: -EEXIST, and nothing of the batch stays in the store. */
 	batch[0] = keys[23];
 	batch[1] = keys[0];
@@ -1575,7 +1575,7 @@ static void sieve_unit_store_add_fresh(struct sieve_test *t)
 	CHECKF(t, ret == -EEXIST && !has_on(s, "l", true, &keys[23]) &&
 	       !has_on(s, "l", false, &keys[23]) && version(s, "l") == 5,
 	       "add_fresh conflict: %d, version %llu", ret, (unsigned long long)version(s, "l"));
-	sxdp_list_free(&fresh);
+	sxdp_keys_free(&fresh);
 	sxdp_store_close(s);
 out:
 	free(keys);
@@ -1593,7 +1593,7 @@ static void sieve_unit_store_lists(struct sieve_test *t)
 	struct sxdp_store_attrs a = { .origin = "cli", .now = 1 };
 	struct sieve_xdp_key *keys = keys_src(0, 10);
 	char name[SXDP_LIST_NAME_MAX + 2], err[512] = "";
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_store *s;
 	struct store_dir d;
 	char **names = NULL;
@@ -1657,7 +1657,7 @@ static void sieve_unit_store_lists(struct sieve_test *t)
 	CHECKF(t, !sxdp_store_next_expiry(s, "beta", &at) && at == 0 &&
 	       !sxdp_store_read(s, "beta", &l, err, sizeof(err)) && l.n == 1,
 	       "beta after 300: %lld, %zu left", (long long)at, l.n);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	sxdp_store_close(s);
 out:
 	free(keys);
@@ -1791,7 +1791,7 @@ static void sieve_unit_store_read_snapshot(struct sieve_test *t)
 	struct sxdp_attachment att = attachment(NETNS_INIT, "eth0", "l", "native", 0);
 	struct sxdp_attachment *v = NULL;
 	struct sxdp_store *s, *w = NULL;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct store_dir d;
 	char err[512] = "";
 	size_t n = 99;
@@ -1821,7 +1821,7 @@ static void sieve_unit_store_read_snapshot(struct sieve_test *t)
 	       !sxdp_store_read(s, "l", &l, err, sizeof(err)) && l.n == 5,
 	       "in the snapshot: version %llu, %zu keys read", (unsigned long long)version(s, "l"),
 	       l.n);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	CHECKF(t, !sxdp_store_attachments(s, NULL, &v, &n, err, sizeof(err)) && n == 0,
 	       "in the snapshot: %zu attachments", n);
 	free(v);
@@ -2198,7 +2198,7 @@ static void sieve_unit_store_fleet(struct sieve_test *t)
 	struct sxdp_store_attrs allow = { .origin = "cli", .now = 1, .allow = true };
 	struct sieve_xdp_key *keys = keys_src(0, 20), ask[4];
 	size_t missing = 0, added = 0, removed = 0, i;
-	struct sxdp_list gone = { 0 };
+	struct sxdp_keys gone = { 0 };
 	struct sxdp_store *s;
 	struct store_dir d;
 	char err[512], origin[32];
@@ -2241,7 +2241,7 @@ static void sieve_unit_store_fleet(struct sieve_test *t)
 	       gone.n == 2 && !memcmp(&gone.keys[0], &keys[3], sizeof(keys[3])) &&
 	       !memcmp(&gone.keys[1], &keys[4], sizeof(keys[4])),
 	       "remove gone: %zu removed: %s", gone.n, err);
-	sxdp_list_free(&gone);
+	sxdp_keys_free(&gone);
 	/* A refresh with per-key expiries: 10-19, then 15-19 with new expiries. */
 	CHECKF(t, !sxdp_store_replace_origin(s, "l", keys + 10, 10, &fleet, &added, &removed,
 					     err, sizeof(err)) && added == 10 && !removed,
@@ -2395,7 +2395,7 @@ static void sieve_unit_store_origin_ids(struct sieve_test *t)
 	struct sxdp_store_attrs a = { .origin = "feedA", .now = 1000 };
 	struct sieve_xdp_key *keys = keys_src(0, 6);
 	struct sxdp_origins o = { 0 };
-	struct sxdp_list some = { 0 };
+	struct sxdp_keys some = { 0 };
 	uint32_t a_id = 0, b_id = 0, cli_id = 0, again = 0;
 	struct sxdp_store *s;
 	struct store_dir d;
@@ -2436,13 +2436,13 @@ static void sieve_unit_store_origin_ids(struct sieve_test *t)
 	       again != a_id && again != b_id && again != cli_id, "a new origin's id %u", again);
 	/* A live add's keys alone: what the exact map's values take. */
 	for (i = 2; i < 4; i++)
-		sxdp_list_add(&some, &keys[i]);
+		sxdp_keys_add(&some, &keys[i]);
 	CHECKF(t, !sxdp_store_read_origins(s, "l", &some, &o, err, sizeof(err)) && o.n == 2 &&
 	       sxdp_origin_of(&o, &keys[2]) == a_id && sxdp_origin_of(&o, &keys[3]) == b_id &&
 	       sxdp_origin_of(&o, &keys[0]) == SIEVE_XDP_ORIGIN_NONE,
 	       "the origins of two keys: %zu, %s", o.n, err);
 	sxdp_origins_free(&o);
-	sxdp_list_free(&some);
+	sxdp_keys_free(&some);
 	sxdp_store_close(s);
 out:
 	free(keys);

@@ -200,7 +200,7 @@ static int note_stale(const struct sxdp_store_count *cnt, void *ctx)
 
 /* One origin's entries of @list become @keys (one load: the bulk path). */
 static int load_origin(struct sagent_crowdsec *c, const char *list, const char *origin,
-		       const struct sxdp_list *keys, const int64_t *expires, char *err,
+		       const struct sxdp_keys *keys, const int64_t *expires, char *err,
 		       size_t errlen)
 {
 	struct sxdp_store_attrs a = {
@@ -214,7 +214,7 @@ static int load_origin(struct sagent_crowdsec *c, const char *list, const char *
 static int resync_list(struct sagent_crowdsec *c, const char *list, const struct scs_reply *r,
 		       char *err, size_t errlen)
 {
-	static const struct sxdp_list none;
+	static const struct sxdp_keys none;
 	struct stale s = { .r = r };
 	char origin[ORIGIN_MAX];
 	unsigned int i;
@@ -235,19 +235,19 @@ static int resync_list(struct sagent_crowdsec *c, const char *list, const struct
 }
 
 /* @ch's unblocks without the keys it blocks too (a re-ban in one reply). */
-static int unblocks_only(const struct scs_changes *ch, struct sxdp_list *out)
+static int unblocks_only(const struct scs_changes *ch, struct sxdp_keys *out)
 {
-	struct sxdp_list blocked = { 0 };
+	struct sxdp_keys blocked = { 0 };
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; !ret && i < ch->block.n; i++)
-		ret = sxdp_list_add(&blocked, &ch->block.keys[i]);
-	sxdp_list_sort(&blocked);
+		ret = sxdp_keys_add(&blocked, &ch->block.keys[i]);
+	sxdp_keys_sort(&blocked);
 	for (i = 0; !ret && i < ch->unblock.n; i++)
-		if (!sxdp_list_find(&blocked, &ch->unblock.keys[i]))
-			ret = sxdp_list_add(out, &ch->unblock.keys[i]);
-	sxdp_list_free(&blocked);
+		if (!sxdp_keys_find(&blocked, &ch->unblock.keys[i]))
+			ret = sxdp_keys_add(out, &ch->unblock.keys[i]);
+	sxdp_keys_free(&blocked);
 	return ret;
 }
 
@@ -257,7 +257,7 @@ static int poll_list(struct sagent_crowdsec *c, const char *list, const struct s
 	struct sxdp_store_attrs a = { .now = time(NULL), .only_own = true, .extend_only = true };
 	const struct scs_changes *ch;
 	struct sxdp_op_result res;
-	struct sxdp_list gone;
+	struct sxdp_keys gone;
 	char origin[ORIGIN_MAX];
 	unsigned int i;
 	int ret = 0;
@@ -273,7 +273,7 @@ static int poll_list(struct sagent_crowdsec *c, const char *list, const struct s
 		if (!ret && gone.n)
 			ret = sxdp_op_remove_own(c->store, list, false, origin, &gone, &res, err,
 						 errlen);
-		sxdp_list_free(&gone);
+		sxdp_keys_free(&gone);
 		a.origin = origin;
 		a.expires_each = ch->expires;
 		if (!ret && ch->block.n)

@@ -205,7 +205,7 @@ static redisReply *command(struct sagent_fleet *f, int argc, const char **argv)
 
 /* What a scan of one set gathered. */
 struct gathered {
-	struct sxdp_list keys;
+	struct sxdp_keys keys;
 	int64_t *expires;
 	size_t cap;
 };
@@ -234,7 +234,7 @@ static int gather(struct gathered *g, const struct sieve_xdp_key *key, int64_t e
 {
 	if (g->keys.n == g->cap && gather_reserve(g, g->cap ? g->cap : 1024))
 		return -ENOMEM;
-	if (sxdp_list_add(&g->keys, key))
+	if (sxdp_keys_add(&g->keys, key))
 		return -ENOMEM;
 	g->expires[g->keys.n - 1] = expires;
 	return 0;
@@ -242,7 +242,7 @@ static int gather(struct gathered *g, const struct sieve_xdp_key *key, int64_t e
 
 static void gathered_free(struct gathered *g)
 {
-	sxdp_list_free(&g->keys);
+	sxdp_keys_free(&g->keys);
 	free(g->expires);
 }
 
@@ -655,25 +655,25 @@ static int load_side(struct sagent_fleet *f, struct fleet_list *l, bool allow,
 /* Drops from @block the keys of @allow: a key in both sets is allowed. */
 static int block_minus_allow(struct gathered *block, const struct gathered *allow)
 {
-	struct sxdp_list sorted = { 0 };
+	struct sxdp_keys sorted = { 0 };
 	size_t i, out = 0;
 
 	if (!allow->keys.n || !block->keys.n)
 		return 0;
 	for (i = 0; i < allow->keys.n; i++)
-		if (sxdp_list_add(&sorted, &allow->keys.keys[i])) {
-			sxdp_list_free(&sorted);
+		if (sxdp_keys_add(&sorted, &allow->keys.keys[i])) {
+			sxdp_keys_free(&sorted);
 			return -ENOMEM;
 		}
-	sxdp_list_sort(&sorted);
+	sxdp_keys_sort(&sorted);
 	for (i = 0; i < block->keys.n; i++) {
-		if (sxdp_list_find(&sorted, &block->keys.keys[i]))
+		if (sxdp_keys_find(&sorted, &block->keys.keys[i]))
 			continue;
 		block->keys.keys[out] = block->keys.keys[i];
 		block->expires[out++] = block->expires[i];
 	}
 	block->keys.n = out;
-	sxdp_list_free(&sorted);
+	sxdp_keys_free(&sorted);
 	return 0;
 }
 
@@ -782,7 +782,7 @@ struct run {
  * disallow's time: what changed since comes from the stream after it.
  */
 static int block_if_blocked(struct sagent_fleet *f, struct fleet_list *l,
-			    const struct sxdp_list *keys, char *err, size_t errlen)
+			    const struct sxdp_keys *keys, char *err, size_t errlen)
 {
 	struct sxdp_store_attrs a = { .origin = FLEET_ORIGIN, .now = time(NULL), .only_own = true };
 	const char **argv = calloc(keys->n + 2, sizeof(*argv));

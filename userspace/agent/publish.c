@@ -21,7 +21,7 @@ int sagent_publish_main(int argc, char **argv)
 {
 	char err[512] = "", name[300];
 	struct sagent_config c;
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_key key;
 	enum sxdp_list_op op;
 	const char *why = NULL;
@@ -40,11 +40,11 @@ int sagent_publish_main(int argc, char **argv)
 		return cli_error("%s: bad expiry '%s'", SFLEET_PUBLISH_CMD, argv[4]);
 	for (i = 6; i < argc; i++) {
 		if (sxdp_parse_entry(argv[i], &key, &why)) {
-			sxdp_list_free(&l);
+			sxdp_keys_free(&l);
 			return cli_error("'%s': %s", argv[i], why);
 		}
-		if (sxdp_list_add(&l, &key)) {
-			sxdp_list_free(&l);
+		if (sxdp_keys_add(&l, &key)) {
+			sxdp_keys_free(&l);
 			return cli_error("out of memory");
 		}
 	}
@@ -59,6 +59,6 @@ int sagent_publish_main(int argc, char **argv)
 	if (!ret)
 		printf("%s: published %s %zu to %s\n", argv[2], sxdp_list_op_done(op), l.n,
 		       sfleet_redis_name(&c.fleet, name, sizeof(name)));
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return ret ? cli_error("%s", err) : EXIT_OK;
 }

@@ -696,7 +696,7 @@ static void print_result(const char *list, const char *what, const struct sxdp_o
 }
 
 /* Parses every ENTRY argument before anything is changed. */
-static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_list *l)
+static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_keys *l)
 {
 	struct sieve_xdp_key key;
 	const char *why;
@@ -708,10 +708,10 @@ static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_list 
 		if (allow && key.kind != SIEVE_XDP_SRC && key.kind != SIEVE_XDP_PREFIX)
 			return cli_error("%s: only sources and prefixes can be allowed",
 					 o->args[i]);
-		if (sxdp_list_add(l, &key))
+		if (sxdp_keys_add(l, &key))
 			return cli_error("out of memory");
 	}
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 	return 0;
 }
 
@@ -726,7 +726,7 @@ static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_list 
  * reads the settings, publishes (fleet/redis.c) and prints the result.
  */
 static int publish_entries(const struct xdp_opts *o, enum sxdp_list_op op,
-			   const struct sxdp_list *l)
+			   const struct sxdp_keys *l)
 {
 	struct sagent_cmdline cl = { .config = o->config };
 	enum sagent_source from;
@@ -892,7 +892,7 @@ static int change_entries(const struct cli_command *cmd, enum sxdp_list_op op, i
 	char list[SXDP_LIST_NAME_MAX + 1], err[512] = "";
 	struct sxdp_store_attrs a = { .origin = "cli", .allow = allow };
 	struct feed_notes notes = { 0 }, allowed = { 0 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_op_result r;
 	struct sxdp_store *s = NULL;
 	struct xdp_opts o;
@@ -979,7 +979,7 @@ out:
 	feed_notes_free(&notes);
 	feed_notes_free(&allowed);
 	sxdp_store_close(s);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return ret;
 }
 
@@ -1010,7 +1010,7 @@ static int cmd_disallow(const struct cli_command *cmd, int argc, char **argv)
  * them). Notes, not errors: the load is done.
  */
 static void load_notes(struct sxdp_store *s, const char *list, const struct sxdp_store_attrs *a,
-		       const struct sxdp_list *l, const struct sxdp_op_result *r, FILE *out)
+		       const struct sxdp_keys *l, const struct sxdp_op_result *r, FILE *out)
 {
 	const struct sxdp_adopted *ad = &r->adopted;
 	char holder[300], err[512];
@@ -1068,7 +1068,7 @@ static int cmd_load(const struct cli_command *cmd, int argc, char **argv)
 {
 	char list[SXDP_LIST_NAME_MAX + 1], err[FEED_ERR_MAX] = "";
 	struct sxdp_store_attrs a = { 0 };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sxdp_feed_info info;
 	struct sxdp_op_result r;
 	struct sxdp_store *s = NULL;
@@ -1136,7 +1136,7 @@ report:
 	ret = xdp_report_unreached(list, &r);
 out:
 	sxdp_store_close(s);
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return ret;
 }
 
@@ -1415,7 +1415,7 @@ static void print_plan(const struct sxdp_plan *p, const struct sxdp_plan *b,
 static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes,
 		     struct sieve_xdp_config *c)
 {
-	struct sxdp_list l = { 0 }, keys = { 0 };
+	struct sxdp_keys l = { 0 }, keys = { 0 };
 	char err[FEED_ERR_MAX];
 	int ret;
 
@@ -1424,8 +1424,8 @@ static int plan_file(const char *path, enum sxdp_format fmt, uint32_t max_probes
 	/* As this sieve's program keeps them: IPv4 prefixes in the table, not probed. */
 	*c = (struct sieve_xdp_config){ .flags = SIEVE_XDP_F_V4TABLE, .max_probes = max_probes };
 	ret = sxdp_plan_keys(&l, c, &keys, err, sizeof(err));
-	sxdp_list_free(&l);
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&keys);
 	return ret ? cli_error("%s: %s", path, err) : 0;
 }
 

@@ -55,7 +55,7 @@ void sfleet_redis_stream_key(const char *list, char *buf, size_t len);
  */
 #define SFLEET_EXPIRES_KEEP	(-1)
 int sfleet_publish(const struct sagent_fleet_config *f, const char *list,
-			 enum sxdp_list_op op, const struct sxdp_list *keys, int64_t expires_at,
+			 enum sxdp_list_op op, const struct sxdp_keys *keys, int64_t expires_at,
 			 const char *origin, char *err, size_t errlen);
 
 /*

@@ -243,7 +243,7 @@ static int collect(struct publish *p, char *err, size_t errlen)
 }
 
 int sfleet_publish(const struct sagent_fleet_config *f, const char *list,
-			 enum sxdp_list_op op, const struct sxdp_list *keys, int64_t expires_at,
+			 enum sxdp_list_op op, const struct sxdp_keys *keys, int64_t expires_at,
 			 const char *origin, char *err, size_t errlen)
 {
 	struct publish p = { .list = list, .origin = origin, .op = op };

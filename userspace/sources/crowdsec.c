@@ -213,7 +213,7 @@ static int add_block(struct scs_changes *c, const struct sieve_xdp_key *key, int
 		c->expires = e;
 		c->expires_cap = cap;
 	}
-	if (sxdp_list_add(&c->block, key))
+	if (sxdp_keys_add(&c->block, key))
 		return -ENOMEM;
 	c->expires[c->block.n - 1] = expires;
 	return 0;
@@ -270,7 +270,7 @@ static int decision(struct scs_reply *r, json_object *d, bool is_new, int64_t no
 		skip(r, c, why, value, origin);
 		return 0;
 	}
-	return is_new ? add_block(c, &key, now + secs) : sxdp_list_add(&c->unblock, &key);
+	return is_new ? add_block(c, &key, now + secs) : sxdp_keys_add(&c->unblock, &key);
 }
 
 /* "new" or "deleted": an array, or null (the stream's way of saying none). */
@@ -345,8 +345,8 @@ void scs_reply_free(struct scs_reply *r)
 	unsigned int i;
 
 	for (i = 0; i < r->nr_origins; i++) {
-		sxdp_list_free(&r->origins[i].block);
-		sxdp_list_free(&r->origins[i].unblock);
+		sxdp_keys_free(&r->origins[i].block);
+		sxdp_keys_free(&r->origins[i].unblock);
 		free(r->origins[i].expires);
 	}
 	r->nr_origins = 0;

@@ -56,10 +56,10 @@ const char *scs_skip_name(enum scs_skip why);
 /* One CrowdSec origin's changes in a reply. */
 struct scs_changes {
 	char origin[SAGENT_CS_WORD_MAX + 1];	/* CrowdSec's word: "cscli" */
-	struct sxdp_list block;
+	struct sxdp_keys block;
 	int64_t *expires;			/* per key of @block, Unix seconds */
 	size_t expires_cap;
-	struct sxdp_list unblock;
+	struct sxdp_keys unblock;
 	uint64_t skipped[SCS_NR_SKIPS];
 };
 

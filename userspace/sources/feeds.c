@@ -53,7 +53,7 @@ static void refuse(struct ssrc_feed_result *r, enum ssrc_feed_refusal why, const
 
 /* The body's entries in the feed's format; 0, or refused with the first bad line. */
 static int parse_body(const struct sagent_feed_config *f, const struct ssrc_http_response *resp,
-		      struct sxdp_list *l, struct ssrc_feed_result *r)
+		      struct sxdp_keys *l, struct ssrc_feed_result *r)
 {
 	char err[512] = "";
 	FILE *mem;
@@ -82,7 +82,7 @@ static int parse_body(const struct sagent_feed_config *f, const struct ssrc_http
 
 /* The judged entries loaded as origin @f->name: refused with the store's reason. */
 static void load(struct sxdp_store *s, const struct sagent_feed_config *f,
-		 const struct sxdp_list *l, struct ssrc_feed_result *r)
+		 const struct sxdp_keys *l, struct ssrc_feed_result *r)
 {
 	struct sxdp_store_attrs a = {
 		.origin = f->name, .now = time(NULL),
@@ -114,7 +114,7 @@ static void judge_and_load(struct sxdp_store *s, const struct sagent_feed_config
 			   struct ssrc_feed_result *r)
 {
 	uint64_t hash = body_hash(resp->body, resp->body_len);
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	enum ssrc_feed_refusal why;
 	char num[96];
 
@@ -155,7 +155,7 @@ out_validators:
 	 */
 	st->modified = resp->modified < (int64_t)time(NULL) - 1 ? resp->modified : 0;
 out_free:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 }
 
 void ssrc_feed_refresh(struct sxdp_store *s, const struct sagent_feed_config *f,

@@ -62,7 +62,7 @@ static bool allow_entry_ok(const struct sieve_xdp_key *key)
 	return true;
 }
 
-static bool allow_list_ok(const struct sxdp_list *l)
+static bool allow_list_ok(const struct sxdp_keys *l)
 {
 	size_t i;
 
@@ -125,21 +125,21 @@ static int allow_delete(int fd, const struct sieve_xdp_key *key)
 	return bpf_map_delete_elem(fd, &tk) && errno != ENOENT ? -errno : 0;
 }
 
-/* @l sorted and without duplicates, so that sxdp_list_find works on it. */
-static int sorted_copy(const struct sxdp_list *l, struct sxdp_list *out)
+/* @l sorted and without duplicates, so that sxdp_keys_find works on it. */
+static int sorted_copy(const struct sxdp_keys *l, struct sxdp_keys *out)
 {
 	size_t i;
 	int err;
 
-	*out = (struct sxdp_list){ 0 };
+	*out = (struct sxdp_keys){ 0 };
 	for (i = 0; l && i < l->n; i++) {
-		err = sxdp_list_add(out, &l->keys[i]);
+		err = sxdp_keys_add(out, &l->keys[i]);
 		if (err) {
-			sxdp_list_free(out);
+			sxdp_keys_free(out);
 			return err;
 		}
 	}
-	sxdp_list_sort(out);
+	sxdp_keys_sort(out);
 	return 0;
 }
 
@@ -163,10 +163,10 @@ static int allow_none_after(struct sxdp_handle *h)
 	return errno == ENOENT ? allow_none_set(h, 1) : -errno;
 }
 
-int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_list *add,
-		      const struct sxdp_list *del)
+int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_keys *add,
+		      const struct sxdp_keys *del)
 {
-	struct sxdp_list keep;
+	struct sxdp_keys keep;
 	size_t i;
 	int err = 0;
 
@@ -183,9 +183,9 @@ int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_list *add,
 	/* An entry both added and deleted stays: it is never gone for a moment. */
 	err = sorted_copy(add, &keep);
 	for (i = 0; i < del->n && !err; i++)
-		if (!sxdp_list_find(&keep, &del->keys[i]))
+		if (!sxdp_keys_find(&keep, &del->keys[i]))
 			err = allow_delete(h->allow_fd, &del->keys[i]);
-	sxdp_list_free(&keep);
+	sxdp_keys_free(&keep);
 	return err ?: allow_none_after(h);
 }
 
@@ -229,9 +229,9 @@ fail:
 	return err;
 }
 
-int sxdp_allow_read(struct sxdp_handle *h, struct sxdp_list *out)
+int sxdp_allow_read(struct sxdp_handle *h, struct sxdp_keys *out)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_key key;
 	struct trie_keys t;
 	size_t i;
@@ -243,15 +243,15 @@ int sxdp_allow_read(struct sxdp_handle *h, struct sxdp_list *out)
 	for (i = 0; !err && i < t.n; i++) {
 		err = from_trie_key(&t.k[i], &key);
 		if (!err)
-			err = sxdp_list_add(&l, &key);
+			err = sxdp_keys_add(&l, &key);
 	}
 	free(t.k);
 	if (err) {
-		sxdp_list_free(&l);
+		sxdp_keys_free(&l);
 		return err;
 	}
-	sxdp_list_sort(&l);
-	sxdp_list_free(out);
+	sxdp_keys_sort(&l);
+	sxdp_keys_free(out);
 	*out = l;
 	return 0;
 }
@@ -261,13 +261,13 @@ int sxdp_allow_read(struct sxdp_handle *h, struct sxdp_list *out)
  * that is no entry at all goes too). A key whose entry is on @want stays
  * even if spelt with host bits: it is that entry's node.
  */
-static int delete_extras(int fd, const struct trie_keys *t, const struct sxdp_list *want)
+static int delete_extras(int fd, const struct trie_keys *t, const struct sxdp_keys *want)
 {
 	struct sieve_xdp_key key;
 	size_t i;
 
 	for (i = 0; i < t->n; i++) {
-		if (!from_trie_key(&t->k[i], &key) && sxdp_list_find(want, &key))
+		if (!from_trie_key(&t->k[i], &key) && sxdp_keys_find(want, &key))
 			continue;
 		if (bpf_map_delete_elem(fd, &t->k[i]) && errno != ENOENT)
 			return -errno;
@@ -275,9 +275,9 @@ static int delete_extras(int fd, const struct trie_keys *t, const struct sxdp_li
 	return 0;
 }
 
-int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_list *all)
+int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_keys *all)
 {
-	struct sxdp_list want, have = { 0 };
+	struct sxdp_keys want, have = { 0 };
 	struct sieve_xdp_key key;
 	struct trie_keys t;
 	size_t i;
@@ -295,22 +295,22 @@ int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_list *all)
 		goto out_free_want;
 	for (i = 0; i < t.n && !err; i++)
 		if (!from_trie_key(&t.k[i], &key))
-			err = sxdp_list_add(&have, &key);
-	sxdp_list_sort(&have);
+			err = sxdp_keys_add(&have, &key);
+	sxdp_keys_sort(&have);
 	if (!err && want.n)
 		err = allow_none_set(h, 0);
 	/* Inserts first: a source that moves from one entry to a wider one
 	 * (10.0.0.1 to 10.0.0.0/24) is covered all along. */
 	for (i = 0; i < want.n && !err; i++)
-		if (!sxdp_list_find(&have, &want.keys[i]))
+		if (!sxdp_keys_find(&have, &want.keys[i]))
 			err = allow_insert(h->allow_fd, &want.keys[i]);
 	if (!err)
 		err = delete_extras(h->allow_fd, &t, &want);
 	if (!err)
 		err = allow_none_after(h);
-	sxdp_list_free(&have);
+	sxdp_keys_free(&have);
 	free(t.k);
 out_free_want:
-	sxdp_list_free(&want);
+	sxdp_keys_free(&want);
 	return err;
 }

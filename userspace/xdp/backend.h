@@ -59,10 +59,10 @@ struct sxdp_backend_ops {
 		    size_t n, bool live);
 	int (*build)(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
 		     size_t errlen);
-	int (*add_live)(struct sxdp_handle *h, const struct sxdp_list *fresh,
-			const struct sxdp_list *list, uint64_t store_version);
-	int (*remove_live)(struct sxdp_handle *h, const struct sxdp_list *gone,
-			   const struct sxdp_list *list, uint64_t store_version);
+	int (*add_live)(struct sxdp_handle *h, const struct sxdp_keys *fresh,
+			const struct sxdp_keys *list, uint64_t store_version);
+	int (*remove_live)(struct sxdp_handle *h, const struct sxdp_keys *gone,
+			   const struct sxdp_keys *list, uint64_t store_version);
 	double (*fpr)(const struct sieve_xdp_config *cfg, uint64_t keys, uint64_t *nbits);
 	uint64_t (*memory)(const struct sieve_xdp_config *cfg);
 	int (*describe)(const struct sieve_xdp_config *cfg, uint64_t kernel_bytes,
@@ -88,7 +88,7 @@ const struct sxdp_backend_ops *sxdp_backend_by_name(const char *name);
 int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err,
 		   size_t errlen);
 /* The generic live add into a filter map: @list is not needed (loader.c). */
-int sxdp_gen_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
-		      const struct sxdp_list *list, uint64_t store_version);
+int sxdp_gen_add_live(struct sxdp_handle *h, const struct sxdp_keys *fresh,
+		      const struct sxdp_keys *list, uint64_t store_version);
 
 #endif /* SXDP_BACKEND_H */

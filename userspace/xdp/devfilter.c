@@ -91,7 +91,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int sxdp_filter_digests(const struct sxdp_list *keys, const __u64 secret[2], uint64_t **d,
+int sxdp_filter_digests(const struct sxdp_keys *keys, const __u64 secret[2], uint64_t **d,
 			size_t *n)
 {
 	size_t i, m = 0;
@@ -111,15 +111,15 @@ int sxdp_filter_digests(const struct sxdp_list *keys, const __u64 secret[2], uin
 }
 
 /* The digests of @l's entries under @cfg's probe lengths (see sxdp_filter_digests). */
-static int list_digests(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+static int list_digests(const struct sxdp_keys *l, const struct sieve_xdp_config *cfg,
 			uint64_t **d, size_t *n)
 {
-	struct sxdp_list keys = { 0 };
+	struct sxdp_keys keys = { 0 };
 	int ret = sxdp_expand(l, cfg, &keys);
 
 	if (!ret)
 		ret = sxdp_filter_digests(&keys, cfg->digest_key, d, n);
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&keys);
 	return ret;
 }
 
@@ -284,7 +284,7 @@ static void drop_standin(struct dfilter *f, uint32_t live_id)
 
 /* The live probe lengths into @cfg, and @l's kinds and counts. */
 static void keep_lengths(struct sieve_xdp_config *cfg, const struct sieve_xdp_config *cur,
-			 const struct sxdp_list *l)
+			 const struct sxdp_keys *l)
 {
 	size_t i;
 
@@ -305,12 +305,12 @@ static void keep_lengths(struct sieve_xdp_config *cfg, const struct sieve_xdp_co
  * reads NAME (@reads_name) and they still hold the list (no stand-in
  * needed then), else a new plan; *@kept says which.
  */
-static int plan(const struct sxdp_list *l, const struct sieve_xdp_config *cur, bool reads_name,
+static int plan(const struct sxdp_keys *l, const struct sieve_xdp_config *cur, bool reads_name,
 		struct sieve_xdp_config *cfg, struct digest_set *ds, bool *kept, char *err,
 		size_t errlen)
 {
 	struct sieve_xdp_config k = *cfg;
-	struct sxdp_list keys = { 0 };
+	struct sxdp_keys keys = { 0 };
 	int ret = 1;
 
 	*kept = false;
@@ -334,7 +334,7 @@ static int plan(const struct sxdp_list *l, const struct sieve_xdp_config *cur, b
 		ret = sxdp_filter_digests(&keys, cfg->digest_key, &ds->d, &ds->n);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "the digests of %zu keys: %s", keys.n, strerror(-ret));
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&keys);
 	return ret;
 }
 
@@ -488,25 +488,25 @@ out:
  * The entries of @list not in @minus, into @out. @minus is small (the
  * entries of one command): sorted here, then looked up.
  */
-static int list_minus(const struct sxdp_list *list, const struct sxdp_list *minus,
-		      struct sxdp_list *out)
+static int list_minus(const struct sxdp_keys *list, const struct sxdp_keys *minus,
+		      struct sxdp_keys *out)
 {
-	struct sxdp_list m = { 0 };
+	struct sxdp_keys m = { 0 };
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; !ret && i < minus->n; i++)
-		ret = sxdp_list_add(&m, &minus->keys[i]);
-	sxdp_list_sort(&m);
+		ret = sxdp_keys_add(&m, &minus->keys[i]);
+	sxdp_keys_sort(&m);
 	for (i = 0; !ret && i < list->n; i++)
-		if (!sxdp_list_find(&m, &list->keys[i]))
-			ret = sxdp_list_add(out, &list->keys[i]);
-	sxdp_list_free(&m);
+		if (!sxdp_keys_find(&m, &list->keys[i]))
+			ret = sxdp_keys_add(out, &list->keys[i]);
+	sxdp_keys_free(&m);
 	return ret;
 }
 
 /* Drops from @ds the digests some entry of @others makes. */
-static int minus_others(struct digest_set *ds, const struct sxdp_list *others,
+static int minus_others(struct digest_set *ds, const struct sxdp_keys *others,
 			const struct sieve_xdp_config *cfg)
 {
 	struct digest_set o = { 0 };
@@ -544,11 +544,11 @@ static int live_filter(struct sxdp_handle *h, struct sieve_xdp_config *cur, stru
 	return 0;
 }
 
-int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
-			 const struct sxdp_list *list, uint64_t store_version)
+int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_keys *fresh,
+			 const struct sxdp_keys *list, uint64_t store_version)
 {
 	struct sieve_xdp_config cur, next;
-	struct sxdp_list rest = { 0 };
+	struct sxdp_keys rest = { 0 };
 	struct sieve_batch_stats st;
 	struct digest_set ds = { 0 };
 	struct dfilter f;
@@ -594,13 +594,13 @@ int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
 	ret = sxdp_publish_config(h, &next, -1, -1);
 out:
 	filter_close(&f);
-	sxdp_list_free(&rest);
+	sxdp_keys_free(&rest);
 	free(ds.d);
 	return ret;
 }
 
-int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
-			    const struct sxdp_list *list, uint64_t store_version)
+int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_keys *gone,
+			    const struct sxdp_keys *list, uint64_t store_version)
 {
 	struct sieve_xdp_config cur, next;
 	struct sieve_batch_stats st;

@@ -237,7 +237,7 @@ void sxdp_format_entry(const struct sieve_xdp_key *key, char *buf, size_t len)
 	}
 }
 
-int sxdp_list_add(struct sxdp_list *l, const struct sieve_xdp_key *key)
+int sxdp_keys_add(struct sxdp_keys *l, const struct sieve_xdp_key *key)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
@@ -472,7 +472,7 @@ static int keys_radix_sort(struct sieve_xdp_key *v, size_t n, const unsigned int
 	return 0;
 }
 
-void sxdp_list_sort(struct sxdp_list *l)
+void sxdp_keys_sort(struct sxdp_keys *l)
 {
 	unsigned int depth = 0, pos[RADIX_MAX_BYTES], m;
 	size_t i, out = 0;
@@ -492,12 +492,12 @@ void sxdp_list_sort(struct sxdp_list *l)
 	l->n = out + 1;
 }
 
-bool sxdp_list_find(const struct sxdp_list *l, const struct sieve_xdp_key *key)
+bool sxdp_keys_find(const struct sxdp_keys *l, const struct sieve_xdp_key *key)
 {
 	return l->n && bsearch(key, l->keys, l->n, sizeof(*key), key_cmp);
 }
 
-bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key)
+bool sxdp_keys_remove(struct sxdp_keys *l, const struct sieve_xdp_key *key)
 {
 	struct sieve_xdp_key *k = l->n ? bsearch(key, l->keys, l->n, sizeof(*key), key_cmp) : NULL;
 
@@ -508,8 +508,8 @@ bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key)
 	return true;
 }
 
-void sxdp_list_free(struct sxdp_list *l)
+void sxdp_keys_free(struct sxdp_keys *l)
 {
 	free(l->keys);
-	*l = (struct sxdp_list){ 0 };
+	*l = (struct sxdp_keys){ 0 };
 }

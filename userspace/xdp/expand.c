@@ -182,10 +182,10 @@ static bool in_v4table(const struct sieve_xdp_config *cfg, const struct sieve_xd
 	return (cfg->flags & SIEVE_XDP_F_V4TABLE) && sxdp_v4table_entry(k);
 }
 
-static int expand_into(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
-		       struct sxdp_list *out)
+static int expand_into(const struct sxdp_keys *l, const struct sieve_xdp_config *cfg,
+		       struct sxdp_keys *out)
 {
-	struct sxdp_list x = { 0 };
+	struct sxdp_keys x = { 0 };
 	size_t n;
 	int ret = 0;
 
@@ -201,7 +201,7 @@ static int expand_into(const struct sxdp_list *l, const struct sieve_xdp_config 
 		uint64_t i, count;
 
 		if (k->kind != SIEVE_XDP_PREFIX) {
-			ret = sxdp_list_add(&x, k);
+			ret = sxdp_keys_add(&x, k);
 			continue;
 		}
 		/* In the IPv4 prefix table (v4table.c), not the filter. */
@@ -222,25 +222,25 @@ static int expand_into(const struct sxdp_list *l, const struct sieve_xdp_config 
 		e.prefix_len = target;
 		for (i = 0; !ret && i < count; i++) {
 			addr_add(e.saddr, k->saddr, i, target);
-			ret = sxdp_list_add(&x, &e);
+			ret = sxdp_keys_add(&x, &e);
 		}
 	}
 	if (ret) {
-		sxdp_list_free(&x);
+		sxdp_keys_free(&x);
 		return ret;
 	}
-	sxdp_list_free(out);
+	sxdp_keys_free(out);
 	*out = x;
 	return 0;
 }
 
-int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
-		struct sxdp_list *out)
+int sxdp_expand(const struct sxdp_keys *l, const struct sieve_xdp_config *cfg,
+		struct sxdp_keys *out)
 {
 	int ret = expand_into(l, cfg, out);
 
 	if (!ret)
-		sxdp_list_sort(out);
+		sxdp_keys_sort(out);
 	return ret;
 }
 
@@ -275,7 +275,7 @@ unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg)
  * One family's probe lengths for the prefixes of @l: *extra is how many
  * keys expansion adds to them.
  */
-static int choose_family(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
+static int choose_family(const struct sxdp_keys *l, const struct sieve_xdp_config *cfg,
 			 uint8_t family, unsigned int max_probes, uint8_t *lens, uint8_t *nr,
 			 uint64_t *extra)
 {
@@ -298,7 +298,7 @@ static int choose_family(const struct sxdp_list *l, const struct sieve_xdp_confi
 	return ret;
 }
 
-int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l)
+int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_keys *l)
 {
 	unsigned int max_probes = sxdp_max_probes(cfg);
 	uint64_t extra4, extra6;
@@ -343,7 +343,7 @@ static void insert_len(uint8_t *lens, uint8_t *nr, uint8_t len)
  */
 #define SXDP_LIVE_EXPAND_BITS	6	/* 64 keys for one entry */
 
-int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fresh)
+int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_keys *fresh)
 {
 	unsigned int max_probes = sxdp_max_probes(cfg);
 	size_t i;
@@ -371,8 +371,8 @@ int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fre
 }
 
 /* The config of a list and the keys its maps hold; err says why not. */
-int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
-		   struct sxdp_list *keys, char *err, size_t errlen)
+int sxdp_plan_keys(const struct sxdp_keys *l, struct sieve_xdp_config *cfg,
+		   struct sxdp_keys *keys, char *err, size_t errlen)
 {
 	int ret = sxdp_config_fill(cfg, l);
 

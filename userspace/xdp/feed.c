@@ -312,7 +312,7 @@ static int read_line(struct feed_file *ff, char *buf)
 
 /* Line @lineno in format @fmt: its entry, if it has one, goes on @l. */
 static int feed_line(struct feed_file *ff, const struct feed_format *fmt, struct feed_read *r,
-		     char *line, unsigned int lineno, struct sxdp_list *l)
+		     char *line, unsigned int lineno, struct sxdp_keys *l)
 {
 	char *entry = NULL, *text = trim(line), quote[FEED_QUOTE_MAX + 4];
 	struct sieve_xdp_key key;
@@ -342,7 +342,7 @@ static int feed_line(struct feed_file *ff, const struct feed_format *fmt, struct
 	if (!(fmt->kinds & 1U << key.kind))
 		return bad_line(ff, lineno, "%s: a %s file holds addresses and prefixes only", entry,
 				fmt->name);
-	return sxdp_list_add(l, &key);
+	return sxdp_keys_add(l, &key);
 }
 
 /*
@@ -350,7 +350,7 @@ static int feed_line(struct feed_file *ff, const struct feed_format *fmt, struct
  * the one that decides) is kept, then read in the format it showed.
  */
 static int feed_lines(struct feed_file *ff, enum sxdp_format *fmt, struct feed_read *r,
-		      struct sxdp_list *l)
+		      struct sxdp_keys *l)
 {
 	char (*head)[FEED_LINE_MAX] = NULL, line[FEED_LINE_MAX];
 	unsigned int i, nhead = 0;
@@ -384,11 +384,11 @@ static int feed_lines(struct feed_file *ff, enum sxdp_format *fmt, struct feed_r
 }
 
 int sxdp_feed_read_stream(FILE *f, const char *name, enum sxdp_format fmt,
-			  struct sxdp_list *l, struct sxdp_feed_info *info, char *err,
+			  struct sxdp_keys *l, struct sxdp_feed_info *info, char *err,
 			  size_t errlen)
 {
 	struct feed_file ff = { .f = f, .path = name, .err = err, .errlen = errlen };
-	struct sxdp_list tmp = { 0 };
+	struct sxdp_keys tmp = { 0 };
 	struct feed_read r = { 0 };
 	int ret;
 
@@ -397,18 +397,18 @@ int sxdp_feed_read_stream(FILE *f, const char *name, enum sxdp_format fmt,
 	ret = feed_lines(&ff, &fmt, &r, &tmp);
 	free(r.sets);
 	if (ret < 0) {
-		sxdp_list_free(&tmp);
+		sxdp_keys_free(&tmp);
 		return ret;
 	}
-	sxdp_list_free(l);
+	sxdp_keys_free(l);
 	*l = tmp;
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 	if (info)
 		*info = (struct sxdp_feed_info){ .format = fmt, .skipped = r.skipped };
 	return 0;
 }
 
-int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
+int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_keys *l,
 		   struct sxdp_feed_info *info, char *err, size_t errlen)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -425,7 +425,7 @@ int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
 	return ret;
 }
 
-int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen)
+int sxdp_keys_read(const char *path, struct sxdp_keys *l, char *err, size_t errlen)
 {
 	return sxdp_feed_read(path, SXDP_FORMAT_PLAIN, l, NULL, err, errlen);
 }

@@ -774,7 +774,7 @@ int sxdp_filter_insert(const struct sieve_xdp_config *cfg, int filter_fd, int ex
 }
 
 int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
-		    const struct sxdp_list *l, const struct sxdp_origins *origins, int *bloom_fd,
+		    const struct sxdp_keys *l, const struct sxdp_origins *origins, int *bloom_fd,
 		    int *exact_fd)
 {
 	const struct sxdp_backend_ops *ops = plan->blocked ? &sxdp_blocked_ops : &sxdp_bloom_ops;
@@ -1043,7 +1043,7 @@ int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char 
 {
 	const struct sxdp_backend_ops *ops = sxdp_backend_of(b->flags);
 	struct sieve_xdp_config cfg = { .flags = b->flags, .max_probes = b->max_probes };
-	struct sxdp_list keys = { 0 };
+	struct sxdp_keys keys = { 0 };
 	uint64_t capacity = b->capacity;
 	struct sxdp_plan plan;
 	int bloom_fd, exact_fd, ret;
@@ -1080,11 +1080,11 @@ int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char 
 	if (exact_fd >= 0)
 		close(exact_fd);
 out:
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&keys);
 	return ret;
 }
 
-int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_keys *l, uint32_t flags,
 			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
 			size_t errlen)
 {
@@ -1100,7 +1100,7 @@ int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32
 	return sxdp_build(h, &b, err, errlen);
 }
 
-int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_keys *l, uint32_t flags,
 		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen)
 {
 	struct sieve_xdp_config cur = { 0 };
@@ -1173,9 +1173,9 @@ static int live_maps(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, 
 	return ret;
 }
 
-int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries)
+int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_keys *entries)
 {
-	struct sxdp_list keys = { 0 };
+	struct sxdp_keys keys = { 0 };
 	struct sieve_xdp_config cfg;
 	int bloom_fd, exact_fd, ret;
 	uint32_t id;
@@ -1188,7 +1188,7 @@ int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries)
 	if (!ret)
 		ret = live_maps(h, &cfg, &bloom_fd, &exact_fd);
 	if (ret) {
-		sxdp_list_free(&keys);
+		sxdp_keys_free(&keys);
 		return ret == -E2BIG ? 1 : ret;
 	}
 	/* One word a key, which a packet reads whole: the old id or the new. */
@@ -1200,7 +1200,7 @@ int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries)
 	close(bloom_fd);
 	if (exact_fd >= 0)
 		close(exact_fd);
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&keys);
 	return ret;
 }
 
@@ -1210,8 +1210,8 @@ int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries)
  * instead (a new plan, or past the capacity). O(fresh): the rest of the
  * list is never read.
  */
-static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list *fresh,
-		      struct sxdp_list *keys, struct sieve_xdp_config *next)
+static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_keys *fresh,
+		      struct sxdp_keys *keys, struct sieve_xdp_config *next)
 {
 	int ret;
 
@@ -1238,9 +1238,9 @@ static int add_config(const struct sieve_xdp_config *cur, const struct sxdp_list
 	       next->keys > next->entries + SXDP_MAX_EXTRA_KEYS;
 }
 
-int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version)
+int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_keys *fresh, uint64_t store_version)
 {
-	struct sxdp_list keys = { 0 };
+	struct sxdp_keys keys = { 0 };
 	struct sieve_xdp_config cur, next;
 	int bloom_fd, exact_fd, ret;
 
@@ -1269,12 +1269,12 @@ int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t
 	if (exact_fd >= 0)
 		close(exact_fd);
 out:
-	sxdp_list_free(&keys);
+	sxdp_keys_free(&keys);
 	return ret;
 }
 
-int sxdp_gen_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
-		      const struct sxdp_list *list, uint64_t store_version)
+int sxdp_gen_add_live(struct sxdp_handle *h, const struct sxdp_keys *fresh,
+		      const struct sxdp_keys *list, uint64_t store_version)
 {
 	return sxdp_add_live(h, fresh, store_version);
 }

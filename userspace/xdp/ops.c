@@ -179,7 +179,7 @@ static int list_lock(struct sxdp_store *s, const char *list, struct list_lock *L
  * The interface's allowlist trie becomes @allowed. An instance from before
  * the allowlist has no trie: fine while the list allows nothing.
  */
-static int allow_sync(struct sxdp_handle *h, const struct sxdp_list *allowed, char *err,
+static int allow_sync(struct sxdp_handle *h, const struct sxdp_keys *allowed, char *err,
 		      size_t errlen)
 {
 	int ret;
@@ -213,7 +213,7 @@ static uint64_t rebuild_capacity(uint64_t n, uint64_t cap)
  * the exact maps' values take, given to @h until with_origins_done().
  */
 static int with_origins(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
-			const struct sxdp_list *keys, uint32_t flags, struct sxdp_origins *o,
+			const struct sxdp_keys *keys, uint32_t flags, struct sxdp_origins *o,
 			char *err, size_t errlen)
 {
 	int ret;
@@ -233,7 +233,7 @@ static void with_origins_done(struct sxdp_handle *h, struct sxdp_origins *o)
 }
 
 static int build_lists(struct sxdp_handle *h, struct sxdp_store *s, const char *list,
-		       const struct sxdp_list *l, const struct sxdp_list *allowed,
+		       const struct sxdp_keys *l, const struct sxdp_keys *allowed,
 		       uint64_t store_version, const struct sxdp_iface_params *p, char *err,
 		       size_t errlen)
 {
@@ -285,7 +285,7 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 			  const struct sxdp_iface_params *p, uint64_t *version, char *err,
 			  size_t errlen)
 {
-	struct sxdp_list l = { 0 }, allowed = { 0 };
+	struct sxdp_keys l = { 0 }, allowed = { 0 };
 	uint64_t store_version = 0;
 	bool own;
 	int ret;
@@ -310,8 +310,8 @@ int sxdp_build_from_store(struct sxdp_handle *h, struct sxdp_store *s, const cha
 		ret = build_lists(h, s, list, &l, &allowed, store_version, p, err, errlen);
 	if (!ret && version)
 		*version = store_version;
-	sxdp_list_free(&l);
-	sxdp_list_free(&allowed);
+	sxdp_keys_free(&l);
+	sxdp_keys_free(&allowed);
 	return ret;
 }
 
@@ -357,27 +357,27 @@ int sxdp_iface_compact(struct sxdp_handle *h, struct sxdp_store *s, const char *
 /* What a change left for the maps. */
 struct change {
 	bool first;			/* enforced before the commit (adds, loads) */
-	struct sxdp_list stored;	/* the blocklist after it, once read (have_stored) */
+	struct sxdp_keys stored;	/* the blocklist after it, once read (have_stored) */
 	bool have_stored;
-	struct sxdp_list fresh;		/* blocklist entries new to the list */
+	struct sxdp_keys fresh;		/* blocklist entries new to the list */
 	bool removal;			/* blocklist entries went: a rebuild */
-	const struct sxdp_list *gone;	/* which, if known: a cuckoo filter deletes them live */
-	struct sxdp_list removed;	/* what gone points at after an unblock or expiry */
-	struct sxdp_list allow_gone;	/* allowlist entries an expiry removed */
+	const struct sxdp_keys *gone;	/* which, if known: a cuckoo filter deletes them live */
+	struct sxdp_keys removed;	/* what gone points at after an unblock or expiry */
+	struct sxdp_keys allow_gone;	/* allowlist entries an expiry removed */
 	/*
 	 * A load: the lists as the store holds them after it, made from its
 	 * parsed keys (stored and allowed), so a rebuild fills the maps from
 	 * them instead of reading the feed back out of the store.
 	 */
 	bool have_lists;
-	struct sxdp_list allowed;
+	struct sxdp_keys allowed;
 	/* A blocklist load gone live: its keys, to make the lists if one rebuilds. */
-	const struct sxdp_list *load_keys;
+	const struct sxdp_keys *load_keys;
 	const char *load_origin;
-	struct sxdp_list allow_add;	/* allowlist entries new to the list */
+	struct sxdp_keys allow_add;	/* allowlist entries new to the list */
 	/* An add's keys, some there already: the origin of those may be another now. */
-	const struct sxdp_list *reorigin;
-	const struct sxdp_list *allow_del;	/* allowlist entries removed (or missing) */
+	const struct sxdp_keys *reorigin;
+	const struct sxdp_keys *allow_del;	/* allowlist entries removed (or missing) */
 };
 
 /*
@@ -385,7 +385,7 @@ struct change {
  * the filter backend: which entries still make a digest is the store's
  * to say (devfilter.c).
  */
-static const struct sxdp_list *stored(struct sxdp_store *s, const char *list, struct change *c,
+static const struct sxdp_keys *stored(struct sxdp_store *s, const char *list, struct change *c,
 				      char *err, size_t errlen)
 {
 	if (!c->have_stored && sxdp_store_read(s, list, &c->stored, err, errlen))
@@ -424,7 +424,7 @@ static int store_has_host(void *ctx, uint32_t slot, bool *found)
 static int v4table_remove(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
 			  struct change *c, char *err, size_t errlen)
 {
-	struct sxdp_list remaining = { 0 };
+	struct sxdp_keys remaining = { 0 };
 	struct store_list x = { s, list };
 	size_t i;
 	int ret;
@@ -442,7 +442,7 @@ static int v4table_remove(struct sxdp_store *s, const char *list, struct sxdp_ha
 		ret = sxdp_store_read_v4_prefixes(s, list, &remaining, err, errlen);
 	if (!ret)
 		ret = sxdp_v4table_remove(h, c->gone, &remaining);
-	sxdp_list_free(&remaining);
+	sxdp_keys_free(&remaining);
 	return ret;
 }
 
@@ -456,7 +456,7 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
 {
 	const struct sxdp_backend_ops *ops;
 	struct sxdp_origins origins = { 0 };
-	const struct sxdp_list *l;
+	const struct sxdp_keys *l;
 	struct sieve_xdp_config cfg;
 	int ret;
 
@@ -490,7 +490,7 @@ static int add_live(struct sxdp_store *s, const char *list, struct sxdp_handle *
  * their origin's id, as the store says now, in the live exact map.
  */
 static int reorigin_live(struct sxdp_store *s, const char *list, struct sxdp_handle *h,
-			 const struct sxdp_list *entries, char *err, size_t errlen)
+			 const struct sxdp_keys *entries, char *err, size_t errlen)
 {
 	struct sxdp_origins origins = { 0 };
 	struct sieve_xdp_config cfg;
@@ -522,7 +522,7 @@ static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handl
 {
 	const struct sxdp_backend_ops *ops;
 	struct store_list x = { s, list };
-	const struct sxdp_list *l;
+	const struct sxdp_keys *l;
 	struct sieve_xdp_config cfg;
 	bool own;
 	int ret;
@@ -551,7 +551,7 @@ static int remove_live(struct sxdp_store *s, const char *list, struct sxdp_handl
 	return ret;
 }
 
-static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 		      const char *origin, struct change *c, char *err, size_t errlen);
 
 /*
@@ -571,7 +571,7 @@ static int apply_iface(struct sxdp_store *s, const char *list, struct locked_ifa
 		return 0;
 	if (!f->behind && (c->allow_add.n || c->allow_del)) {
 		ret = sxdp_allow_update(&f->h, &c->allow_add, c->allow_del ? c->allow_del :
-					&(struct sxdp_list){ 0 });
+					&(struct sxdp_keys){ 0 });
 		/* A trie that refused part of it: rebuilt whole from the store. */
 		f->behind = ret < 0;
 		ret = 1;
@@ -762,17 +762,17 @@ static int run_op(struct sxdp_store *s, const char *list,
 	if (!ret)
 		note_unreached(&L, res);
 	list_unlock(&L);
-	sxdp_list_free(&c.stored);
-	sxdp_list_free(&c.fresh);
-	sxdp_list_free(&c.allow_add);
-	sxdp_list_free(&c.removed);
-	sxdp_list_free(&c.allow_gone);
-	sxdp_list_free(&c.allowed);
+	sxdp_keys_free(&c.stored);
+	sxdp_keys_free(&c.fresh);
+	sxdp_keys_free(&c.allow_add);
+	sxdp_keys_free(&c.removed);
+	sxdp_keys_free(&c.allow_gone);
+	sxdp_keys_free(&c.allowed);
 	return ret ? ret : first;
 }
 
 struct add_arg {
-	const struct sxdp_list *keys;
+	const struct sxdp_keys *keys;
 	const struct sxdp_store_attrs *a;
 };
 
@@ -780,7 +780,7 @@ static int change_add(struct sxdp_store *s, const char *list, void *arg, struct 
 		      struct sxdp_op_result *res, char *err, size_t errlen)
 {
 	struct add_arg *x = arg;
-	struct sxdp_list fresh = { 0 };
+	struct sxdp_keys fresh = { 0 };
 	int ret;
 
 	ret = sxdp_store_add_fresh(s, list, x->keys->keys, x->keys->n, x->a, &fresh,
@@ -797,7 +797,7 @@ static int change_add(struct sxdp_store *s, const char *list, void *arg, struct 
 	return ret;
 }
 
-int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 		const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
 		size_t errlen)
 {
@@ -807,7 +807,7 @@ int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_list *
 }
 
 struct remove_arg {
-	const struct sxdp_list *keys;
+	const struct sxdp_keys *keys;
 	bool allow;
 	const char *origin;	/* only entries of it; NULL: any */
 };
@@ -831,7 +831,7 @@ static int change_remove(struct sxdp_store *s, const char *list, void *arg, stru
 }
 
 int sxdp_op_remove(struct sxdp_store *s, const char *list, bool allow,
-		   const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		   const struct sxdp_keys *keys, struct sxdp_op_result *res, char *err,
 		   size_t errlen)
 {
 	struct remove_arg x = { keys, allow, NULL };
@@ -840,7 +840,7 @@ int sxdp_op_remove(struct sxdp_store *s, const char *list, bool allow,
 }
 
 int sxdp_op_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
-		       const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		       const struct sxdp_keys *keys, struct sxdp_op_result *res, char *err,
 		       size_t errlen)
 {
 	struct remove_arg x = { keys, allow, origin };
@@ -849,11 +849,11 @@ int sxdp_op_remove_own(struct sxdp_store *s, const char *list, bool allow, const
 }
 
 /* Whether @l is sorted with no key twice (a feed as sxdp_feed_read leaves it). */
-static bool list_sorted(const struct sxdp_list *l)
+static bool list_sorted(const struct sxdp_keys *l)
 {
 	size_t i;
 
-	/* sxdp_list_sort's order: the keys' bytes. */
+	/* sxdp_keys_sort's order: the keys' bytes. */
 	for (i = 1; i < l->n; i++)
 		if (memcmp(&l->keys[i - 1], &l->keys[i], sizeof(l->keys[i])) >= 0)
 			return false;
@@ -867,10 +867,10 @@ static bool list_sorted(const struct sxdp_list *l)
  * sxdp_store_replace_origin). The load's own keys never go through the
  * store twice.
  */
-static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 		      const char *origin, struct change *c, char *err, size_t errlen)
 {
-	struct sxdp_list *l = &c->stored;
+	struct sxdp_keys *l = &c->stored;
 	size_t i, others;
 	int ret;
 
@@ -880,7 +880,7 @@ static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_
 	if (ret)
 		return ret;
 	others = l->n;
-	sxdp_list_sort(&c->allowed);
+	sxdp_keys_sort(&c->allowed);
 	/* Room for every key at once: growing 10^7 keys by doubling copies them again and again. */
 	if (l->cap < others + keys->n) {
 		struct sieve_xdp_key *grown = realloc(l->keys, (others + keys->n) * sizeof(*grown));
@@ -893,15 +893,15 @@ static int load_lists(struct sxdp_store *s, const char *list, const struct sxdp_
 		l->cap = others + keys->n;
 	}
 	for (i = 0; !ret && i < keys->n; i++)
-		if (!c->allowed.n || !sxdp_list_find(&c->allowed, &keys->keys[i]))
-			ret = sxdp_list_add(l, &keys->keys[i]);
+		if (!c->allowed.n || !sxdp_keys_find(&c->allowed, &keys->keys[i]))
+			ret = sxdp_keys_add(l, &keys->keys[i]);
 	if (ret) {
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
 	/* A sorted feed into a list of its own needs no sort (n log n at 10^7). */
 	if (others || !list_sorted(l))
-		sxdp_list_sort(l);
+		sxdp_keys_sort(l);
 	c->have_stored = c->have_lists = true;
 	return 0;
 }
@@ -947,7 +947,7 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 	c->first = true;
 	if (!over && x->a->allow) {
 		c->allow_add = c->fresh;
-		c->fresh = (struct sxdp_list){ 0 };
+		c->fresh = (struct sxdp_keys){ 0 };
 		if (res->dropped)
 			c->allow_del = &c->removed;
 		return 0;
@@ -960,8 +960,8 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 		c->load_origin = x->a->origin;
 		return 0;
 	}
-	sxdp_list_free(&c->removed);
-	sxdp_list_free(&c->fresh);
+	sxdp_keys_free(&c->removed);
+	sxdp_keys_free(&c->fresh);
 	/*
 	 * Else a bulk change: one generation whatever it did, which also sizes
 	 * the maps for the new list, enforced before the commit.
@@ -972,7 +972,7 @@ static int change_load(struct sxdp_store *s, const char *list, void *arg, struct
 	return ret;
 }
 
-int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 		 const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
 		 size_t errlen)
 {

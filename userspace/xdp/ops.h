@@ -130,23 +130,23 @@ struct sxdp_op_result {
 };
 
 /* block (@a->allow false) or allow: adds @keys to @list. */
-int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+int sxdp_op_add(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 		const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
 		size_t errlen);
 /* unblock (@allow false) or disallow. */
 int sxdp_op_remove(struct sxdp_store *s, const char *list, bool allow,
-		   const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		   const struct sxdp_keys *keys, struct sxdp_op_result *res, char *err,
 		   size_t errlen);
 /* The same, only entries of @origin (fleet sync): others count as missing. */
 int sxdp_op_remove_own(struct sxdp_store *s, const char *list, bool allow, const char *origin,
-		       const struct sxdp_list *keys, struct sxdp_op_result *res, char *err,
+		       const struct sxdp_keys *keys, struct sxdp_op_result *res, char *err,
 		       size_t errlen);
 /*
  * load: @list's entries of origin @a->origin on @a's side (blocked or
  * allowed) become @keys, after it took over the origins an older sieve
  * recorded for the same file (@a->adopt_path, sxdp_store_adopt_origins).
  */
-int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+int sxdp_op_load(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 		 const struct sxdp_store_attrs *a, struct sxdp_op_result *res, char *err,
 		 size_t errlen);
 /*

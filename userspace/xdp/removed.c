@@ -208,7 +208,7 @@ static int still_made(const struct sieve_xdp_config *cfg, const struct sieve_xdp
  * only costs a probe.
  */
 static bool needs_rebuild(struct sxdp_handle *h, const struct sieve_xdp_config *cur,
-			  const struct sxdp_list *gone)
+			  const struct sxdp_keys *gone)
 {
 	bool exact = cur->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY);
 	size_t i;
@@ -232,11 +232,11 @@ static bool needs_rebuild(struct sxdp_handle *h, const struct sieve_xdp_config *
  * length it may sit at (see the top), the rest as they are; sorted, each
  * once. 1 past REMOVE_MAX_KEYS.
  */
-static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_list *gone,
-			  struct sxdp_list *out)
+static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_keys *gone,
+			  struct sxdp_keys *out)
 {
 	struct sieve_xdp_config one = *cfg;
-	struct sxdp_list single = { 0 }, x = { 0 };
+	struct sxdp_keys single = { 0 }, x = { 0 };
 	size_t i, j, total = 0;
 	int ret = 0;
 
@@ -247,7 +247,7 @@ static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_
 		unsigned int n = v4 ? cfg->nr_v4_lens : cfg->nr_v6_lens, l;
 
 		if (k->kind != SIEVE_XDP_PREFIX) {
-			ret = sxdp_list_add(out, k);
+			ret = sxdp_keys_add(out, k);
 			total++;
 			continue;
 		}
@@ -264,9 +264,9 @@ static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_
 			single.n = 0;
 			one.nr_v4_lens = one.nr_v6_lens = 1;
 			one.v4_lens[0] = one.v6_lens[0] = l;
-			ret = sxdp_list_add(&single, k) ?: sxdp_expand(&single, &one, &x);
+			ret = sxdp_keys_add(&single, k) ?: sxdp_expand(&single, &one, &x);
 			for (j = 0; !ret && j < x.n; j++)
-				ret = sxdp_list_add(out, &x.keys[j]);
+				ret = sxdp_keys_add(out, &x.keys[j]);
 			if (!bit_set(live_bits(cfg, v4), l))
 				break;	/* a length of the build: the longest it may sit at */
 		}
@@ -274,15 +274,15 @@ static int candidate_keys(const struct sieve_xdp_config *cfg, const struct sxdp_
 			ret = 1;	/* no probe length for it: not what the maps hold */
 	}
 	if (!ret)
-		sxdp_list_sort(out);
-	sxdp_list_free(&single);
-	sxdp_list_free(&x);
+		sxdp_keys_sort(out);
+	sxdp_keys_free(&single);
+	sxdp_keys_free(&x);
 	return ret;
 }
 
 /* The keys of @keys no remaining entry makes, into @out; 1 past the lookups' bound. */
-static int unmade(const struct sieve_xdp_config *cfg, const struct sxdp_list *keys,
-		  sxdp_has_fn has, void *ctx, struct sxdp_list *out)
+static int unmade(const struct sieve_xdp_config *cfg, const struct sxdp_keys *keys,
+		  sxdp_has_fn has, void *ctx, struct sxdp_keys *out)
 {
 	size_t i, lookups = 0;
 	bool found;
@@ -291,7 +291,7 @@ static int unmade(const struct sieve_xdp_config *cfg, const struct sxdp_list *ke
 	for (i = 0; i < keys->n; i++) {
 		ret = still_made(cfg, &keys->keys[i], has, ctx, &lookups, &found);
 		if (!ret && !found)
-			ret = sxdp_list_add(out, &keys->keys[i]);
+			ret = sxdp_keys_add(out, &keys->keys[i]);
 		if (ret)
 			return ret;
 	}
@@ -299,7 +299,7 @@ static int unmade(const struct sieve_xdp_config *cfg, const struct sxdp_list *ke
 }
 
 /* Exact mode: the keys leave the live exact map. */
-static int exact_delete(struct sxdp_handle *h, uint32_t slot, const struct sxdp_list *keys)
+static int exact_delete(struct sxdp_handle *h, uint32_t slot, const struct sxdp_keys *keys)
 {
 	int fd = slot_fd(h->exact_fd, slot), ret = 0;
 	size_t i;
@@ -318,7 +318,7 @@ static int exact_delete(struct sxdp_handle *h, uint32_t slot, const struct sxdp_
  * removal and put in the live slot once filled); *@added: new ones.
  */
 static int removed_add(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, uint32_t slot,
-		       const struct sxdp_list *keys, uint32_t *added)
+		       const struct sxdp_keys *keys, uint32_t *added)
 {
 	static const __u32 zero;
 	bool made = false;
@@ -346,10 +346,10 @@ static int removed_add(struct sxdp_handle *h, const struct sieve_xdp_config *cfg
 	return ret;
 }
 
-int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_has_fn has,
+int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_keys *gone, sxdp_has_fn has,
 		     void *ctx, uint64_t store_version)
 {
-	struct sxdp_list keys = { 0 }, drop = { 0 };
+	struct sxdp_keys keys = { 0 }, drop = { 0 };
 	struct sieve_xdp_config cur, next;
 	uint32_t slot, added;
 	int ret;
@@ -398,13 +398,13 @@ int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_h
 	if (bpf_map_update_elem(h->cfg_fd, &slot, &next, BPF_EXIST))
 		ret = -errno;
 out:
-	sxdp_list_free(&keys);
-	sxdp_list_free(&drop);
+	sxdp_keys_free(&keys);
+	sxdp_keys_free(&drop);
 	return ret;
 }
 
 int sxdp_removed_forget(struct sxdp_handle *h, struct sieve_xdp_config *next,
-			const struct sxdp_list *keys)
+			const struct sxdp_keys *keys)
 {
 	uint32_t slot;
 	size_t i;

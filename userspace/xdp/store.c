@@ -1233,7 +1233,7 @@ static int64_t expiry_of(const struct sxdp_store_attrs *a, size_t i)
 
 static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
 		    size_t n, const struct sxdp_store_attrs *a, size_t *added, size_t *updated,
-		    struct sxdp_list *fresh, char *err, size_t errlen)
+		    struct sxdp_keys *fresh, char *err, size_t errlen)
 {
 	bool own, is_new, changed = false, this_one;
 	size_t i, j, nnew = 0, nupd = 0;
@@ -1259,7 +1259,7 @@ static int add_keys(struct sxdp_store *s, const char *list, const struct sieve_x
 		nnew += is_new;
 		nupd += this_one && !is_new;
 		changed |= this_one;
-		if (!ret && is_new && fresh && sxdp_list_add(fresh, &keys[i]))
+		if (!ret && is_new && fresh && sxdp_keys_add(fresh, &keys[i]))
 			ret = -ENOMEM;
 	}
 	if (!ret && changed)
@@ -1283,7 +1283,7 @@ int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xd
 
 int sxdp_store_add_fresh(struct sxdp_store *s, const char *list,
 			 const struct sieve_xdp_key *keys, size_t n,
-			 const struct sxdp_store_attrs *a, struct sxdp_list *fresh,
+			 const struct sxdp_store_attrs *a, struct sxdp_keys *fresh,
 			 size_t *updated, char *err, size_t errlen)
 {
 	return add_keys(s, list, keys, n, a, NULL, updated, fresh, err, errlen);
@@ -1305,7 +1305,7 @@ int sxdp_store_remove_from(struct sxdp_store *s, const char *list, bool allow,
 /* The removals; *@missing: the keys that were not there; @removed: those that were. */
 static int remove_keys(struct sxdp_store *s, const char *list, bool allow, const char *origin,
 		       const struct sieve_xdp_key *keys, size_t n, size_t *missing,
-		       struct sxdp_list *removed, char *err, size_t errlen)
+		       struct sxdp_keys *removed, char *err, size_t errlen)
 {
 	size_t i, gone = 0;
 	sqlite3_stmt *st;
@@ -1332,7 +1332,7 @@ static int remove_keys(struct sxdp_store *s, const char *list, bool allow, const
 			continue;
 		gone++;
 		if (removed)
-			ret = sxdp_list_add(removed, &keys[i]);
+			ret = sxdp_keys_add(removed, &keys[i]);
 	}
 	if (!ret && gone)
 		ret = bump(s, list, err, errlen);
@@ -1350,7 +1350,7 @@ int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, co
 }
 
 int sxdp_store_remove_gone(struct sxdp_store *s, const char *list, bool allow, const char *origin,
-			   const struct sieve_xdp_key *keys, size_t n, struct sxdp_list *removed,
+			   const struct sieve_xdp_key *keys, size_t n, struct sxdp_keys *removed,
 			   char *err, size_t errlen)
 {
 	return remove_keys(s, list, allow, origin, keys, n, NULL, removed, err, errlen);
@@ -1620,7 +1620,7 @@ static const char *const replace_sql[] = {
 	"ON CONFLICT DO NOTHING",
 };
 
-static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *text,
+static int list_add_text(struct sxdp_store *s, struct sxdp_keys *l, const char *text,
 			 char *err, size_t errlen);
 
 /*
@@ -1631,7 +1631,7 @@ static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *
  * only counted. *@changes: the rows it changed.
  */
 static int batch_returning(struct sxdp_store *s, int sql, const char *list,
-			   const struct batch *b, struct sxdp_list *l, size_t max, size_t *total,
+			   const struct batch *b, struct sxdp_keys *l, size_t max, size_t *total,
 			   bool *over, size_t *changes, char *err, size_t errlen)
 {
 	static const char *const sqls[] = {
@@ -1662,7 +1662,7 @@ static int batch_returning(struct sxdp_store *s, int sql, const char *list,
 			continue;	/* stepped to the end all the same: one statement */
 		if (++*total > max) {
 			*over = true;
-			sxdp_list_free(l);
+			sxdp_keys_free(l);
 			continue;
 		}
 		ret = list_add_text(s, l, (const char *)sqlite3_column_text(st, 0), err, errlen);
@@ -1686,8 +1686,8 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 				   const struct sieve_xdp_key *keys, size_t n,
 				   const struct sxdp_store_attrs *a, size_t *added,
-				   size_t *removed, struct sxdp_list *gone_keys,
-				   struct sxdp_list *fresh_keys, size_t keys_max, bool *keys_over,
+				   size_t *removed, struct sxdp_keys *gone_keys,
+				   struct sxdp_keys *fresh_keys, size_t keys_max, bool *keys_over,
 				   char *err, size_t errlen)
 {
 	size_t nnew = 0, gone = 0, updated = 0, named = 0;
@@ -1735,7 +1735,7 @@ int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 	else if (!ret && n)
 		ret = batch_exec(s, replace_sql[2], list, &b, &nnew, err, errlen);
 	if (over && gone_keys)
-		sxdp_list_free(gone_keys);
+		sxdp_keys_free(gone_keys);
 	if (!ret && (nnew || updated || gone))
 		ret = bump(s, list, err, errlen);
 	ret = call_end(s, own, ret, err, errlen);
@@ -1751,7 +1751,7 @@ out:
 }
 
 /* Parses stored key @text into @l; a key that does not parse is damage. */
-static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *text,
+static int list_add_text(struct sxdp_store *s, struct sxdp_keys *l, const char *text,
 			 char *err, size_t errlen)
 {
 	struct sieve_xdp_key key;
@@ -1761,17 +1761,17 @@ static int list_add_text(struct sxdp_store *s, struct sxdp_list *l, const char *
 		seterr(err, errlen, "%s: stored entry '%s': %s", s->path, text, why);
 		return -EINVAL;
 	}
-	return sxdp_list_add(l, &key);
+	return sxdp_keys_add(l, &key);
 }
 
 int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
-		      struct sxdp_list *expired, char *err, size_t errlen)
+		      struct sxdp_keys *expired, char *err, size_t errlen)
 {
 	return sxdp_store_expire_split(s, list, now, expired, expired, err, errlen);
 }
 
 int sxdp_store_expire_split(struct sxdp_store *s, const char *list, int64_t now,
-			    struct sxdp_list *blocked, struct sxdp_list *allowed, char *err,
+			    struct sxdp_keys *blocked, struct sxdp_keys *allowed, char *err,
 			    size_t errlen)
 {
 	static const char *const sql[] = {
@@ -1795,7 +1795,7 @@ int sxdp_store_expire_split(struct sxdp_store *s, const char *list, int64_t now,
 		sqlite3_bind_text(st, 1, list, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, now);
 		while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-			struct sxdp_list *to = sqlite3_column_int(st, 1) ? allowed : blocked;
+			struct sxdp_keys *to = sqlite3_column_int(st, 1) ? allowed : blocked;
 
 			if (to)
 				ret = list_add_text(s, to, (const char *)sqlite3_column_text(st, 0),
@@ -1849,7 +1849,7 @@ int sxdp_store_foreach(struct sxdp_store *s, const char *list,
 
 /* The keys @st's rows give (column 0), parsed and appended to @l; finalizes @st. */
 static int read_keys(struct sxdp_store *s, sqlite3_stmt *st, const char *list,
-		     struct sxdp_list *l, char *err, size_t errlen)
+		     struct sxdp_keys *l, char *err, size_t errlen)
 {
 	int rc, ret = 0;
 
@@ -1874,7 +1874,7 @@ static int read_keys(struct sxdp_store *s, sqlite3_stmt *st, const char *list,
  * other columns would cost seconds.
  */
 int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
-			 struct sxdp_list *l, char *err, size_t errlen)
+			 struct sxdp_keys *l, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1894,7 +1894,7 @@ int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
  * list of its own reads nothing, whatever its size.
  */
 int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
-			   const char *origin, struct sxdp_list *l, char *err, size_t errlen)
+			   const char *origin, struct sxdp_keys *l, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1910,7 +1910,7 @@ int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
 	return read_keys(s, st, list, l, err, errlen);
 }
 
-int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_keys *l,
 				char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
@@ -1927,7 +1927,7 @@ int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct s
 	return read_keys(s, st, list, l, err, errlen);
 }
 
-int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_keys *l,
 		    char *err, size_t errlen)
 {
 	return sxdp_store_read_from(s, list, false, l, err, errlen);
@@ -2581,7 +2581,7 @@ static int read_origin_row(const char *key, const char *origin, void *ctx)
 	return sxdp_origins_add(r->o, &k, r->id);
 }
 
-int sxdp_store_read_origins(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+int sxdp_store_read_origins(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 			    struct sxdp_origins *o, char *err, size_t errlen)
 {
 	struct read_origins r = { .s = s, .o = o, .err = err, .errlen = errlen };

@@ -180,7 +180,7 @@ int sxdp_store_add(struct sxdp_store *s, const char *list, const struct sieve_xd
  */
 int sxdp_store_add_fresh(struct sxdp_store *s, const char *list,
 			 const struct sieve_xdp_key *keys, size_t n,
-			 const struct sxdp_store_attrs *a, struct sxdp_list *fresh,
+			 const struct sxdp_store_attrs *a, struct sxdp_keys *fresh,
 			 size_t *updated, char *err, size_t errlen);
 /* Removes @n keys from @list's blocklist; *@missing: those not there. */
 int sxdp_store_remove(struct sxdp_store *s, const char *list, const struct sieve_xdp_key *keys,
@@ -195,7 +195,7 @@ int sxdp_store_remove_own(struct sxdp_store *s, const char *list, bool allow, co
 			  char *err, size_t errlen);
 /* The same; the keys that were there (and went) appended to @removed. */
 int sxdp_store_remove_gone(struct sxdp_store *s, const char *list, bool allow, const char *origin,
-			   const struct sieve_xdp_key *keys, size_t n, struct sxdp_list *removed,
+			   const struct sieve_xdp_key *keys, size_t n, struct sxdp_keys *removed,
 			   char *err, size_t errlen);
 /*
  * A feed refresh: @list's entries of origin @a->origin become @keys. Those
@@ -219,8 +219,8 @@ int sxdp_store_replace_origin(struct sxdp_store *s, const char *list,
 int sxdp_store_replace_origin_gone(struct sxdp_store *s, const char *list,
 				   const struct sieve_xdp_key *keys, size_t n,
 				   const struct sxdp_store_attrs *a, size_t *added,
-				   size_t *removed, struct sxdp_list *gone_keys,
-				   struct sxdp_list *fresh_keys, size_t keys_max, bool *keys_over,
+				   size_t *removed, struct sxdp_keys *gone_keys,
+				   struct sxdp_keys *fresh_keys, size_t keys_max, bool *keys_over,
 				   char *err, size_t errlen);
 /*
  * An older sieve named a feed by the path as typed, so one file loaded
@@ -261,10 +261,10 @@ int sxdp_store_origins_of(struct sxdp_store *s, const char *list, bool allow,
  * gets their keys appended, so the maps can be rebuilt without them.
  */
 int sxdp_store_expire(struct sxdp_store *s, const char *list, int64_t now,
-		      struct sxdp_list *expired, char *err, size_t errlen);
+		      struct sxdp_keys *expired, char *err, size_t errlen);
 /* The same, blocklist and allowlist entries apart (either list may be NULL). */
 int sxdp_store_expire_split(struct sxdp_store *s, const char *list, int64_t now,
-			    struct sxdp_list *blocked, struct sxdp_list *allowed, char *err,
+			    struct sxdp_keys *blocked, struct sxdp_keys *allowed, char *err,
 			    size_t errlen);
 
 /* Every entry of @list, in key order; a nonzero return from @cb stops and is returned. */
@@ -272,18 +272,18 @@ int sxdp_store_foreach(struct sxdp_store *s, const char *list,
 		       int (*cb)(const struct sxdp_store_entry *e, void *ctx), void *ctx,
 		       char *err, size_t errlen);
 /* @list's blocked keys appended to @l, parsed (sxdp_parse_entry); in key order. */
-int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+int sxdp_store_read(struct sxdp_store *s, const char *list, struct sxdp_keys *l,
 		    char *err, size_t errlen);
 /*
  * @list's blocked IPv4 prefixes appended to @l, parsed, in no set order:
  * what the IPv4 prefix table recomputes a live unblock from (v4table.c).
  * One range of an index of prefix entries: sources cost nothing.
  */
-int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_list *l,
+int sxdp_store_read_v4_prefixes(struct sxdp_store *s, const char *list, struct sxdp_keys *l,
 				char *err, size_t errlen);
 /* The same for the blocklist (@allow false) or the allowlist. */
 int sxdp_store_read_from(struct sxdp_store *s, const char *list, bool allow,
-			 struct sxdp_list *l, char *err, size_t errlen);
+			 struct sxdp_keys *l, char *err, size_t errlen);
 /*
  * Whether @key is on @list's blocklist (@allow false) or allowlist: one
  * lookup in the primary key's index, whatever the list's size.
@@ -305,7 +305,7 @@ int sxdp_store_get(struct sxdp_store *s, const char *list, const struct sieve_xd
  * other than @origin, appended to @l (a load's maps: the rest of the list).
  */
 int sxdp_store_read_others(struct sxdp_store *s, const char *list, bool allow,
-			   const char *origin, struct sxdp_list *l, char *err, size_t errlen);
+			   const char *origin, struct sxdp_keys *l, char *err, size_t errlen);
 /* sxdp_format_entry(), faster for IPv4 sources and prefixes; the length. */
 size_t sxdp_store_key_text(const struct sieve_xdp_key *key, char *buf, size_t len);
 /* @list's version; 0 for a list never changed. */
@@ -367,7 +367,7 @@ int sxdp_store_origin_id(struct sxdp_store *s, const char *name, uint32_t *id);
  * @list's blocklist entries with their origin ids, into @o (sorted): all of
  * them (@keys NULL, a build) or those of @keys (a live add's).
  */
-int sxdp_store_read_origins(struct sxdp_store *s, const char *list, const struct sxdp_list *keys,
+int sxdp_store_read_origins(struct sxdp_store *s, const char *list, const struct sxdp_keys *keys,
 			    struct sxdp_origins *o, char *err, size_t errlen);
 /* @cb for each origin id and its name, by id. */
 int sxdp_store_origin_names(struct sxdp_store *s,

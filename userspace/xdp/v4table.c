@@ -195,7 +195,7 @@ static int by_slot(const void *a, const void *b)
  * The chunks the prefixes of @l longer than /24 inside the /24s [@first,
  * @first + @n) make, one per /24, sorted by /24: *@out (free() it), *@nr.
  */
-static int collect_chunks(const struct sxdp_list *l, uint32_t first, uint32_t n,
+static int collect_chunks(const struct sxdp_keys *l, uint32_t first, uint32_t n,
 			  struct slot_bits **out, size_t *nr)
 {
 	struct slot_bits *v = NULL, *p;
@@ -245,7 +245,7 @@ static int collect_chunks(const struct sxdp_list *l, uint32_t first, uint32_t n,
  * before its grace period).
  */
 static int recompute(struct sxdp_handle *h, __u64 *top, uint32_t first, uint32_t n,
-		     const struct sxdp_list *l, struct stale_keys *stale)
+		     const struct sxdp_keys *l, struct stale_keys *stale)
 {
 	static const struct sieve_xdp_v4_chunk none;
 	static const uint8_t zero32[SIEVE_XDP_V4_SLOTS_PER_WORD];
@@ -336,7 +336,7 @@ static void host_word_set(__u64 *bits, uint32_t word, __u64 v)
 }
 
 /* The bits of @l's IPv4 sources set (before they enter a filter); nothing without the map. */
-static int hosts_add(struct sxdp_handle *h, const struct sxdp_list *l)
+static int hosts_add(struct sxdp_handle *h, const struct sxdp_keys *l)
 {
 	__u64 *bits;
 	uint32_t slot, w;
@@ -362,7 +362,7 @@ static int hosts_add(struct sxdp_handle *h, const struct sxdp_list *l)
  * bits of every host were set before it, so only bits of /24s the list no
  * longer holds a host in are cleared).
  */
-static int hosts_sync(struct sxdp_handle *h, const struct sxdp_list *l)
+static int hosts_sync(struct sxdp_handle *h, const struct sxdp_keys *l)
 {
 	__u64 *bits, *want;
 	uint32_t slot, w;
@@ -386,7 +386,7 @@ static int hosts_sync(struct sxdp_handle *h, const struct sxdp_list *l)
 	return 0;
 }
 
-int sxdp_v4host_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
+int sxdp_v4host_remove(struct sxdp_handle *h, const struct sxdp_keys *gone,
 		       int (*has_host)(void *ctx, uint32_t slot, bool *found), void *ctx)
 {
 	__u64 *bits, bit;
@@ -431,7 +431,7 @@ static int unreferenced(struct sxdp_handle *h, const __u64 *top, struct stale_ke
 	return ret;
 }
 
-int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l)
+int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_keys *l)
 {
 	struct stale_keys stale = { 0 };
 	__u64 *top = top_map(h);
@@ -483,7 +483,7 @@ static int live_bound(const __u64 *top, const struct slot_bits *chunks, size_t n
 	return fresh && chunked(top) + fresh > MAX_CHUNKED ? -ENOSPC : 0;
 }
 
-int sxdp_v4table_fits(const struct sxdp_list *l)
+int sxdp_v4table_fits(const struct sxdp_keys *l)
 {
 	struct slot_bits *chunks = NULL;
 	size_t nc = 0;
@@ -497,7 +497,7 @@ int sxdp_v4table_fits(const struct sxdp_list *l)
  * Covers first, then one write per /24 of the longer prefixes. @live: a
  * live block, bounded here (a build's list is bounded by sxdp_v4table_fits).
  */
-static int add(struct sxdp_handle *h, const struct sxdp_list *fresh, bool live)
+static int add(struct sxdp_handle *h, const struct sxdp_keys *fresh, bool live)
 {
 	static const struct sieve_xdp_v4_chunk none;
 	struct stale_keys stale = { 0 };
@@ -550,12 +550,12 @@ static int add(struct sxdp_handle *h, const struct sxdp_list *fresh, bool live)
 	return ret;
 }
 
-int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh)
+int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_keys *fresh)
 {
 	return add(h, fresh, true);
 }
 
-int sxdp_v4table_build_add(struct sxdp_handle *h, const struct sxdp_list *l)
+int sxdp_v4table_build_add(struct sxdp_handle *h, const struct sxdp_keys *l)
 {
 	return add(h, l, false);
 }
@@ -572,8 +572,8 @@ static int by_first(const void *a, const void *b)
 }
 
 /* The gone prefixes' spans, merged (aligned spans nest or are apart): each /24 once. */
-int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
-			const struct sxdp_list *remaining)
+int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_keys *gone,
+			const struct sxdp_keys *remaining)
 {
 	struct stale_keys stale = { 0 };
 	struct span *sp = calloc(gone->n ? gone->n : 1, sizeof(*sp));

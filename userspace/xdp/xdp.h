@@ -10,8 +10,9 @@
  * Words, each in one sense across the loader, the CLI and the agent:
  *
  * list		A named blocklist of the store ("default", --list NAME), with
- *		its allowlist; an interface enforces one. (struct sxdp_list is
- *		not one: it is a vector of keys, a list's or a feed's.)
+ *		its allowlist; an interface enforces one. A list's or a feed's
+ *		keys in memory are a struct sxdp_keys (sxdp_keys_*()), never
+ *		called a list.
  * entry	What a person or a feed writes: an address, a prefix, a
  *		service (ADDR:PORT/PROTO) or a flow, one line, as
  *		sxdp_parse_entry() reads and sxdp_format_entry() writes it.
@@ -35,6 +36,13 @@
  *		module's (kmod/bloom.c ...), never this.
  * exact	The maps that hold the keys themselves (SIEVE_XDP_F_EXACT):
  *		a filter's hit is dropped only if they hold the key too.
+ * origin	Who put an entry in a list: cli, fleet, a feed's name,
+ *		crowdsec/ORIGIN, fail2ban/JAIL; what a refresh or an unblock
+ *		--origin touches, and what per-origin drops are counted by.
+ *
+ * Two prefixes, two sides: sieve_xdp_ names what the BPF program shares
+ * with userspace (include/: structs, flags, map and pin names, rules
+ * compiled for both); sxdp_ names this loader's C API, userspace only.
  */
 #ifndef SIEVE_XDP_LOADER_H
 #define SIEVE_XDP_LOADER_H
@@ -74,7 +82,8 @@ void sxdp_pin_dir(char *buf, size_t len, const char *ifname);
 
 /* ---- entries (entry.c) ---- */
 
-struct sxdp_list {
+/* A vector of keys: what a list, a feed or a change holds in memory. */
+struct sxdp_keys {
 	struct sieve_xdp_key *keys;
 	size_t n, cap;
 };
@@ -90,12 +99,12 @@ const char *sxdp_kind_name(unsigned int kind);
  */
 int sxdp_parse_host(const char *s, __be32 addr[4], __be16 *port, const char **why);
 
-int sxdp_list_add(struct sxdp_list *l, const struct sieve_xdp_key *key);
+int sxdp_keys_add(struct sxdp_keys *l, const struct sieve_xdp_key *key);
 /* Sorts and drops duplicates; then find/remove work. */
-void sxdp_list_sort(struct sxdp_list *l);
-bool sxdp_list_find(const struct sxdp_list *l, const struct sieve_xdp_key *key);
-bool sxdp_list_remove(struct sxdp_list *l, const struct sieve_xdp_key *key);
-void sxdp_list_free(struct sxdp_list *l);
+void sxdp_keys_sort(struct sxdp_keys *l);
+bool sxdp_keys_find(const struct sxdp_keys *l, const struct sieve_xdp_key *key);
+bool sxdp_keys_remove(struct sxdp_keys *l, const struct sieve_xdp_key *key);
+void sxdp_keys_free(struct sxdp_keys *l);
 
 /* ---- files in the formats of feeds (feed.c) ---- */
 
@@ -121,14 +130,14 @@ const char *sxdp_format_name(enum sxdp_format fmt);
  * "FILE:LINE: reason" in err and @l untouched, or @l replaced by its
  * entries, sorted. @info may be NULL.
  */
-int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_list *l,
+int sxdp_feed_read(const char *path, enum sxdp_format fmt, struct sxdp_keys *l,
 		   struct sxdp_feed_info *info, char *err, size_t errlen);
 /*
  * The same of an open stream (a download in memory: fmemopen), @name the
  * FILE of the messages. The caller closes @f.
  */
 int sxdp_feed_read_stream(FILE *f, const char *name, enum sxdp_format fmt,
-			  struct sxdp_list *l, struct sxdp_feed_info *info, char *err,
+			  struct sxdp_keys *l, struct sxdp_feed_info *info, char *err,
 			  size_t errlen);
 /*
  * The origin a load of @path gets by default: its base name, so that the
@@ -138,7 +147,7 @@ int sxdp_feed_read_stream(FILE *f, const char *name, enum sxdp_format fmt,
  */
 const char *sxdp_feed_origin(const char *path);
 /* A plain file: the list's own format (plan FILE). */
-int sxdp_list_read(const char *path, struct sxdp_list *l, char *err, size_t errlen);
+int sxdp_keys_read(const char *path, struct sxdp_keys *l, char *err, size_t errlen);
 
 /* ---- sizing (plan.c) ---- */
 
@@ -210,8 +219,8 @@ uint64_t sxdp_cpe_cost(const uint64_t *hist, unsigned int maxlen, const uint8_t 
 /* The probe length of a prefix of @len under @lens (longest first); 0 if none. */
 unsigned int sxdp_cpe_target(const uint8_t *lens, unsigned int nlens, unsigned int len);
 /* The keys the maps hold for @l under @cfg's probe lengths: see expand.c. */
-int sxdp_expand(const struct sxdp_list *l, const struct sieve_xdp_config *cfg,
-		struct sxdp_list *out);
+int sxdp_expand(const struct sxdp_keys *l, const struct sieve_xdp_config *cfg,
+		struct sxdp_keys *out);
 
 /* ---- maps and programs (loader.c) ---- */
 
@@ -430,7 +439,7 @@ uint32_t sxdp_origin_of(const struct sxdp_origins *o, const struct sieve_xdp_key
  * left at another length keeps its id until the next rebuild. 0, 1 to
  * rebuild instead, or -errno.
  */
-int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_list *entries);
+int sxdp_exact_reorigin(struct sxdp_handle *h, const struct sxdp_keys *entries);
 
 /* Each CPU's counters of a stats map, of this program or an older one. */
 int sxdp_read_stats_percpu(int stats_fd, struct sieve_xdp_stats *per, int ncpus);
@@ -450,15 +459,15 @@ unsigned int sxdp_max_probes(const struct sieve_xdp_config *cfg);
  * entries. -E2BIG: the best plan adds more than
  * SXDP_MAX_EXTRA_KEYS keys.
  */
-int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_list *l);
+int sxdp_config_fill(struct sieve_xdp_config *cfg, const struct sxdp_keys *l);
 /*
  * sxdp_config_fill, then sxdp_expand into @keys; on failure err says why
  * in the operator's words.
  */
-int sxdp_plan_keys(const struct sxdp_list *l, struct sieve_xdp_config *cfg,
-		   struct sxdp_list *keys, char *err, size_t errlen);
+int sxdp_plan_keys(const struct sxdp_keys *l, struct sieve_xdp_config *cfg,
+		   struct sxdp_keys *keys, char *err, size_t errlen);
 /* The live config, extended for a live add of @fresh: see expand.c. */
-int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_list *fresh);
+int sxdp_config_extend(struct sieve_xdp_config *cfg, const struct sxdp_keys *fresh);
 
 /*
  * The IPv4 prefix table (v4table.c, include/sieve_xdp_v4table.h). Callers
@@ -470,23 +479,23 @@ bool sxdp_v4table_on(const struct sxdp_handle *h);
 /* Whether the table holds @k (an IPv4 prefix /1-/31) where a config says so. */
 bool sxdp_v4table_entry(const struct sieve_xdp_key *k);
 /* The table made what the IPv4 prefixes of @l say (a build; the rest of @l is skipped). */
-int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_list *l);
+int sxdp_v4table_sync(struct sxdp_handle *h, const struct sxdp_keys *l);
 /*
  * The IPv4 prefixes of @fresh set in the table (a live block); -ENOSPC,
  * nothing written, if the /24s with a chunk would pass half the map.
  */
-int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_list *fresh);
+int sxdp_v4table_add(struct sxdp_handle *h, const struct sxdp_keys *fresh);
 /* -ENOSPC if @l's /24s holding prefixes longer than /24 pass half the chunk map. */
-int sxdp_v4table_fits(const struct sxdp_list *l);
+int sxdp_v4table_fits(const struct sxdp_keys *l);
 /* The IPv4 prefixes of @l, a list sxdp_v4table_fits, set (a build, before its swap). */
-int sxdp_v4table_build_add(struct sxdp_handle *h, const struct sxdp_list *l);
+int sxdp_v4table_build_add(struct sxdp_handle *h, const struct sxdp_keys *l);
 /*
  * The /24s the IPv4 prefixes of @gone spanned, recomputed from @remaining
  * (the list after the change; only its IPv4 prefixes are read, so it may
  * hold just those): a live unblock.
  */
-int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
-			const struct sxdp_list *remaining);
+int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_keys *gone,
+			const struct sxdp_keys *remaining);
 /*
  * The host bitmap (sieve_xdp_v4table.h), where @h has it: its bits follow
  * the table's calls (sync, add, build_add: the IPv4 sources of the list);
@@ -494,7 +503,7 @@ int sxdp_v4table_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
  * @has_host (the list after the change) finds none left.
  */
 bool sxdp_v4host_on(const struct sxdp_handle *h);
-int sxdp_v4host_remove(struct sxdp_handle *h, const struct sxdp_list *gone,
+int sxdp_v4host_remove(struct sxdp_handle *h, const struct sxdp_keys *gone,
 		       int (*has_host)(void *ctx, uint32_t slot, bool *found), void *ctx);
 /* /24s covered whole, /24s with a chunk, and the kernel's bytes for its maps, now. */
 int sxdp_v4table_counts(struct sxdp_handle *h, uint64_t *covered, uint64_t *chunks,
@@ -510,7 +519,7 @@ void sxdp_wait_for_packets(void);
  * The digests are @cfg's: its digest_key (and blocked_seed).
  */
 int sxdp_gen_create(const struct sxdp_plan *plan, const struct sieve_xdp_config *cfg, bool exact,
-		    const struct sxdp_list *l, const struct sxdp_origins *origins, int *bloom_fd,
+		    const struct sxdp_keys *l, const struct sxdp_origins *origins, int *bloom_fd,
 		    int *exact_fd);
 /*
  * Into either map, or both; an fd of -1 is skipped. The bloom-map
@@ -582,7 +591,7 @@ uint64_t sxdp_capacity_for(uint64_t n);
 
 /* What a generation is built from. */
 struct sxdp_build_spec {
-	const struct sxdp_list *list;	/* the whole blocklist, sorted */
+	const struct sxdp_keys *list;	/* the whole blocklist, sorted */
 	uint32_t flags;			/* SIEVE_XDP_F_* */
 	uint32_t fpp_ppb;
 	uint64_t capacity;		/* keys; grown to fit the list */
@@ -618,11 +627,11 @@ int sxdp_config_keyed(struct sieve_xdp_config *cfg, struct sxdp_handle *h,
 /* A new generation for @b, swapped in. */
 int sxdp_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char *err, size_t errlen);
 /* The same with the live generation's store version ... */
-int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+int sxdp_rebuild_probes(struct sxdp_handle *h, const struct sxdp_keys *l, uint32_t flags,
 			uint32_t fpp_ppb, uint64_t capacity, unsigned int max_probes, char *err,
 			size_t errlen);
 /* ... and probe budget. */
-int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flags,
+int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_keys *l, uint32_t flags,
 		 uint32_t fpp_ppb, uint64_t capacity, char *err, size_t errlen);
 /*
  * Adds @fresh (entries not on the list yet) into the live maps, in
@@ -630,7 +639,7 @@ int sxdp_rebuild(struct sxdp_handle *h, const struct sxdp_list *l, uint32_t flag
  * (the probe lengths or the capacity run out, or the filter backend,
  * whose live adds are sxdp_filter_add_live); nothing changed then.
  */
-int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh, uint64_t store_version);
+int sxdp_add_live(struct sxdp_handle *h, const struct sxdp_keys *fresh, uint64_t store_version);
 /* Records that the live maps hold @store_version (a change they need not see). */
 int sxdp_set_version(struct sxdp_handle *h, uint64_t store_version);
 /*
@@ -671,7 +680,7 @@ bool sxdp_removed_due(const struct sieve_xdp_config *cfg);
  * sxdp_removed_max(), or a prefix removal after a live add moved the
  * probe lengths.
  */
-int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_has_fn has,
+int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_keys *gone, sxdp_has_fn has,
 		     void *ctx, uint64_t store_version);
 /*
  * After a live add of @keys (expanded, already in the filter): their
@@ -679,7 +688,7 @@ int sxdp_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone, sxdp_h
  * Nothing to do when @next->removed is 0.
  */
 int sxdp_removed_forget(struct sxdp_handle *h, struct sieve_xdp_config *next,
-			const struct sxdp_list *keys);
+			const struct sxdp_keys *keys);
 /*
  * For sxdp_swap: the removed map the idle slot gets for @next, a new fd
  * (the live slot's when @next keeps the same filter and counts removals),
@@ -707,7 +716,7 @@ int sxdp_filter_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, ch
  * The filter's set: the digests of @keys under @secret, sorted, each
  * once, in a new array *@d (free() it) of *@n.
  */
-int sxdp_filter_digests(const struct sxdp_list *keys, const __u64 secret[2], uint64_t **d,
+int sxdp_filter_digests(const struct sxdp_keys *keys, const __u64 secret[2], uint64_t **d,
 			size_t *n);
 /*
  * A live add of @fresh (entries new to the list) to @h's filter:
@@ -717,15 +726,15 @@ int sxdp_filter_digests(const struct sxdp_list *keys, const __u64 secret[2], uin
  * NULL and the filter may hold one of the digests already: call again
  * with the list. Nothing changed on either.
  */
-int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_list *fresh,
-			 const struct sxdp_list *list, uint64_t store_version);
+int sxdp_filter_add_live(struct sxdp_handle *h, const struct sxdp_keys *fresh,
+			 const struct sxdp_keys *list, uint64_t store_version);
 /*
  * Deletes the digests of the entries @gone that no entry of @list (the
  * blocklist without them) still makes, and records @store_version; 1:
  * rebuild instead (not a cuckoo filter, or a digest was missing).
  */
-int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_list *gone,
-			    const struct sxdp_list *list, uint64_t store_version);
+int sxdp_filter_remove_live(struct sxdp_handle *h, const struct sxdp_keys *gone,
+			    const struct sxdp_keys *list, uint64_t store_version);
 /* The name of filter @id. */
 int sxdp_filter_name_of(uint32_t id, char *name, size_t len);
 /*
@@ -770,9 +779,9 @@ int sxdp_secret_load(const char *state_dir, __u64 secret[2], char *err, size_t e
  * allowed is never dropped while it runs.
  * read: the entries in the trie into @out (replaced), sorted.
  */
-int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_list *add,
-		      const struct sxdp_list *del);
-int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_list *all);
-int sxdp_allow_read(struct sxdp_handle *h, struct sxdp_list *out);
+int sxdp_allow_update(struct sxdp_handle *h, const struct sxdp_keys *add,
+		      const struct sxdp_keys *del);
+int sxdp_allow_sync(struct sxdp_handle *h, const struct sxdp_keys *all);
+int sxdp_allow_read(struct sxdp_handle *h, struct sxdp_keys *out);
 
 #endif /* SIEVE_XDP_LOADER_H */

@@ -196,7 +196,7 @@ static double seconds_since(const struct timespec *t0)
 }
 
 struct bench_list {
-	struct sxdp_list l;
+	struct sxdp_keys l;
 	uint8_t miss[PKT_MAX], hit[PKT_MAX];
 	size_t miss_len, hit_len;
 	int exact_fd;		/* the exact map, filled once, shared by every rate */
@@ -211,14 +211,14 @@ static int make_list(struct bench_list *b, uint64_t n)
 
 	for (i = 0; i < n; i++) {
 		k.saddr[0] = (uint32_t)rng();
-		if (sxdp_list_add(&b->l, &k))
+		if (sxdp_keys_add(&b->l, &k))
 			return -ENOMEM;
 	}
-	sxdp_list_sort(&b->l);
+	sxdp_keys_sort(&b->l);
 	b->hit_len = udp_from(b->l.keys[0].saddr[0], b->hit);
 	for (i = 0; i < 1000; i++) {
 		k.saddr[0] = htonl(0xcb007100 + i);	/* 203.0.113.0 + i */
-		if (!sxdp_list_find(&b->l, &k))
+		if (!sxdp_keys_find(&b->l, &k))
 			break;
 	}
 	b->miss_len = udp_from(k.saddr[0], b->miss);
@@ -465,7 +465,7 @@ static int bench_entries(uint64_t n)
 		ret = bench_rate(b, n, rates[i]);
 	if (b->exact_fd >= 0)
 		close(b->exact_fd);
-	sxdp_list_free(&b->l);
+	sxdp_keys_free(&b->l);
 	free(b);
 	return ret;
 }
@@ -503,7 +503,7 @@ static uint32_t mask_of(unsigned int len)
 }
 
 /* Adds host-order @a/@len to @l through the parser, as a feed's line would be. */
-static int add_prefix(struct sxdp_list *l, uint32_t a, unsigned int len)
+static int add_prefix(struct sxdp_keys *l, uint32_t a, unsigned int len)
 {
 	struct sieve_xdp_key k;
 	const char *why;
@@ -511,13 +511,13 @@ static int add_prefix(struct sxdp_list *l, uint32_t a, unsigned int len)
 
 	snprintf(text, sizeof(text), "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255,
 		 a & 255, len);
-	if (sxdp_parse_entry(text, &k, &why) || sxdp_list_add(l, &k))
+	if (sxdp_parse_entry(text, &k, &why) || sxdp_keys_add(l, &k))
 		return -EINVAL;
 	return 0;
 }
 
 /* Adds @n prefixes of @len (host order, random, public-looking) to @l. */
-static int add_prefixes(struct sxdp_list *l, unsigned int len, unsigned int n)
+static int add_prefixes(struct sxdp_keys *l, unsigned int len, unsigned int n)
 {
 	uint32_t a;
 	unsigned int i;
@@ -534,7 +534,7 @@ static int add_prefixes(struct sxdp_list *l, unsigned int len, unsigned int n)
 }
 
 /* @control: the 16-length list, else the FireHOL-like one. Sorted, no duplicates. */
-static int firehol_list(struct sxdp_list *l, bool control)
+static int firehol_list(struct sxdp_keys *l, bool control)
 {
 	unsigned int len, prefixes = 0, per, ret = 0;
 
@@ -551,12 +551,12 @@ static int firehol_list(struct sxdp_list *l, bool control)
 		if (!ret)
 			ret = add_prefixes(l, 32, firehol_shape[24]);
 	}
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 	return ret ? -EINVAL : 0;
 }
 
 /* The longest entry of @l covering host-order @a (33: a source entry), 0 if none. */
-static unsigned int longest_cover(const struct sxdp_list *l, uint32_t a)
+static unsigned int longest_cover(const struct sxdp_keys *l, uint32_t a)
 {
 	unsigned int best = 0, len;
 	size_t i;
@@ -577,7 +577,7 @@ static unsigned int longest_cover(const struct sxdp_list *l, uint32_t a)
  * A host-order address whose longest cover in @l is exactly @len (0: none;
  * 32: a host, a source entry); 0 if none found.
  */
-static uint32_t address_covered_at(const struct sxdp_list *l, unsigned int len)
+static uint32_t address_covered_at(const struct sxdp_keys *l, unsigned int len)
 {
 	unsigned int want = len == 32 ? 33 : len;
 	uint32_t a;
@@ -605,7 +605,7 @@ static uint32_t address_covered_at(const struct sxdp_list *l, unsigned int len)
 
 static int write_firehol(const char *path)
 {
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	char text[64];
 	size_t i;
 	FILE *f = fopen(path, "w");
@@ -623,12 +623,12 @@ static int write_firehol(const char *path)
 	} else if (f) {
 		fclose(f);
 	}
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return ret;
 }
 
 /* The maps rebuilt for @l on backend @flags with @max_probes; their config into @cfg. */
-static int bench_rebuild(const struct sxdp_list *l, uint32_t flags, unsigned int max_probes,
+static int bench_rebuild(const struct sxdp_keys *l, uint32_t flags, unsigned int max_probes,
 			 const char *name, struct sieve_xdp_config *cfg)
 {
 	char err[256] = "";
@@ -644,7 +644,7 @@ static int bench_rebuild(const struct sxdp_list *l, uint32_t flags, unsigned int
 }
 
 /* One list, backend and probe budget: its config and ns per packet. */
-static int firehol_case(const char *name, const struct sxdp_list *l, uint32_t flags,
+static int firehol_case(const char *name, const struct sxdp_keys *l, uint32_t flags,
 			unsigned int max_probes, const uint8_t pkts[3][PKT_MAX], const size_t lens[3])
 {
 	struct sieve_xdp_config cfg;
@@ -680,7 +680,7 @@ static int firehol_case(const char *name, const struct sxdp_list *l, uint32_t fl
 static int bench_firehol(void)
 {
 	static const uint32_t backends[] = { 0, SIEVE_XDP_F_BLOCKED };
-	struct sxdp_list fh = { 0 }, ctl = { 0 };
+	struct sxdp_keys fh = { 0 }, ctl = { 0 };
 	uint8_t pkts[2][3][PKT_MAX];
 	size_t lens[2][3];
 	uint32_t a[2][3];
@@ -718,8 +718,8 @@ static int bench_firehol(void)
 					   lens[1]);
 	}
 out:
-	sxdp_list_free(&fh);
-	sxdp_list_free(&ctl);
+	sxdp_keys_free(&fh);
+	sxdp_keys_free(&ctl);
 	return ret;
 }
 
@@ -744,7 +744,7 @@ static bool covers_any(uint32_t a, unsigned int len, const uint32_t *addrs, unsi
 	return false;
 }
 
-static int every_length_list(struct sxdp_list *l)
+static int every_length_list(struct sxdp_keys *l)
 {
 	uint32_t addr[EVERY_LENGTH_MAX], witness[EVERY_LENGTH_MAX + 1], a;
 	uint8_t plen[EVERY_LENGTH_MAX];
@@ -777,18 +777,18 @@ static int every_length_list(struct sxdp_list *l)
 			ret = add_prefix(l, a, len);
 		}
 	}
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 	return ret;
 }
 
 /* @n sources only (one entry kind, hosts), drawn like the lists' hosts. */
-static int sources_list(struct sxdp_list *l, size_t n)
+static int sources_list(struct sxdp_keys *l, size_t n)
 {
 	int ret;
 
 	list_rng_state = 0xa54ff53a5f1d36f1ULL;
 	ret = add_prefixes(l, 32, n);
-	sxdp_list_sort(l);
+	sxdp_keys_sort(l);
 	return ret;
 }
 
@@ -799,7 +799,7 @@ struct lpm_peer_key {
 };
 
 /* @l's IPv4 sources and prefixes into the peer's trie (@add), or out of it. */
-static int trie_load(const struct sxdp_list *l, bool add)
+static int trie_load(const struct sxdp_keys *l, bool add)
 {
 	struct lpm_peer_key k;
 	uint32_t one = 1;
@@ -841,7 +841,7 @@ static int prefix_order(const void *x, const void *y)
  * node wherever two subtrees part below no entry: the common prefix of
  * two entries next to each other in pre-order, neither covering the other.
  */
-static long trie_intermediate_nodes(const struct sxdp_list *l)
+static long trie_intermediate_nodes(const struct sxdp_keys *l)
 {
 	struct v4_prefix *p = calloc(l->n + 1, sizeof(*p)), *fork = calloc(l->n + 1, sizeof(*p));
 	size_t i, n = 0, nf = 0;
@@ -885,7 +885,7 @@ static const char *const peer_pkt_names[NR_PEER_PKTS] = { "miss", "shortest hit"
  */
 struct peer_list {
 	const char *name;
-	struct sxdp_list l;
+	struct sxdp_keys l;
 	unsigned int lens[NR_PEER_PKTS];
 	uint8_t pkt[NR_PEER_PKTS][PKT_MAX];
 	size_t len[NR_PEER_PKTS];
@@ -1197,8 +1197,8 @@ static int bench_peers(void)
 			peer_split(&p[i], &r[i]);
 	}
 	for (i = 0; i < NR_PEER_LISTS; i++) {
-		sxdp_list_free(&p[i].l);
-		sxdp_list_free(&src[i].l);
+		sxdp_keys_free(&p[i].l);
+		sxdp_keys_free(&src[i].l);
 	}
 	return ret;
 }
@@ -1268,7 +1268,7 @@ static int setup(void)
 		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
 	};
 	/* The allowlist as attach leaves it on a list that allows nothing. */
-	if (sxdp_allow_sync(&h, &(struct sxdp_list){ 0 }))
+	if (sxdp_allow_sync(&h, &(struct sxdp_keys){ 0 }))
 		return -EIO;
 	snprintf(path, sizeof(path), "%s/bench-xdp/floor.bpf.o", dir);
 	floor_fd = load_prog(path, "sieve_xdp_floor", &floor_obj);
@@ -1316,7 +1316,7 @@ static int setup(void)
  * most @max_probes), a packet that misses timed with the program and with
  * its linear-digest build; each best of three alternating runs of best-of-9.
  */
-static int digest_case(const char *name, const struct sxdp_list *l, uint32_t flags,
+static int digest_case(const char *name, const struct sxdp_keys *l, uint32_t flags,
 		       unsigned int max_probes, const uint8_t *pkt, size_t len)
 {
 	struct sieve_xdp_config cfg;
@@ -1350,7 +1350,7 @@ static int digest_case(const char *name, const struct sxdp_list *l, uint32_t fla
 static int bench_digest(void)
 {
 	static const uint32_t backends[] = { 0, SIEVE_XDP_F_BLOCKED };
-	struct sxdp_list src = { 0 }, fh = { 0 };
+	struct sxdp_keys src = { 0 }, fh = { 0 };
 	struct sieve_xdp_key k = { .kind = SIEVE_XDP_SRC, .family = SIEVE_XDP_V4,
 				   .prefix_len = 32 };
 	uint8_t miss[PKT_MAX], fh_miss[PKT_MAX];
@@ -1360,13 +1360,13 @@ static int bench_digest(void)
 
 	for (i = 0; !ret && i < 100000; i++) {
 		k.saddr[0] = htonl(0x0a000000 + (uint32_t)i * 7);	/* in 10/8 */
-		ret = sxdp_list_add(&src, &k);
+		ret = sxdp_keys_add(&src, &k);
 	}
 	if (!ret)
 		ret = firehol_list(&fh, false);
 	if (ret)
 		goto out;
-	sxdp_list_sort(&src);
+	sxdp_keys_sort(&src);
 	miss_len = udp_from(htonl(0xcb007101), miss);		/* 203.0.113.1 */
 	fh_len = udp_from(htonl(address_covered_at(&fh, 0)), fh_miss);
 	say("\nThe digest's cost: a packet that misses (a digest and a filter peek per probe), "
@@ -1382,8 +1382,8 @@ static int bench_digest(void)
 					  fh_len);
 	}
 out:
-	sxdp_list_free(&src);
-	sxdp_list_free(&fh);
+	sxdp_keys_free(&src);
+	sxdp_keys_free(&fh);
 	return ret;
 }
 
@@ -1430,7 +1430,7 @@ static int bench_samples(void)
 	static const uint32_t rates[] = { 0, SIEVE_XDP_SAMPLE_RATE_DEFAULT,
 					  SIEVE_XDP_SAMPLE_RATE_MAX };
 	static const char *const names[] = { "off (rate 0)", "default rate", "highest rate, full ring" };
-	struct sxdp_list l = { 0 };
+	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_config cfg;
 	struct sieve_xdp_key k = { .kind = SIEVE_XDP_SRC, .family = SIEVE_XDP_V4,
 				   .prefix_len = 32 };
@@ -1441,10 +1441,10 @@ static int bench_samples(void)
 
 	for (i = 0; !ret && i < 100000; i++) {
 		k.saddr[0] = htonl(0x0a000000 + (uint32_t)i * 7);	/* in 10/8 */
-		ret = sxdp_list_add(&l, &k);
+		ret = sxdp_keys_add(&l, &k);
 	}
 	if (!ret) {
-		sxdp_list_sort(&l);
+		sxdp_keys_sort(&l);
 		ret = bench_rebuild(&l, 0, 8, "samples", &cfg);
 	}
 	if (ret)
@@ -1474,7 +1474,7 @@ static int bench_samples(void)
 		say("| %-24s | %-24s | %7.1f | %5.3f |\n", "passed (not on the list)", names[i],
 		    pns[i], pns[i] / pns[0]);
 out:
-	sxdp_list_free(&l);
+	sxdp_keys_free(&l);
 	return ret;
 }
 
@@ -1496,7 +1496,7 @@ static void say_when(const char *commit)
 int main(int argc, char **argv)
 {
 	uint64_t sizes[] = { 1000000, 10000000 };
-	struct sxdp_list empty = { 0 };
+	struct sxdp_keys empty = { 0 };
 	struct sieve_xdp_config cfg = keyed;
 	uint8_t pkt[PKT_MAX];
 	size_t len, first = 0, nsizes = 2, i;
