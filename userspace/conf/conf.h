@@ -59,6 +59,12 @@ struct sagent_attach_config {
 #define SAGENT_MAX_CS_ORIGINS	16
 /* A CrowdSec origin or type word: [A-Za-z0-9_.:-], at most this long. */
 #define SAGENT_CS_WORD_MAX	32
+/*
+ * Whether @len bytes at @s are a CrowdSec origin or type word: 1 to
+ * SAGENT_CS_WORD_MAX of [A-Za-z0-9_.:-]. The one rule for [crowdsec]'s
+ * settings and the LAPI's replies (a sieve origin and a metric label).
+ */
+bool sagent_cs_word_ok(const char *s, size_t len);
 #define SAGENT_MAX_CS_TYPES	8
 
 /* [crowdsec] scopes: a mask of these. */

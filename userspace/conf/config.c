@@ -847,7 +847,7 @@ static void len_trim_slash(char *url)
 }
 
 /* A CrowdSec word (an origin, a type): what a metric label may carry. */
-static bool cs_word_ok(const char *s, size_t len)
+bool sagent_cs_word_ok(const char *s, size_t len)
 {
 	size_t i;
 
@@ -909,7 +909,7 @@ static void parse_types(struct parse *p, const char *v)
 	cs->nr_types = 0;
 	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
 		len = strcspn(v, seps);
-		if (!cs_word_ok(v, len)) {
+		if (!sagent_cs_word_ok(v, len)) {
 			fail(p, "types: '%.*s' is not a decision type (1-%d of A-Z a-z 0-9 _ . : -)",
 			     (int)len, v, SAGENT_CS_WORD_MAX);
 			return;
@@ -936,7 +936,7 @@ static void parse_origins(struct parse *p, const char *v)
 	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
 		len = strcspn(v, seps);
 		skip = *v == '!';
-		if (!cs_word_ok(v + skip, len - skip)) {
+		if (!sagent_cs_word_ok(v + skip, len - skip)) {
 			fail(p, "origins: '%.*s' is not NAME or !NAME (1-%d of A-Z a-z 0-9 _ . : -)",
 			     (int)len, v, SAGENT_CS_WORD_MAX);
 			return;

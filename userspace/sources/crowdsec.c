@@ -137,19 +137,6 @@ static bool type_taken(const struct sagent_crowdsec_config *cfg, const char *typ
 	return false;
 }
 
-/* What an origin may be called in a sieve origin and a metric label. */
-static bool origin_word_ok(const char *s)
-{
-	size_t len = strlen(s), i;
-
-	if (!len || len > SAGENT_CS_WORD_MAX)
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i]))
-			return false;
-	return true;
-}
-
 /* Field @name of @d if it is a string, else NULL. */
 static const char *field(json_object *d, const char *name)
 {
@@ -235,7 +222,7 @@ static int decision(struct scs_reply *r, json_object *d, bool is_new, int64_t no
 
 	origin = json_object_is_type(d, json_type_object) ? field(d, "origin") : NULL;
 	value = origin ? field(d, "value") : NULL;
-	if (!origin || !origin_word_ok(origin)) {
+	if (!origin || !sagent_cs_word_ok(origin, strlen(origin))) {
 		skip(r, NULL, SCS_SKIP_MALFORMED, value, origin);
 		return 0;
 	}
