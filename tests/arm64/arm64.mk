@@ -105,6 +105,7 @@ SUITES += arm64-dkms
 DEB_FOREIGN_ARCHS += arm64
 DEB_PACKAGES += gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user qemu-system-arm \
 	$(addsuffix :arm64,libc6-dev libbpf-dev libelf-dev zlib1g-dev libsqlite3-dev \
-	libcmocka-dev libinih-dev libsystemd-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev)
+	libcmocka-dev libinih-dev libsystemd-dev libmicrohttpd-dev libhiredis-dev libcurl4-openssl-dev \
+	libjson-c-dev libpcap-dev)
 
 endif

@@ -63,10 +63,10 @@ $(DEV_DIR)/sieve_layers_test: tests/device/layers_test.c tests/device/dev.c $(DE
 # The agent's persistent filters: filters.c, which needs only libsieve and
 # libc, linked in as it is (the agent's own build is userspace/agent's).
 $(DEV_DIR)/sieve_agent_filters_test: tests/device/agent_filters_test.c tests/device/dev.c \
-		userspace/agent/filters.c userspace/agent/agent.h userspace/conf/conf.h \
+		userspace/agent/filters.c userspace/agent/agent.h userspace/conf/conf.h userspace/sources/*.h \
 		userspace/xdp/store.h $(DEV_HDRS) userspace/lib/libsieve.h $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -Iuserspace/agent -Iuserspace/conf -Iuserspace/xdp \
+	$(Q)mkdir -p $(@D) && $(CC) $(DEV_CFLAGS) -Iuserspace/agent -Iuserspace/conf -Iuserspace/sources -Iuserspace/xdp \
 		-Iinclude -o $@ $< \
 		tests/device/dev.c \
 		userspace/agent/filters.c $(BUILD)/libsieve.a -lm
