@@ -4311,6 +4311,16 @@ static void test_why_private_state(void)
 	if (origin_drops(after))
 		expect(!memcmp(before, after, sizeof(before)), "why moved the live drops per origin");
 	expect(samples_drain(&sr) == 0, "why left %zu samples in the live ring", sr.n);
+	expect(!v.dry_run, "why: a dry run while enforcing");
+	/* A dry run passes the packet: why says it would have dropped it. */
+	if (!expect(!sxdp_set_dry_run(&h, true), "dry run on") ||
+	    !expect(!sxdp_read_config(&h, &r.cfg, NULL), "config"))
+		goto out;
+	ret = sxdp_why_verdict(&h, &r, &p, &v);
+	expect(!ret && v.action == XDP_PASS && v.dry_run && v.counter == SIEVE_XDP_DROP_SRC,
+	       "why in a dry run: rc %d action %d dry run %d counter %d", ret, v.action,
+	       v.dry_run, v.counter);
+	sxdp_set_dry_run(&h, false);
 out:
 	sample_rate_set(0, 0);
 	h.origins = NULL;

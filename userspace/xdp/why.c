@@ -280,6 +280,7 @@ int sxdp_why_verdict(struct sxdp_handle *h, const struct sxdp_iface_report *r,
 		return ret;
 	v->counter = verdict_counter(&v->counted);
 	v->allowed = v->counted.c[SIEVE_XDP_ALLOWED].packets != 0;
+	v->dry_run = v->counted.c[SIEVE_XDP_DRY_RUN_PASSED].packets != 0;
 	return 0;
 }
 
