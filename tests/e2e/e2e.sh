@@ -1373,6 +1373,10 @@ case_dry_run_live() {
 	scrape_metrics "$m" && expect_eq "$(sample "$m" sieve_xdp_dry_run "iface=\"$IF\"")" 1 \
 		"sieve_xdp_dry_run"
 	expect_eq "$(pings $B4 $SV4 3)" 3 "pings from blocked B in the dry run"
+	# why says what the dry run hides: passed, but dropped when enforcing.
+	expect_eq "$(on why $B4 | head -n 1)" \
+		"$IF: tcp $B4 -> 0.0.0.0: passed (dry run), would be dropped by a source entry" \
+		"why's first line in a dry run"
 	gen0=$(generation); d0=$(counter dropped_source); p0=$(counter dry_run_passed)
 	lost0=$(stack_drops)
 	rm -f "$stop" "$rstop"

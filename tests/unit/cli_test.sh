@@ -669,6 +669,40 @@ print(json.load(sys.stdin)[0]["entries"][0].get("expires_in", "never"))')" 3500 
 	check "block --origin of an allowed key: says it is allowed" \
 		grep -qxF 'sieve: default: 192.0.2.3 is allowed by origin cli, left to it' "$work/err"
 	check "block --origin of an allowed key: not blocked" test -z "$(origin_of 192.0.2.3)"
+	# fail2ban's actionban as fail2ban runs it: the tags substituted, %% read
+	# as %, through sh. A ban past --ttl's bound (bantime.increment doubles
+	# without a maxtime: 1h after 17 bans is 15 years) still bans.
+	f2b_ban() {
+		python3 - "$(dirname "$0")/../../dist/fail2ban/sieve-xdp.conf" "$sieve" "$od" \
+			"$1" "$2" <<'PY'
+import configparser, subprocess, sys
+conf, sieve, state, bantime, ip = sys.argv[1:]
+cp = configparser.RawConfigParser()
+cp.read(conf)
+cmd = cp['Definition']['actionban'].replace('%%', '%')
+tags = {'_sieve_args': '--list <list> <sieve_opts>', 'list': 'default',
+        'sieve_opts': '--state-dir ' + state, 'sieve': sieve, 'origin': 'fail2ban/<name>',
+        'name': 't', 'bantime': bantime, 'ip': ip}
+for _ in range(3):
+    for k, v in tags.items():
+        cmd = cmd.replace('<%s>' % k, v)
+sys.exit(subprocess.run(['sh', '-c', cmd]).returncode)
+PY
+	}
+	f2b_expires() {
+		"$sieve" xdp list -j --state-dir "$od" --origin fail2ban/t | python3 -c '
+import json, sys
+print([e.get("expires_in", "never") for e in json.load(sys.stdin)[0]["entries"]
+       if e["entry"] == sys.argv[1]][0])' "$1"
+	}
+	expect "fail2ban actionban, bantime 600" 0 f2b_ban 600 192.0.2.20
+	check "fail2ban actionban: a 600 s TTL" in_range "$(f2b_expires 192.0.2.20)" 500 600
+	expect "fail2ban actionban, bantime -1" 0 f2b_ban -1 192.0.2.21
+	check "fail2ban actionban -1: never" test "$(f2b_expires 192.0.2.21)" = never
+	expect "fail2ban actionban, bantime of 15 years" 0 f2b_ban 491520000 192.0.2.22
+	check "fail2ban actionban of 15 years: banned" test "$(origin_of 192.0.2.22)" = fail2ban/t
+	check "fail2ban actionban of 15 years: never expiring" \
+		test "$(f2b_expires 192.0.2.22)" = never
 	expect_refused "block --origin fleet" ob --origin fleet 192.0.2.4
 	expect_refused "unblock --origin with --fleet" ou --origin fail2ban/a --fleet 192.0.2.4
 	# The messages of a user without root: one line each, what to do.

@@ -415,6 +415,55 @@ static void sieve_unit_crowdsec_reban_extends(struct sieve_test *t)
 	CHECKF(t, !system(cmd), "%s", cmd);
 }
 
+/*
+ * The key file is judged when it is read, as it is read: one that became
+ * readable by others, or whose path now leads to a file that is not the
+ * agent's own 0600 one (a symlink swapped in), is refused, and the key
+ * never leaves it.
+ */
+static void sieve_unit_cs_key_file_rechecked(struct sieve_test *t)
+{
+	char dir[] = "/tmp/sieve-cs-key-XXXXXX", path[64], other[64], key[128], err[256];
+	FILE *f;
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		CHECKF(t, 0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/key", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	f = fopen(path, "w");
+	CHECKF(t, f && fputs("s3cret\nsecond line\n", f) >= 0 && !fclose(f), "writing the key");
+	chmod(path, 0600);
+	rc = sagent_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
+	CHECKF(t, !rc && !strcmp(key, "s3cret"), "a 0600 key: rc %d key '%s' err '%s'", rc, key,
+	       err);
+
+	chmod(path, 0644);
+	strcpy(key, "untouched");
+	rc = sagent_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
+	CHECKF(t, rc == -EACCES && strstr(err, "0644") && !strstr(err, "s3cret") &&
+	       strcmp(key, "s3cret"), "a key made 0644 since: rc %d err '%s'", rc, err);
+
+	/* The path swapped for a symlink to a file others may read. */
+	f = fopen(other, "w");
+	CHECKF(t, f && fputs("not-a-key\n", f) >= 0 && !fclose(f), "writing the other file");
+	chmod(other, 0644);
+	unlink(path);
+	CHECKF(t, !symlink(other, path), "symlink: %s", strerror(errno));
+	rc = sagent_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
+	CHECKF(t, rc == -EACCES && strcmp(key, "not-a-key"), "a symlink to a 0644 file: rc %d",
+	       rc);
+
+	/* Not a regular file. */
+	rc = sagent_read_secret("api_key_file", dir, key, sizeof(key), err, sizeof(err));
+	CHECKF(t, rc < 0, "a folder: rc %d", rc);
+	unlink(path);
+	unlink(other);
+	rmdir(dir);
+}
+
 #define CASE(fn)	{ #fn, fn }
 
 const struct sieve_test_case sieve_crowdsec_cases[] = {
@@ -426,6 +475,7 @@ const struct sieve_test_case sieve_crowdsec_cases[] = {
 	CASE(sieve_unit_crowdsec_scopes_types),
 	CASE(sieve_unit_crowdsec_config),
 	CASE(sieve_unit_crowdsec_reban_extends),
+	CASE(sieve_unit_cs_key_file_rechecked),
 };
 
 const unsigned int sieve_crowdsec_cases_n = ARRAY_SIZE(sieve_crowdsec_cases);

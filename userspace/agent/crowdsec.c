@@ -305,22 +305,15 @@ static int apply(struct sagent_crowdsec *c, bool startup, const struct scs_reply
 
 /* ---- one request ---- */
 
-/* The key file's first line (read at every resync: a rotated key needs no reload). */
+/*
+ * The key file's first line (read at every resync: a rotated key needs no
+ * reload), its owner and mode checked again on the file read.
+ */
 static int read_key(const char *path, char *key, size_t len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	int ret = 0;
+	int ret = sagent_read_secret("api_key_file", path, key, len, err, errlen);
 
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "api_key_file %.300s: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (!fgets(key, len, f))
-		key[0] = '\0';
-	fclose(f);
-	key[strcspn(key, "\r\n")] = '\0';
-	if (!key[0] || strpbrk(key, " \t")) {
+	if (!ret && (!key[0] || strpbrk(key, " \t"))) {
 		snprintf(err, errlen, "api_key_file %.300s: its first line is no key", path);
 		ret = -EINVAL;
 	}

@@ -135,20 +135,28 @@ struct why_answer {
 	int64_t now;
 };
 
+/* Whether the program's verdict drops the packet, or would but for a dry run. */
+static bool verdict_drops(const struct sxdp_why_verdict *v)
+{
+	return v->action == XDP_DROP || v->dry_run;
+}
+
 /* The verdict in words: the one line a person reads first. */
 static void verdict_text(const struct why_answer *a, char *buf, size_t len)
 {
 	const struct sxdp_why_verdict *v = &a->v;
+	/* A dry run passes what it would drop: said so, not "passed". */
+	const char *dry = v->dry_run ? "passed (dry run), would be " : "";
 
-	if (v->action == XDP_DROP && v->counter >= SIEVE_XDP_DROP_SRC &&
+	if (verdict_drops(v) && v->counter >= SIEVE_XDP_DROP_SRC &&
 	    v->counter <= SIEVE_XDP_DROP_FLOW && !a->blocked)
-		snprintf(buf, len, "dropped: bloom false positive, no entry covers it");
-	else if (v->action == XDP_DROP && v->counter >= SIEVE_XDP_DROP_SRC &&
+		snprintf(buf, len, "%sdropped: bloom false positive, no entry covers it", dry);
+	else if (verdict_drops(v) && v->counter >= SIEVE_XDP_DROP_SRC &&
 		 v->counter <= SIEVE_XDP_DROP_FLOW)
-		snprintf(buf, len, "dropped by a %s entry",
+		snprintf(buf, len, "%sdropped by a %s entry", dry,
 			 sxdp_kind_name(v->counter - SIEVE_XDP_DROP_SRC));
-	else if (v->action == XDP_DROP)
-		snprintf(buf, len, "dropped (%s)", v->counter == SIEVE_XDP_DROP_UNPARSED ?
+	else if (verdict_drops(v))
+		snprintf(buf, len, "%sdropped (%s)", dry, v->counter == SIEVE_XDP_DROP_UNPARSED ?
 			 "ports unreadable" : "malformed");
 	else if (v->allowed)
 		snprintf(buf, len, "passed: allowlisted (a source or prefix entry matched)");
@@ -162,11 +170,11 @@ static const char *verdict_reason(const struct why_answer *a)
 {
 	const struct sxdp_why_verdict *v = &a->v;
 
-	if (v->action == XDP_DROP && v->counter >= SIEVE_XDP_DROP_SRC &&
+	if (verdict_drops(v) && v->counter >= SIEVE_XDP_DROP_SRC &&
 	    v->counter <= SIEVE_XDP_DROP_FLOW)
 		return a->blocked ? sxdp_kind_name(v->counter - SIEVE_XDP_DROP_SRC) :
 				    "false_positive";
-	if (v->action == XDP_DROP)
+	if (verdict_drops(v))
 		return v->counter == SIEVE_XDP_DROP_UNPARSED ? "unparsed" : "malformed";
 	return v->allowed ? "allowed" : "none";
 }
@@ -196,6 +204,7 @@ static void json_head(const struct why_answer *a, const char *src, const char *d
 	json_str("dst", dst);
 	json_str("verdict", a->v.action == XDP_DROP ? "drop" : "pass");
 	json_str("reason", verdict_reason(a));
+	json_bool("dry_run", a->v.dry_run);
 	json_str("summary", verdict);
 	json_u64("prog_id", a->r.prog.id);
 	json_str("prog_tag", a->r.prog.tag);

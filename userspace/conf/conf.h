@@ -143,4 +143,14 @@ int sagent_parse_share(const char *v, uint32_t *ppm);
 int sagent_config_set(struct sagent_config *c, int id, const char *value, char *err,
 		      size_t errlen);
 
+/*
+ * The first line of secret file @path (password_file, api_key_file) into
+ * @buf, its owner and mode checked on the file opened, not only when the
+ * settings were read: they may have changed since, or the path may name
+ * another file now. 0; -EACCES if it is not a regular file of the agent's
+ * own of mode 0600 or stricter; -errno if unreadable. @what names it in @err.
+ */
+int sagent_read_secret(const char *what, const char *path, char *buf, size_t len, char *err,
+		       size_t errlen);
+
 #endif /* SIEVE_CONF_H */

@@ -1161,3 +1161,39 @@ void sagent_config_print_sections(FILE *f, const struct sagent_config *c)
 			a->mode[0] ? a->mode : "native where the driver has it");
 	}
 }
+
+/* The rule parse_secret_file applies, on the file opened (sagent_read_secret). */
+int sagent_read_secret(const char *what, const char *path, char *buf, size_t len, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	FILE *f;
+	int ret = 0;
+
+	buf[0] = '\0';
+	f = fopen(path, "re");
+	if (!f || fstat(fileno(f), &st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-ret));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s %s: not a regular file", what, path);
+		ret = -EACCES;
+	} else if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s %s: owned by uid %u, must be the agent's own (uid %u)",
+			 what, path, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		ret = -EACCES;
+	} else if (st.st_mode & 077) {
+		snprintf(err, errlen, "%s %s: mode %04o, must be 0600 or stricter", what, path,
+			 (unsigned int)(st.st_mode & 07777));
+		ret = -EACCES;
+	} else if (!fgets(buf, len, f)) {
+		buf[0] = '\0';
+	}
+	buf[strcspn(buf, "\r\n")] = '\0';
+out:
+	if (f)
+		fclose(f);
+	return ret;
+}

@@ -49,45 +49,6 @@ const char *sfleet_redis_name(const struct sagent_fleet_config *f, char *buf, si
 	return buf;
 }
 
-/*
- * The password: the file's first line. Its owner and mode are checked
- * again here, not only when the settings were read: they may have changed
- * since. A file of another user could be rewritten by them, one others can
- * read is not a secret.
- */
-static int read_password(const char *path, char *buf, size_t len, char *err, size_t errlen)
-{
-	struct stat st;
-	FILE *f;
-	int ret = 0;
-
-	f = fopen(path, "re");
-	if (!f || fstat(fileno(f), &st)) {
-		ret = -errno;
-		snprintf(err, errlen, "password file %s: %s", path, strerror(-ret));
-		goto out;
-	}
-	if (st.st_uid != geteuid()) {
-		snprintf(err, errlen, "password file %s: owned by uid %u, must be the agent's own "
-			 "(uid %u)", path, (unsigned int)st.st_uid, (unsigned int)geteuid());
-		ret = -EACCES;
-		goto out;
-	}
-	if (st.st_mode & 077) {
-		snprintf(err, errlen, "password file %s: mode %04o, must be 0600 or stricter", path,
-			 (unsigned int)(st.st_mode & 07777));
-		ret = -EACCES;
-		goto out;
-	}
-	if (!fgets(buf, len, f))
-		buf[0] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-out:
-	if (f)
-		fclose(f);
-	return ret;
-}
-
 static int auth(redisContext *rc, const struct sagent_fleet_config *f, char *err, size_t errlen)
 {
 	const char *argv[3] = { "AUTH" };
@@ -97,7 +58,8 @@ static int auth(redisContext *rc, const struct sagent_fleet_config *f, char *err
 
 	if (!f->password_file[0])
 		return 0;
-	ret = read_password(f->password_file, password, sizeof(password), err, errlen);
+	ret = sagent_read_secret("password file", f->password_file, password, sizeof(password), err,
+				 errlen);
 	if (ret)
 		return ret;
 	if (f->user[0])

@@ -145,7 +145,12 @@ static void http_setopts(CURL *c, const struct ssrc_http_request *req, struct cu
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	/*
+	 * libcurl hands custom headers other than Authorization and Cookie
+	 * to whatever host a Location names: a request that carries its own
+	 * (a Local API's key) follows no redirect, and a 3xx is an error.
+	 */
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, req->headers && *req->headers ? 0L : 1L);
 	curl_easy_setopt(c, CURLOPT_MAXREDIRS, SSRC_HTTP_MAX_REDIRECTS);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);	/* threads: no SIGALRM */
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);

@@ -30,7 +30,9 @@ struct ssrc_http_request {
 	const char *url;
 	/*
 	 * Extra request headers, "Name: value" each (X-Api-Key for a CrowdSec
-	 * Local API), ending in NULL; NULL for none.
+	 * Local API), ending in NULL; NULL for none. With any, no redirect is
+	 * followed (libcurl would send them on to the Location's host): a
+	 * 3xx fails with -EPROTO.
 	 */
 	const char *const *headers;
 	/* The body's bound in bytes (after any decompression): past it the
@@ -97,7 +99,8 @@ int ssrc_http_init(void);
 /*
  * One GET of @req into @resp (zeroed first; free it with
  * ssrc_http_response_free() whatever the result). Redirects among
- * http(s) URLs are followed (at most 5; never to file://). Returns an
+ * http(s) URLs are followed (at most 5; never to file://; none for a
+ * request with headers). Returns an
  * enum ssrc_http_result, or a negative errno with resp->err set:
  *	-EINVAL		no URL, or max_body 0
  *	-EPROTONOSUPPORT a scheme other than http, https, file

@@ -71,6 +71,7 @@ struct sxdp_why_verdict {
 	int action;			/* XDP_PASS or XDP_DROP, as the program returned */
 	int counter;			/* the SIEVE_XDP_DROP_* that counted it, or PASSED */
 	bool allowed;			/* the allowlist overrode a source or prefix match */
+	bool dry_run;			/* a drop the dry run passed (action XDP_PASS) */
 	struct sieve_xdp_stats counted;	/* all the run counted, in its own counters */
 	char tag[17];			/* the tag of the one run: the running one's */
 };

@@ -10,11 +10,12 @@
  * the same CPU's counters. So a second instance of the same program object
  * (the skeleton this sieve attaches) is loaded, every map given the live
  * map's fd (bpf_map__reuse_fd: the same generations, allowlist and IPv4
- * table the interface reads, at the moment of the run) except the
- * counters, which it gets a private map of. Nothing is pinned, nothing in
- * the interface's folder is touched; the instance goes when the command
- * ends. The program writes no map but its counters, so the live state is
- * only read.
+ * table and host bitmap the interface reads, at the moment of the run)
+ * except the maps the program writes, which it gets private ones of: the
+ * counters, the drops per origin, the samples' ring, settings (rate 0: it
+ * samples nothing) and bucket. Nothing is pinned, nothing in the
+ * interface's folder is touched; the instance goes when the command ends,
+ * and the live state is only read.
  *
  * That instance is the attached program only if it is the same code: the
  * kernel's tag (a hash of the instructions, map references left out) of
@@ -129,6 +130,8 @@ static int live_fd(const struct sxdp_handle *h, const char *name)
 		{ SIEVE_XDP_MAP_ALLOW, offsetof(struct sxdp_handle, allow_fd) },
 		{ SIEVE_XDP_MAP_V4TOP, offsetof(struct sxdp_handle, v4top_fd) },
 		{ SIEVE_XDP_MAP_V4CHUNK, offsetof(struct sxdp_handle, v4chunk_fd) },
+		{ SIEVE_XDP_MAP_V4HOST, offsetof(struct sxdp_handle, v4host_fd) },
+		{ SIEVE_XDP_MAP_ALLOW_NONE, offsetof(struct sxdp_handle, allow_none_fd) },
 	};
 	size_t i;
 
@@ -139,7 +142,30 @@ static int live_fd(const struct sxdp_handle *h, const char *name)
 }
 
 /*
- * Opens the program object, its maps the live ones but the counters, none
+ * The maps the program writes (or, the ring's settings, reads only to
+ * write the ring), and those whose absence from older pins means what an
+ * empty private map means: an allowlist flag of 0 asks the trie, and a
+ * bitmap only a config with SIEVE_XDP_F_V4HOSTS reads, which a handle
+ * without it never writes. A map of neither kind, absent, is -ESTALE.
+ */
+static bool why_private(const char *name, const struct sxdp_handle *h)
+{
+	static const char *const written[] = {
+		SIEVE_XDP_MAP_STATS, SIEVE_XDP_MAP_ORIGINS, SIEVE_XDP_MAP_SAMPLES,
+		SIEVE_XDP_MAP_SAMPLE_CFG, "sample_bucket",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(written) / sizeof(written[0]); i++)
+		if (!strcmp(name, written[i]))
+			return true;
+	return (!strcmp(name, SIEVE_XDP_MAP_ALLOW_NONE) && h->allow_none_fd < 0) ||
+	       (!strcmp(name, SIEVE_XDP_MAP_V4HOST) && h->v4host_fd < 0);
+}
+
+/*
+ * Opens the program object, its maps the live ones but those of
+ * why_private, none
  * pinned (a map with a pin path would be pinned, or taken from its pin by
  * name, under the default root). -ESTALE: a map the object has and the
  * interface's instance lacks.
@@ -166,8 +192,8 @@ static int why_open(struct why_instance *in, const struct sxdp_handle *h, bool f
 		ret = bpf_map__set_pin_path(map, NULL);
 		if (ret)
 			return ret;
-		/* The counters: a private map, so the live ones never see the run. */
-		if (!strcmp(name, SIEVE_XDP_MAP_STATS))
+		/* Written by the run: private maps, so the live ones never see it. */
+		if (why_private(name, h))
 			continue;
 		fd = live_fd(h, name);
 		if (fd < 0)
@@ -254,6 +280,7 @@ int sxdp_why_verdict(struct sxdp_handle *h, const struct sxdp_iface_report *r,
 		return ret;
 	v->counter = verdict_counter(&v->counted);
 	v->allowed = v->counted.c[SIEVE_XDP_ALLOWED].packets != 0;
+	v->dry_run = v->counted.c[SIEVE_XDP_DRY_RUN_PASSED].packets != 0;
 	return 0;
 }
 
