@@ -43,9 +43,10 @@ $(AGENT_DIR)/metrics_driver.o: tests/e2e/metrics_driver.c
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $(SIEVE_CFLAGS) $(AGENT_CFLAGS) -c $< -o $@
 $(METRICS_DRIVER): $(AGENT_DIR)/metrics_driver.o $(AGENT_DIR)/metrics.o $(SOURCES_DIR)/feed_rules.o \
-		$$(XDP_OBJS) $(BUILD)/libsieve.a
+		$(SOURCES_DIR)/crowdsec.o $$(CONF_OBJS) $$(XDP_OBJS) $(BUILD)/libsieve.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(AGENT_LDLIBS) -lm
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(XDP_LDLIBS) $(CONF_LDLIBS) $(SOURCES_LDLIBS) \
+		$(AGENT_LDLIBS) -lm
 test-e2e: $(METRICS_DRIVER) $(AGENT_PROG)
 # The fleet's benchmark runs an agent on each of its hosts.
 bench-fleet: $(AGENT_PROG)
