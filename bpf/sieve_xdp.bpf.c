@@ -858,6 +858,23 @@ static __always_inline int sample_take(__u32 rate)
 	return 1;
 }
 
+_Static_assert(!(SIEVE_XDP_SAMPLE_BYTES & (SIEVE_XDP_SAMPLE_BYTES - 1)),
+	       "load_frame()'s mask needs a power of two");
+
+/*
+ * The frame's first @cap bytes, 1 to SIEVE_XDP_SAMPLE_BYTES, into @dst.
+ * The 6.1 verifier (Debian 12's) loses the lower bound of the caller's
+ * min() as the compiler emits it ("invalid access to memory ... size=0")
+ * and refuses the program: after the barrier the mask restates the range
+ * in a form it tracks, and changes no value in it.
+ */
+static __always_inline int load_frame(struct xdp_md *ctx, void *dst, __u32 cap)
+{
+	barrier_var(cap);
+	cap = ((cap - 1) & (SIEVE_XDP_SAMPLE_BYTES - 1)) + 1;
+	return bpf_xdp_load_bytes(ctx, 0, dst, cap);
+}
+
 /*
  * A sample of the packet, if the bucket allows: its first bytes and what
  * judged it, into the ring. A global function, verified once whatever
@@ -886,7 +903,7 @@ __noinline int sieve_sample(struct xdp_md *ctx, struct sieve_xdp_stats *stats,
 	}
 	cap = m->len < SIEVE_XDP_SAMPLE_BYTES ? m->len : SIEVE_XDP_SAMPLE_BYTES;
 	/* Frames are at least an Ethernet header: the bound is the verifier's. */
-	if (cap < 1 || bpf_xdp_load_bytes(ctx, 0, s->data, cap))
+	if (cap < 1 || load_frame(ctx, s->data, cap))
 		cap = 0;
 	s->ktime_ns = bpf_ktime_get_ns();
 	s->ifindex = ctx->ingress_ifindex;
