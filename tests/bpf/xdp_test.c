@@ -1957,22 +1957,6 @@ out:
 
 /* ---- the plan against the kernel ---- */
 
-static uint64_t fd_memlock(int fd)
-{
-	unsigned long long v = 0;
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static void test_plan_matches_kernel(void)
 {
 	static const uint64_t ns[] = { 1, 100, 65536, 1000000, 10000000 };
@@ -1995,7 +1979,7 @@ static void test_plan_matches_kernel(void)
 			if (!expect(!sxdp_gen_create(&p, &(struct sieve_xdp_config){ 0 }, false,
 						     &empty, NULL, &bfd, &efd), "create map"))
 				continue;
-			mem = fd_memlock(bfd);
+			mem = sxdp_map_memlock(bfd);
 			/* The bitmap plus the struct around it, under a page. */
 			expect(mem >= p.bytes && mem < p.bytes + 4096,
 			       "n=%llu p=%u: kernel charges %llu bytes, plan says %llu",

@@ -149,22 +149,6 @@ static int load_prog(const char *path, const char *name, struct bpf_object **obj
 	return bpf_program__fd(bpf_object__find_program_by_name(*obj, name));
 }
 
-static uint64_t memlock(int fd)
-{
-	unsigned long long v = 0;
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;
 
 static uint64_t rng(void)
@@ -439,9 +423,9 @@ static int bench_rate(struct bench_list *b, uint64_t n, uint32_t fpp_ppb)
 		ret = measure_fpr(b, &g[i], queries, &fpr);
 	say("memory per entry: bloom-map planned %.3f B, kernel charges %.3f B; blocked planned "
 	    "%.3f B, kernel charges %.3f B; exact hash map %.1f B (estimate %.1f B)\n",
-	    (double)g[0].plan.bytes / n, (double)memlock(g[0].fd) / n,
-	    (double)g[1].plan.bytes / n, (double)memlock(g[1].fd) / n,
-	    (double)memlock(b->exact_fd) / n, sxdp_exact_bytes_per_entry(n));
+	    (double)g[0].plan.bytes / n, (double)sxdp_map_memlock(g[0].fd) / n,
+	    (double)g[1].plan.bytes / n, (double)sxdp_map_memlock(g[1].fd) / n,
+	    (double)sxdp_map_memlock(b->exact_fd) / n, sxdp_exact_bytes_per_entry(n));
 out:
 	for (i = 0; i < NR_GENS; i++)
 		if (g[i].fd >= 0)
@@ -1011,7 +995,7 @@ static int peer_trie(const struct peer_list *p, struct peer_result *r)
 	int ret = trie_load(&p->l, true), undo, i;
 
 	if (!ret) {
-		r->trie.bytes = memlock(trie_fd);
+		r->trie.bytes = sxdp_map_memlock(trie_fd);
 		r->trie_im = trie_intermediate_nodes(&p->l);
 		ret = r->trie_im < 0 ? (int)r->trie_im : peer_time(peer_fd, "LPM trie", p, &r->trie);
 	}
