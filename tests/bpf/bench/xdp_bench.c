@@ -59,6 +59,7 @@
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
+#include "splitmix.h"
 
 static struct sieve_xdp *skel;
 static struct sxdp_handle h;
@@ -153,11 +154,7 @@ static uint64_t rng_state = 0x243f6a8885a308d3ULL;
 
 static uint64_t rng(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64_next(&rng_state);
 }
 
 static size_t udp_from(uint32_t saddr, uint8_t *buf)
@@ -474,11 +471,7 @@ static uint64_t list_rng_state = 0x6a09e667f3bcc908ULL;
 
 static uint32_t list_rng(void)
 {
-	uint64_t z = (list_rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (uint32_t)(z ^ (z >> 31));
+	return (uint32_t)splitmix64_next(&list_rng_state);
 }
 
 static uint32_t mask_of(unsigned int len)
