@@ -33,6 +33,7 @@
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
+#include "private_maps.h"
 #include "splitmix.h"
 #include "sieve_xdp_v4table.h"
 
@@ -4542,35 +4543,16 @@ static void run_case(const char *name, void (*fn)(void), const char *filter, int
 static int setup(void)
 {
 	char err[256] = "";
-	struct bpf_map *map;
 	int ret;
 
 	skel = sieve_xdp__open();
 	if (!skel)
 		return -errno;
-	/* Private maps: no pins, nothing shared with a running instance. */
-	bpf_object__for_each_map(map, skel->obj)
-		bpf_map__set_pin_path(map, NULL);
-	ret = sieve_xdp__load(skel);
+	ret = private_maps_load(skel, &h);
 	if (ret)
 		return ret;
 	prog_fd = bpf_program__fd(skel->progs.sieve_xdp);
-	h = (struct sxdp_handle){
-		.ifname = "sieve-test",
-		.active_fd = bpf_map__fd(skel->maps.sieve_active),
-		.cfg_fd = bpf_map__fd(skel->maps.sieve_cfg),
-		.bloom_fd = bpf_map__fd(skel->maps.sieve_bloom),
-		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
-		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
-		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
-		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
-		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
-		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
-		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
-		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
-		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
-		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
-	};
+	snprintf(h.ifname, sizeof(h.ifname), "sieve-test");
 	/* A first generation with a digest key, as attach makes from the store's. */
 	ret = sxdp_build(&h, &(struct sxdp_build_spec){
 		.list = &(struct sxdp_keys){ 0 }, .fpp_ppb = 1000, .capacity = 1024,

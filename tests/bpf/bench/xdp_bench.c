@@ -59,6 +59,7 @@
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
+#include "private_maps.h"
 #include "splitmix.h"
 
 static struct sieve_xdp *skel;
@@ -1224,26 +1225,9 @@ static int setup(void)
 	skel = sieve_xdp__open();
 	if (!skel)
 		return -errno;
-	bpf_object__for_each_map(map, skel->obj)
-		bpf_map__set_pin_path(map, NULL);
-	if (sieve_xdp__load(skel))
+	if (private_maps_load(skel, &h))
 		return -EINVAL;
 	sieve_fd = bpf_program__fd(skel->progs.sieve_xdp);
-	h = (struct sxdp_handle){
-		.active_fd = bpf_map__fd(skel->maps.sieve_active),
-		.cfg_fd = bpf_map__fd(skel->maps.sieve_cfg),
-		.bloom_fd = bpf_map__fd(skel->maps.sieve_bloom),
-		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
-		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
-		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
-		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
-		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
-		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
-		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
-		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
-		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
-		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
-	};
 	/* The allowlist as attach leaves it on a list that allows nothing. */
 	if (sxdp_allow_sync(&h, &(struct sxdp_keys){ 0 }))
 		return -EIO;
