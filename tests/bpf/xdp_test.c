@@ -34,6 +34,8 @@
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
+#include "private_maps.h"
+#include "splitmix.h"
 #include "sieve_xdp_v4table.h"
 
 static struct sieve_xdp *skel;
@@ -959,11 +961,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rng(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64_next(&rng_state);
 }
 
 static struct sieve_xdp_key random_flow(void)
@@ -1958,22 +1956,6 @@ out:
 
 /* ---- the plan against the kernel ---- */
 
-static uint64_t fd_memlock(int fd)
-{
-	unsigned long long v = 0;
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static void test_plan_matches_kernel(void)
 {
 	static const uint64_t ns[] = { 1, 100, 65536, 1000000, 10000000 };
@@ -1996,7 +1978,7 @@ static void test_plan_matches_kernel(void)
 			if (!expect(!sxdp_gen_create(&p, &(struct sieve_xdp_config){ 0 }, false,
 						     &empty, NULL, &bfd, &efd), "create map"))
 				continue;
-			mem = fd_memlock(bfd);
+			mem = sxdp_map_memlock(bfd);
 			/* The bitmap plus the struct around it, under a page. */
 			expect(mem >= p.bytes && mem < p.bytes + 4096,
 			       "n=%llu p=%u: kernel charges %llu bytes, plan says %llu",
@@ -4631,35 +4613,16 @@ static void run_case(const char *name, void (*fn)(void), const char *filter, int
 static int setup(void)
 {
 	char err[256] = "";
-	struct bpf_map *map;
 	int ret;
 
 	skel = sieve_xdp__open();
 	if (!skel)
 		return -errno;
-	/* Private maps: no pins, nothing shared with a running instance. */
-	bpf_object__for_each_map(map, skel->obj)
-		bpf_map__set_pin_path(map, NULL);
-	ret = sieve_xdp__load(skel);
+	ret = private_maps_load(skel, &h);
 	if (ret)
 		return ret;
 	prog_fd = bpf_program__fd(skel->progs.sieve_xdp);
-	h = (struct sxdp_handle){
-		.ifname = "sieve-test",
-		.active_fd = bpf_map__fd(skel->maps.sieve_active),
-		.cfg_fd = bpf_map__fd(skel->maps.sieve_cfg),
-		.bloom_fd = bpf_map__fd(skel->maps.sieve_bloom),
-		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
-		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
-		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
-		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
-		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
-		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
-		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
-		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
-		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
-		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
-	};
+	snprintf(h.ifname, sizeof(h.ifname), "sieve-test");
 	/* A first generation with a digest key, as attach makes from the store's. */
 	ret = sxdp_build(&h, &(struct sxdp_build_spec){
 		.list = &(struct sxdp_keys){ 0 }, .fpp_ppb = 1000, .capacity = 1024,

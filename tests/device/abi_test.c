@@ -22,15 +22,6 @@
 
 #define FPP_1PCT	10000000U	/* 1% in parts per billion */
 
-static const struct {
-	uint32_t type;
-	const char *name;
-} types[] = {
-	{ SIEVE_BLOOM, "bloom" },
-	{ SIEVE_BLOCKED_BLOOM, "blocked" },
-	{ SIEVE_CUCKOO, "cuckoo" },
-};
-
 static bool is_cuckoo(uint32_t type)
 {
 	return type == SIEVE_CUCKOO;
@@ -408,7 +399,7 @@ static void test_geometry(int fd)
 	struct sieve_info info;
 	struct keyset *ks = keyset_make("geo", 0, 200);
 	struct sieve_batch b;
-	uint32_t i, stored = 0, r;
+	uint32_t stored = 0;
 	long absent;
 	int err;
 
@@ -430,13 +421,8 @@ static void test_geometry(int fd)
 	c.flags = SIEVE_CREATE_GEOMETRY;
 	c.geo = (struct sieve_geometry){ .type = SIEVE_CUCKOO, .nbuckets = 16, .fp_bits = 12 };
 	err = sv_create(fd, &c);
-	for (i = 0; i < ks->n && !err; i++) {
-		uint32_t len;
-		const uint8_t *k = keyset_key(ks, i, &len);
-
-		err = sv_add(fd, c.id, k, len, 0, &r);
-		stored += !err;
-	}
+	if (!err)
+		err = sv_add_each(fd, c.id, ks, &stored);
 	ktap_ok(err == -ENOSPC && stored >= 56 && stored <= 65,
 		"cuckoo: a 64-slot table takes %u keys, then -> %s (want -ENOSPC)", stored,
 		errname(err));
@@ -1487,21 +1473,21 @@ int main(void)
 
 	ktap_begin("abi");
 	fd = dev_open(O_RDWR);
-	for (i = 0; i < 3; i++) {
-		test_single_keys(fd, types[i].type, types[i].name);
-		test_batches(fd, types[i].type, types[i].name);
-		test_round_trip(fd, types[i].type, types[i].name, 0);
-		test_scalable(fd, types[i].type, types[i].name);
-		test_scalable_limit(fd, types[i].type, types[i].name);
-		test_round_trip(fd, types[i].type, types[i].name, SIEVE_CREATE_SCALABLE);
-		test_ephemeral(fd, types[i].type, types[i].name);
+	for (i = 0; i < SV_NR_TYPES; i++) {
+		test_single_keys(fd, sv_types[i].type, sv_types[i].name);
+		test_batches(fd, sv_types[i].type, sv_types[i].name);
+		test_round_trip(fd, sv_types[i].type, sv_types[i].name, 0);
+		test_scalable(fd, sv_types[i].type, sv_types[i].name);
+		test_scalable_limit(fd, sv_types[i].type, sv_types[i].name);
+		test_round_trip(fd, sv_types[i].type, sv_types[i].name, SIEVE_CREATE_SCALABLE);
+		test_ephemeral(fd, sv_types[i].type, sv_types[i].name);
 	}
 	test_merge(fd, SIEVE_BLOOM, "bloom");
 	test_merge(fd, SIEVE_BLOCKED_BLOOM, "blocked");
 	test_merge_refused(fd);
-	for (i = 0; i < 3; i++) {
-		test_exchange(fd, types[i].type, types[i].name);
-		test_exchange_scalable(fd, types[i].type, types[i].name);
+	for (i = 0; i < SV_NR_TYPES; i++) {
+		test_exchange(fd, sv_types[i].type, sv_types[i].name);
+		test_exchange_scalable(fd, sv_types[i].type, sv_types[i].name);
 	}
 	test_exchange_rebuild(fd);
 	test_exchange_refused(fd);

@@ -114,6 +114,12 @@ const char *errname(int err)
 
 /* ---- the device ---------------------------------------------------- */
 
+const struct sv_type sv_types[SV_NR_TYPES] = {
+	{ SIEVE_BLOOM, "bloom" },
+	{ SIEVE_BLOCKED_BLOOM, "blocked" },
+	{ SIEVE_CUCKOO, "cuckoo" },
+};
+
 const char *dev_path(void)
 {
 	const char *p = getenv("SIEVE_DEVICE");
@@ -372,6 +378,22 @@ long sv_count_absent(int fd, uint32_t id, struct keyset *ks)
 	if (b.present != ks->n - absent)
 		return -ERANGE;
 	return absent;
+}
+
+int sv_add_each(int fd, uint32_t id, const struct keyset *ks, uint32_t *added)
+{
+	uint32_t i, len, result, n = 0;
+	const uint8_t *k;
+	int err = 0;
+
+	for (i = 0; i < ks->n && !err; i++) {
+		k = keyset_key(ks, i, &len);
+		err = sv_add(fd, id, k, len, 0, &result);
+		n += !err;
+	}
+	if (added)
+		*added = n;
+	return err;
 }
 
 /* ---- known filters --------------------------------------------------- */

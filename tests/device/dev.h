@@ -37,6 +37,14 @@ double mono_now(void);
 
 /* ---- the device ---------------------------------------------------- */
 
+/* Every filter type, with its name for messages: each program runs them all. */
+#define SV_NR_TYPES	3
+struct sv_type {
+	uint32_t type;
+	const char *name;
+};
+extern const struct sv_type sv_types[SV_NR_TYPES];
+
 const char *dev_path(void);
 /* open(2) of the device; exits the program if it cannot. */
 int dev_open(int oflags);
@@ -88,6 +96,11 @@ int sv_batch(int fd, uint32_t id, uint32_t op, uint32_t flags, struct keyset *ks
 	     struct sieve_batch *b);
 /* Keys of @ks a query says absent (-errno if the query fails). */
 long sv_count_absent(int fd, uint32_t id, struct keyset *ks);
+/*
+ * Adds the keys of @ks one SIEVE_IOC_ADD at a time, in order, up to the
+ * first error (0 or its -errno); *added (if not NULL) counts those stored.
+ */
+int sv_add_each(int fd, uint32_t id, const struct keyset *ks, uint32_t *added);
 
 /* ---- known filters --------------------------------------------------- */
 

@@ -21,15 +21,6 @@
 
 #define FPP_1PCT	10000000U
 
-static const struct {
-	uint32_t type;
-	const char *name;
-} types[] = {
-	{ SIEVE_BLOOM, "bloom" },
-	{ SIEVE_BLOCKED_BLOOM, "blocked" },
-	{ SIEVE_CUCKOO, "cuckoo" },
-};
-
 static struct sieve_params params(uint32_t type, uint64_t capacity, uint32_t flags)
 {
 	return (struct sieve_params){ .type = type, .flags = flags | SIEVE_CREATE_SEED,
@@ -338,10 +329,10 @@ int main(void)
 		printf("Bail out! sieve_dev_open: %s\n", errname(err));
 		return 1;
 	}
-	for (i = 0; i < 3; i++) {
-		test_type(d, types[i].type, types[i].name);
-		test_scalable(d, types[i].type, types[i].name);
-		test_local_interop(d, types[i].type, types[i].name);
+	for (i = 0; i < SV_NR_TYPES; i++) {
+		test_type(d, sv_types[i].type, sv_types[i].name);
+		test_scalable(d, sv_types[i].type, sv_types[i].name);
+		test_local_interop(d, sv_types[i].type, sv_types[i].name);
 	}
 	test_ephemeral(d);
 	test_merge(d);

@@ -56,15 +56,6 @@
 #define TC_ACT_SHOT_VALUE	2
 #define TC_ACT_OK_VALUE		0
 
-static const struct {
-	uint32_t type;
-	const char *name;
-} types[] = {
-	{ SIEVE_BLOOM, "bloom" },
-	{ SIEVE_BLOCKED_BLOOM, "blocked" },
-	{ SIEVE_CUCKOO, "cuckoo" },
-};
-
 static struct kfunc_test *skel;
 static int dev;
 
@@ -562,13 +553,13 @@ static int bench(const char *path)
 		"a shared host):\nmedians of 5 x %d runs, %d keys per filter or map; "
 		"ratio: absent key vs bloom-filter map\n",
 		BENCH_REPEAT, BENCH_KEYS);
-	for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-		if (sv_create_simple(dev, "kf-bench", types[t].type, 2 * BENCH_KEYS, BENCH_FPP_PPB,
+	for (t = 0; t < SV_NR_TYPES; t++) {
+		if (sv_create_simple(dev, "kf-bench", sv_types[t].type, 2 * BENCH_KEYS, BENCH_FPP_PPB,
 				     0, &id) ||
 		    !add_keys(id, "in", BENCH_KEYS))
 			return 2;
 		set_filter(id);
-		fprintf(out, "\n%s filter (1e-2):\n%-40s %10s %10s %8s\n", types[t].name, "program",
+		fprintf(out, "\n%s filter (1e-2):\n%-40s %10s %10s %8s\n", sv_types[t].name, "program",
 			"absent", "present", "ratio");
 		for (r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 			absent = median_ns(rows[r].prog, "out");
@@ -578,7 +569,7 @@ static int bench(const char *path)
 			fprintf(out, "%-40s %10.1f %10.1f %8.2f\n", rows[r].name, absent, present,
 				base_absent > 0 ? absent / base_absent : 0);
 		}
-		if (types[t].type == SIEVE_CUCKOO)
+		if (sv_types[t].type == SIEVE_CUCKOO)
 			bench_delete_to_pass(out, id);
 		sv_destroy(dev, id);
 	}
@@ -608,8 +599,8 @@ int main(int argc, char **argv)
 	if (!ktap_ok(skel != NULL, "XDP programs calling sieve.ko's kfuncs load (%s)",
 		     skel ? "ok" : strerror(errno)))
 		return ktap_end();
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-		check_type(types[i].type, types[i].name);
+	for (i = 0; i < SV_NR_TYPES; i++)
+		check_type(sv_types[i].type, sv_types[i].name);
 	check_unknown_id();
 	check_concurrent(SIEVE_CUCKOO, "cuckoo");
 	check_concurrent(SIEVE_BLOCKED_BLOOM, "blocked");

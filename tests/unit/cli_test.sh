@@ -595,6 +595,13 @@ if $has_xdp; then
 	expect_refused "xdp block --ttl 10: no unit" "$sieve" xdp block --state-dir "$work/refused" --ttl 10 192.0.2.1
 	check "--ttl 10: says a unit is needed" grep -q "bad --ttl '10': a number with its unit" "$work/err"
 	expect_refused "xdp block --state-dir $work/refused --ttl 10x" "$sieve" xdp block --ttl 10x 192.0.2.1
+	# --state-dir is one option of every xdp command that opens the store: an
+	# absolute path, else a usage error before anything is touched.
+	for c in block list why top prune; do
+		expect_refused "xdp $c --state-dir of a relative path" "$sieve" xdp $c --state-dir rel
+		check "xdp $c: says the folder must be absolute" \
+			grep -q "bad --state-dir 'rel': an absolute path" "$work/err"
+	done
 	# -i: a change goes to a list ("default" without it), not to every interface.
 	expect "xdp block --help" 0 "$sieve" xdp block --help
 	check "block -i: the list IFACE enforces, default --list, else default" \

@@ -141,6 +141,14 @@ struct sxdp_store;
 int xdp_open_store(const char *state_dir, const char *config, const char *cmd,
 		   struct sxdp_store **s);
 /*
+ * xdp.c: --state-dir of every xdp command, an absolute path. It sets the
+ * first member of the command's options struct, which must be
+ * `const char *state_dir` (XDP_STATE_DIR_FIRST asserts it).
+ */
+extern const struct cli_option xdp_opt_state_dir;
+#define XDP_STATE_DIR_FIRST(type) \
+	_Static_assert(offsetof(type, state_dir) == 0, #type ": state_dir must come first")
+/*
  * agent_command.c: the table (agent_command.h); the agent runs as
  * sieve-agent, which agent_exec.c execs (not in the static VM CLI: no XDP loader there).
  */

@@ -39,6 +39,7 @@
 #define MAX_IFACES	64
 
 struct xdp_opts {
+	const char *state_dir;	/* --state-dir: first, for xdp_opt_state_dir */
 	const char *iface;
 	bool json;
 	bool exact, no_exact, fail_closed, fail_open, force, watch;
@@ -53,7 +54,6 @@ struct xdp_opts {
 	enum sxdp_format format;	/* load: the file's format */
 	uint32_t max_probes;	/* 0: not given */
 	const char *list;	/* --list */
-	const char *state_dir;	/* --state-dir */
 	const char *origin;	/* load, block, unblock --origin */
 	const char *comment;	/* block/allow --comment */
 	const char *kind;	/* list --kind */
@@ -156,9 +156,11 @@ static int set_list(void *opts, const char *arg)
 	return sxdp_list_name_ok(arg) ? 0 : -EINVAL;
 }
 
+XDP_STATE_DIR_FIRST(struct xdp_opts);
+
 static int set_state_dir(void *opts, const char *arg)
 {
-	((struct xdp_opts *)opts)->state_dir = arg;
+	*(const char **)opts = arg;
 	return *arg == '/' ? 0 : -EINVAL;
 }
 
@@ -325,7 +327,7 @@ static const struct cli_option opt_attach_list = {
 	"list", 0, "LIST", "the list to enforce (default: the one it has, else \"default\")",
 	.set = set_list, .accepts = "1-64 of A-Z a-z 0-9 _ . -",
 };
-static const struct cli_option opt_state_dir = {
+const struct cli_option xdp_opt_state_dir = {
 	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else sieve.conf's "
 	"state_dir, else " SXDP_STORE_DIR ")", .set = set_state_dir, .accepts = "an absolute path",
 };
@@ -1985,7 +1987,7 @@ static const struct cli_command xdp_attach_command = {
 	.options = CLI_OPTIONS(&opt_attach_list, &opt_mode, &opt_exact, &opt_no_exact, &opt_fpr,
 			       &opt_fpp, &opt_fail_closed, &opt_fail_open, &opt_dry_run,
 			       &opt_enforce, &opt_capacity, &opt_max_probes, &opt_backend,
-			       &opt_sample_rate, &opt_force, &opt_state_dir, CLI_JSON_OPTIONS),
+			       &opt_sample_rate, &opt_force, &xdp_opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_attach,
 };
 static const struct cli_command xdp_detach_command = {
@@ -2001,7 +2003,7 @@ static const struct cli_command xdp_detach_command = {
 		   "  \"failed\" and an error) does not stop the others; exit 2 at the end.\n"
 		   "  Exit 2 too if the store cannot be opened: the pins are detached all\n"
 		   "  the same.",
-	.options = CLI_OPTIONS(&opt_detach_all, &opt_state_dir, CLI_JSON_OPTIONS),
+	.options = CLI_OPTIONS(&opt_detach_all, &xdp_opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_detach,
 };
 static const struct cli_command xdp_block_command = {
@@ -2025,7 +2027,7 @@ static const struct cli_command xdp_block_command = {
 		   "  Exit 3 if a recorded interface of the list does not enforce it (each\n"
 		   "  named, with why); the store keeps the change (so for every change).",
 	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment,
-			       &opt_change_origin, &opt_state_dir, &opt_fleet, &opt_config,
+			       &opt_change_origin, &xdp_opt_state_dir, &opt_fleet, &opt_config,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_block,
 };
@@ -2040,7 +2042,7 @@ static const struct cli_command xdp_unblock_command = {
 		   "  so on standard error (exit unchanged); allow is a lasting exception.\n"
 		   "  --origin NAME: only NAME's entries go; one another origin holds\n"
 		   "  stays (said on standard error) and counts as not there (exit 1).",
-	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_change_origin, &opt_state_dir,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_change_origin, &xdp_opt_state_dir,
 			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_unblock,
 };
@@ -2051,7 +2053,7 @@ static const struct cli_command xdp_allow_command = {
 		   "  a source or prefix entry would drop passes (and is counted as\n"
 		   "  allowed); service and flow entries still apply. Checked only after a\n"
 		   "  hit, so passing traffic pays nothing.",
-	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment, &opt_state_dir,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_ttl, &opt_comment, &xdp_opt_state_dir,
 			       &opt_fleet, &opt_config, CLI_JSON_OPTIONS),
 	.run = cmd_allow,
 };
@@ -2059,7 +2061,7 @@ static const struct cli_command xdp_disallow_command = {
 	"xdp disallow", "remove allowlist entries",
 	.args = "ENTRY...", .min_args = 1, .max_args = -1,
 	.details = "  Exit 1 if an entry was not on the allowlist (the others are removed).",
-	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_state_dir, &opt_fleet, &opt_config,
+	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &xdp_opt_state_dir, &opt_fleet, &opt_config,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_disallow,
 };
@@ -2085,7 +2087,7 @@ static const struct cli_command xdp_load_command = {
 		   "  --allow-empty: a failed download is the usual cause. So is a last\n"
 		   "  line without its line end (a cut file).",
 	.options = CLI_OPTIONS(&opt_change_iface, &opt_list, &opt_format, &opt_origin, &opt_ttl,
-			       &opt_comment, &opt_allow_empty, &opt_state_dir, CLI_JSON_OPTIONS),
+			       &opt_comment, &opt_allow_empty, &xdp_opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_load,
 };
 static const struct cli_command xdp_expire_command = {
@@ -2093,7 +2095,7 @@ static const struct cli_command xdp_expire_command = {
 	.details = "  Every list (or -i's, or --list), each in one transaction and one\n"
 		   "  rebuild. Idempotent and cheap when nothing is due: meant to run\n"
 		   "  periodically.",
-	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &opt_state_dir, CLI_JSON_OPTIONS),
+	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &xdp_opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_expire,
 };
 static const struct cli_option opt_list_origin = {
@@ -2114,7 +2116,7 @@ static const struct cli_command xdp_list_command = {
 		   "  allowlist; sources and prefixes by address (IPv4 first, a prefix\n"
 		   "  before the addresses in it), then services and flows, by address and\n"
 		   "  port.",
-	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &opt_list_origin, &opt_kind, &opt_state_dir,
+	.options = CLI_OPTIONS(&opt_lists_iface, &opt_list, &opt_list_origin, &opt_kind, &xdp_opt_state_dir,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_list,
 };
@@ -2142,7 +2144,7 @@ static const struct cli_command xdp_status_command = {
 		   "  filesystem here, an older program, its link detached). -j: [] when\n"
 		   "  there is none. Exit 0 every interface enforces its list, 1 there is\n"
 		   "  none, 3 one does not enforce it.",
-	.options = CLI_OPTIONS(&opt_iface, &opt_state_dir, CLI_JSON_OPTIONS),
+	.options = CLI_OPTIONS(&opt_iface, &xdp_opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_status,
 };
 static const struct cli_command xdp_stats_command = {

@@ -136,18 +136,6 @@ int xdp_removal_run(bool prune, const char *state_dir, bool json)
 	return EXIT_OK;
 }
 
-static int set_state_dir(void *opts, const char *arg)
-{
-	*(const char **)opts = arg;
-	return *arg ? 0 : -EINVAL;
-}
-
-static const struct cli_option opt_prune_state_dir = {
-	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else sieve.conf's "
-	"state_dir, else " SXDP_STORE_DIR ")",
-	.set = set_state_dir, .accepts = "a folder",
-};
-
 static int cmd_prune(const struct cli_command *cmd, int argc, char **argv)
 {
 	const char *state_dir = NULL;
@@ -175,6 +163,6 @@ const struct cli_command xdp_prune_command = {
 		   "  start. An interface that fails (a line on stderr, or an object with\n"
 		   "  result \"failed\" and an error) does not stop the others; exit 2 at\n"
 		   "  the end.",
-	.options = CLI_OPTIONS(&opt_prune_state_dir, CLI_JSON_OPTIONS),
+	.options = CLI_OPTIONS(&xdp_opt_state_dir, CLI_JSON_OPTIONS),
 	.run = cmd_prune,
 };

@@ -120,8 +120,8 @@ enum top_by { TOP_ENTRY, TOP_SOURCE, TOP_ORIGIN };
 #define TOP_IFACES	64
 
 struct top_opts {
+	const char *state_dir;	/* first, for xdp_opt_state_dir */
 	const char *iface;
-	const char *state_dir;
 	enum top_by by;
 	uint32_t window;	/* seconds */
 	uint32_t rows;
@@ -146,11 +146,7 @@ static int set_top_iface(void *opts, const char *arg)
 	return sxdp_ifname_ok(arg) ? 0 : -EINVAL;
 }
 
-static int set_top_state_dir(void *opts, const char *arg)
-{
-	((struct top_opts *)opts)->state_dir = arg;
-	return *arg == '/' ? 0 : -EINVAL;
-}
+XDP_STATE_DIR_FIRST(struct top_opts);
 
 static int set_by(void *opts, const char *arg)
 {
@@ -401,10 +397,6 @@ static const struct cli_option opt_rows = {
 	"rows", 'n', "N", "the first N rows (default " CLI_STR(TOP_ROWS) ")", .set = set_rows,
 	.accepts = "a count from 1",
 };
-static const struct cli_option opt_top_state_dir = {
-	"state-dir", 0, "DIR", "the store's folder", .set = set_top_state_dir,
-	.accepts = "an absolute path",
-};
 
 const struct cli_command xdp_top_command = {
 	"xdp top", "the top dropped entries, sources or origins, from the samples",
@@ -415,7 +407,7 @@ const struct cli_command xdp_top_command = {
 		   "  \"on no list entry\" is a false positive of the filter, or an entry\n"
 		   "  gone since. Samples, not packets: sieve xdp stats counts those. The\n"
 		   "  ring has one reader: a capture and a top at once split the samples.",
-	.options = CLI_OPTIONS(&opt_top_iface, &opt_by, &opt_window, &opt_rows, &opt_top_state_dir,
+	.options = CLI_OPTIONS(&opt_top_iface, &opt_by, &opt_window, &opt_rows, &xdp_opt_state_dir,
 			       CLI_JSON_OPTIONS),
 	.max_args = 0,
 	.run = cmd_top,

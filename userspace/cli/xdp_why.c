@@ -26,11 +26,12 @@
 #define WHY_MAX_IFACES	64
 
 struct why_opts {
+	const char *state_dir;	/* first, for xdp_opt_state_dir */
 	const char *iface;
 	const char *proto;
 	const char *dst;
-	const char *state_dir;
 };
+XDP_STATE_DIR_FIRST(struct why_opts);
 
 static int set_iface(void *opts, const char *arg)
 {
@@ -59,12 +60,6 @@ static int set_dst(void *opts, const char *arg)
 	return 0;
 }
 
-static int set_state_dir(void *opts, const char *arg)
-{
-	((struct why_opts *)opts)->state_dir = arg;
-	return arg[0] == '/' ? 0 : -EINVAL;
-}
-
 static const struct cli_option why_opt_iface = {
 	"iface", 'i', "IFACE", "this interface (default: every one with the blocklist)",
 	.set = set_iface, .accepts = "an interface name (" SXDP_IFNAME_RULE ")",
@@ -76,10 +71,6 @@ static const struct cli_option why_opt_proto = {
 static const struct cli_option why_opt_dst = {
 	"dst", 0, "DST[:PORT]", "its destination (default: the unspecified address, no port)",
 	.set = set_dst, .accepts = "ADDR, ADDR:PORT, IPV6 or [IPV6]:PORT",
-};
-static const struct cli_option why_opt_state_dir = {
-	"state-dir", 0, "DIR", "the store's folder (default $SIEVE_STATE_DIR, else sieve.conf's "
-	"state_dir, else " SXDP_STORE_DIR ")", .set = set_state_dir, .accepts = "an absolute path",
 };
 
 /* The packet the arguments describe; EXIT_OK or a usage error said. */
@@ -418,7 +409,7 @@ const struct cli_command xdp_why_command = {
 		   "  first line says, and -j's \"verdict\"), 1 no interface has the\n"
 		   "  blocklist, 2 an error: bad input (EINVAL, one line), not attached to\n"
 		   "  IFACE, or an older program running there (ESTALE: attach upgrades it).",
-	.options = CLI_OPTIONS(&why_opt_iface, &why_opt_proto, &why_opt_dst, &why_opt_state_dir,
+	.options = CLI_OPTIONS(&why_opt_iface, &why_opt_proto, &why_opt_dst, &xdp_opt_state_dir,
 			       CLI_JSON_OPTIONS),
 	.run = cmd_why,
 };

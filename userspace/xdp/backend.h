@@ -90,5 +90,10 @@ int sxdp_gen_build(struct sxdp_handle *h, const struct sxdp_build_spec *b, char 
 /* The generic live add into a filter map: @list is not needed (loader.c). */
 int sxdp_gen_add_live(struct sxdp_handle *h, const struct sxdp_keys *fresh,
 		      const struct sxdp_keys *list, uint64_t store_version);
+/*
+ * The inner map in @slot of the outer map @outer_fd, as a new fd (the
+ * caller closes it); -ENOENT when the slot is empty, else -errno (loader.c).
+ */
+int sxdp_slot_map_fd(int outer_fd, uint32_t slot);
 
 #endif /* SXDP_BACKEND_H */

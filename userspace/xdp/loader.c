@@ -661,8 +661,7 @@ const char *sxdp_mode(struct sxdp_handle *h)
 	}
 }
 
-/* The inner map in a slot, as a new fd; -ENOENT when the slot is empty. */
-static int slot_map_fd(int outer_fd, uint32_t slot)
+int sxdp_slot_map_fd(int outer_fd, uint32_t slot)
 {
 	uint32_t id;
 	int fd;
@@ -699,7 +698,7 @@ static int live_filter_fd(struct sxdp_handle *h, uint32_t gen)
 	for (i = 0; fd < 0 && sxdp_backends[i]; i++) {
 		outer = sxdp_backends[i]->outer_fd(h);
 		if (outer >= 0)
-			fd = slot_map_fd(outer, gen);
+			fd = sxdp_slot_map_fd(outer, gen);
 	}
 	return fd;
 }
@@ -718,13 +717,13 @@ int sxdp_live_memory(struct sxdp_handle *h, uint64_t *bloom_bytes, uint64_t *exa
 		*bloom_bytes = sxdp_map_memlock(fd);
 		close(fd);
 	}
-	fd = slot_map_fd(h->exact_fd, gen);
+	fd = sxdp_slot_map_fd(h->exact_fd, gen);
 	if (fd >= 0) {
 		*exact_bytes = sxdp_map_memlock(fd);
 		close(fd);
 	}
 	/* The removed map refutes the filter's hits: the filter's cost too. */
-	fd = h->removed_fd >= 0 ? slot_map_fd(h->removed_fd, gen) : -ENOENT;
+	fd = h->removed_fd >= 0 ? sxdp_slot_map_fd(h->removed_fd, gen) : -ENOENT;
 	if (fd >= 0) {
 		*bloom_bytes += sxdp_map_memlock(fd);
 		close(fd);
@@ -1159,12 +1158,12 @@ static int live_maps(struct sxdp_handle *h, const struct sieve_xdp_config *cfg, 
 	if (ret)
 		return ret;
 	/* The filter: a map in the outer map of the generation's backend. */
-	*bloom_fd = slot_map_fd(sxdp_backend_of(cfg->flags)->outer_fd(h), gen);
+	*bloom_fd = sxdp_slot_map_fd(sxdp_backend_of(cfg->flags)->outer_fd(h), gen);
 	if (*bloom_fd < 0)
 		return *bloom_fd;
 	if (!(cfg->flags & (SIEVE_XDP_F_EXACT | SIEVE_XDP_F_HASH_ONLY)))
 		return 0;
-	*exact_fd = slot_map_fd(h->exact_fd, gen);
+	*exact_fd = sxdp_slot_map_fd(h->exact_fd, gen);
 	if (*exact_fd >= 0)
 		return 0;
 	ret = *exact_fd;

@@ -108,18 +108,6 @@ void sxdp_note_live_lens(const struct sieve_xdp_config *cur, struct sieve_xdp_co
 			next->live_v6_lens[next->v6_lens[i] / 32] |= 1U << (next->v6_lens[i] % 32);
 }
 
-/* The inner map of @slot of the outer map @outer_fd as a new fd; -ENOENT if empty. */
-static int slot_fd(int outer_fd, uint32_t slot)
-{
-	uint32_t id;
-	int fd;
-
-	if (bpf_map_lookup_elem(outer_fd, &slot, &id))
-		return -errno;
-	fd = bpf_map_get_fd_by_id(id);
-	return fd < 0 ? -errno : fd;
-}
-
 static int live_slot(struct sxdp_handle *h, uint32_t *slot)
 {
 	uint32_t zero = 0;
@@ -148,7 +136,7 @@ int sxdp_removed_carry(struct sxdp_handle *h, const struct sieve_xdp_config *nex
 	/* A backend that deletes live (the cuckoo filter) keeps no digests. */
 	if (h->removed_fd < 0 || !next->removed || sxdp_backend_of(next->flags)->remove_live)
 		return -1;
-	fd = slot_fd(h->removed_fd, live);
+	fd = sxdp_slot_map_fd(h->removed_fd, live);
 	return fd == -ENOENT ? -1 : fd;
 }
 
@@ -301,7 +289,7 @@ static int unmade(const struct sieve_xdp_config *cfg, const struct sxdp_keys *ke
 /* Exact mode: the keys leave the live exact map. */
 static int exact_delete(struct sxdp_handle *h, uint32_t slot, const struct sxdp_keys *keys)
 {
-	int fd = slot_fd(h->exact_fd, slot), ret = 0;
+	int fd = sxdp_slot_map_fd(h->exact_fd, slot), ret = 0;
 	size_t i;
 
 	if (fd < 0)
@@ -322,7 +310,7 @@ static int removed_add(struct sxdp_handle *h, const struct sieve_xdp_config *cfg
 {
 	static const __u32 zero;
 	bool made = false;
-	int fd = slot_fd(h->removed_fd, slot), ret = 0;
+	int fd = sxdp_slot_map_fd(h->removed_fd, slot), ret = 0;
 	size_t i;
 
 	*added = 0;
@@ -415,7 +403,7 @@ int sxdp_removed_forget(struct sxdp_handle *h, struct sieve_xdp_config *next,
 	ret = live_slot(h, &slot);
 	if (ret)
 		return ret;
-	fd = slot_fd(h->removed_fd, slot);
+	fd = sxdp_slot_map_fd(h->removed_fd, slot);
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)

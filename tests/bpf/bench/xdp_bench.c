@@ -59,6 +59,8 @@
 #include "backend.h"
 #include "sieve_xdp.skel.h"
 #include "pkt.h"
+#include "private_maps.h"
+#include "splitmix.h"
 
 static struct sieve_xdp *skel;
 static struct sxdp_handle h;
@@ -149,31 +151,11 @@ static int load_prog(const char *path, const char *name, struct bpf_object **obj
 	return bpf_program__fd(bpf_object__find_program_by_name(*obj, name));
 }
 
-static uint64_t memlock(int fd)
-{
-	unsigned long long v = 0;
-	char path[64], line[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;
 
 static uint64_t rng(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64_next(&rng_state);
 }
 
 static size_t udp_from(uint32_t saddr, uint8_t *buf)
@@ -439,9 +421,9 @@ static int bench_rate(struct bench_list *b, uint64_t n, uint32_t fpp_ppb)
 		ret = measure_fpr(b, &g[i], queries, &fpr);
 	say("memory per entry: bloom-map planned %.3f B, kernel charges %.3f B; blocked planned "
 	    "%.3f B, kernel charges %.3f B; exact hash map %.1f B (estimate %.1f B)\n",
-	    (double)g[0].plan.bytes / n, (double)memlock(g[0].fd) / n,
-	    (double)g[1].plan.bytes / n, (double)memlock(g[1].fd) / n,
-	    (double)memlock(b->exact_fd) / n, sxdp_exact_bytes_per_entry(n));
+	    (double)g[0].plan.bytes / n, (double)sxdp_map_memlock(g[0].fd) / n,
+	    (double)g[1].plan.bytes / n, (double)sxdp_map_memlock(g[1].fd) / n,
+	    (double)sxdp_map_memlock(b->exact_fd) / n, sxdp_exact_bytes_per_entry(n));
 out:
 	for (i = 0; i < NR_GENS; i++)
 		if (g[i].fd >= 0)
@@ -490,11 +472,7 @@ static uint64_t list_rng_state = 0x6a09e667f3bcc908ULL;
 
 static uint32_t list_rng(void)
 {
-	uint64_t z = (list_rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (uint32_t)(z ^ (z >> 31));
+	return (uint32_t)splitmix64_next(&list_rng_state);
 }
 
 static uint32_t mask_of(unsigned int len)
@@ -1011,7 +989,7 @@ static int peer_trie(const struct peer_list *p, struct peer_result *r)
 	int ret = trie_load(&p->l, true), undo, i;
 
 	if (!ret) {
-		r->trie.bytes = memlock(trie_fd);
+		r->trie.bytes = sxdp_map_memlock(trie_fd);
 		r->trie_im = trie_intermediate_nodes(&p->l);
 		ret = r->trie_im < 0 ? (int)r->trie_im : peer_time(peer_fd, "LPM trie", p, &r->trie);
 	}
@@ -1247,26 +1225,9 @@ static int setup(void)
 	skel = sieve_xdp__open();
 	if (!skel)
 		return -errno;
-	bpf_object__for_each_map(map, skel->obj)
-		bpf_map__set_pin_path(map, NULL);
-	if (sieve_xdp__load(skel))
+	if (private_maps_load(skel, &h))
 		return -EINVAL;
 	sieve_fd = bpf_program__fd(skel->progs.sieve_xdp);
-	h = (struct sxdp_handle){
-		.active_fd = bpf_map__fd(skel->maps.sieve_active),
-		.cfg_fd = bpf_map__fd(skel->maps.sieve_cfg),
-		.bloom_fd = bpf_map__fd(skel->maps.sieve_bloom),
-		.exact_fd = bpf_map__fd(skel->maps.sieve_exact),
-		.stats_fd = bpf_map__fd(skel->maps.sieve_stats),
-		.allow_fd = bpf_map__fd(skel->maps.sieve_allow),
-		.allow_none_fd = bpf_map__fd(skel->maps.sieve_allow_none),
-		.blocked_fd = bpf_map__fd(skel->maps.sieve_blocked),
-		.removed_fd = bpf_map__fd(skel->maps.sieve_removed),
-		.v4top_fd = bpf_map__fd(skel->maps.sieve_v4top),
-		.v4chunk_fd = bpf_map__fd(skel->maps.sieve_v4chunk),
-		.v4host_fd = bpf_map__fd(skel->maps.sieve_v4host),
-		.origins_fd = bpf_map__fd(skel->maps.sieve_origins),
-	};
 	/* The allowlist as attach leaves it on a list that allows nothing. */
 	if (sxdp_allow_sync(&h, &(struct sxdp_keys){ 0 }))
 		return -EIO;
