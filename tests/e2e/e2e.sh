@@ -1915,7 +1915,9 @@ s = json.load(sys.stdin)[0]; print(s['list'], s['mode'])")" "declared generic" "
 	grep -q "$IF: attached as \[attach $IF\] declares (list declared)" "$AGENT_LOG" ||
 		fail "no log line of the declared attach: $(cat "$AGENT_LOG")"
 	sieve attach $IF --list other >/dev/null || fail "attach $IF to list other by hand"
-	expect_eq "$(pings $A4 $SV4)" 5 "pings from A on list other"
+	# No pings on list other: the agent's next check (every second) puts
+	# the declared list back while they run. The log line below says the
+	# hand-made attach was seen and undone.
 	wait_until 5 eval '[ "$(pings $A4 $SV4 1)" = 0 ]' || fail "the declared list not back within 5 s"
 	grep -q "$IF: attached as \[attach $IF\] declares (list declared; it was attached to list other" \
 		"$AGENT_LOG" || fail "no log line of the list put back: $(tail -n 3 "$AGENT_LOG")"
@@ -2060,6 +2062,9 @@ case_why_false_positive() {
 	python3 -c "
 for i in range(60000): print('100.64.%d.%d' % (i // 256, i % 256))" >"$WORK/tiny"
 	on load "$WORK/tiny" >/dev/null || fail "load 60000 sources"
+	# The candidates' /24 must hold a host: elsewhere the host bitmap
+	# answers before the filter is asked, and no address of it can be one.
+	on block 198.51.100.250 >/dev/null || fail "block a host in the candidates' /24"
 	for i in $(seq 150 209); do
 		a=198.51.100.$i
 		[ "$(why_json "d['reason']" "$a")" = false_positive ] && { fp=$a; break; }
