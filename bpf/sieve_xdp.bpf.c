@@ -858,8 +858,9 @@ static __always_inline int sample_take(__u32 rate)
 	return 1;
 }
 
-_Static_assert(!(SIEVE_XDP_SAMPLE_BYTES & (SIEVE_XDP_SAMPLE_BYTES - 1)),
-	       "load_frame()'s mask needs a power of two");
+#if SIEVE_XDP_SAMPLE_BYTES & (SIEVE_XDP_SAMPLE_BYTES - 1)
+#error "load_frame()'s mask needs SIEVE_XDP_SAMPLE_BYTES to be a power of two"
+#endif
 
 /*
  * The frame's first @cap bytes, 1 to SIEVE_XDP_SAMPLE_BYTES, into @dst.
