@@ -57,7 +57,7 @@ struct answers {
 	uint8_t unknown[NFILTERS][NKEYS];
 };
 
-static struct sagent_config cfg;
+static struct sconf_config cfg;
 static struct keyset *known, *unknown;
 static char dir[4200];
 
@@ -69,8 +69,8 @@ static void config_fill(const char *state_dir)
 	snprintf(cfg.state_dir, sizeof(cfg.state_dir), "%s", state_dir);
 	cfg.save_interval_s = 300;
 	for (i = 0; i < NFILTERS; i++)
-		snprintf(cfg.persistent[i], SAGENT_NAME_MAX, "%s", filters[i].name);
-	snprintf(cfg.persistent[i++], SAGENT_NAME_MAX, "%s", NEVER_CREATED);
+		snprintf(cfg.persistent[i], SCONF_NAME_MAX, "%s", filters[i].name);
+	snprintf(cfg.persistent[i++], SCONF_NAME_MAX, "%s", NEVER_CREATED);
 	cfg.nr_persistent = i;
 	snprintf(dir, sizeof(dir), "%s/filters", state_dir);
 }
@@ -392,13 +392,13 @@ static void check_bad_names(void)
 {
 	static const char *const bad[] = { "../escape", "a/b", "..", "", "bad name",
 					   "a-name-longer-than-the-module-takes" };
-	struct sagent_config c = cfg;
+	struct sconf_config c = cfg;
 	struct sagent_stats st = { 0 };
 	unsigned int i;
 	int r, s;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		snprintf(c.persistent[i], SAGENT_NAME_MAX, "%s", bad[i]);
+		snprintf(c.persistent[i], SCONF_NAME_MAX, "%s", bad[i]);
 	c.nr_persistent = i;
 	r = sagent_filters_restore(&c, &st);
 	s = sagent_filters_save(&c, &st);

@@ -29,7 +29,7 @@ static int usage(void)
 	return 2;
 }
 
-static void config(struct sagent_config *c, const char *state_dir)
+static void config(struct sconf_config *c, const char *state_dir)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", state_dir);
@@ -46,7 +46,7 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int serve(const struct sagent_config *c, const struct sagent_stats *st, long seconds)
+static int serve(const struct sconf_config *c, const struct sagent_stats *st, long seconds)
 {
 	struct timespec limit = { .tv_sec = seconds };
 	struct sagent_metrics *m;
@@ -73,7 +73,7 @@ static int serve(const struct sagent_config *c, const struct sagent_stats *st, l
 	return 0;
 }
 
-static int render(const struct sagent_config *c, const struct sagent_stats *st, long rounds)
+static int render(const struct sconf_config *c, const struct sagent_stats *st, long rounds)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -99,7 +99,7 @@ static int render(const struct sagent_config *c, const struct sagent_stats *st, 
 int main(int argc, char **argv)
 {
 	static struct sagent_stats st;
-	struct sagent_config c;
+	struct sconf_config c;
 	char *end;
 	long n;
 

@@ -20,16 +20,16 @@
 #define NOW	1800000000LL
 
 /* [crowdsec] as its defaults make it: Ip and Range, ban, every origin. */
-static void cs_defaults(struct sagent_crowdsec_config *cs)
+static void cs_defaults(struct sconf_crowdsec_config *cs)
 {
-	struct sagent_config *c = malloc(sizeof(*c));
+	struct sconf_config *c = malloc(sizeof(*c));
 
-	sagent_config_defaults(c);
+	sconf_config_defaults(c);
 	*cs = c->crowdsec;
 	free(c);
 }
 
-static int parse(const char *body, const struct sagent_crowdsec_config *cs, struct scs_reply *r)
+static int parse(const char *body, const struct sconf_crowdsec_config *cs, struct scs_reply *r)
 {
 	char err[256];
 
@@ -101,7 +101,7 @@ static void sieve_unit_crowdsec_reply(struct sieve_test *t)
 		"\"value\":\"2001:db8::1\"},"
 		"{\"duration\":\"1m\",\"origin\":\"CAPI\",\"scope\":\"range\",\"type\":\"ban\","
 		"\"value\":\"2001:db8:1::/48\"}]}";
-	struct sagent_crowdsec_config cs;
+	struct sconf_crowdsec_config cs;
 	struct scs_changes *c;
 	struct scs_reply r;
 	char text[64];
@@ -152,7 +152,7 @@ static void sieve_unit_crowdsec_bad_bodies(struct sieve_test *t)
 		"{\"new\":null} {\"new\":null}", "{\"new\":null}x", "<html><body>502</body></html>",
 		"{\"new\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
 	};
-	struct sagent_crowdsec_config cs;
+	struct sconf_crowdsec_config cs;
 	static const char nul[] = "{\"new\":null}\0{\"new\":[]}";
 	struct scs_reply r;
 	char err[256];
@@ -214,7 +214,7 @@ static void sieve_unit_crowdsec_bad_decisions(struct sieve_test *t)
 	};
 	static const char good[] = "{\"origin\":\"cscli\",\"scope\":\"Ip\",\"type\":\"ban\","
 				   "\"value\":\"192.0.2.77\",\"duration\":\"1h\"}";
-	struct sagent_crowdsec_config cs;
+	struct sconf_crowdsec_config cs;
 	struct scs_changes *c;
 	struct scs_reply r;
 	char body[1024];
@@ -240,7 +240,7 @@ static void sieve_unit_crowdsec_bad_decisions(struct sieve_test *t)
 /* Origins: a skipped one, a taken-only set, and more of them than a reply may hold. */
 static void sieve_unit_crowdsec_origins(struct sieve_test *t)
 {
-	struct sagent_crowdsec_config cs;
+	struct sconf_crowdsec_config cs;
 	struct scs_changes *c;
 	struct scs_reply r;
 	char *body, *p;
@@ -285,13 +285,13 @@ static void sieve_unit_crowdsec_scopes_types(struct sieve_test *t)
 		"{\"new\":[{\"origin\":\"cscli\",\"scope\":\"Range\",\"type\":\"ban\",\"value\":"
 		"\"192.0.2.0/24\",\"duration\":\"1h\"},{\"origin\":\"cscli\",\"scope\":\"Ip\",\"type\":"
 		"\"captcha\",\"value\":\"192.0.2.1\",\"duration\":\"1h\"}]}";
-	struct sagent_crowdsec_config cs;
+	struct sconf_crowdsec_config cs;
 	struct scs_changes *c;
 	struct scs_reply r;
 	int ret;
 
 	cs_defaults(&cs);
-	cs.scopes = SAGENT_CS_SCOPE_IP;
+	cs.scopes = SCONF_CS_SCOPE_IP;
 	snprintf(cs.types[1], sizeof(cs.types[1]), "captcha");
 	cs.nr_types = 2;
 	ret = parse(body, &cs, &r);
@@ -305,7 +305,7 @@ static void sieve_unit_crowdsec_scopes_types(struct sieve_test *t)
 static void sieve_unit_crowdsec_config(struct sieve_test *t)
 {
 	char dir[] = "/tmp/sieve-cs-XXXXXX", conf[64], key[64], err[512], text[1024];
-	struct sagent_config *c = malloc(sizeof(*c));
+	struct sconf_config *c = malloc(sizeof(*c));
 	FILE *f;
 	int ret;
 
@@ -325,13 +325,13 @@ static void sieve_unit_crowdsec_config(struct sieve_test *t)
 	f = fopen(conf, "w");
 	fputs(text, f);
 	fclose(f);
-	ret = sagent_config_load(conf, c, err, sizeof(err));
+	ret = sconf_config_load(conf, c, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL && strstr(err, "0600"), "a key file of mode 0644: %d %s", ret, err);
 	chmod(key, 0600);
-	ret = sagent_config_load(conf, c, err, sizeof(err));
+	ret = sconf_config_load(conf, c, err, sizeof(err));
 	CHECKF(t, !ret && c->crowdsec.on && !strcmp(c->crowdsec.lapi_url, "http://127.0.0.1:8080") &&
 	       c->crowdsec.update_frequency_ms == 10000 &&
-	       c->crowdsec.scopes == (SAGENT_CS_SCOPE_IP | SAGENT_CS_SCOPE_RANGE) &&
+	       c->crowdsec.scopes == (SCONF_CS_SCOPE_IP | SCONF_CS_SCOPE_RANGE) &&
 	       c->crowdsec.nr_types == 1 && !strcmp(c->crowdsec.types[0], "ban"),
 	       "defaults: %d %s", ret, err);
 
@@ -348,7 +348,7 @@ static void sieve_unit_crowdsec_config(struct sieve_test *t)
 		fputs(refused[i], f);
 		fclose(f);
 		err[0] = '\0';
-		ret = sagent_config_load(conf, c, err, sizeof(err));
+		ret = sconf_config_load(conf, c, err, sizeof(err));
 		CHECKF(t, ret == -EINVAL && err[0], "'%s' taken: %d", refused[i], ret);
 	}
 	snprintf(text, sizeof(text), "[crowdsec]\nlapi_url = https://lapi:8080\napi_key_file = %s\n"
@@ -357,9 +357,9 @@ static void sieve_unit_crowdsec_config(struct sieve_test *t)
 	f = fopen(conf, "w");
 	fputs(text, f);
 	fclose(f);
-	ret = sagent_config_load(conf, c, err, sizeof(err));
+	ret = sconf_config_load(conf, c, err, sizeof(err));
 	CHECKF(t, !ret && c->crowdsec.nr_lists == 3 && c->crowdsec.update_frequency_ms == 250 &&
-	       c->crowdsec.scopes == SAGENT_CS_SCOPE_IP && c->crowdsec.nr_origins == 2 &&
+	       c->crowdsec.scopes == SCONF_CS_SCOPE_IP && c->crowdsec.nr_origins == 2 &&
 	       c->crowdsec.origins[1].skip, "a full section: %d %s", ret, err);
 	unlink(conf);
 	unlink(key);
@@ -436,13 +436,13 @@ static void sieve_unit_cs_key_file_rechecked(struct sieve_test *t)
 	f = fopen(path, "w");
 	CHECKF(t, f && fputs("s3cret\nsecond line\n", f) >= 0 && !fclose(f), "writing the key");
 	chmod(path, 0600);
-	rc = sagent_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
+	rc = sconf_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
 	CHECKF(t, !rc && !strcmp(key, "s3cret"), "a 0600 key: rc %d key '%s' err '%s'", rc, key,
 	       err);
 
 	chmod(path, 0644);
 	strcpy(key, "untouched");
-	rc = sagent_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
+	rc = sconf_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
 	CHECKF(t, rc == -EACCES && strstr(err, "0644") && !strstr(err, "s3cret") &&
 	       strcmp(key, "s3cret"), "a key made 0644 since: rc %d err '%s'", rc, err);
 
@@ -452,12 +452,12 @@ static void sieve_unit_cs_key_file_rechecked(struct sieve_test *t)
 	chmod(other, 0644);
 	unlink(path);
 	CHECKF(t, !symlink(other, path), "symlink: %s", strerror(errno));
-	rc = sagent_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
+	rc = sconf_read_secret("api_key_file", path, key, sizeof(key), err, sizeof(err));
 	CHECKF(t, rc == -EACCES && strcmp(key, "not-a-key"), "a symlink to a 0644 file: rc %d",
 	       rc);
 
 	/* Not a regular file. */
-	rc = sagent_read_secret("api_key_file", dir, key, sizeof(key), err, sizeof(err));
+	rc = sconf_read_secret("api_key_file", dir, key, sizeof(key), err, sizeof(err));
 	CHECKF(t, rc < 0, "a folder: rc %d", rc);
 	unlink(path);
 	unlink(other);

@@ -15,15 +15,15 @@
 #include "unit.h"
 #include "feeds.h"
 
-static struct sagent_feed_config feed_rules(uint64_t min_entries, uint32_t max_shrink_ppm)
+static struct sconf_feed_config feed_rules(uint64_t min_entries, uint32_t max_shrink_ppm)
 {
-	return (struct sagent_feed_config){
+	return (struct sconf_feed_config){
 		.min_entries = min_entries, .max_shrink_ppm = max_shrink_ppm,
 	};
 }
 
 /* Accepted, or refused for @want_why: one expectation of the rules. */
-static void judge(struct sieve_test *t, const struct sagent_feed_config *f, uint64_t held,
+static void judge(struct sieve_test *t, const struct sconf_feed_config *f, uint64_t held,
 		  uint64_t fetched, bool want_ok, enum ssrc_feed_refusal want_why)
 {
 	enum ssrc_feed_refusal why = SSRC_FEED_NR_REFUSALS;
@@ -39,7 +39,7 @@ static void judge(struct sieve_test *t, const struct sagent_feed_config *f, uint
 
 static void sieve_unit_feeds_min_entries(struct sieve_test *t)
 {
-	struct sagent_feed_config f = feed_rules(1, 1000000);
+	struct sconf_feed_config f = feed_rules(1, 1000000);
 
 	/* An empty download never empties the origin with the default of 1. */
 	judge(t, &f, 0, 0, false, SSRC_FEED_MIN_ENTRIES);
@@ -55,7 +55,7 @@ static void sieve_unit_feeds_min_entries(struct sieve_test *t)
 
 static void sieve_unit_feeds_max_shrink(struct sieve_test *t)
 {
-	struct sagent_feed_config f = feed_rules(0, 500000);
+	struct sconf_feed_config f = feed_rules(0, 500000);
 
 	/* Exactly half gone is not more than half: accepted; one more is refused. */
 	judge(t, &f, 1000, 500, true, 0);
@@ -96,13 +96,13 @@ static void sieve_unit_feeds_shares(struct sieve_test *t)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(good); i++)
-		CHECKF(t, !sagent_parse_share(good[i].text, &ppm) && ppm == good[i].ppm,
+		CHECKF(t, !sconf_parse_share(good[i].text, &ppm) && ppm == good[i].ppm,
 		       "'%s': %u ppm, want %u", good[i].text, ppm, good[i].ppm);
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		CHECKF(t, sagent_parse_share(bad[i], &ppm) == -EINVAL, "'%s' taken as a share", bad[i]);
+		CHECKF(t, sconf_parse_share(bad[i], &ppm) == -EINVAL, "'%s' taken as a share", bad[i]);
 }
 
-static int conf_text(const char *text, struct sagent_config *c, char *err, size_t errlen)
+static int conf_text(const char *text, struct sconf_config *c, char *err, size_t errlen)
 {
 	char path[] = "/tmp/sieve-feeds-conf-XXXXXX";
 	int fd = mkstemp(path), ret;
@@ -113,7 +113,7 @@ static int conf_text(const char *text, struct sagent_config *c, char *err, size_
 	fputs(text, f);
 	fclose(f);
 	err[0] = '\0';
-	ret = sagent_config_load(path, c, err, errlen);
+	ret = sconf_config_load(path, c, err, errlen);
 	unlink(path);
 	return ret;
 }
@@ -126,8 +126,8 @@ static void sieve_unit_feeds_config(struct sieve_test *t)
 		"timeout = 10s\nmin_entries = 0\nmax_shrink = 10%\n"
 		"[attach eth0]\n"
 		"[attach eth1]\nlist = edge\nbackend = blocked\nmode = generic\n";
-	static struct sagent_config c;
-	const struct sagent_feed_config *a = &c.feeds[0], *b = &c.feeds[1];
+	static struct sconf_config c;
+	const struct sconf_feed_config *a = &c.feeds[0], *b = &c.feeds[1];
 	char err[512];
 	int ret = conf_text(text, &c, err, sizeof(err));
 
@@ -183,7 +183,7 @@ static void sieve_unit_feeds_config_refused(struct sieve_test *t)
 		{ "[attach eth0]\n[attach eth0]\n", "given twice" },
 		{ "[feeds x]\n", "unknown section [feeds x]" },
 	};
-	static struct sagent_config c;
+	static struct sconf_config c;
 	char err[512];
 	size_t i;
 

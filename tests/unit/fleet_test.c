@@ -64,7 +64,7 @@ static bool entry(const char *s, struct sieve_xdp_key *key)
 }
 
 /* Whether @c's limits refuse the fleet's block (or allow) of @text. */
-static bool refused(struct sieve_test *t, const struct sagent_config *c, const char *text,
+static bool refused(struct sieve_test *t, const struct sconf_config *c, const char *text,
 		    bool allow)
 {
 	struct sieve_xdp_key key;
@@ -81,7 +81,7 @@ struct conf_file {
 	char err[512];
 };
 
-static int conf_load(struct conf_file *cf, const char *text, struct sagent_config *c)
+static int conf_load(struct conf_file *cf, const char *text, struct sconf_config *c)
 {
 	FILE *f;
 	int fd;
@@ -94,7 +94,7 @@ static int conf_load(struct conf_file *cf, const char *text, struct sagent_confi
 	fputs(text, f);
 	fclose(f);
 	cf->err[0] = '\0';
-	fd = sagent_config_load(cf->path, c, cf->err, sizeof(cf->err));
+	fd = sconf_config_load(cf->path, c, cf->err, sizeof(cf->err));
 	unlink(cf->path);
 	return fd;
 }
@@ -102,9 +102,9 @@ static int conf_load(struct conf_file *cf, const char *text, struct sagent_confi
 /* The defaults refuse what would hand the fleet a host; narrower entries pass. */
 static void sieve_unit_fleet_default_limits(struct sieve_test *t)
 {
-	struct sagent_config c;
+	struct sconf_config c;
 
-	sagent_config_defaults(&c);
+	sconf_config_defaults(&c);
 	/* The attack of issue 20: two /1 allows exempt everything. */
 	CHECKF(t, refused(t, &c, "0.0.0.0/1", true) && refused(t, &c, "128.0.0.0/1", true),
 	       "an allow of a /1 taken by default");
@@ -135,7 +135,7 @@ static void sieve_unit_fleet_config_limits(struct sieve_test *t)
 		"never_block = 10.0.0.1/8\n",
 	};
 	const char *head = "[fleet]\nredis = 127.0.0.1:6379\nlists = edge\n";
-	struct sagent_config c;
+	struct sconf_config c;
 	struct conf_file cf;
 	char text[512];
 	size_t i;
@@ -181,7 +181,7 @@ static void sieve_unit_fleet_password_file(struct sieve_test *t)
 {
 	char pw[64] = "/tmp/sieve-fleet-pw-XXXXXX", text[256];
 	const char *head = "[fleet]\nredis = 127.0.0.1:6379\nlists = edge\n";
-	struct sagent_config c;
+	struct sconf_config c;
 	struct conf_file cf;
 	int fd, ret;
 

@@ -118,7 +118,7 @@ fi
 # sieve.conf(5): the settings of settings.c's table, by section.
 settings_c=$top/userspace/conf/settings.c
 if [ -f "$settings_c" ]; then
-	want=$(sed -n 's/^[[:space:]]*\[SAGENT_[A-Z_]*\] = { "\([a-z]*\)", "\([a-z_]*\)".*/[\1] \2/p' \
+	want=$(sed -n 's/^[[:space:]]*\[SCONF_[A-Z_]*\] = { "\([a-z]*\)", "\([a-z_]*\)".*/[\1] \2/p' \
 		"$settings_c" | sort)
 	got=$(plain <"$man/sieve.conf.5" | awk '
 		/^\.SH/ { in_s = ($0 ~ /^\.SH "?SETTINGS"?$/); next }
@@ -126,7 +126,7 @@ if [ -f "$settings_c" ]; then
 		in_s && /^\.TP/ { tag = 1; next }
 		in_s && tag { tag = 0; print section " " $2 }' | sort)
 	if [ -z "$want" ]; then
-		not_ok "sieve.conf.5: settings.c's table read" "no [SAGENT_...] = { \"section\", \"key\" line"
+		not_ok "sieve.conf.5: settings.c's table read" "no [SCONF_...] = { \"section\", \"key\" line"
 	else
 		same "sieve.conf.5: SETTINGS has settings.c's settings, each in its section" "$got" "$want"
 	fi

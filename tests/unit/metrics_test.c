@@ -66,7 +66,7 @@ static void add(struct sieve_test *t, struct sxdp_store *s, const char *list, bo
 
 #define ENTRIES(...)	((const char *const[]){ __VA_ARGS__, NULL })
 
-static void config(struct sagent_config *c, const char *dir)
+static void config(struct sconf_config *c, const char *dir)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", dir);
@@ -135,7 +135,7 @@ static void check_exposition(struct sieve_test *t, const char *text)
 	free(copy);
 }
 
-static char *render(struct sieve_test *t, const struct sagent_config *c,
+static char *render(struct sieve_test *t, const struct sconf_config *c,
 		    const struct sagent_stats *st)
 {
 	char *text = NULL;
@@ -154,7 +154,7 @@ static void sieve_unit_metrics_store(struct sieve_test *t)
 	struct sxdp_attachment a = { .netns = sxdp_netns(), .iface = "ghost0", .list = "default",
 				     .mode = "generic", .backend = "bloom-map" };
 	static struct sagent_stats st;
-	struct sagent_config c;
+	struct sconf_config c;
 	struct sxdp_store *s;
 	char err[256] = "", *text;
 	struct mdir d;
@@ -231,7 +231,7 @@ out:
 /* A store that cannot be opened: sieve_store_up 0, no list, the rest still there. */
 static void sieve_unit_metrics_store_down(struct sieve_test *t)
 {
-	struct sagent_config c;
+	struct sconf_config c;
 	char db[160], *text;
 	struct mdir d;
 	FILE *f;
@@ -268,7 +268,7 @@ static void sieve_unit_metrics_store_down(struct sieve_test *t)
  */
 static void sieve_unit_metrics_count_cache(struct sieve_test *t)
 {
-	struct sagent_config c;
+	struct sconf_config c;
 	struct sxdp_store *s;
 	char err[256] = "", db[160], *text;
 	sqlite3 *raw;
@@ -467,7 +467,7 @@ static void sieve_unit_metrics_http(struct sieve_test *t)
 	static char buf[65536];
 	struct sagent_metrics *m = NULL, *m2 = NULL;
 	static struct sagent_stats st;
-	struct sagent_config c;
+	struct sconf_config c;
 	char err[256] = "";
 	uint16_t port;
 	struct mdir d;

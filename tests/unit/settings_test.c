@@ -72,10 +72,10 @@ static int write_conf(char *path, const char *text)
 /* The table's defaults are the values the agent always had. */
 static void sieve_unit_settings_defaults(struct sieve_test *t)
 {
-	struct sagent_config c;
+	struct sconf_config c;
 	int i;
 
-	sagent_config_defaults(&c);
+	sconf_config_defaults(&c);
 	CHECKF(t, !strcmp(c.state_dir, "/var/lib/sieve"), "state_dir %s", c.state_dir);
 	/* A change reported done survives a power loss unless the operator says otherwise. */
 	CHECKF(t, c.store_sync == SXDP_STORE_SYNC_FULL, "sync %d", (int)c.store_sync);
@@ -93,23 +93,23 @@ static void sieve_unit_settings_defaults(struct sieve_test *t)
 	       c.fleet.broadest_allow[0] == 16 && c.fleet.broadest_allow[1] == 32,
 	       "broadest /%u /%u, /%u /%u", c.fleet.broadest_block[0], c.fleet.broadest_block[1],
 	       c.fleet.broadest_allow[0], c.fleet.broadest_allow[1]);
-	for (i = 0; i < SAGENT_NR_SETTINGS; i++) {
+	for (i = 0; i < SCONF_NR_SETTINGS; i++) {
 		/* Each row is found by its own section and key, and starts as a default. */
-		CHECKF(t, sagent_setting_find(sagent_settings[i].section, sagent_settings[i].key) == i,
-		       "[%s] %s not found", sagent_settings[i].section, sagent_settings[i].key);
-		CHECKF(t, c.origin[i].from == SAGENT_FROM_DEFAULT, "%s not a default",
-		       sagent_settings[i].key);
+		CHECKF(t, sconf_setting_find(sconf_settings[i].section, sconf_settings[i].key) == i,
+		       "[%s] %s not found", sconf_settings[i].section, sconf_settings[i].key);
+		CHECKF(t, c.origin[i].from == SCONF_FROM_DEFAULT, "%s not a default",
+		       sconf_settings[i].key);
 	}
 }
 
 /* state_dir: the file over the default, the environment over it, the command line over all. */
 static void sieve_unit_settings_order(struct sieve_test *t)
 {
-	struct sagent_cmdline cl = { 0 };
-	struct sagent_config *c = malloc(sizeof(*c));
+	struct sconf_cmdline cl = { 0 };
+	struct sconf_config *c = malloc(sizeof(*c));
 	struct saved_env e;
 	char path[64], err[512] = "";
-	struct sagent_origin *o;
+	struct sconf_origin *o;
 	int ret;
 
 	if (!c || write_conf(path, "[agent]\nstate_dir = /file\nexpire_interval = 2m\n")) {
@@ -118,37 +118,37 @@ static void sieve_unit_settings_order(struct sieve_test *t)
 		return;
 	}
 	env_save(&e);
-	o = &c->origin[SAGENT_STATE_DIR];
+	o = &c->origin[SCONF_STATE_DIR];
 	cl.config = path;
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
-	CHECKF(t, !ret && !strcmp(c->state_dir, "/file") && o->from == SAGENT_FROM_FILE &&
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && !strcmp(c->state_dir, "/file") && o->from == SCONF_FROM_FILE &&
 	       o->nr_lines == 1 && o->lines[0] == 2, "the file: %s (%s)", c->state_dir, err);
-	CHECKF(t, !strcmp(c->origin[SAGENT_EXPIRE_INTERVAL].text, "2m") &&
+	CHECKF(t, !strcmp(c->origin[SCONF_EXPIRE_INTERVAL].text, "2m") &&
 	       c->expire_interval_ms == 120000, "expire_interval as written: '%s'",
-	       c->origin[SAGENT_EXPIRE_INTERVAL].text);
-	CHECKF(t, c->file.read && c->file.from == SAGENT_FROM_CMDLINE, "the file's origin");
+	       c->origin[SCONF_EXPIRE_INTERVAL].text);
+	CHECKF(t, c->file.read && c->file.from == SCONF_FROM_CMDLINE, "the file's origin");
 
 	setenv("SIEVE_STATE_DIR", "/env", 1);
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
-	CHECKF(t, !ret && !strcmp(c->state_dir, "/env") && o->from == SAGENT_FROM_ENV &&
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && !strcmp(c->state_dir, "/env") && o->from == SCONF_FROM_ENV &&
 	       o->over_line == 2, "the environment over the file: %s", c->state_dir);
 
-	cl.set[SAGENT_STATE_DIR] = "/cmd";
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
-	CHECKF(t, !ret && !strcmp(c->state_dir, "/cmd") && o->from == SAGENT_FROM_CMDLINE &&
+	cl.set[SCONF_STATE_DIR] = "/cmd";
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && !strcmp(c->state_dir, "/cmd") && o->from == SCONF_FROM_CMDLINE &&
 	       o->over_line == 2, "the command line over all: %s", c->state_dir);
 
 	/* An empty variable is not set; SIEVE_CONFIG names the file without --config. */
 	setenv("SIEVE_STATE_DIR", "", 1);
 	setenv("SIEVE_CONFIG", path, 1);
-	cl = (struct sagent_cmdline){ 0 };
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
-	CHECKF(t, !ret && !strcmp(c->state_dir, "/file") && c->file.from == SAGENT_FROM_ENV,
+	cl = (struct sconf_cmdline){ 0 };
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && !strcmp(c->state_dir, "/file") && c->file.from == SCONF_FROM_ENV,
 	       "SIEVE_CONFIG's file: %s (%s)", c->state_dir, err);
 
 	/* A bad value from the environment is refused, naming where it came from. */
 	setenv("SIEVE_STATE_DIR", "relative", 1);
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL && strstr(err, "environment SIEVE_STATE_DIR: ") &&
 	       strstr(err, "not an absolute path"), "a relative SIEVE_STATE_DIR: %d %s", ret, err);
 	env_restore(&e);
@@ -163,8 +163,8 @@ static void sieve_unit_settings_order(struct sieve_test *t)
  */
 static void sieve_unit_settings_file_when_needed(struct sieve_test *t)
 {
-	struct sagent_cmdline cl = { 0 };
-	struct sagent_config *c = malloc(sizeof(*c));
+	struct sconf_cmdline cl = { 0 };
+	struct sconf_config *c = malloc(sizeof(*c));
 	char path[64], err[512] = "", dir[256] = "";
 	enum sxdp_store_sync sync;
 	struct saved_env e;
@@ -177,25 +177,25 @@ static void sieve_unit_settings_file_when_needed(struct sieve_test *t)
 	}
 	env_save(&e);
 	setenv("SIEVE_CONFIG", path, 1);
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL && strstr(err, ":4: listen = nowhere"),
 	       "state_dir from a bad file: %d %s", ret, err);
 	/* state_dir alone from the environment: sync is still the file's to say. */
 	setenv("SIEVE_STATE_DIR", "/env", 1);
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL, "sync from a bad file: %d", ret);
 	setenv("SIEVE_STORE_SYNC", "normal", 1);
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, !ret && !strcmp(dir, "/env") && sync == SXDP_STORE_SYNC_NORMAL,
 	       "state_dir and sync from the environment: %d %s %d %s", ret, dir, (int)sync, err);
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL, "every setting from a bad file: %d", ret);
 	/* A missing default file means the defaults; a missing named one is an error. */
 	unlink(path);
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, !ret, "a missing file when the environment gives state_dir and sync: %s", err);
 	unsetenv("SIEVE_STATE_DIR");
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, ret == -ENOENT, "a missing SIEVE_CONFIG file: %d", ret);
 	env_restore(&e);
 	free(c);
@@ -208,9 +208,9 @@ static void sieve_unit_settings_file_when_needed(struct sieve_test *t)
  */
 static void sieve_unit_settings_store_sync(struct sieve_test *t)
 {
-	struct sagent_cmdline cl = { 0 };
-	struct sagent_config *c = malloc(sizeof(*c));
-	struct sagent_origin *o = c ? &c->origin[SAGENT_STORE_SYNC] : NULL;
+	struct sconf_cmdline cl = { 0 };
+	struct sconf_config *c = malloc(sizeof(*c));
+	struct sconf_origin *o = c ? &c->origin[SCONF_STORE_SYNC] : NULL;
 	char path[64], bad[64], err[512] = "", dir[256] = "";
 	enum sxdp_store_sync sync = SXDP_STORE_SYNC_FULL;
 	struct saved_env e;
@@ -224,28 +224,28 @@ static void sieve_unit_settings_store_sync(struct sieve_test *t)
 	}
 	env_save(&e);
 	cl.config = path;
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
-	CHECKF(t, !ret && c->store_sync == SXDP_STORE_SYNC_NORMAL && o->from == SAGENT_FROM_FILE &&
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && c->store_sync == SXDP_STORE_SYNC_NORMAL && o->from == SCONF_FROM_FILE &&
 	       o->lines[0] == 4 && !strcmp(o->text, "normal"), "the file's normal: %d %s",
 	       (int)c->store_sync, err);
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, !ret && sync == SXDP_STORE_SYNC_NORMAL && !strcmp(dir, "/file"),
 	       "what the CLI opens: %d %s %d", ret, dir, (int)sync);
 
 	setenv("SIEVE_STORE_SYNC", "full", 1);
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
-	CHECKF(t, !ret && c->store_sync == SXDP_STORE_SYNC_FULL && o->from == SAGENT_FROM_ENV &&
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
+	CHECKF(t, !ret && c->store_sync == SXDP_STORE_SYNC_FULL && o->from == SCONF_FROM_ENV &&
 	       o->over_line == 4, "the environment over the file: %d", (int)c->store_sync);
 
 	setenv("SIEVE_STORE_SYNC", "off", 1);
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL && strstr(err, "environment SIEVE_STORE_SYNC: sync = off: "
 					   "not full or normal"), "SIEVE_STORE_SYNC=off: %d %s",
 	       ret, err);
 
 	unsetenv("SIEVE_STORE_SYNC");
 	cl.config = bad;
-	ret = sagent_settings_resolve(&cl, SAGENT_NEED_ALL, c, err, sizeof(err));
+	ret = sconf_settings_resolve(&cl, SCONF_NEED_ALL, c, err, sizeof(err));
 	CHECKF(t, ret == -EINVAL && strstr(err, ":2: sync = fast: not full or normal"),
 	       "sync = fast in the file: %d %s", ret, err);
 	env_restore(&e);

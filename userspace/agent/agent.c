@@ -84,10 +84,10 @@ void sagent_log(int level, const char *fmt, ...)
  * the defaults, in the order sieve's commands use too (settings.c).
  * -errno with the reason in @err.
  */
-static int load_config(const struct agent_opts *o, struct sagent_config *c, char *err,
+static int load_config(const struct agent_opts *o, struct sconf_config *c, char *err,
 		       size_t errlen)
 {
-	return sagent_settings_resolve(&o->cl, SAGENT_NEED_ALL, c, err, errlen);
+	return sconf_settings_resolve(&o->cl, SCONF_NEED_ALL, c, err, errlen);
 }
 
 /* ---- timers ---- */
@@ -188,7 +188,7 @@ static void filters_save(struct sagent *ag)
 		sagent_filters_save(&ag->cfg, &ag->stats);
 }
 
-static int metrics_start(struct sagent *ag, const struct sagent_config *c)
+static int metrics_start(struct sagent *ag, const struct sconf_config *c)
 {
 	char err[512] = "";
 	int ret;
@@ -228,9 +228,9 @@ static void fleet_stop(struct sagent *ag)
 }
 
 /* The lists followed are the first start's (the metrics read them unlocked). */
-static void fleet_reload(struct sagent *ag, struct sagent_config *next)
+static void fleet_reload(struct sagent *ag, struct sconf_config *next)
 {
-	struct sagent_fleet_config *a = &ag->cfg.fleet, *b = &next->fleet;
+	struct sconf_fleet_config *a = &ag->cfg.fleet, *b = &next->fleet;
 
 	if (ag->stats.fleet.on && (a->nr_lists != b->nr_lists ||
 				   memcmp(a->lists, b->lists, sizeof(a->lists)))) {
@@ -282,7 +282,7 @@ static void crowdsec_stop(struct sagent *ag)
 }
 
 /* A changed [crowdsec] starts the follower again: a resync under the new settings. */
-static void crowdsec_reload(struct sagent *ag, struct sagent_config *next)
+static void crowdsec_reload(struct sagent *ag, struct sconf_config *next)
 {
 	if (!memcmp(&ag->cfg.crowdsec, &next->crowdsec, sizeof(next->crowdsec)))
 		return;
@@ -304,7 +304,7 @@ static void arm_timers(struct sagent *ag, struct loop *L)
 	timer_every(L->save_fd, (uint64_t)ag->cfg.save_interval_s * 1000);
 }
 
-static bool same_metrics(const struct sagent_config *a, const struct sagent_config *b)
+static bool same_metrics(const struct sconf_config *a, const struct sconf_config *b)
 {
 	return a->metrics_on == b->metrics_on && a->metrics_port == b->metrics_port &&
 	       a->metrics_refresh_ms == b->metrics_refresh_ms &&
@@ -318,7 +318,7 @@ static bool same_metrics(const struct sagent_config *a, const struct sagent_conf
 static void reload(struct sagent *ag, struct loop *L)
 {
 	struct sagent_restore_result r;
-	struct sagent_config next;
+	struct sconf_config next;
 	char err[512] = "";
 
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64, (uint64_t)sagent_now_ns() / 1000);
@@ -336,8 +336,8 @@ static void reload(struct sagent *ag, struct loop *L)
 	/* The store's connections (the loop's, the fleet thread's) were opened with it. */
 	if (next.store_sync != ag->cfg.store_sync) {
 		sagent_log(SAGENT_WARNING, "[store] sync %s: the agent keeps %s until it restarts",
-			   next.origin[SAGENT_STORE_SYNC].text[0] ?
-			   next.origin[SAGENT_STORE_SYNC].text : "full",
+			   next.origin[SCONF_STORE_SYNC].text[0] ?
+			   next.origin[SCONF_STORE_SYNC].text : "full",
 			   ag->cfg.store_sync == SXDP_STORE_SYNC_FULL ? "full" : "normal");
 		next.store_sync = ag->cfg.store_sync;
 	}
@@ -530,7 +530,7 @@ static int sagent_main(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (o.check) {
-		sagent_settings_print(stdout, &ag.cfg);
+		sconf_settings_print(stdout, &ag.cfg);
 		return EXIT_OK;
 	}
 	if (geteuid()) {

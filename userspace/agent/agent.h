@@ -68,10 +68,10 @@ struct sagent_fleet_list_stats {
 struct sagent_fleet_stats {
 	bool on;
 	unsigned int nr_lists;
-	char lists[SAGENT_MAX_FLEET_LISTS][SXDP_LIST_NAME_MAX + 1];
+	char lists[SCONF_MAX_FLEET_LISTS][SXDP_LIST_NAME_MAX + 1];
 	atomic_bool connected;
 	atomic_uint_fast64_t connects;		/* sessions that reached Redis and synced */
-	struct sagent_fleet_list_stats l[SAGENT_MAX_FLEET_LISTS];
+	struct sagent_fleet_list_stats l[SCONF_MAX_FLEET_LISTS];
 };
 
 /* One [feed NAME] (feeds.c writes, the metrics thread reads). */
@@ -93,12 +93,12 @@ struct sagent_feed_stats {
 struct sagent_feeds_stats {
 	pthread_mutex_t lock;
 	unsigned int nr;
-	struct sagent_feed_stats f[SAGENT_MAX_FEEDS];
+	struct sagent_feed_stats f[SCONF_MAX_FEEDS];
 };
 
 /* One CrowdSec origin's decisions (crowdsec.c writes, the metrics thread reads). */
 struct sagent_cs_origin_stats {
-	char name[SAGENT_CS_WORD_MAX + 1];	/* written before nr_origins counts it */
+	char name[SCONF_CS_WORD_MAX + 1];	/* written before nr_origins counts it */
 	atomic_uint_fast64_t applied[2];	/* [0] new (blocks), [1] deleted (unblocks) */
 	atomic_uint_fast64_t skipped[SCS_NR_SKIPS];
 };
@@ -137,11 +137,11 @@ struct sagent_stats {
 
 /* metrics.c: an HTTP server on its own thread; stats may be updated meanwhile. */
 struct sagent_metrics;
-int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stats *stats,
+int sagent_metrics_start(const struct sconf_config *c, const struct sagent_stats *stats,
 			 struct sagent_metrics **m, char *err, size_t errlen);
 void sagent_metrics_stop(struct sagent_metrics *m);
 /* The whole exposition, malloc'd (what GET /metrics returns). */
-int sagent_metrics_render(const struct sagent_config *c, const struct sagent_stats *stats,
+int sagent_metrics_render(const struct sconf_config *c, const struct sagent_stats *stats,
 			  char **text, size_t *len);
 
 /*
@@ -151,8 +151,8 @@ int sagent_metrics_render(const struct sagent_config *c, const struct sagent_sta
  * each to a temporary file, fsyncs it and renames it over the old one.
  * Errors of one filter are counted and logged, and do not stop the others.
  */
-int sagent_filters_restore(const struct sagent_config *c, struct sagent_stats *stats);
-int sagent_filters_save(const struct sagent_config *c, struct sagent_stats *stats);
+int sagent_filters_restore(const struct sconf_config *c, struct sagent_stats *stats);
+int sagent_filters_save(const struct sconf_config *c, struct sagent_stats *stats);
 
 /*
  * The running agent (agent.c), one per process: what its modules share.
@@ -161,7 +161,7 @@ int sagent_filters_save(const struct sagent_config *c, struct sagent_stats *stat
  */
 struct sxdp_store;
 struct sagent {
-	struct sagent_config cfg;
+	struct sconf_config cfg;
 	struct sxdp_store *store;	/* opened once, at start */
 	struct sagent_stats stats;
 	int64_t start_ns;		/* CLOCK_MONOTONIC at start */
@@ -232,7 +232,7 @@ void sagent_fleet_stop(struct sagent_fleet *f);
  */
 struct sagent_feeds;
 int sagent_feeds_start(struct sagent *ag, struct sagent_feeds **fp, char *err, size_t errlen);
-void sagent_feeds_reload(struct sagent_feeds *f, const struct sagent_config *c);
+void sagent_feeds_reload(struct sagent_feeds *f, const struct sconf_config *c);
 void sagent_feeds_stop(struct sagent_feeds *f);
 
 /*

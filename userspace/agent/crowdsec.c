@@ -51,10 +51,10 @@
 #define RESYNC_TIMEOUT_MS	120000L
 #define POLL_TIMEOUT_MS		15000L
 #define KEY_MAX			256
-#define ORIGIN_MAX		(sizeof(SCS_ORIGIN_PREFIX) + SAGENT_CS_WORD_MAX)
+#define ORIGIN_MAX		(sizeof(SCS_ORIGIN_PREFIX) + SCONF_CS_WORD_MAX)
 
 struct sagent_crowdsec {
-	struct sagent_crowdsec_config cfg;	/* a copy: a reload may change the agent's */
+	struct sconf_crowdsec_config cfg;	/* a copy: a reload may change the agent's */
 	char state_dir[4096];
 	enum sxdp_store_sync store_sync;
 	struct sagent_crowdsec_stats *stats;
@@ -311,7 +311,7 @@ static int apply(struct sagent_crowdsec *c, bool startup, const struct scs_reply
  */
 static int read_key(const char *path, char *key, size_t len, char *err, size_t errlen)
 {
-	int ret = sagent_read_secret("api_key_file", path, key, len, err, errlen);
+	int ret = sconf_read_secret("api_key_file", path, key, len, err, errlen);
 
 	if (!ret && (!key[0] || strpbrk(key, " \t"))) {
 		snprintf(err, errlen, "api_key_file %.300s: its first line is no key", path);
@@ -342,9 +342,9 @@ static int request(struct sagent_crowdsec *c, char *err, size_t errlen)
 	/* The LAPI sends only these scopes (its default: Ip and Range). */
 	snprintf(url, sizeof(url), "%s/v1/decisions/stream?startup=%s&scopes=%s%s%s",
 		 c->cfg.lapi_url, startup ? "true" : "false",
-		 c->cfg.scopes & SAGENT_CS_SCOPE_IP ? "Ip" : "",
-		 c->cfg.scopes == (SAGENT_CS_SCOPE_IP | SAGENT_CS_SCOPE_RANGE) ? "," : "",
-		 c->cfg.scopes & SAGENT_CS_SCOPE_RANGE ? "Range" : "");
+		 c->cfg.scopes & SCONF_CS_SCOPE_IP ? "Ip" : "",
+		 c->cfg.scopes == (SCONF_CS_SCOPE_IP | SCONF_CS_SCOPE_RANGE) ? "," : "",
+		 c->cfg.scopes & SCONF_CS_SCOPE_RANGE ? "Range" : "");
 	t0 = sagent_now_ns();
 	ret = ssrc_http_get(&req, &resp);
 	explicit_bzero(header, sizeof(header));

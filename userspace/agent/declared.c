@@ -20,16 +20,16 @@
 #include "ops.h"
 
 /* The last failure logged of each declaration (by its index): logged once. */
-static char failed[SAGENT_MAX_ATTACH][256];
+static char failed[SCONF_MAX_ATTACH][256];
 
-static bool as_declared(const struct sagent_attach_config *d, const struct sxdp_attachment *rec)
+static bool as_declared(const struct sconf_attach_config *d, const struct sxdp_attachment *rec)
 {
 	return !strcmp(rec->list, d->list) && (!d->backend[0] || !strcmp(rec->backend, d->backend)) &&
 	       (!d->mode[0] || !strcmp(rec->mode, d->mode));
 }
 
 /* What `sieve xdp attach` takes from the section's keys; the rest its defaults. */
-static struct sxdp_attach_opts opts_of(const struct sagent_attach_config *d)
+static struct sxdp_attach_opts opts_of(const struct sconf_attach_config *d)
 {
 	struct sxdp_attach_opts o = {
 		.xdp_flags = !strcmp(d->mode, "generic") ? XDP_FLAGS_SKB_MODE :
@@ -54,7 +54,7 @@ static struct sxdp_attach_opts opts_of(const struct sagent_attach_config *d)
 
 static void attach_one(struct sagent *ag, unsigned int i)
 {
-	const struct sagent_attach_config *d = &ag->cfg.attach[i];
+	const struct sconf_attach_config *d = &ag->cfg.attach[i];
 	struct sxdp_attach_opts o = opts_of(d);
 	struct sxdp_attachment rec;
 	bool recorded;

@@ -21,7 +21,7 @@
 
 /* One feed as the thread runs it. */
 struct feed {
-	struct sagent_feed_config cfg;
+	struct sconf_feed_config cfg;
 	struct ssrc_feed_state state;
 	int64_t due_ns;			/* CLOCK_MONOTONIC */
 	/* The last refusal logged (its reason and status); none: -1. */
@@ -35,7 +35,7 @@ struct sagent_feeds {
 	enum sxdp_store_sync store_sync;
 	struct sxdp_store *store;
 	unsigned int nr;
-	struct feed feeds[SAGENT_MAX_FEEDS];
+	struct feed feeds[SCONF_MAX_FEEDS];
 	pthread_t thread;
 	/* Guards @stop, @next and @changed; @wake is signalled on each. */
 	pthread_mutex_t lock;
@@ -43,7 +43,7 @@ struct sagent_feeds {
 	bool stop, changed;
 	atomic_bool cancel;		/* set by stop, outside @lock: aborts a fetch */
 	unsigned int next_nr;
-	struct sagent_feed_config next[SAGENT_MAX_FEEDS];
+	struct sconf_feed_config next[SCONF_MAX_FEEDS];
 };
 
 static void count(atomic_uint_fast64_t *c)
@@ -58,7 +58,7 @@ static void count(atomic_uint_fast64_t *c)
  */
 static void report(struct feed *fd, const struct ssrc_feed_result *r)
 {
-	const struct sagent_feed_config *c = &fd->cfg;
+	const struct sconf_feed_config *c = &fd->cfg;
 
 	if (r->outcome == SSRC_FEED_REFUSED) {
 		if (fd->refused != (int)r->reason || fd->refused_status != r->http_status)
@@ -103,7 +103,7 @@ static void refresh(struct sagent_feeds *f, unsigned int i)
 
 /* A feed kept by a reload: same name; its state too if it is the same download. */
 static const struct feed *kept(const struct feed *old, unsigned int nr_old,
-			       const struct sagent_feed_config *c)
+			       const struct sconf_feed_config *c)
 {
 	unsigned int i;
 
@@ -113,7 +113,7 @@ static const struct feed *kept(const struct feed *old, unsigned int nr_old,
 	return NULL;
 }
 
-static bool same_download(const struct sagent_feed_config *a, const struct sagent_feed_config *b)
+static bool same_download(const struct sconf_feed_config *a, const struct sconf_feed_config *b)
 {
 	return !strcmp(a->url, b->url) && !strcmp(a->list, b->list) && a->format == b->format;
 }
@@ -123,11 +123,11 @@ static bool same_download(const struct sagent_feed_config *a, const struct sagen
  * one keeps its schedule (within its new interval) and counters, and its
  * validators if it downloads the same thing into the same list.
  */
-static void apply_reload(struct sagent_feeds *f, const struct sagent_feed_config *next,
+static void apply_reload(struct sagent_feeds *f, const struct sconf_feed_config *next,
 			 unsigned int nr, int64_t now)
 {
-	static struct feed old[SAGENT_MAX_FEEDS];	/* one thread: not on its stack */
-	static struct sagent_feed_stats old_st[SAGENT_MAX_FEEDS];
+	static struct feed old[SCONF_MAX_FEEDS];	/* one thread: not on its stack */
+	static struct sagent_feed_stats old_st[SCONF_MAX_FEEDS];
 	struct sagent_feeds_stats *st = f->stats;
 	unsigned int i, nr_old = f->nr;
 	const struct feed *k;
@@ -175,7 +175,7 @@ static bool wait_until(struct sagent_feeds *f, int64_t due_ns)
 
 static void *feeds_main(void *arg)
 {
-	static struct sagent_feed_config next[SAGENT_MAX_FEEDS];
+	static struct sconf_feed_config next[SCONF_MAX_FEEDS];
 	struct sagent_feeds *f = arg;
 	unsigned int i, nr;
 	int64_t now, soonest;
@@ -216,7 +216,7 @@ static void *feeds_main(void *arg)
 	return NULL;
 }
 
-void sagent_feeds_reload(struct sagent_feeds *f, const struct sagent_config *c)
+void sagent_feeds_reload(struct sagent_feeds *f, const struct sconf_config *c)
 {
 	if (!f)
 		return;

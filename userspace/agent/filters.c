@@ -42,7 +42,7 @@
 
 /* What one call shares between its filters. */
 struct filters_run {
-	const struct sagent_config *c;
+	const struct sconf_config *c;
 	struct sagent_stats *stats;
 	const char *what;		/* "restore" or "save", for messages */
 	int dirfd;			/* STATE_DIR/filters, or -1 */
@@ -56,7 +56,7 @@ struct filters_run {
  */
 static int run_fail(struct filters_run *r, const char *name, int err, const char *step)
 {
-	char shown[SAGENT_NAME_MAX * 4];
+	char shown[SCONF_NAME_MAX * 4];
 
 	if (r->stats)
 		atomic_fetch_add(&r->stats->errors, 1);
@@ -67,7 +67,7 @@ static int run_fail(struct filters_run *r, const char *name, int err, const char
 		return err;
 	}
 	/* Escaped by the rule of every log line (escape.h); at most its slot's bytes. */
-	sieve_escape_buf(shown, sizeof(shown), name, strnlen(name, SAGENT_NAME_MAX),
+	sieve_escape_buf(shown, sizeof(shown), name, strnlen(name, SCONF_NAME_MAX),
 			 SIEVE_ESC_LOG);
 	fprintf(stderr, "sieve agent: filter \"%s\": %s: %s: %s\n", shown, r->what, step,
 		strerror(-err));
@@ -81,7 +81,7 @@ static int run_fail(struct filters_run *r, const char *name, int err, const char
  */
 static int name_check(const char *name)
 {
-	if (strnlen(name, SAGENT_NAME_MAX) == SAGENT_NAME_MAX)
+	if (strnlen(name, SCONF_NAME_MAX) == SCONF_NAME_MAX)
 		return -ENAMETOOLONG;
 	if (!strcmp(name, ".") || strstr(name, ".."))
 		return -EINVAL;
@@ -97,7 +97,7 @@ static int file_name(char *buf, size_t len, const char *name, const char *suffix
 }
 
 /* STATE_DIR/filters into @buf. */
-static int dir_path(const struct sagent_config *c, char *buf, size_t len)
+static int dir_path(const struct sconf_config *c, char *buf, size_t len)
 {
 	int n;
 
@@ -117,7 +117,7 @@ static int dev_get(struct filters_run *r, bool writable)
 
 static void restore_one(struct filters_run *r, const char *name)
 {
-	char file[SAGENT_NAME_MAX + sizeof(SNAP_SUFFIX)], step[sizeof(file) + 40];
+	char file[SCONF_NAME_MAX + sizeof(SNAP_SUFFIX)], step[sizeof(file) + 40];
 	struct stat st;
 	int err, fd, id;
 
@@ -162,7 +162,7 @@ out_close:
 	close(fd);
 }
 
-int sagent_filters_restore(const struct sagent_config *c, struct sagent_stats *stats)
+int sagent_filters_restore(const struct sconf_config *c, struct sagent_stats *stats)
 {
 	struct filters_run r = { .c = c, .stats = stats, .what = "restore", .dirfd = -1 };
 	char dir[PATH_MAX];
@@ -181,7 +181,7 @@ int sagent_filters_restore(const struct sagent_config *c, struct sagent_stats *s
 			return 0;
 		return run_fail(&r, NULL, -errno, dir);
 	}
-	for (i = 0; i < c->nr_persistent && i < SAGENT_MAX_FILTERS; i++)
+	for (i = 0; i < c->nr_persistent && i < SCONF_MAX_FILTERS; i++)
 		restore_one(&r, c->persistent[i]);
 	if (r.dev)
 		sieve_dev_close(r.dev);
@@ -224,8 +224,8 @@ static int save_write(struct filters_run *r, uint32_t id, int fd, const char **s
 
 static void save_one(struct filters_run *r, const char *name)
 {
-	char file[SAGENT_NAME_MAX + sizeof(SNAP_SUFFIX)];
-	char tmp[SAGENT_NAME_MAX + sizeof(TMP_SUFFIX)];
+	char file[SCONF_NAME_MAX + sizeof(SNAP_SUFFIX)];
+	char tmp[SCONF_NAME_MAX + sizeof(TMP_SUFFIX)];
 	const char *step = "bad filter name";
 	int err, fd, id;
 
@@ -289,7 +289,7 @@ out_fail:
 	run_fail(r, name, err, step);
 }
 
-int sagent_filters_save(const struct sagent_config *c, struct sagent_stats *stats)
+int sagent_filters_save(const struct sconf_config *c, struct sagent_stats *stats)
 {
 	struct filters_run r = { .c = c, .stats = stats, .what = "save", .dirfd = -1 };
 	char dir[PATH_MAX];
@@ -308,7 +308,7 @@ int sagent_filters_save(const struct sagent_config *c, struct sagent_stats *stat
 	r.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.dirfd < 0)
 		return run_fail(&r, NULL, -errno, dir);
-	for (i = 0; i < c->nr_persistent && i < SAGENT_MAX_FILTERS; i++)
+	for (i = 0; i < c->nr_persistent && i < SCONF_MAX_FILTERS; i++)
 		save_one(&r, c->persistent[i]);
 	if (r.dev)
 		sieve_dev_close(r.dev);

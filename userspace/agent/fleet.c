@@ -99,13 +99,13 @@ struct fleet_list {
 };
 
 struct sagent_fleet {
-	struct sagent_fleet_config cfg;		/* a copy: a reload may change the agent's */
+	struct sconf_fleet_config cfg;		/* a copy: a reload may change the agent's */
 	char state_dir[4096];
 	enum sxdp_store_sync store_sync;	/* [store] sync: the agent's own connection's */
 	char redis_name[300];
 	struct sagent_fleet_stats *stats;
 	struct sxdp_store *store;
-	struct fleet_list lists[SAGENT_MAX_FLEET_LISTS];
+	struct fleet_list lists[SCONF_MAX_FLEET_LISTS];
 	pthread_t thread;
 	/* Guards @rc's socket against stop's shutdown(), @stop, and @wake. */
 	pthread_mutex_t lock;
@@ -1036,7 +1036,7 @@ static int check_streams(struct sagent_fleet *f, char *err, size_t errlen)
 /* XREAD COUNT BLOCK STREAMS s... id...: over the lists whose stream is one. */
 static redisReply *xread(struct sagent_fleet *f, struct fleet_list **which, unsigned int *n)
 {
-	const char *argv[6 + 2 * SAGENT_MAX_FLEET_LISTS] = {
+	const char *argv[6 + 2 * SCONF_MAX_FLEET_LISTS] = {
 		"XREAD", "COUNT", STR(XREAD_COUNT), "BLOCK", STR(XREAD_BLOCK_MS), "STREAMS",
 	};
 	unsigned int i, k = 0;
@@ -1095,7 +1095,7 @@ static int apply_reply(struct sagent_fleet *f, struct fleet_list **which, unsign
 /* Until the connection is lost (-EIO, -errno) or the agent stops (0). */
 static int follow(struct sagent_fleet *f, char *err, size_t errlen)
 {
-	struct fleet_list *which[SAGENT_MAX_FLEET_LISTS];
+	struct fleet_list *which[SCONF_MAX_FLEET_LISTS];
 	struct run *run = calloc(1, sizeof(*run));
 	unsigned int n;
 	redisReply *r;

@@ -830,7 +830,7 @@ static int read_store_tx(struct sxdp_store *st, struct scrape *sc)
 	return 0;
 }
 
-static int read_store(const struct sagent_config *c, struct scrape *sc)
+static int read_store(const struct sconf_config *c, struct scrape *sc)
 {
 	struct sxdp_store *st;
 	int ret;
@@ -973,7 +973,7 @@ static void read_agent(const struct sagent_stats *st, struct sagent_mx_agent *a)
 }
 
 /* The exposition; @refreshes: the snapshot's own count (0 outside the server). */
-static int render(const struct sagent_config *c, const struct sagent_stats *stats,
+static int render(const struct sconf_config *c, const struct sagent_stats *stats,
 		  uint64_t refreshes, char **text, size_t *len)
 {
 	struct scrape sc = { 0 };
@@ -1017,7 +1017,7 @@ static int render(const struct sagent_config *c, const struct sagent_stats *stat
 	return ret;
 }
 
-int sagent_metrics_render(const struct sagent_config *c, const struct sagent_stats *stats,
+int sagent_metrics_render(const struct sconf_config *c, const struct sagent_stats *stats,
 			  char **text, size_t *len)
 {
 	return render(c, stats, 0, text, len);
@@ -1062,7 +1062,7 @@ struct mx_conn {
 
 struct sagent_metrics {
 	struct MHD_Daemon *d;
-	struct sagent_config c;		/* a copy: a reload may change the agent's */
+	struct sconf_config c;		/* a copy: a reload may change the agent's */
 	const struct sagent_stats *stats;
 	uint16_t port;
 	/* libmicrohttpd's messages: kept while starting (for err), then logged. */
@@ -1340,7 +1340,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 }
 
 /* @c's address and port as a socket address; -EINVAL if it is not numeric. */
-static int listen_addr(const struct sagent_config *c, struct sockaddr_storage *ss,
+static int listen_addr(const struct sconf_config *c, struct sockaddr_storage *ss,
 		       socklen_t *sslen, bool *v6)
 {
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
@@ -1378,7 +1378,7 @@ static uint16_t bound_port(struct MHD_Daemon *d)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-int sagent_metrics_start(const struct sagent_config *c, const struct sagent_stats *stats,
+int sagent_metrics_start(const struct sconf_config *c, const struct sagent_stats *stats,
 			 struct sagent_metrics **mp, char *err, size_t errlen)
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;

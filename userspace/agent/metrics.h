@@ -68,10 +68,10 @@ struct sagent_mx_agent {
 		bool on, connected;
 		uint64_t connects;
 		unsigned int nr_lists;
-		struct sagent_mx_fleet_list l[SAGENT_MAX_FLEET_LISTS];
+		struct sagent_mx_fleet_list l[SCONF_MAX_FLEET_LISTS];
 	} fleet;
 	unsigned int nr_feeds;
-	struct sagent_mx_feed feeds[SAGENT_MAX_FEEDS];
+	struct sagent_mx_feed feeds[SCONF_MAX_FEEDS];
 
 	struct {
 		bool on, up;

@@ -20,7 +20,7 @@
 int sagent_publish_main(int argc, char **argv)
 {
 	char err[512] = "", name[300];
-	struct sagent_config c;
+	struct sconf_config c;
 	struct sxdp_keys l = { 0 };
 	struct sieve_xdp_key key;
 	enum sxdp_list_op op;
@@ -48,7 +48,7 @@ int sagent_publish_main(int argc, char **argv)
 			return cli_error("out of memory");
 		}
 	}
-	ret = sagent_config_load(argv[1], &c, err, sizeof(err));
+	ret = sconf_config_load(argv[1], &c, err, sizeof(err));
 	if (!ret && !c.fleet.on) {
 		snprintf(err, sizeof(err), "%s: no [fleet] redis to publish to", argv[1]);
 		ret = -EINVAL;

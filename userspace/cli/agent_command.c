@@ -19,13 +19,13 @@ static int set_config(void *opts, const char *arg)
 
 static int set_state_dir(void *opts, const char *arg)
 {
-	((struct agent_opts *)opts)->cl.set[SAGENT_STATE_DIR] = arg;
+	((struct agent_opts *)opts)->cl.set[SCONF_STATE_DIR] = arg;
 	return *arg == '/' ? 0 : -EINVAL;
 }
 
 static const struct cli_option opt_config = {
 	"config", 'c', "FILE",
-	"the settings (default $SIEVE_CONFIG, else " SAGENT_CONFIG_FILE " if it exists)",
+	"the settings (default $SIEVE_CONFIG, else " SCONF_CONFIG_FILE " if it exists)",
 	.set = set_config, .accepts = "a file",
 };
 static const struct cli_option opt_state_dir = {

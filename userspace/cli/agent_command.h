@@ -15,7 +15,7 @@
 
 struct cli_command;
 struct agent_opts {
-	struct sagent_cmdline cl;	/* --config, --state-dir (settings.h) */
+	struct sconf_cmdline cl;	/* --config, --state-dir (settings.h) */
 	bool check;
 };
 int sagent_run(const struct cli_command *cmd, int argc, char **argv);

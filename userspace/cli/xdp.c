@@ -368,7 +368,7 @@ static const struct cli_option opt_fleet = {
 };
 static const struct cli_option opt_config = {
 	"config", 0, "FILE", "--fleet: the settings naming Redis (default $SIEVE_CONFIG, else "
-	SAGENT_CONFIG_FILE ")", .set = set_config, .accepts = "a file",
+	SCONF_CONFIG_FILE ")", .set = set_config, .accepts = "a file",
 };
 static const struct cli_option opt_watch = {
 	"watch", 0, NULL, "print the rates every interval", CLI_FLAG(struct xdp_opts, watch),
@@ -452,14 +452,14 @@ static uint32_t cfg_flags_of(const struct xdp_opts *o)
 int xdp_open_store(const char *state_dir, const char *config, const char *cmd,
 		   struct sxdp_store **s)
 {
-	struct sagent_cmdline cl = { .config = config };
+	struct sconf_cmdline cl = { .config = config };
 	char err[512] = "", dir[4096];
 	enum sxdp_store_sync sync;
 	struct stat st;
 	int ret;
 
-	cl.set[SAGENT_STATE_DIR] = state_dir;
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
+	cl.set[SCONF_STATE_DIR] = state_dir;
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, sizeof(err));
 	if (ret)
 		return cli_error("%s", err[0] ? err : strerror(-ret));
 	ret = sxdp_store_open_sync(dir, sync, s, err, sizeof(err));
@@ -730,9 +730,9 @@ static int parse_entries(const struct xdp_opts *o, bool allow, struct sxdp_keys 
 static int publish_entries(const struct xdp_opts *o, enum sxdp_list_op op,
 			   const struct sxdp_keys *l)
 {
-	struct sagent_cmdline cl = { .config = o->config };
-	enum sagent_source from;
-	const char *path = sagent_config_path(&cl, &from);
+	struct sconf_cmdline cl = { .config = o->config };
+	enum sconf_source from;
+	const char *path = sconf_config_path(&cl, &from);
 	char origin[300], host[256] = "", expires[24], *text;
 	const char *list = o->list ? o->list : SXDP_DEFAULT_LIST;
 	char **argv;

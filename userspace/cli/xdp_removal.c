@@ -79,15 +79,15 @@ static void print_removed(const struct sxdp_removed *r, void *arg)
 static int open_store(const char *state_dir, bool prune, struct sxdp_store **s, char *err,
 		      size_t errlen)
 {
-	struct sagent_cmdline cl = { 0 };
+	struct sconf_cmdline cl = { 0 };
 	char dir[4096], file[4200];
 	enum sxdp_store_sync sync;
 	int ret;
 
 	*s = NULL;
 	/* The store every other command opens: the same order of sources. */
-	cl.set[SAGENT_STATE_DIR] = state_dir;
-	ret = sagent_store_settings(&cl, dir, sizeof(dir), &sync, err, errlen);
+	cl.set[SCONF_STATE_DIR] = state_dir;
+	ret = sconf_store_settings(&cl, dir, sizeof(dir), &sync, err, errlen);
 	if (ret)
 		return ret;
 	snprintf(file, sizeof(file), "%s/%s", dir, SXDP_STORE_FILE);

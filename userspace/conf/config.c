@@ -161,10 +161,10 @@ struct parse {
 	int line;
 	int err_line;		/* 0: no error yet */
 	char err[256];
-	struct sagent_config *c;
+	struct sconf_config *c;
 	/* The [feed NAME] or [attach IFACE] being read; NULL in other sections. */
-	struct sagent_feed_config *feed;
-	struct sagent_attach_config *attach;
+	struct sconf_feed_config *feed;
+	struct sconf_attach_config *attach;
 };
 
 static void __attribute__((format(printf, 2, 3))) fail(struct parse *p, const char *fmt, ...)
@@ -198,8 +198,8 @@ static const char *const reserved_origins[] = { "cli", "fleet" };
 /* [feed NAME]: a new feed with the defaults sieve.conf(5) gives. */
 static void open_feed(struct parse *p, const char *name, size_t len)
 {
-	struct sagent_config *c = p->c;
-	struct sagent_feed_config *f;
+	struct sconf_config *c = p->c;
+	struct sconf_feed_config *f;
 	unsigned int i;
 
 	if (!len || len > SXDP_LIST_NAME_MAX) {
@@ -213,8 +213,8 @@ static void open_feed(struct parse *p, const char *name, size_t len)
 			     c->feeds[i].line);
 			return;
 		}
-	if (c->nr_feeds == SAGENT_MAX_FEEDS) {
-		fail(p, "[feed %.*s]: more than %d feeds", (int)len, name, SAGENT_MAX_FEEDS);
+	if (c->nr_feeds == SCONF_MAX_FEEDS) {
+		fail(p, "[feed %.*s]: more than %d feeds", (int)len, name, SCONF_MAX_FEEDS);
 		return;
 	}
 	f = &c->feeds[c->nr_feeds];
@@ -245,8 +245,8 @@ static void open_feed(struct parse *p, const char *name, size_t len)
 /* [attach IFACE]: the list "default", the backend and mode the CLI's. */
 static void open_attach(struct parse *p, const char *name, size_t len)
 {
-	struct sagent_config *c = p->c;
-	struct sagent_attach_config *a;
+	struct sconf_config *c = p->c;
+	struct sconf_attach_config *a;
 	unsigned int i;
 
 	if (!len || len >= IF_NAMESIZE || memchr(name, '/', len) || memchr(name, ' ', len) ||
@@ -261,8 +261,8 @@ static void open_attach(struct parse *p, const char *name, size_t len)
 			     c->attach[i].line);
 			return;
 		}
-	if (c->nr_attach == SAGENT_MAX_ATTACH) {
-		fail(p, "[attach %.*s]: more than %d interfaces", (int)len, name, SAGENT_MAX_ATTACH);
+	if (c->nr_attach == SCONF_MAX_ATTACH) {
+		fail(p, "[attach %.*s]: more than %d interfaces", (int)len, name, SCONF_MAX_ATTACH);
 		return;
 	}
 	a = &c->attach[c->nr_attach++];
@@ -391,7 +391,7 @@ bad:
 /* ADDR:PORT, [V6ADDR]:PORT or off. */
 static int parse_listen(struct parse *p, const char *v)
 {
-	struct sagent_config *c = p->c;
+	struct sconf_config *c = p->c;
 	char addr[64], buf[sizeof(struct in6_addr)];
 	const char *port, *given = v;
 	unsigned long n;
@@ -448,7 +448,7 @@ static bool filter_name_ok(const char *s, size_t len)
 
 static int add_filter(struct parse *p, const char *s, size_t len)
 {
-	struct sagent_config *c = p->c;
+	struct sconf_config *c = p->c;
 	unsigned int i;
 
 	if (!filter_name_ok(s, len)) {
@@ -459,11 +459,11 @@ static int add_filter(struct parse *p, const char *s, size_t len)
 	for (i = 0; i < c->nr_persistent; i++)
 		if (strlen(c->persistent[i]) == len && !strncmp(c->persistent[i], s, len))
 			return 0;
-	if (c->nr_persistent == SAGENT_MAX_FILTERS) {
-		fail(p, "persistent: more than %d filters", SAGENT_MAX_FILTERS);
+	if (c->nr_persistent == SCONF_MAX_FILTERS) {
+		fail(p, "persistent: more than %d filters", SCONF_MAX_FILTERS);
 		return -E2BIG;
 	}
-	snprintf(c->persistent[c->nr_persistent++], SAGENT_NAME_MAX, "%.*s", (int)len, s);
+	snprintf(c->persistent[c->nr_persistent++], SCONF_NAME_MAX, "%.*s", (int)len, s);
 	return 0;
 }
 
@@ -483,7 +483,7 @@ static void parse_persistent(struct parse *p, const char *v)
 
 static void set_agent(struct parse *p, const char *key, const char *v)
 {
-	struct sagent_config *c = p->c;
+	struct sconf_config *c = p->c;
 	uint64_t ms;
 
 	if (!strcmp(key, "state_dir")) {
@@ -544,7 +544,7 @@ static void set_filters(struct parse *p, const char *key, const char *v)
 /* HOST:PORT, [V6ADDR]:PORT or unix:PATH. */
 static void parse_redis(struct parse *p, const char *v)
 {
-	struct sagent_fleet_config *f = &p->c->fleet;
+	struct sconf_fleet_config *f = &p->c->fleet;
 	const char *colon, *host = v;
 	unsigned long n;
 	size_t len;
@@ -637,9 +637,9 @@ static void add_list_name(struct parse *p, const char *s, size_t len,
 
 static void add_fleet_list(struct parse *p, const char *s, size_t len)
 {
-	struct sagent_fleet_config *f = &p->c->fleet;
+	struct sconf_fleet_config *f = &p->c->fleet;
 
-	add_list_name(p, s, len, f->lists, &f->nr_lists, SAGENT_MAX_FLEET_LISTS);
+	add_list_name(p, s, len, f->lists, &f->nr_lists, SCONF_MAX_FLEET_LISTS);
 }
 
 /* broadest_block|broadest_allow = /V4 /V6 (the slash optional). */
@@ -672,7 +672,7 @@ bad:
 
 static void add_never_block(struct parse *p, const char *s, size_t len)
 {
-	struct sagent_fleet_config *f = &p->c->fleet;
+	struct sconf_fleet_config *f = &p->c->fleet;
 	struct sieve_xdp_key key;
 	char text[128];
 	const char *why;
@@ -683,8 +683,8 @@ static void add_never_block(struct parse *p, const char *s, size_t len)
 		fail(p, "never_block: '%s' is not an address or a prefix", text);
 		return;
 	}
-	if (f->nr_never_block == SAGENT_MAX_NEVER_BLOCK) {
-		fail(p, "never_block: more than %d prefixes", SAGENT_MAX_NEVER_BLOCK);
+	if (f->nr_never_block == SCONF_MAX_NEVER_BLOCK) {
+		fail(p, "never_block: more than %d prefixes", SCONF_MAX_NEVER_BLOCK);
 		return;
 	}
 	f->never_block[f->nr_never_block++] = key;
@@ -692,7 +692,7 @@ static void add_never_block(struct parse *p, const char *s, size_t len)
 
 static void set_fleet(struct parse *p, const char *key, const char *v)
 {
-	struct sagent_fleet_config *f = &p->c->fleet;
+	struct sconf_fleet_config *f = &p->c->fleet;
 	const char *seps = " \t,";
 	unsigned long long n;
 	uint64_t ms;
@@ -740,7 +740,7 @@ static void set_fleet(struct parse *p, const char *key, const char *v)
 	}
 }
 
-int sagent_parse_share(const char *v, uint32_t *ppm)
+int sconf_parse_share(const char *v, uint32_t *ppm)
 {
 	double x;
 	char *end;
@@ -761,7 +761,7 @@ int sagent_parse_share(const char *v, uint32_t *ppm)
 
 static void set_feed(struct parse *p, const char *key, const char *v)
 {
-	struct sagent_feed_config *f = p->feed;
+	struct sconf_feed_config *f = p->feed;
 	unsigned long long n;
 	uint64_t ms;
 	char *end;
@@ -795,7 +795,7 @@ static void set_feed(struct parse *p, const char *key, const char *v)
 		else
 			f->min_entries = n;
 	} else if (!strcmp(key, "max_shrink")) {
-		if (sagent_parse_share(v, &f->max_shrink_ppm))
+		if (sconf_parse_share(v, &f->max_shrink_ppm))
 			fail(p, "max_shrink = %s: not a fraction from 0 to 1 or a percentage (50%%)",
 			     v);
 	} else {
@@ -806,7 +806,7 @@ static void set_feed(struct parse *p, const char *key, const char *v)
 
 static void set_attach(struct parse *p, const char *key, const char *v)
 {
-	struct sagent_attach_config *a = p->attach;
+	struct sconf_attach_config *a = p->attach;
 	const char *filter;
 	uint32_t flag;
 
@@ -847,11 +847,11 @@ static void len_trim_slash(char *url)
 }
 
 /* A CrowdSec word (an origin, a type): what a metric label may carry. */
-bool sagent_cs_word_ok(const char *s, size_t len)
+bool sconf_cs_word_ok(const char *s, size_t len)
 {
 	size_t i;
 
-	if (!len || len > SAGENT_CS_WORD_MAX)
+	if (!len || len > SCONF_CS_WORD_MAX)
 		return false;
 	for (i = 0; i < len; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i]))
@@ -862,7 +862,7 @@ bool sagent_cs_word_ok(const char *s, size_t len)
 /* http:// or https://, a host, no blank: what libcurl is handed. */
 static void parse_lapi_url(struct parse *p, const char *v)
 {
-	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	struct sconf_crowdsec_config *cs = &p->c->crowdsec;
 	const char *host = !strncmp(v, "http://", 7) ? v + 7 : !strncmp(v, "https://", 8) ? v + 8 : NULL;
 
 	if (!host || !*host || *host == '/' || strpbrk(v, " \t") ||
@@ -885,9 +885,9 @@ static void parse_scopes(struct parse *p, const char *v)
 	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
 		len = strcspn(v, seps);
 		if (len == 2 && !strncasecmp(v, "ip", 2))
-			mask |= SAGENT_CS_SCOPE_IP;
+			mask |= SCONF_CS_SCOPE_IP;
 		else if (len == 5 && !strncasecmp(v, "range", 5))
-			mask |= SAGENT_CS_SCOPE_RANGE;
+			mask |= SCONF_CS_SCOPE_RANGE;
 		else {
 			fail(p, "scopes: '%.*s' is not Ip or Range", (int)len, v);
 			return;
@@ -902,20 +902,20 @@ static void parse_scopes(struct parse *p, const char *v)
 /* The words of @v into @words (replacing what was there). */
 static void parse_types(struct parse *p, const char *v)
 {
-	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	struct sconf_crowdsec_config *cs = &p->c->crowdsec;
 	const char *seps = " \t,";
 	size_t len;
 
 	cs->nr_types = 0;
 	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
 		len = strcspn(v, seps);
-		if (!sagent_cs_word_ok(v, len)) {
+		if (!sconf_cs_word_ok(v, len)) {
 			fail(p, "types: '%.*s' is not a decision type (1-%d of A-Z a-z 0-9 _ . : -)",
-			     (int)len, v, SAGENT_CS_WORD_MAX);
+			     (int)len, v, SCONF_CS_WORD_MAX);
 			return;
 		}
-		if (cs->nr_types == SAGENT_MAX_CS_TYPES) {
-			fail(p, "types: more than %d", SAGENT_MAX_CS_TYPES);
+		if (cs->nr_types == SCONF_MAX_CS_TYPES) {
+			fail(p, "types: more than %d", SCONF_MAX_CS_TYPES);
 			return;
 		}
 		snprintf(cs->types[cs->nr_types++], sizeof(cs->types[0]), "%.*s", (int)len, v);
@@ -928,7 +928,7 @@ static void parse_types(struct parse *p, const char *v)
 /* NAME takes an origin, !NAME skips it; they add up. */
 static void parse_origins(struct parse *p, const char *v)
 {
-	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	struct sconf_crowdsec_config *cs = &p->c->crowdsec;
 	const char *seps = " \t,";
 	bool skip;
 	size_t len;
@@ -936,13 +936,13 @@ static void parse_origins(struct parse *p, const char *v)
 	for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
 		len = strcspn(v, seps);
 		skip = *v == '!';
-		if (!sagent_cs_word_ok(v + skip, len - skip)) {
+		if (!sconf_cs_word_ok(v + skip, len - skip)) {
 			fail(p, "origins: '%.*s' is not NAME or !NAME (1-%d of A-Z a-z 0-9 _ . : -)",
-			     (int)len, v, SAGENT_CS_WORD_MAX);
+			     (int)len, v, SCONF_CS_WORD_MAX);
 			return;
 		}
-		if (cs->nr_origins == SAGENT_MAX_CS_ORIGINS) {
-			fail(p, "origins: more than %d", SAGENT_MAX_CS_ORIGINS);
+		if (cs->nr_origins == SCONF_MAX_CS_ORIGINS) {
+			fail(p, "origins: more than %d", SCONF_MAX_CS_ORIGINS);
 			return;
 		}
 		cs->origins[cs->nr_origins].skip = skip;
@@ -954,7 +954,7 @@ static void parse_origins(struct parse *p, const char *v)
 
 static void set_crowdsec(struct parse *p, const char *key, const char *v)
 {
-	struct sagent_crowdsec_config *cs = &p->c->crowdsec;
+	struct sconf_crowdsec_config *cs = &p->c->crowdsec;
 	const char *seps = " \t,";
 	uint64_t ms;
 	size_t len;
@@ -966,7 +966,7 @@ static void set_crowdsec(struct parse *p, const char *key, const char *v)
 	} else if (!strcmp(key, "lists")) {
 		for (v += strspn(v, seps); *v; v += strspn(v, seps)) {
 			len = strcspn(v, seps);
-			add_list_name(p, v, len, cs->lists, &cs->nr_lists, SAGENT_MAX_CS_LISTS);
+			add_list_name(p, v, len, cs->lists, &cs->nr_lists, SCONF_MAX_CS_LISTS);
 			v += len;
 		}
 	} else if (!strcmp(key, "update_frequency")) {
@@ -1014,16 +1014,16 @@ static void set_value(struct parse *p, const char *section, const char *key, con
  */
 static void note_origin(struct parse *p, const char *section, const char *key, const char *v)
 {
-	int id = sagent_setting_find(section, key);
-	struct sagent_origin *o;
+	int id = sconf_setting_find(section, key);
+	struct sconf_origin *o;
 
 	if (id < 0)
 		return;
 	o = &p->c->origin[id];
-	if (o->from != SAGENT_FROM_FILE || !sagent_settings[id].adds_up)
+	if (o->from != SCONF_FROM_FILE || !sconf_settings[id].adds_up)
 		o->nr_lines = 0;
-	o->from = SAGENT_FROM_FILE;
-	if (o->nr_lines < SAGENT_ORIGIN_LINES)
+	o->from = SCONF_FROM_FILE;
+	if (o->nr_lines < SCONF_ORIGIN_LINES)
 		o->lines[o->nr_lines] = p->line;
 	o->nr_lines++;
 	snprintf(o->text, sizeof(o->text), "%s", v);
@@ -1044,37 +1044,37 @@ static int on_key(void *user, const char *section, const char *key, const char *
  * by the file's own parser: what --check prints as a default is what is
  * in force.
  */
-void sagent_config_defaults(struct sagent_config *c)
+void sconf_config_defaults(struct sconf_config *c)
 {
 	struct parse p = { .c = c };
 	int i;
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < SAGENT_NR_SETTINGS; i++)
-		if (sagent_settings[i].dflt[0])
-			set_value(&p, sagent_settings[i].section, sagent_settings[i].key,
-				  sagent_settings[i].dflt);
+	for (i = 0; i < SCONF_NR_SETTINGS; i++)
+		if (sconf_settings[i].dflt[0])
+			set_value(&p, sconf_settings[i].section, sconf_settings[i].key,
+				  sconf_settings[i].dflt);
 	/* A default the parser refuses is a bug of this program, never of a file. */
 	if (p.err_line || p.err[0])
 		abort();
 }
 
-int sagent_config_set(struct sagent_config *c, int id, const char *value, char *err,
+int sconf_config_set(struct sconf_config *c, int id, const char *value, char *err,
 		      size_t errlen)
 {
 	struct parse p = { .c = c };
 
-	set_value(&p, sagent_settings[id].section, sagent_settings[id].key, value);
+	set_value(&p, sconf_settings[id].section, sconf_settings[id].key, value);
 	if (!p.err[0])
 		return 0;
 	snprintf(err, errlen, "%s", p.err);
 	return -EINVAL;
 }
 
-int sagent_config_load(const char *path, struct sagent_config *c, char *err, size_t errlen)
+int sconf_config_load(const char *path, struct sconf_config *c, char *err, size_t errlen)
 {
 	struct parse p = { .path = path };
-	struct sagent_config next;
+	struct sconf_config next;
 	int line;
 
 	p.f = fopen(path, "re");
@@ -1084,7 +1084,7 @@ int sagent_config_load(const char *path, struct sagent_config *c, char *err, siz
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	sagent_config_defaults(&next);
+	sconf_config_defaults(&next);
 	p.c = &next;
 	line = ini_parse_stream(read_line, &p, on_key, &p);
 	fclose(p.f);
@@ -1129,10 +1129,10 @@ int sagent_config_load(const char *path, struct sagent_config *c, char *err, siz
 	return 0;
 }
 
-void sagent_config_print_sections(FILE *f, const struct sagent_config *c)
+void sconf_config_print_sections(FILE *f, const struct sconf_config *c)
 {
-	const struct sagent_feed_config *fd;
-	const struct sagent_attach_config *a;
+	const struct sconf_feed_config *fd;
+	const struct sconf_attach_config *a;
 	char pct[24];
 	unsigned int i;
 	size_t len;
@@ -1162,8 +1162,8 @@ void sagent_config_print_sections(FILE *f, const struct sagent_config *c)
 	}
 }
 
-/* The rule parse_secret_file applies, on the file opened (sagent_read_secret). */
-int sagent_read_secret(const char *what, const char *path, char *buf, size_t len, char *err,
+/* The rule parse_secret_file applies, on the file opened (sconf_read_secret). */
+int sconf_read_secret(const char *what, const char *path, char *buf, size_t len, char *err,
 		       size_t errlen)
 {
 	struct stat st;

@@ -35,10 +35,10 @@
  * is read again each time); NULL with the reason in @err.
  */
 struct redisContext;
-struct redisContext *sfleet_redis_connect(const struct sagent_fleet_config *f, int timeout_ms,
+struct redisContext *sfleet_redis_connect(const struct sconf_fleet_config *f, int timeout_ms,
 					  char *err, size_t errlen);
 /* "host:port" or "unix:path", for messages. */
-const char *sfleet_redis_name(const struct sagent_fleet_config *f, char *buf, size_t len);
+const char *sfleet_redis_name(const struct sconf_fleet_config *f, char *buf, size_t len);
 /* The keys of list @list: its blocklist or allowlist set, and its stream. */
 void sfleet_redis_set_key(const char *list, bool allow, char *buf, size_t len);
 void sfleet_redis_stream_key(const char *list, char *buf, size_t len);
@@ -54,7 +54,7 @@ void sfleet_redis_stream_key(const char *list, char *buf, size_t len);
  * record carries the score its set then holds.
  */
 #define SFLEET_EXPIRES_KEEP	(-1)
-int sfleet_publish(const struct sagent_fleet_config *f, const char *list,
+int sfleet_publish(const struct sconf_fleet_config *f, const char *list,
 			 enum sxdp_list_op op, const struct sxdp_keys *keys, int64_t expires_at,
 			 const char *origin, char *err, size_t errlen);
 
@@ -70,7 +70,7 @@ bool sfleet_parse_score(const char *s, int64_t now, int64_t *expires, bool *expi
  * its family, a block touching a never_block prefix, or an allow of what
  * is not a source or a prefix.
  */
-const char *sfleet_refused(const struct sagent_fleet_config *f,
+const char *sfleet_refused(const struct sconf_fleet_config *f,
 				 const struct sieve_xdp_key *key, bool allow);
 
 #endif /* SIEVE_FLEET_H */

@@ -40,7 +40,7 @@ void sfleet_redis_stream_key(const char *list, char *buf, size_t len)
 	snprintf(buf, len, "sieve:{%s}:log", list);
 }
 
-const char *sfleet_redis_name(const struct sagent_fleet_config *f, char *buf, size_t len)
+const char *sfleet_redis_name(const struct sconf_fleet_config *f, char *buf, size_t len)
 {
 	if (f->unix_path[0])
 		snprintf(buf, len, "unix:%s", f->unix_path);
@@ -49,7 +49,7 @@ const char *sfleet_redis_name(const struct sagent_fleet_config *f, char *buf, si
 	return buf;
 }
 
-static int auth(redisContext *rc, const struct sagent_fleet_config *f, char *err, size_t errlen)
+static int auth(redisContext *rc, const struct sconf_fleet_config *f, char *err, size_t errlen)
 {
 	const char *argv[3] = { "AUTH" };
 	char password[512];
@@ -58,7 +58,7 @@ static int auth(redisContext *rc, const struct sagent_fleet_config *f, char *err
 
 	if (!f->password_file[0])
 		return 0;
-	ret = sagent_read_secret("password file", f->password_file, password, sizeof(password), err,
+	ret = sconf_read_secret("password file", f->password_file, password, sizeof(password), err,
 				 errlen);
 	if (ret)
 		return ret;
@@ -80,7 +80,7 @@ static int auth(redisContext *rc, const struct sagent_fleet_config *f, char *err
 	return ret;
 }
 
-redisContext *sfleet_redis_connect(const struct sagent_fleet_config *f, int timeout_ms,
+redisContext *sfleet_redis_connect(const struct sconf_fleet_config *f, int timeout_ms,
 				   char *err, size_t errlen)
 {
 	struct timeval tv = { timeout_ms / 1000, timeout_ms % 1000 * 1000 };
@@ -204,7 +204,7 @@ static int collect(struct publish *p, char *err, size_t errlen)
 	return ret;
 }
 
-int sfleet_publish(const struct sagent_fleet_config *f, const char *list,
+int sfleet_publish(const struct sconf_fleet_config *f, const char *list,
 			 enum sxdp_list_op op, const struct sxdp_keys *keys, int64_t expires_at,
 			 const char *origin, char *err, size_t errlen)
 {

@@ -64,7 +64,7 @@ static bool overlaps(const __be32 *addr, unsigned int len, const struct sieve_xd
 }
 
 /* Whether block @key touches one of the prefixes the fleet may never block. */
-static bool never_blocked(const struct sagent_fleet_config *f, const struct sieve_xdp_key *key)
+static bool never_blocked(const struct sconf_fleet_config *f, const struct sieve_xdp_key *key)
 {
 	unsigned int i, full = key->family == SIEVE_XDP_V6 ? 128 : 32;
 
@@ -85,7 +85,7 @@ static bool never_blocked(const struct sagent_fleet_config *f, const struct siev
 	return false;
 }
 
-const char *sfleet_refused(const struct sagent_fleet_config *f,
+const char *sfleet_refused(const struct sconf_fleet_config *f,
 				 const struct sieve_xdp_key *key, bool allow)
 {
 	unsigned int fam = key->family == SIEVE_XDP_V6;

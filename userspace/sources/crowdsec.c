@@ -114,7 +114,7 @@ int scs_parse_duration(const char *s, int64_t *seconds)
 
 /* ---- decisions ---- */
 
-bool scs_origin_taken(const struct sagent_crowdsec_config *cfg, const char *origin)
+bool scs_origin_taken(const struct sconf_crowdsec_config *cfg, const char *origin)
 {
 	bool any_taken = false;
 	unsigned int i;
@@ -127,7 +127,7 @@ bool scs_origin_taken(const struct sagent_crowdsec_config *cfg, const char *orig
 	return !any_taken;
 }
 
-static bool type_taken(const struct sagent_crowdsec_config *cfg, const char *type)
+static bool type_taken(const struct sconf_crowdsec_config *cfg, const char *type)
 {
 	unsigned int i;
 
@@ -211,7 +211,7 @@ static int add_block(struct scs_changes *c, const struct sieve_xdp_key *key, int
  * origin's changes, or a skip counted. 0 or -ENOMEM.
  */
 static int decision(struct scs_reply *r, json_object *d, bool is_new, int64_t now,
-		    const struct sagent_crowdsec_config *cfg)
+		    const struct sconf_crowdsec_config *cfg)
 {
 	const char *origin, *scope, *type, *value, *duration;
 	struct sieve_xdp_key key;
@@ -222,7 +222,7 @@ static int decision(struct scs_reply *r, json_object *d, bool is_new, int64_t no
 
 	origin = json_object_is_type(d, json_type_object) ? field(d, "origin") : NULL;
 	value = origin ? field(d, "value") : NULL;
-	if (!origin || !sagent_cs_word_ok(origin, strlen(origin))) {
+	if (!origin || !sconf_cs_word_ok(origin, strlen(origin))) {
 		skip(r, NULL, SCS_SKIP_MALFORMED, value, origin);
 		return 0;
 	}
@@ -239,8 +239,8 @@ static int decision(struct scs_reply *r, json_object *d, bool is_new, int64_t no
 		return 0;
 	}
 	range = !strcasecmp(scope, "range");
-	if (!(range ? cfg->scopes & SAGENT_CS_SCOPE_RANGE :
-	      !strcasecmp(scope, "ip") && cfg->scopes & SAGENT_CS_SCOPE_IP)) {
+	if (!(range ? cfg->scopes & SCONF_CS_SCOPE_RANGE :
+	      !strcasecmp(scope, "ip") && cfg->scopes & SCONF_CS_SCOPE_IP)) {
 		skip(r, c, SCS_SKIP_SCOPE, value, origin);
 		return 0;
 	}
@@ -262,7 +262,7 @@ static int decision(struct scs_reply *r, json_object *d, bool is_new, int64_t no
 
 /* "new" or "deleted": an array, or null (the stream's way of saying none). */
 static int decisions(struct scs_reply *r, json_object *top, const char *name, int64_t now,
-		     const struct sagent_crowdsec_config *cfg, char *err, size_t errlen)
+		     const struct sconf_crowdsec_config *cfg, char *err, size_t errlen)
 {
 	json_object *a;
 	size_t i, n;
@@ -286,7 +286,7 @@ static int decisions(struct scs_reply *r, json_object *top, const char *name, in
 }
 
 int scs_reply_parse(const char *body, size_t len, int64_t now,
-		    const struct sagent_crowdsec_config *cfg, struct scs_reply *r, char *err,
+		    const struct sconf_crowdsec_config *cfg, struct scs_reply *r, char *err,
 		    size_t errlen)
 {
 	json_tokener *tok;

@@ -55,7 +55,7 @@ const char *scs_skip_name(enum scs_skip why);
 
 /* One CrowdSec origin's changes in a reply. */
 struct scs_changes {
-	char origin[SAGENT_CS_WORD_MAX + 1];	/* CrowdSec's word: "cscli" */
+	char origin[SCONF_CS_WORD_MAX + 1];	/* CrowdSec's word: "cscli" */
 	struct sxdp_keys block;
 	int64_t *expires;			/* per key of @block, Unix seconds */
 	size_t expires_cap;
@@ -81,7 +81,7 @@ struct scs_reply {
  * "deleted" neither an array nor null), -ENOMEM.
  */
 int scs_reply_parse(const char *body, size_t len, int64_t now,
-		    const struct sagent_crowdsec_config *cfg, struct scs_reply *r, char *err,
+		    const struct sconf_crowdsec_config *cfg, struct scs_reply *r, char *err,
 		    size_t errlen);
 void scs_reply_free(struct scs_reply *r);
 
@@ -93,6 +93,6 @@ void scs_reply_free(struct scs_reply *r);
 int scs_parse_duration(const char *s, int64_t *seconds);
 
 /* Whether [crowdsec] takes origin @origin (a word). */
-bool scs_origin_taken(const struct sagent_crowdsec_config *cfg, const char *origin);
+bool scs_origin_taken(const struct sconf_crowdsec_config *cfg, const char *origin);
 
 #endif /* SIEVE_SOURCES_CROWDSEC_H */

@@ -17,7 +17,7 @@ const char *ssrc_feed_refusal_name(enum ssrc_feed_refusal r)
 	return (unsigned int)r < SSRC_FEED_NR_REFUSALS ? names[r] : "unknown";
 }
 
-bool ssrc_feed_acceptable(const struct sagent_feed_config *f, uint64_t held, uint64_t fetched,
+bool ssrc_feed_acceptable(const struct sconf_feed_config *f, uint64_t held, uint64_t fetched,
 			  enum ssrc_feed_refusal *why)
 {
 	if (fetched < f->min_entries) {

@@ -52,7 +52,7 @@ static void refuse(struct ssrc_feed_result *r, enum ssrc_feed_refusal why, const
 }
 
 /* The body's entries in the feed's format; 0, or refused with the first bad line. */
-static int parse_body(const struct sagent_feed_config *f, const struct ssrc_http_response *resp,
+static int parse_body(const struct sconf_feed_config *f, const struct ssrc_http_response *resp,
 		      struct sxdp_keys *l, struct ssrc_feed_result *r)
 {
 	char err[512] = "";
@@ -81,7 +81,7 @@ static int parse_body(const struct sagent_feed_config *f, const struct ssrc_http
 }
 
 /* The judged entries loaded as origin @f->name: refused with the store's reason. */
-static void load(struct sxdp_store *s, const struct sagent_feed_config *f,
+static void load(struct sxdp_store *s, const struct sconf_feed_config *f,
 		 const struct sxdp_keys *l, struct ssrc_feed_result *r)
 {
 	struct sxdp_store_attrs a = {
@@ -109,7 +109,7 @@ static void load(struct sxdp_store *s, const struct sagent_feed_config *f,
 }
 
 /* After a good download: judged, then loaded unless it is the last load's body. */
-static void judge_and_load(struct sxdp_store *s, const struct sagent_feed_config *f,
+static void judge_and_load(struct sxdp_store *s, const struct sconf_feed_config *f,
 			   struct ssrc_feed_state *st, const struct ssrc_http_response *resp,
 			   struct ssrc_feed_result *r)
 {
@@ -158,7 +158,7 @@ out_free:
 	sxdp_keys_free(&l);
 }
 
-void ssrc_feed_refresh(struct sxdp_store *s, const struct sagent_feed_config *f,
+void ssrc_feed_refresh(struct sxdp_store *s, const struct sconf_feed_config *f,
 		       struct ssrc_feed_state *st, const atomic_bool *cancel,
 		       struct ssrc_feed_result *r)
 {

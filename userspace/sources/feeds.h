@@ -44,7 +44,7 @@ const char *ssrc_feed_refusal_name(enum ssrc_feed_refusal r);
  * than min_entries; or @held > 0 and more than max_shrink of @held would
  * go (held - fetched > max_shrink * held; integers, no rounding).
  */
-bool ssrc_feed_acceptable(const struct sagent_feed_config *f, uint64_t held, uint64_t fetched,
+bool ssrc_feed_acceptable(const struct sconf_feed_config *f, uint64_t held, uint64_t fetched,
 			  enum ssrc_feed_refusal *why);
 
 /*
@@ -78,7 +78,7 @@ struct ssrc_feed_result {
  * @cancel (may be NULL): set by another thread, the fetch in flight stops
  * (refused, fetch).
  */
-void ssrc_feed_refresh(struct sxdp_store *s, const struct sagent_feed_config *f,
+void ssrc_feed_refresh(struct sxdp_store *s, const struct sconf_feed_config *f,
 		       struct ssrc_feed_state *st, const atomic_bool *cancel,
 		       struct ssrc_feed_result *r);
 
