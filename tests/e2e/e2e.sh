@@ -184,8 +184,8 @@ counts = [k for k in d if k not in ('iface', 'bytes') and not k.endswith('_bytes
 twins = all((k + '_bytes' if k != 'packets' else 'bytes') in d for k in counts)
 drops = sum(v for k, v in d.items() if k.startswith('dropped') and k.endswith('_bytes'))
 verdicts = d['passed_bytes'] + drops
-print(len(counts), twins, d['bytes'] == verdicts)")" "13 True True" \
-		"stats -j: 13 packet counters, each with its bytes; bytes = passed + dropped"
+print(len(counts), twins, d['bytes'] == verdicts)")" "16 True True" \
+		"stats -j: 16 packet counters (samples and dry run counted too), each with its bytes; bytes = passed + dropped"
 	on stats | grep -Eq "^  dropped_source +$n pkts +$frames B$" ||
 		fail "text stats: no line 'dropped_source $n pkts $frames B'"
 	expect_eq "$(on stats -j --watch --interval 1 --count 1 | python3 -c "import json,sys
