@@ -2562,7 +2562,7 @@ case_stats_watch_compact() {
 	grep -Eq '^  packets ' <<<"$out" || fail "--watch: no packets row: $out"
 	grep -q 'dropped_flow' <<<"$out" && fail "--watch: the dropped_flow row at zero: $out"
 	out=$(on stats --watch --interval 1 --count 1 --all)
-	expect_eq "$(grep -c ' pps ' <<<"$out")" 13 "--watch --all: every counter's row"
+	expect_eq "$(grep -c ' pps ' <<<"$out")" 16 "--watch --all: every counter's row"
 }
 
 # Removal and leftovers (issue 22, items 7-8): tests/e2e/removal.sh, in a

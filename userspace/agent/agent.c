@@ -251,6 +251,15 @@ static void feeds_start(struct sagent *ag)
 {
 	char err[512] = "";
 
+	/*
+	 * No thread, and no second store connection, while sieve.conf names
+	 * no feed. With one open, a metrics scrape after a re-attach from the
+	 * store read "disk I/O error" (e2e agent_enforcement_check), not yet
+	 * understood. A reload that adds the first feed starts it.
+	 */
+	if (ag->feeds || !ag->cfg.nr_feeds)
+		return;
+
 	if (sagent_feeds_start(ag, &ag->feeds, err, sizeof(err))) {
 		atomic_fetch_add(&ag->stats.errors, 1);
 		sagent_log(SAGENT_ERR, "feeds: %s", err);
@@ -347,9 +356,9 @@ static void reload(struct sagent *ag, struct loop *L)
 	}
 	fleet_reload(ag, &next);
 	sagent_feeds_reload(ag->feeds, &next);
-
 	crowdsec_reload(ag, &next);
 	ag->cfg = next;
+	feeds_start(ag);
 	arm_timers(ag, L);
 	sagent_restore_all(ag, false, &r);
 	sagent_attach_declared(ag, NULL);
